@@ -1,0 +1,50 @@
+"""bpe_core: exact, fast byte-level BPE tokenizers in Python.
+
+Train (``train``, ``train_files``), encode and decode (``Tokenizer``), save and load bpe_core's JSON,
+convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.json``/``merges.txt`` and
+``.tiktoken`` files, get GPT-2 and cl100k offline, and step through training for teaching
+(``trace``, ``textbook``). No UI code lives here: the package imports neither streamlit, plotly nor
+pandas.
+"""
+
+from .interop import (
+    cl100k,
+    cl100k_available,
+    cl100k_encoding,
+    gpt2,
+    gpt2_encoding,
+    load_gpt2_files,
+    load_huggingface,
+    load_tiktoken,
+    save_gpt2_files,
+    save_huggingface,
+    save_tiktoken,
+)
+from .pretokenize import PRESETS
+from .tokenizer import MergeRecord, TokenInfo, Tokenizer, token_display
+from .training import count_words, train, train_files, train_from_counts
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "MergeRecord",
+    "TokenInfo",
+    "Tokenizer",
+    "cl100k",
+    "cl100k_available",
+    "cl100k_encoding",
+    "count_words",
+    "gpt2",
+    "gpt2_encoding",
+    "load_gpt2_files",
+    "load_huggingface",
+    "load_tiktoken",
+    "save_gpt2_files",
+    "save_huggingface",
+    "save_tiktoken",
+    "token_display",
+    "train",
+    "train_files",
+    "train_from_counts",
+]

@@ -1,0 +1,247 @@
+"""Pre-tokenization: split text into pieces before BPE, and cut out special tokens.
+
+This module owns the regex presets (tiktoken's GPT-2, cl100k and o200k patterns), validates custom
+patterns (compile errors, patterns that match the empty string, catastrophic backtracking guarded by
+the ``regex`` module's timeout) and splits text into pieces. Text that a custom pattern does not
+match is not dropped: every unmatched character becomes a piece of its own, so encoding always
+round-trips. It does not count words or apply merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import regex
+
+#: tiktoken's GPT-2 / r50k pattern (equivalent to the original GPT-2 release, but faster).
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+#: tiktoken's cl100k_base pattern (GPT-3.5 / GPT-4).
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+#: tiktoken's o200k_base pattern (GPT-4o).
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
+
+#: Seconds one regex call may run on a custom pattern before it is declared pathological.
+REGEX_TIMEOUT_SECONDS = 5.0
+
+# Appended to custom patterns so that characters the pattern does not match become pieces of their
+# own instead of vanishing. `[\s\S]` (not `(?s:.)`) because it means "any character" in the `regex`
+# module, in tiktoken's fancy-regex and in HF tokenizers' Oniguruma alike.
+_ANY_CHARACTER = r"[\s\S]"
+
+
+def resolve_pattern(pattern: str | None) -> str | None:
+    """Return the regex source for a preset name, a custom pattern, or None (no pre-splitting)."""
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise TypeError(
+            f"pattern must be a preset name {sorted(PRESETS)}, a regex string or None, "
+            f"not {type(pattern).__name__}"
+        )
+    return PRESETS.get(pattern, pattern)
+
+
+def preset_name(pattern: str | None) -> str | None:
+    """The preset name whose regex is ``pattern``, or None for custom patterns and None."""
+    for name, source in PRESETS.items():
+        if pattern == source or pattern == name:
+            return name
+    return None
+
+
+@dataclass(frozen=True)
+class PreTokenizer:
+    """A compiled, validated pre-tokenization pattern.
+
+    ``source`` is the user's regex (or None: the whole text is one piece). ``split`` yields
+    ``(start, end)`` character offsets of the pieces, which tile the text exactly.
+    """
+
+    source: str | None
+    compiled: object | None  # regex.Pattern; typed loosely because regex has no stubs
+    is_preset: bool
+
+    @classmethod
+    def build(cls, pattern: str | None) -> PreTokenizer:
+        source = resolve_pattern(pattern)
+        if source is None:
+            return cls(None, None, False)
+        is_preset = source in PRESETS.values()
+        if not source:
+            raise ValueError("pattern is empty: pass a regex, a preset name such as 'gpt2', or None")
+        try:
+            user_pattern = regex.compile(source)
+        except regex.error as exc:
+            raise ValueError(
+                f"invalid pre-tokenization regex {source!r}: {exc}. "
+                "Fix the regex (syntax of the Python 'regex' module) or use a preset such as 'gpt2'."
+            ) from None
+        try:
+            matches_empty = user_pattern.fullmatch("", timeout=REGEX_TIMEOUT_SECONDS) is not None
+        except TimeoutError:
+            matches_empty = True
+        if matches_empty:
+            raise ValueError(
+                f"pre-tokenization regex {source!r} matches the empty string, so it cannot split text "
+                "into pieces. Use '+' instead of '*' (e.g. r'\\w+' rather than r'\\w*')."
+            )
+        full = source if is_preset else f"(?:{source})|{_ANY_CHARACTER}"
+        return cls(source, regex.compile(full), is_preset)
+
+    @property
+    def full_source(self) -> str | None:
+        """The regex actually run: custom patterns get a catch-all alternative for unmatched text."""
+        return None if self.compiled is None else self.compiled.pattern
+
+    def spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Character spans of the pieces of ``text``, in order, tiling it."""
+        if not text:
+            return
+        if self.compiled is None:
+            yield (0, len(text))
+            return
+        timeout = None if self.is_preset else REGEX_TIMEOUT_SECONDS
+        try:
+            for match in self.compiled.finditer(text, timeout=timeout):
+                start, end = match.span()
+                if end > start:
+                    yield (start, end)
+        except TimeoutError:
+            raise ValueError(
+                f"pre-tokenization regex {self.source!r} took more than {REGEX_TIMEOUT_SECONDS:g} s on "
+                f"a text of {len(text):,} characters (catastrophic backtracking?). Simplify it: avoid "
+                "nested quantifiers such as (a+)+ and prefer possessive quantifiers (a++)."
+            ) from None
+
+    def pieces(self, text: str) -> list[str]:
+        """The pieces of ``text`` as strings."""
+        if self.compiled is None:
+            return [text] if text else []
+        if self.is_preset:
+            return self.compiled.findall(text)
+        return [text[s:e] for s, e in self.spans(text)]
+
+
+def special_token_regex(special_tokens: Iterable[str]):
+    """A regex matching any of ``special_tokens``, longest first, or None when there are none."""
+    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
+    if not tokens:
+        return None
+    return regex.compile("|".join(regex.escape(t) for t in tokens))
+
+
+def split_on_special_tokens(text: str, special_regex) -> Iterator[tuple[str, bool]]:
+    """Yield ``(segment, is_special)`` covering ``text``; special tokens come out whole."""
+    if special_regex is None:
+        if text:
+            yield text, False
+        return
+    position = 0
+    for match in special_regex.finditer(text):
+        start, end = match.span()
+        if start > position:
+            yield text[position:start], False
+        yield match.group(), True
+        position = end
+    if position < len(text):
+        yield text[position:], False
+
+
+def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tuple[str, ...]:
+    """Check special tokens are distinct non-empty strings; return them as a tuple in order."""
+    if isinstance(special_tokens, str):
+        raise TypeError(
+            "special_tokens must be a list of strings, not one string: "
+            f"write special_tokens=[{special_tokens!r}]"
+        )
+    result: list[str] = []
+    for token in special_tokens:
+        if not isinstance(token, str):
+            raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
+        if not token:
+            raise ValueError("a special token cannot be the empty string")
+        if token in result:
+            raise ValueError(f"special token {token!r} is listed twice")
+        result.append(token)
+    return tuple(result)
+
+
+def stream_pieces(
+    chunks: Iterable[str],
+    pretokenizer: PreTokenizer,
+    special_regex=None,
+    *,
+    guard: int = 0,
+    check=None,
+) -> Iterator[tuple[str, bool]]:
+    """Yield ``(piece, is_special)`` for the concatenation of ``chunks``, exactly as splitting the
+    joined text would, keeping only an unfinished tail in memory.
+
+    ``guard`` is the length of the longest special token (a special token may straddle chunks).
+    Between chunks the last three pre-tokens stay buffered, since a match may look ahead past its end
+    (GPT-2's ``\\s+(?!\\S)`` looks one character ahead). ``check(buffer)``, if given, sees every
+    buffer state before pieces are taken from it. With no pattern (``pretokenizer.source is None``)
+    the whole text is one piece and is held until the end.
+    """
+    buffer = ""
+    for chunk in chunks:
+        if not isinstance(chunk, str):
+            raise TypeError(f"expected str chunks, got {type(chunk).__name__}")
+        buffer += chunk
+        if check is not None:
+            check(buffer)
+        if pretokenizer.source is None and special_regex is None:
+            continue
+        limit = len(buffer) - guard
+        if limit <= 0:
+            continue
+        ready: list[tuple[str, bool]] = []
+        cut = 0
+        position = 0
+        segments = list(split_on_special_tokens(buffer, special_regex))
+        for number, (segment, is_special) in enumerate(segments):
+            if is_special:
+                if position + len(segment) >= limit:
+                    break
+                ready.append((segment, True))
+                position += len(segment)
+                cut = position
+                continue
+            spans = list(pretokenizer.spans(segment))
+            if number == len(segments) - 1:
+                spans = spans[:-3]
+            for start, end in spans:
+                if position + end >= limit:
+                    break
+                ready.append((segment[start:end], False))
+                cut = position + end
+            else:
+                if number != len(segments) - 1:
+                    position += len(segment)
+                    continue
+            break
+        if cut:
+            yield from ready
+            buffer = buffer[cut:]
+    if buffer:
+        yield from (
+            (piece, True) if is_special else (piece, False)
+            for segment, is_special in split_on_special_tokens(buffer, special_regex)
+            for piece in ([segment] if is_special else pretokenizer.pieces(segment))
+        )

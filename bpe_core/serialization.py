@@ -1,0 +1,187 @@
+"""bpe_core's own tokenizer file: versioned, human-readable, lossless JSON.
+
+Layout (version 1)::
+
+    {"format": "bpe_core.tokenizer", "version": 1, "name": ..., "pattern": regex or null,
+     "pattern_name": "gpt2" | "cl100k" | "o200k" | null,
+     "special_tokens": {"<|endoftext|>": 256},
+     "vocab": [{"id": 97, "text": "a"}, {"id": 128, "hex": "80"}, ...],
+     "merge_fields": ["left", "right", "id", "count"],
+     "merges": [[97, 98, 257, 9], ...],          # rank order
+     "training": {...settings, corpus statistics...} | null}
+
+A token is written as ``text`` when its bytes are valid UTF-8, else as ``hex``, so any bytes survive.
+Loading checks everything and reports problems as ``ValueError`` naming the file and the place.
+This module reads and writes only this format; other tools' formats are in ``interop``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from .tokenizer import Tokenizer
+
+FORMAT = "bpe_core.tokenizer"
+VERSION = 1
+MERGE_FIELDS = ["left", "right", "id", "count"]
+
+
+def _token_entry(token_id: int, token: bytes) -> dict[str, Any]:
+    try:
+        return {"id": token_id, "text": token.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"id": token_id, "hex": token.hex()}
+
+
+def to_dict(tokenizer: Tokenizer) -> dict[str, Any]:
+    """The JSON-ready form of ``tokenizer``."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": tokenizer.name,
+        "pattern": tokenizer.pattern,
+        "pattern_name": tokenizer.pattern_name,
+        "special_tokens": tokenizer.special_tokens,
+        "vocab": [_token_entry(i, token) for i, token in sorted(tokenizer.vocab.items())],
+        "merge_fields": MERGE_FIELDS,
+        "merges": [[r.left, r.right, r.id, r.count] for r in tokenizer.merge_records],
+        "training": tokenizer.training or None,
+    }
+
+
+def dumps(tokenizer: Tokenizer) -> str:
+    return json.dumps(to_dict(tokenizer), ensure_ascii=False, indent=1)
+
+
+def save(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+    """Write ``tokenizer`` to ``path`` atomically (a crash never leaves a half-written file)."""
+    path = os.fspath(path)
+    temporary = f"{path}.tmp-{os.getpid()}"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(dumps(tokenizer))
+    os.replace(temporary, path)
+
+
+class _Problem(ValueError):
+    pass
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise _Problem(message)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def from_dict(data: Any) -> Tokenizer:
+    """Build a tokenizer from the JSON form, checking every field."""
+    _require(isinstance(data, dict), "the top level must be a JSON object")
+    _require(
+        data.get("format") == FORMAT,
+        f"'format' is {data.get('format')!r}, expected {FORMAT!r}: not a bpe_core tokenizer file "
+        "(for Hugging Face tokenizer.json, GPT-2 vocab.json/merges.txt or .tiktoken files use the import functions)",
+    )
+    version = data.get("version")
+    _require(_is_int(version), f"'version' must be an integer, got {version!r}")
+    _require(version <= VERSION, f"version {version} was written by a newer bpe_core; upgrade bpe_core to read it")
+    for key in ("vocab", "merges", "special_tokens"):
+        _require(key in data, f"the key {key!r} is missing")
+
+    vocab: dict[int, bytes] = {}
+    entries = data["vocab"]
+    _require(isinstance(entries, list), "'vocab' must be a list")
+    for position, entry in enumerate(entries):
+        where = f"vocab entry {position}"
+        _require(isinstance(entry, dict), f"{where} must be an object with 'id' and 'text' or 'hex'")
+        token_id = entry.get("id")
+        _require(_is_int(token_id) and token_id >= 0, f"{where}: 'id' must be a non-negative integer")
+        _require(token_id not in vocab, f"{where}: id {token_id} appears twice")
+        if "text" in entry:
+            _require(isinstance(entry["text"], str), f"{where}: 'text' must be a string")
+            vocab[token_id] = entry["text"].encode("utf-8")
+        elif "hex" in entry:
+            try:
+                vocab[token_id] = bytes.fromhex(entry["hex"])
+            except (TypeError, ValueError):
+                raise _Problem(f"{where}: 'hex' is not valid hexadecimal: {entry['hex']!r}") from None
+        else:
+            raise _Problem(f"{where} (id {token_id}) has neither 'text' nor 'hex'")
+
+    specials = data["special_tokens"]
+    _require(isinstance(specials, dict), "'special_tokens' must be an object {token: id}")
+
+    fields = data.get("merge_fields", MERGE_FIELDS)
+    _require(fields == MERGE_FIELDS, f"'merge_fields' must be {MERGE_FIELDS}, got {fields!r}")
+    merges: list[tuple[bytes, bytes]] = []
+    counts: list[int | None] = []
+    _require(isinstance(data["merges"], list), "'merges' must be a list")
+    for rank, record in enumerate(data["merges"]):
+        where = f"merge {rank}"
+        _require(
+            isinstance(record, list) and len(record) == 4,
+            f"{where} must be [left id, right id, new id, count], got {record!r}",
+        )
+        left, right, new_id, count = record
+        for label, value in (("left", left), ("right", right), ("new", new_id)):
+            _require(_is_int(value) and value in vocab, f"{where}: {label} id {value!r} is not in the vocab")
+        _require(count is None or _is_int(count), f"{where}: count must be an integer or null")
+        _require(
+            vocab[new_id] == vocab[left] + vocab[right],
+            f"{where}: token {new_id} is {vocab[new_id]!r}, but {left} + {right} make "
+            f"{vocab[left] + vocab[right]!r}",
+        )
+        merges.append((vocab[left], vocab[right]))
+        counts.append(count)
+
+    pattern = data.get("pattern")
+    _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
+    pattern_name = data.get("pattern_name")
+    if pattern_name is not None:
+        pattern = pattern_name
+    training = data.get("training") or None
+    _require(training is None or isinstance(training, dict), "'training' must be an object or null")
+    name = data.get("name", "tokenizer")
+    _require(isinstance(name, str), "'name' must be a string")
+    return Tokenizer(
+        vocab,
+        merges,
+        special_tokens=specials,
+        pattern=pattern,
+        name=name,
+        merge_counts=counts,
+        training=training,
+    )
+
+
+def loads(text: str, *, source: str = "<string>") -> Tokenizer:
+    """Parse a tokenizer from JSON text; ``source`` names it in error messages."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "the file may be truncated or edited by hand"
+        ) from None
+    try:
+        return from_dict(data)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
+
+
+def load(path: str | os.PathLike) -> Tokenizer:
+    """Read a tokenizer written by ``save``."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read tokenizer file {path}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
+    return loads(text, source=path)

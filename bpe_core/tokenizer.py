@@ -1,0 +1,675 @@
+"""The byte-level BPE ``Tokenizer``: encoding, decoding and per-token detail.
+
+Encoding follows seed 000 and GPT-2's original encoder: split off special tokens, pre-tokenize with
+the regex, turn each piece into its bytes and repeatedly apply the merge with the lowest rank among
+the adjacent pairs (all its occurrences, left to right, without overlap) until none applies. Long
+pieces use a heap over a linked list so runs of spaces or digits do not go quadratic.
+
+This module does not train (see ``training``), read or write files (see ``serialization`` and
+``interop``), or know about any UI.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .pretokenize import (
+    PreTokenizer,
+    preset_name,
+    special_token_regex,
+    split_on_special_tokens,
+    stream_pieces,
+)
+
+# Pieces longer than this (in bytes) use the heap-based merge loop instead of rescanning.
+_LONG_PIECE = 64
+# The per-piece cache is cleared when it grows past this many entries, bounding memory.
+_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class MergeRecord:
+    """One merge: ``left`` + ``right`` became ``id`` at ``rank``; ``count`` is the pair count when it
+    was chosen during training (None for tokenizers that were not trained here)."""
+
+    rank: int
+    left: int
+    right: int
+    id: int
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """One encoded token, for visualisation.
+
+    ``start``/``end`` are character offsets into the encoded text. A token that holds only part of a
+    UTF-8 character (``partial``) reports the span of the whole character(s) it touches.
+    """
+
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    partial: bool
+    special: bool
+
+
+def token_display(token: bytes) -> str:
+    """A readable, one-line rendering of a token's bytes: UTF-8 where possible, ``\\xNN`` elsewhere,
+    with control characters escaped."""
+    text = token.decode("utf-8", errors="backslashreplace")
+    out = []
+    for ch in text:
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _fix_surrogates(text: str) -> str:
+    # Lone surrogates cannot be UTF-8 encoded; like tiktoken, replace them with U+FFFD.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer: a vocabulary of byte strings, ranked merges, special tokens and a
+    pre-tokenization pattern.
+
+    Any id layout works: ids need not put the single bytes at 0..255 (GPT-2 does not).
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        *,
+        special_tokens: Mapping[str, int] | Sequence[str] = (),
+        pattern: str | None = "gpt2",
+        name: str = "tokenizer",
+        merge_counts: Sequence[int | None] | None = None,
+        training: Mapping[str, object] | None = None,
+    ) -> None:
+        if not isinstance(vocab, Mapping):
+            raise TypeError(f"vocab must be a mapping from id to bytes, not {type(vocab).__name__}")
+        full_vocab: dict[int, bytes] = {}
+        for token_id, token in vocab.items():
+            if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+                raise ValueError(f"vocab ids must be non-negative integers, got {token_id!r}")
+            if not isinstance(token, (bytes, bytearray)):
+                raise TypeError(f"vocab[{token_id}] must be bytes, not {type(token).__name__}")
+            full_vocab[token_id] = bytes(token)
+
+        specials = self._resolve_special_tokens(special_tokens, full_vocab)
+        special_ids = set(specials.values())
+
+        token_to_id: dict[bytes, int] = {}
+        for token_id in sorted(full_vocab):
+            if token_id in special_ids:
+                continue
+            token = full_vocab[token_id]
+            if not token:
+                raise ValueError(f"vocab[{token_id}] is empty: every token must hold at least one byte")
+            if token in token_to_id:
+                raise ValueError(
+                    f"ids {token_to_id[token]} and {token_id} both have the bytes {token!r}: "
+                    "each token's bytes must be unique"
+                )
+            token_to_id[token] = token_id
+        missing = [b for b in range(256) if bytes([b]) not in token_to_id]
+        if missing:
+            raise ValueError(
+                f"the vocab lacks {len(missing)} single-byte tokens (first: {bytes([missing[0]])!r}); "
+                "a byte-level BPE vocab must contain all 256 bytes"
+            )
+
+        pair_rank: dict[tuple[int, int], tuple[int, int]] = {}
+        merge_list: list[tuple[bytes, bytes]] = []
+        known = {bytes([b]) for b in range(256)}
+        for rank, merge in enumerate(merges):
+            if not (isinstance(merge, (tuple, list)) and len(merge) == 2):
+                raise ValueError(f"merge {rank} must be a pair (left bytes, right bytes), got {merge!r}")
+            left, right = bytes(merge[0]), bytes(merge[1])
+            for part in (left, right):
+                if part not in known:
+                    raise ValueError(
+                        f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is neither a single "
+                        "byte nor the result of an earlier merge: merges must be listed in rank order"
+                    )
+            merged = left + right
+            if merged not in token_to_id:
+                raise ValueError(f"merge {rank} makes {merged!r}, which is not in the vocab")
+            pair = (token_to_id[left], token_to_id[right])
+            if pair in pair_rank:
+                raise ValueError(f"merge {rank} ({left!r}, {right!r}) repeats merge {pair_rank[pair][0]}")
+            pair_rank[pair] = (rank, token_to_id[merged])
+            known.add(merged)
+            merge_list.append((left, right))
+
+        if merge_counts is not None and len(merge_counts) != len(merge_list):
+            raise ValueError(f"merge_counts has {len(merge_counts)} entries for {len(merge_list)} merges")
+
+        self.name = name
+        self._vocab = full_vocab
+        self._merges = merge_list
+        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * len(merge_list)
+        self._special_tokens = specials
+        self._special_bytes_to_id = {t.encode("utf-8"): i for t, i in specials.items()}
+        self._token_to_id = token_to_id
+        self._byte_ids = [token_to_id[bytes([b])] for b in range(256)]
+        self._pair_rank = pair_rank
+        self._pretokenizer = PreTokenizer.build(pattern)
+        self._pattern_argument = pattern
+        self._special_regex = special_token_regex(specials)
+        self._cache: dict[bytes, tuple[int, ...]] = {}
+        self.training: dict[str, object] = dict(training) if training else {}
+
+    # ----------------------------------------------------------------------------------------------
+    # construction helpers
+
+    @staticmethod
+    def _resolve_special_tokens(
+        special_tokens: Mapping[str, int] | Sequence[str], vocab: dict[int, bytes]
+    ) -> dict[str, int]:
+        if isinstance(special_tokens, str):
+            raise TypeError(f"special_tokens must be a list or a mapping, not one string: [{special_tokens!r}]")
+        result: dict[str, int] = {}
+        if isinstance(special_tokens, Mapping):
+            for token, token_id in special_tokens.items():
+                if not isinstance(token, str) or not token:
+                    raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+                if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+                    raise ValueError(f"special token {token!r} needs a non-negative integer id, got {token_id!r}")
+                encoded = token.encode("utf-8")
+                if token_id in vocab and vocab[token_id] != encoded:
+                    raise ValueError(
+                        f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}"
+                    )
+                if token_id in result.values():
+                    raise ValueError(f"special token {token!r} reuses id {token_id}")
+                vocab[token_id] = encoded
+                result[token] = token_id
+            return result
+        by_bytes = {token: token_id for token_id, token in vocab.items()}
+        next_id = max(vocab, default=-1) + 1
+        for token in special_tokens:
+            if not isinstance(token, str) or not token:
+                raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+            if token in result:
+                raise ValueError(f"special token {token!r} is listed twice")
+            encoded = token.encode("utf-8")
+            if encoded in by_bytes and by_bytes[encoded] not in result.values():
+                result[token] = by_bytes[encoded]
+            else:
+                result[token] = next_id
+                vocab[next_id] = encoded
+                next_id += 1
+        return result
+
+    # ----------------------------------------------------------------------------------------------
+    # properties
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        """Every id, special tokens included (as their UTF-8 bytes)."""
+        return dict(self._vocab)
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """The merges in rank order, as (left bytes, right bytes)."""
+        return list(self._merges)
+
+    @property
+    def merge_records(self) -> list[MergeRecord]:
+        """Every merge with its rank, the ids involved and its training count (if known)."""
+        t2i = self._token_to_id
+        return [
+            MergeRecord(rank, t2i[left], t2i[right], t2i[left + right], self._merge_counts[rank])
+            for rank, (left, right) in enumerate(self._merges)
+        ]
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._special_tokens)
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._special_tokens)
+
+    @property
+    def pattern(self) -> str | None:
+        """The pre-tokenization regex source (None: no pre-splitting)."""
+        return self._pretokenizer.source
+
+    @property
+    def pattern_name(self) -> str | None:
+        """``'gpt2'``, ``'cl100k'`` or ``'o200k'`` for presets, else None."""
+        return preset_name(self._pretokenizer.source)
+
+    @property
+    def pretokenizer(self) -> PreTokenizer:
+        return self._pretokenizer
+
+    @property
+    def vocab_size(self) -> int:
+        """The number of ids, special tokens included."""
+        return len(self._vocab)
+
+    @property
+    def max_token_id(self) -> int:
+        return max(self._vocab)
+
+    def __repr__(self) -> str:
+        pattern = self.pattern_name or ("None" if self.pattern is None else "custom")
+        return (
+            f"<Tokenizer {self.name!r}: vocab_size={self.vocab_size}, merges={len(self._merges)}, "
+            f"special_tokens={len(self._special_tokens)}, pattern={pattern}>"
+        )
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one id; ValueError for unknown ids."""
+        try:
+            return self._vocab[token_id]
+        except (KeyError, TypeError):
+            raise ValueError(self._unknown_id_message(token_id)) from None
+
+    def token_id(self, token: bytes | str) -> int:
+        """The id of a token given as bytes (or str, UTF-8 encoded); ValueError if absent."""
+        encoded = token.encode("utf-8") if isinstance(token, str) else bytes(token)
+        if encoded in self._token_to_id:
+            return self._token_to_id[encoded]
+        if encoded in self._special_bytes_to_id:
+            return self._special_bytes_to_id[encoded]
+        raise ValueError(f"{token!r} is not a token of {self.name!r}")
+
+    def merge_rank_of(self, token_id: int) -> int | None:
+        """The rank of the merge that made ``token_id`` (None for single bytes and special tokens)."""
+        ranks = self._rank_by_id()
+        return ranks.get(token_id)
+
+    def _rank_by_id(self) -> dict[int, int]:
+        cached = getattr(self, "_rank_by_id_cache", None)
+        if cached is None:
+            cached = {new_id: rank for rank, new_id in self._pair_rank.values()}
+            self._rank_by_id_cache = cached
+        return cached
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_tokens.values()
+
+    def _unknown_id_message(self, token_id: object) -> str:
+        return (
+            f"unknown token id {token_id!r}: {self.name!r} has ids 0..{self.max_token_id} "
+            f"({self.vocab_size} in all); check the ids come from this tokenizer"
+        )
+
+    # ----------------------------------------------------------------------------------------------
+    # BPE on one piece
+
+    def _bpe(self, piece: bytes) -> tuple[int, ...]:
+        byte_ids = self._byte_ids
+        ids = [byte_ids[b] for b in piece]
+        if len(ids) < 2:
+            return tuple(ids)
+        if len(ids) > _LONG_PIECE:
+            return tuple(self._bpe_heap(ids))
+        ranks = self._pair_rank
+        while len(ids) > 1:
+            best = None
+            for pair in zip(ids, ids[1:]):
+                found = ranks.get(pair)
+                if found is not None and (best is None or found[0] < best[0]):
+                    best = found
+                    best_pair = pair
+            if best is None:
+                break
+            left, right = best_pair
+            new_id = best[1]
+            merged = []
+            i = 0
+            n = len(ids)
+            while i < n:
+                if i < n - 1 and ids[i] == left and ids[i + 1] == right:
+                    merged.append(new_id)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            ids = merged
+        return tuple(ids)
+
+    def _bpe_heap(self, ids: list[int]) -> list[int]:
+        """Lowest rank first, leftmost among equals, in O(n log n): a heap of candidate merges over a
+        doubly linked list of symbols. Stale heap entries are skipped when popped."""
+        ranks = self._pair_rank
+        n = len(ids)
+        symbols = list(ids)
+        prev = list(range(-1, n - 1))
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        alive = [True] * n
+        heap: list[tuple[int, int, int, int, int]] = []
+        for i in range(n - 1):
+            found = ranks.get((symbols[i], symbols[i + 1]))
+            if found is not None:
+                heap.append((found[0], i, symbols[i], symbols[i + 1], found[1]))
+        heapq.heapify(heap)
+        while heap:
+            rank, i, left, right, new_id = heapq.heappop(heap)
+            if not alive[i] or symbols[i] != left:
+                continue
+            j = nxt[i]
+            if j == -1 or symbols[j] != right:
+                continue
+            symbols[i] = new_id
+            alive[j] = False
+            k = nxt[j]
+            nxt[i] = k
+            if k != -1:
+                prev[k] = i
+                found = ranks.get((new_id, symbols[k]))
+                if found is not None:
+                    heapq.heappush(heap, (found[0], i, new_id, symbols[k], found[1]))
+            p = prev[i]
+            if p != -1:
+                found = ranks.get((symbols[p], new_id))
+                if found is not None:
+                    heapq.heappush(heap, (found[0], p, symbols[p], new_id, found[1]))
+        out = []
+        i = 0
+        while i != -1:
+            out.append(symbols[i])
+            i = nxt[i]
+        return out
+
+    def _encode_piece(self, piece: bytes) -> tuple[int, ...]:
+        cache = self._cache
+        found = cache.get(piece)
+        if found is None:
+            found = self._bpe(piece)
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[piece] = found
+        return found
+
+    # ----------------------------------------------------------------------------------------------
+    # encoding
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` with no special-token handling: special token strings are plain text."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        try:
+            return self._encode_ordinary(text)
+        except UnicodeEncodeError:
+            return self._encode_ordinary(_fix_surrogates(text))
+
+    def _encode_ordinary(self, text: str) -> list[int]:
+        out: list[int] = []
+        extend = out.extend
+        encode_piece = self._encode_piece
+        for piece in self._pretokenizer.pieces(text):
+            extend(encode_piece(piece.encode("utf-8")))
+        return out
+
+    def _allowed_and_disallowed(
+        self,
+        allowed_special: Literal["all"] | Collection[str],
+        disallowed_special: Literal["all"] | Collection[str],
+    ) -> tuple[set[str], set[str]]:
+        if allowed_special == "all":
+            allowed = set(self._special_tokens)
+        elif isinstance(allowed_special, str):
+            raise TypeError(f"allowed_special must be 'all' or a set of strings, not {allowed_special!r}")
+        else:
+            allowed = set(allowed_special)
+        unknown = allowed - set(self._special_tokens)
+        if unknown:
+            raise ValueError(
+                f"allowed_special names {sorted(unknown)!r}, which are not special tokens of "
+                f"{self.name!r} (it has {sorted(self._special_tokens)!r})"
+            )
+        if disallowed_special == "all":
+            disallowed = set(self._special_tokens) - allowed
+        elif isinstance(disallowed_special, str):
+            raise TypeError(f"disallowed_special must be 'all' or a set of strings, not {disallowed_special!r}")
+        else:
+            disallowed = set(disallowed_special)
+        return allowed, disallowed
+
+    def _check_disallowed(self, text: str, disallowed: set[str]) -> None:
+        if not disallowed:
+            return
+        found = special_token_regex(disallowed).search(text)
+        if found:
+            token = found.group()
+            raise ValueError(
+                f"Encountered text corresponding to disallowed special token {token!r}.\n"
+                f"If you want this text to be encoded as a special token, pass it to `allowed_special`, "
+                f"e.g. `allowed_special={{{token!r}, ...}}`.\n"
+                f"If you want this text to be encoded as normal text, disable the check for this token "
+                f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+                "To disable this check for all special tokens, pass `disallowed_special=()`."
+            )
+
+    def _segments(self, text: str, allowed: set[str]) -> Iterator[tuple[str, bool]]:
+        regex_ = self._special_regex if allowed == set(self._special_tokens) else special_token_regex(allowed)
+        return split_on_special_tokens(text, regex_)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text`` with tiktoken's special-token semantics.
+
+        Special tokens in ``allowed_special`` become their single id; text matching a token in
+        ``disallowed_special`` (by default every special token not allowed) raises ValueError; any
+        other special token text is encoded as ordinary text.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
+        self._check_disallowed(text, disallowed)
+        if not allowed:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        for segment, is_special in self._segments(text, allowed):
+            if is_special:
+                out.append(self._special_tokens[segment])
+            else:
+                out.extend(self.encode_ordinary(segment))
+        return out
+
+    def encode_batch(self, texts: Iterable[str], **kwargs) -> list[list[int]]:
+        """Encode several texts; the same keywords as ``encode``."""
+        return [self.encode(text, **kwargs) for text in texts]
+
+    def encode_iterable(
+        self,
+        texts: Iterable[str],
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> Iterator[int]:
+        """Encode the concatenation of ``texts`` lazily, yielding ids; equal to ``encode("".join(texts))``.
+
+        It never joins its input: between chunks only the unfinished tail is kept (the last few
+        pre-tokens, and room for the start of a special token). Exact for patterns whose matches look
+        ahead at most one character past their end, as all presets do.
+        """
+        allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
+        guard = max((len(t) for t in self._special_tokens), default=0)
+        check = (lambda buffer: self._check_disallowed(buffer, disallowed)) if disallowed else None
+        special_regex = self._special_regex if allowed == set(self._special_tokens) else special_token_regex(allowed)
+        specials = self._special_tokens
+        encode_piece = self._encode_piece
+        for piece, is_special in stream_pieces(
+            texts, self._pretokenizer, special_regex, guard=guard, check=check
+        ):
+            if is_special:
+                yield specials[piece]
+            else:
+                try:
+                    yield from encode_piece(piece.encode("utf-8"))
+                except UnicodeEncodeError:
+                    yield from encode_piece(_fix_surrogates(piece).encode("utf-8"))
+
+    def encode_with_details(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[TokenInfo]:
+        """Encode ``text`` and describe every token: id, bytes, character span, partial-character flag."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _fix_surrogates(text)
+        allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
+        self._check_disallowed(text, disallowed)
+        out: list[TokenInfo] = []
+        position = 0
+        for segment, is_special in self._segments(text, allowed):
+            if is_special:
+                token_id = self._special_tokens[segment]
+                out.append(TokenInfo(token_id, self._vocab[token_id], position, position + len(segment), False, True))
+            else:
+                for start, end in self._pretokenizer.spans(segment):
+                    self._piece_details(segment[start:end], position + start, out)
+            position += len(segment)
+        return out
+
+    def _piece_details(self, piece: str, offset: int, out: list[TokenInfo]) -> None:
+        # char_of_byte[k] = index (within piece) of the character holding byte k.
+        char_of_byte: list[int] = []
+        for index, ch in enumerate(piece):
+            char_of_byte.extend([index] * len(ch.encode("utf-8")))
+        char_starts = {0}
+        total = 0
+        for ch in piece:
+            total += len(ch.encode("utf-8"))
+            char_starts.add(total)
+        byte_position = 0
+        vocab = self._vocab
+        for token_id in self._encode_piece(piece.encode("utf-8")):
+            token = vocab[token_id]
+            end_byte = byte_position + len(token)
+            partial = byte_position not in char_starts or end_byte not in char_starts
+            out.append(
+                TokenInfo(
+                    token_id,
+                    token,
+                    offset + char_of_byte[byte_position],
+                    offset + char_of_byte[end_byte - 1] + 1,
+                    partial,
+                    False,
+                )
+            )
+            byte_position = end_byte
+
+    # ----------------------------------------------------------------------------------------------
+    # decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of ``ids`` concatenated; ValueError naming the first unknown id."""
+        vocab = self._vocab
+        try:
+            return b"".join([vocab[i] for i in ids])
+        except (KeyError, TypeError):
+            for i in ids:
+                if not isinstance(i, int) or isinstance(i, bool) or i not in vocab:
+                    raise ValueError(self._unknown_id_message(i)) from None
+            raise
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Decode ``ids`` to text. Invalid UTF-8 (a token sequence that splits a character) becomes
+        U+FFFD with the default ``errors="replace"``; pass ``errors="strict"`` to raise instead."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token_id: int) -> bytes:
+        return self.token_bytes(token_id)
+
+    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
+        return [self.token_bytes(i) for i in ids]
+
+    # ----------------------------------------------------------------------------------------------
+    # derived views
+
+    def truncated(self, num_merges: int) -> Tokenizer:
+        """The tokenizer made of the first ``num_merges`` merges (BPE's merges form prefixes)."""
+        if not isinstance(num_merges, int) or num_merges < 0:
+            raise ValueError(f"num_merges must be a non-negative integer, got {num_merges!r}")
+        num_merges = min(num_merges, len(self._merges))
+        keep = {self._token_to_id[left + right] for left, right in self._merges[num_merges:]}
+        vocab = {i: b for i, b in self._vocab.items() if i not in keep}
+        return Tokenizer(
+            vocab,
+            self._merges[:num_merges],
+            special_tokens=self._special_tokens,
+            pattern=self._pattern_argument,
+            name=f"{self.name}[:{num_merges}]",
+            merge_counts=self._merge_counts[:num_merges],
+        )
+
+    def vocab_dump(self) -> str:
+        """A readable listing in minbpe's style: one line per token, merges as ``[left][right] -> [token]``."""
+        lines = []
+        made_by = {self._token_to_id[left + right]: (left, right) for left, right in self._merges}
+        special_ids = {i: t for t, i in self._special_tokens.items()}
+        for token_id in sorted(self._vocab):
+            token = self._vocab[token_id]
+            if token_id in special_ids:
+                lines.append(f"{token_id}\t<special> {special_ids[token_id]}")
+            elif token_id in made_by:
+                left, right = made_by[token_id]
+                lines.append(
+                    f"{token_id}\t[{token_display(left)}][{token_display(right)}] -> [{token_display(token)}]"
+                )
+            else:
+                lines.append(f"{token_id}\t[{token_display(token)}]")
+        return "\n".join(lines) + "\n"
+
+    # ----------------------------------------------------------------------------------------------
+    # files and other tools (implemented in serialization / interop; imported lazily)
+
+    def save(self, path) -> None:
+        """Write bpe_core's JSON format (lossless, with merge records and training metadata)."""
+        from .serialization import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path) -> Tokenizer:
+        """Read a file written by ``save``; a corrupt file is a ValueError saying what and where."""
+        from .serialization import load
+
+        return load(path)
+
+    @classmethod
+    def from_tiktoken(cls, encoding, *, name: str | None = None) -> Tokenizer:
+        """The same tokenizer as a ``tiktoken.Encoding`` (merges recovered from its ranks)."""
+        from .interop import from_tiktoken
+
+        return from_tiktoken(encoding, name=name)
+
+    def to_tiktoken(self, *, name: str | None = None):
+        """A ``tiktoken.Encoding`` with the same ids on every input (fast bulk encoding)."""
+        from .interop import to_tiktoken
+
+        return to_tiktoken(self, name=name)
