@@ -1,0 +1,145 @@
+"""Step-by-step traces of byte-level BPE training on small inputs, for teaching.
+
+``trace_training`` runs the seeds' naive algorithm in the open: at every step it recounts all pairs,
+shows the top counts, picks the best pair with the same rules as ``train`` (so its merges equal
+``train``'s on the same input), and records every unique pre-token's symbols after the merge. It is
+quadratic and meant for inputs of a few kilobytes; use ``train`` for real corpora.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .pretokenize import PreTokenizer, validate_special_tokens
+from .training import TIE_BREAKS, count_words
+
+#: Inputs larger than this many characters are refused: the trace recounts everything each step.
+MAX_TRACE_CHARACTERS = 200_000
+
+
+@dataclass(frozen=True)
+class WordState:
+    """One unique pre-token: its current symbols and how often it occurs."""
+
+    symbols: tuple[bytes, ...]
+    freq: int
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """Merge number ``number`` (1-based): ``pair`` with ``count`` became ``new_token`` (id ``new_id``)."""
+
+    number: int
+    pair: tuple[bytes, bytes]
+    count: int
+    new_id: int
+    new_token: bytes
+    top_pairs: list[tuple[tuple[bytes, bytes], int]]
+    words: list[WordState]
+    tokens_after: int
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    initial: list[WordState]
+    steps: list[TraceStep]
+    stop_reason: str
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return [step.pair for step in self.steps]
+
+
+def _pair_counts(words: list[list[bytes]], freqs: list[int]) -> dict[tuple[bytes, bytes], int]:
+    counts: dict[tuple[bytes, bytes], int] = {}
+    for symbols, freq in zip(words, freqs):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
+
+
+def _apply(symbols: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
+    merged = pair[0] + pair[1]
+    out: list[bytes] = []
+    i = 0
+    while i < len(symbols):
+        if i < len(symbols) - 1 and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
+            out.append(merged)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def trace_training(
+    texts: str | Sequence[str],
+    num_merges: int,
+    *,
+    pattern: str | None = "gpt2",
+    tie_break: str = "first",
+    min_frequency: int = 1,
+    top: int = 10,
+    special_tokens: Sequence[str] = (),
+) -> TraceResult:
+    """Train up to ``num_merges`` merges on ``texts`` and record every step."""
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    if not isinstance(num_merges, int) or num_merges < 0:
+        raise ValueError(f"num_merges must be a non-negative integer, got {num_merges!r}")
+    documents = [texts] if isinstance(texts, str) else list(texts)
+    size = sum(len(d) for d in documents if isinstance(d, str))
+    if size > MAX_TRACE_CHARACTERS:
+        raise ValueError(
+            f"the input has {size:,} characters; the step-by-step trace takes at most "
+            f"{MAX_TRACE_CHARACTERS:,}. Use bpe_core.train for larger corpora."
+        )
+    specials = validate_special_tokens(special_tokens)
+    counted = count_words(documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
+    words = [[bytes([b]) for b in word.encode("utf-8")] for word in counted.counts]
+    freqs = list(counted.counts.values())
+    existing = {bytes([b]) for b in range(256)} | {t.encode("utf-8") for t in specials}
+    next_id = 256 + len(specials)
+    excluded: set[tuple[bytes, bytes]] = set()
+
+    def snapshot() -> list[WordState]:
+        return [WordState(tuple(symbols), freq) for symbols, freq in zip(words, freqs)]
+
+    initial = snapshot()
+    steps: list[TraceStep] = []
+    stop_reason = "reached num_merges"
+    while len(steps) < num_merges:
+        counts = {p: c for p, c in _pair_counts(words, freqs).items() if p not in excluded}
+        if not counts:
+            stop_reason = "no pair left to merge"
+            break
+        # Dict order is order of first appearance, so sorting by count alone keeps the "first" rule.
+        if tie_break == "lexicographic":
+            ranked = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        else:
+            ranked = sorted(counts.items(), key=lambda item: -item[1])
+        pair, count = ranked[0]
+        if count < min_frequency:
+            stop_reason = "best pair count below min_frequency"
+            break
+        new_token = pair[0] + pair[1]
+        if new_token in existing:
+            excluded.add(pair)
+            continue
+        existing.add(new_token)
+        words = [_apply(symbols, pair) for symbols in words]
+        steps.append(
+            TraceStep(
+                number=len(steps) + 1,
+                pair=pair,
+                count=count,
+                new_id=next_id,
+                new_token=new_token,
+                top_pairs=ranked[:top],
+                words=snapshot(),
+                tokens_after=sum(len(s) * f for s, f in zip(words, freqs)),
+            )
+        )
+        next_id += 1
+    return TraceResult(initial, steps, stop_reason)
