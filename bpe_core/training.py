@@ -277,17 +277,16 @@ def learn_merges(
                     if p not in new_pairs and p != pair:
                         where[p].discard(index)
             for p, c in new_pairs.items():
-                delta = c - old_pairs.get(p, 0)
-                if delta:
-                    pair_counts[p] = pair_counts.get(p, 0) + delta * freq
-                    if p not in old_pairs:
-                        holders = where.get(p)
-                        if holders is None:
-                            where[p] = {index}
-                        else:
-                            holders.add(index)
-                    if new_id in p:
-                        touched[p] = 1
+                if p in old_pairs:
+                    continue  # its change was applied in the loop above
+                pair_counts[p] = pair_counts.get(p, 0) + c * freq
+                holders = where.get(p)
+                if holders is None:
+                    where[p] = {index}
+                else:
+                    holders.add(index)
+                if new_id in p:
+                    touched[p] = 1
             words[index] = merged
         pair_counts.pop(pair, None)
         for p in touched:

@@ -1,0 +1,262 @@
+"""The ``python -m bpe_core`` command line: train, encode, decode, inspect, export, compare.
+
+Every subcommand prints a one-line error (exit status 2) instead of a traceback when the input is
+bad. Tokenizers are named as ``gpt2``, ``cl100k`` or a file path (bpe_core JSON, Hugging Face
+``tokenizer.json`` or ``.tiktoken``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from . import interop
+from .tokenizer import Tokenizer, token_display
+from .training import train_files
+
+
+def resolve_tokenizer(spec: str) -> Tokenizer:
+    """``gpt2``, ``cl100k`` or a tokenizer file."""
+    if spec == "gpt2":
+        return interop.gpt2()
+    if spec in ("cl100k", "cl100k_base"):
+        return interop.cl100k()
+    return interop.load_any(spec)
+
+
+class ProgressBar:
+    """A text progress bar with an ETA on stderr (silent when stderr is not a terminal, unless forced)."""
+
+    def __init__(self, stream=None, *, force: bool = False, width: int = 30) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = force or self.stream.isatty()
+        self.width = width
+        self.phase = None
+        self.started = time.perf_counter()
+        self.last_draw = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if phase != self.phase:
+            if self.phase is not None:
+                self.stream.write("\n")
+            self.phase = phase
+            self.started = now
+        elif now - self.last_draw < 0.1 and done < total:
+            return
+        self.last_draw = now
+        fraction = done / total if total else 0.0
+        filled = int(self.width * fraction)
+        elapsed = now - self.started
+        eta = elapsed / fraction - elapsed if fraction > 0 else float("nan")
+        label = "counting" if phase == "count" else "merging "
+        eta_text = f"ETA {eta:5.1f}s" if fraction > 0 and done < total else f"{elapsed:5.1f}s"
+        self.stream.write(
+            f"\r{label} [{'#' * filled}{'.' * (self.width - filled)}] {fraction * 100:5.1f}% {eta_text}"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.phase is not None:
+            self.stream.write("\n")
+
+
+def _read_text(args) -> str:
+    if getattr(args, "text", None) is not None:
+        return args.text
+    if getattr(args, "file", None):
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                return handle.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{args.file} is not valid UTF-8 (byte offset {exc.start})") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    return sys.stdin.read()
+
+
+def _allowed(value: str | None):
+    if value is None:
+        return frozenset()
+    if value == "all":
+        return "all"
+    return frozenset(v for v in value.split(",") if v)
+
+
+def cmd_train(args) -> int:
+    bar = ProgressBar(force=args.progress)
+    tokenizer = train_files(
+        args.files,
+        args.vocab_size,
+        min_frequency=args.min_frequency,
+        pattern=None if args.pattern == "none" else args.pattern,
+        special_tokens=args.special_token or (),
+        tie_break=args.tie_break,
+        progress=bar,
+        name=args.name,
+    )
+    bar.close()
+    tokenizer.save(args.output)
+    training = tokenizer.training
+    corpus = training["corpus"]
+    tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
+    print(f"trained {tokenizer!r}")
+    print(f"  corpus: {corpus['documents']} file(s), {corpus['characters']:,} characters, {corpus['bytes']:,} bytes, "
+          f"{corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
+    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
+    if tokens:
+        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, {corpus['bytes'] / tokens:.2f} bytes/token")
+    print(f"  saved to {args.output}")
+    return 0
+
+
+def cmd_encode(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    text = _read_text(args)
+    ids = tokenizer.encode(text, allowed_special=_allowed(args.allowed_special))
+    if args.format == "ids":
+        print(" ".join(map(str, ids)))
+    elif args.format == "json":
+        print(json.dumps(ids))
+    else:
+        for info in tokenizer.encode_with_details(text, allowed_special=_allowed(args.allowed_special)):
+            print(f"{info.id}\t{token_display(info.bytes)}")
+    if args.stats:
+        print(f"{len(ids)} tokens, {len(text)} characters, {len(text) / max(1, len(ids)):.2f} characters/token",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_decode(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").replace("[", " ").replace("]", " ").split()
+    ids = []
+    for item in raw:
+        try:
+            ids.append(int(item))
+        except ValueError:
+            raise ValueError(f"{item!r} is not a token id (ids are whole numbers)") from None
+    sys.stdout.write(tokenizer.decode(ids))
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_inspect(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    print(repr(tokenizer))
+    print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
+    if tokenizer.special_tokens:
+        print("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
+    if tokenizer.training:
+        settings = tokenizer.training.get("settings", {})
+        corpus = tokenizer.training.get("corpus", {})
+        print("trained with: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+        print("corpus: " + ", ".join(f"{k}={v}" for k, v in corpus.items()))
+        print(f"stopped: {tokenizer.training.get('stop_reason')}")
+    if args.vocab:
+        sys.stdout.write(tokenizer.vocab_dump())
+        return 0
+    records = tokenizer.merge_records
+    shown = records[: args.merges]
+    if shown:
+        print(f"first {len(shown)} merges (rank: left + right -> new id [count]):")
+    vocab = tokenizer.vocab
+    for r in shown:
+        count = "" if r.count is None else f"  [{r.count}]"
+        print(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
+              f"{r.id} [{token_display(vocab[r.id])}]{count}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    if args.format == "bpe_core":
+        tokenizer.save(args.output)
+    elif args.format == "huggingface":
+        interop.save_huggingface(tokenizer, args.output)
+    elif args.format == "tiktoken":
+        interop.save_tiktoken(tokenizer, args.output)
+    else:
+        interop.save_gpt2_files(tokenizer, args.output)
+    print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from . import metrics  # optional module with the comparison metrics
+
+    tokenizers = {}
+    for spec in args.tokenizer or ["gpt2"]:
+        tokenizer = resolve_tokenizer(spec)
+        tokenizers[tokenizer.name if spec in ("gpt2", "cl100k") else spec] = tokenizer
+    return metrics.run_compare_cli(tokenizers, args.files, reference=args.reference, as_csv=args.csv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bpe_core", description="Train and use byte-level BPE tokenizers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("train", help="train a tokenizer on UTF-8 files")
+    p.add_argument("files", nargs="+", help="UTF-8 text files (each is one document)")
+    p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
+    p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
+    p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, none, or a custom regex (default gpt2)")
+    p.add_argument("--special-token", action="append", help="a special token (repeat for several)")
+    p.add_argument("--tie-break", choices=["lexicographic", "first"], default="lexicographic")
+    p.add_argument("--name", default="trained", help="the tokenizer's name")
+    p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
+    p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("encode", help="encode text to token ids")
+    p.add_argument("--tokenizer", "-t", default="gpt2", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("--text", help="the text (default: read FILE or standard input)")
+    p.add_argument("file", nargs="?", help="a UTF-8 file to encode")
+    p.add_argument("--allowed-special", help="'all' or comma-separated special tokens to encode as such")
+    p.add_argument("--format", choices=["ids", "json", "tokens"], default="ids")
+    p.add_argument("--stats", action="store_true", help="print counts to stderr")
+    p.set_defaults(func=cmd_encode)
+
+    p = sub.add_parser("decode", help="decode token ids to text")
+    p.add_argument("--tokenizer", "-t", default="gpt2")
+    p.add_argument("ids", nargs="*", help="token ids (default: read them from standard input)")
+    p.set_defaults(func=cmd_decode)
+
+    p = sub.add_parser("inspect", help="describe a tokenizer: settings, corpus, merges, vocab")
+    p.add_argument("tokenizer", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("--merges", type=int, default=20, help="how many merges to list (default 20)")
+    p.add_argument("--vocab", action="store_true", help="print the whole vocabulary, minbpe style")
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("export", help="write a tokenizer in another format")
+    p.add_argument("tokenizer", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
+                   help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; gpt2: a folder with vocab.json + merges.txt")
+    p.add_argument("--output", "-o", required=True)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("compare", help="characters per token and premium of tokenizers over sample files")
+    p.add_argument("files", nargs="*", help="UTF-8 files, one per language or program (default: the built-in samples)")
+    p.add_argument("--tokenizer", "-t", action="append", help="gpt2, cl100k or a file (repeat; default gpt2)")
+    p.add_argument("--reference", help="the file (or built-in sample id) token counts are compared with (default: English)")
+    p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    p.set_defaults(func=cmd_compare)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

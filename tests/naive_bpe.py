@@ -1,0 +1,88 @@
+"""A deliberately simple reference trainer and encoder, written from the seeds' description.
+
+Nothing here is shared with bpe_core: pre-tokenization uses the `regex` module directly and pair
+counts are recomputed from scratch at every step, exactly as seed 000 does by hand.
+"""
+
+from __future__ import annotations
+
+import regex
+
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+
+def pretokenize(text: str, pattern: str | None) -> list[str]:
+    if pattern is None:
+        return [text] if text else []
+    return [m.group() for m in regex.finditer(f"(?:{pattern})|[\\s\\S]", text) if m.group()]
+
+
+def naive_train(documents, num_merges, *, pattern=GPT2, tie_break="first", min_frequency=1, specials=()):
+    """Return the merges as (left bytes, right bytes), the seeds' way."""
+    word_freqs: dict[tuple[bytes, ...], int] = {}
+    for doc in documents:
+        parts = [doc]
+        for special in sorted(specials, key=len, reverse=True):
+            parts = [piece for part in parts for piece in part.split(special)]
+        for part in parts:
+            for word in pretokenize(part, pattern):
+                key = tuple(bytes([b]) for b in word.encode("utf-8"))
+                word_freqs[key] = word_freqs.get(key, 0) + 1
+    existing = {bytes([b]) for b in range(256)} | {s.encode() for s in specials}
+    excluded = set()
+    merges = []
+    while len(merges) < num_merges:
+        counts: dict[tuple[bytes, bytes], int] = {}
+        for symbols, freq in word_freqs.items():
+            for i in range(len(symbols) - 1):
+                pair = (symbols[i], symbols[i + 1])
+                if pair not in excluded:
+                    counts[pair] = counts.get(pair, 0) + freq
+        if not counts:
+            break
+        best_count = max(counts.values())
+        if best_count < min_frequency:
+            break
+        tied = [p for p, c in counts.items() if c == best_count]
+        best = max(tied) if tie_break == "lexicographic" else tied[0]
+        if best[0] + best[1] in existing:
+            excluded.add(best)
+            continue
+        existing.add(best[0] + best[1])
+        merges.append(best)
+        new_freqs = {}
+        for symbols, freq in word_freqs.items():
+            out, i = [], 0
+            while i < len(symbols):
+                if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == best:
+                    out.append(best[0] + best[1])
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            new_freqs[tuple(out)] = freq
+        word_freqs = new_freqs
+    return merges
+
+
+def naive_encode_word(word: bytes, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Seed 000's priority-ordered encoding of one pre-token."""
+    priority = {pair: rank for rank, pair in enumerate(merges)}
+    symbols = [bytes([b]) for b in word]
+    while True:
+        best, best_rank = None, None
+        for pair in zip(symbols, symbols[1:]):
+            rank = priority.get(pair)
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best, best_rank = pair, rank
+        if best is None:
+            return symbols
+        out, i = [], 0
+        while i < len(symbols):
+            if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == best:
+                out.append(best[0] + best[1])
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
