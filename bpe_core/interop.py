@@ -444,10 +444,15 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             "fuse_unk": False,
             "byte_fallback": False,
             "ignore_merges": False,
+            # Special tokens are in the model's vocab under their own text, so that HF gives the
+            # added tokens these ids instead of appending new ones.
             "vocab": {
-                bytes_to_printable(token): token_id
-                for token_id, token in sorted(tokenizer.vocab.items())
-                if token_id not in special_ids
+                **{
+                    bytes_to_printable(token): token_id
+                    for token_id, token in sorted(tokenizer.vocab.items())
+                    if token_id not in special_ids
+                },
+                **tokenizer.special_tokens,
             },
             "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in tokenizer.merges],
         },

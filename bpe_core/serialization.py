@@ -3,7 +3,7 @@
 Layout (version 1)::
 
     {"format": "bpe_core.tokenizer", "version": 1, "name": ..., "pattern": regex or null,
-     "pattern_name": "gpt2" | "cl100k" | "o200k" | null,
+     "pattern_name": "gpt2" | "cl100k" | "o200k" | null,   # informative; "pattern" is what is used
      "special_tokens": {"<|endoftext|>": 256},
      "vocab": [{"id": 97, "text": "a"}, {"id": 128, "hex": "80"}, ...],
      "merge_fields": ["left", "right", "id", "count"],
@@ -139,9 +139,6 @@ def from_dict(data: Any) -> Tokenizer:
 
     pattern = data.get("pattern")
     _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
-    pattern_name = data.get("pattern_name")
-    if pattern_name is not None:
-        pattern = pattern_name
     training = data.get("training") or None
     _require(training is None or isinstance(training, dict), "'training' must be an object or null")
     name = data.get("name", "tokenizer")

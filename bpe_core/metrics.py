@@ -1,0 +1,539 @@
+"""How well a tokenizer compresses a text, and how fairly it treats languages.
+
+Works with anything that has ``encode_ordinary(text) -> list[int]``: a bpe_core ``Tokenizer`` or a
+``tiktoken.Encoding``. Pure Python (no streamlit, plotly, pandas or numpy). For one text, with
+N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W = words:
+
+* tokens            N = len(tokenizer.encode_ordinary(text))
+* chars_per_token   C / N                      (higher: better compression)
+* bytes_per_token   B / N
+* bytes_per_char    B / C                      (a property of the text and its script, not the tokenizer)
+* premium           N(sample) / N(reference)   over parallel text; reference = English by default
+                                               (Petrov et al. 2023, "Language Model Tokenizers Introduce
+                                               Unfairness Between Languages")
+* words             W = whitespace-separated chunks with leading and trailing punctuation (Unicode
+                    category P*) stripped; chunks that are all punctuation are not words
+* fertility         N / W                      (all tokens of the text, punctuation and newlines included)
+* split_share       (words covered by >= 2 tokens) / W; a token covers a word when its byte span in the
+                    text overlaps the word's byte span (token spans come from the tokens' bytes, which
+                    concatenate to the text's UTF-8 bytes for byte-level BPE)
+* renyi_efficiency  H_a(p) / ln|V|, H_a(p) = ln(sum_i p_i^a) / (1 - a), a = 2.5 (Zouhar et al. 2023,
+                    "Tokenization and the Noiseless Channel"); p_i = count of token id i in the encoded
+                    text / N, over the ids that occur; |V| = the tokenizer's full vocabulary size
+                    (``vocab_size`` of a Tokenizer, ``n_vocab`` of a tiktoken Encoding; special tokens
+                    included). Natural logs (the base cancels). Note that the reference implementation
+                    (tokenization-scorer) defaults |V| to the number of distinct tokens observed; we
+                    use the tokenizer's vocabulary, so values on a short text are small (H_a <= ln N).
+
+Word metrics (words, fertility, split_share) are None for languages written without spaces between
+words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+RENYI_ALPHA = 2.5
+DEFAULT_REFERENCE = "eng"
+
+_CHUNK = re.compile(r"\S+")
+
+# The metrics ``compare`` rows carry, in display order.
+METRIC_NAMES = (
+    "tokens",
+    "chars_per_token",
+    "bytes_per_token",
+    "bytes_per_char",
+    "premium",
+    "fertility",
+    "split_share",
+    "renyi_efficiency",
+)
+
+
+@dataclass(frozen=True)
+class TextMetrics:
+    """The metrics of one text under one tokenizer (see the module docstring for the formulas)."""
+
+    characters: int
+    bytes: int
+    tokens: int
+    unique_tokens: int
+    words: int | None
+    chars_per_token: float | None
+    bytes_per_token: float | None
+    bytes_per_char: float | None
+    fertility: float | None
+    split_share: float | None
+    renyi_efficiency: float | None
+    vocab_size: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------------------------------
+# building blocks
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def _clean(text: str) -> str:
+    # Lone surrogates cannot be UTF-8 encoded; replace them with U+FFFD as the tokenizers do.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def vocab_size_of(tokenizer: Any) -> int | None:
+    """The number of ids of ``tokenizer``: ``vocab_size`` (bpe_core, Hugging Face) or ``n_vocab``
+    (tiktoken); None if it has neither."""
+    for attribute in ("vocab_size", "n_vocab"):
+        value = getattr(tokenizer, attribute, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def renyi_entropy(counts: Iterable[int], alpha: float = RENYI_ALPHA) -> float:
+    """H_alpha(p) = ln(sum p_i^alpha) / (1 - alpha) of the distribution p_i = c_i / sum(c), in nats;
+    Shannon entropy for alpha = 1. ValueError for no counts or alpha < 0."""
+    values = [c for c in counts if c > 0]
+    total = sum(values)
+    if not total:
+        raise ValueError("the Rényi entropy of an empty distribution is undefined")
+    if alpha < 0:
+        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    probabilities = [c / total for c in values]
+    if alpha == 1:
+        return -sum(p * math.log(p) for p in probabilities)
+    return math.log(sum(p**alpha for p in probabilities)) / (1 - alpha)
+
+
+def renyi_efficiency(ids: Sequence[int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
+    """H_alpha(unigram distribution of ``ids``) / ln(vocab_size); None for no ids or vocab_size < 2."""
+    if not ids or vocab_size is None or vocab_size < 2:
+        return None
+    return renyi_entropy(Counter(ids).values(), alpha) / math.log(vocab_size)
+
+
+def _is_punctuation(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("P")
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the words of ``text``: whitespace-separated chunks with leading and
+    trailing punctuation stripped (``"river."`` -> ``"river"``); all-punctuation chunks are dropped."""
+    spans = []
+    for match in _CHUNK.finditer(text):
+        start, end = match.span()
+        while start < end and _is_punctuation(text[start]):
+            start += 1
+        while end > start and _is_punctuation(text[end - 1]):
+            end -= 1
+        if end > start:
+            spans.append((start, end))
+    return spans
+
+
+def _token_bytes(tokenizer: Any, ids: Sequence[int]) -> list[bytes] | None:
+    try:
+        if hasattr(tokenizer, "decode_tokens_bytes"):
+            return [bytes(b) for b in tokenizer.decode_tokens_bytes(ids)]
+        if hasattr(tokenizer, "decode_single_token_bytes"):
+            return [bytes(tokenizer.decode_single_token_bytes(i)) for i in ids]
+    except (KeyError, ValueError, TypeError):
+        return None
+    return None
+
+
+def _split_share(text: str, encoded: bytes, token_bytes: list[bytes] | None, spans: list[tuple[int, int]]) -> float | None:
+    if not spans or token_bytes is None or b"".join(token_bytes) != encoded:
+        return None
+    # byte offset of every character boundary
+    offsets = [0] * (len(text) + 1)
+    position = 0
+    for index, ch in enumerate(text):
+        position += len(ch.encode("utf-8"))
+        offsets[index + 1] = position
+    token_ends = []
+    position = 0
+    for token in token_bytes:
+        position += len(token)
+        token_ends.append(position)
+    split = 0
+    first = 0  # index of the first token that may overlap the current word
+    for start, end in spans:
+        byte_start, byte_end = offsets[start], offsets[end]
+        while token_ends[first] <= byte_start:
+            first += 1
+        last = first
+        while token_ends[last] < byte_end:
+            last += 1
+        if last > first:
+            split += 1
+    return split / len(spans)
+
+
+# --------------------------------------------------------------------------------------------------
+# one text
+
+
+def measure(
+    tokenizer: Any,
+    text: str,
+    *,
+    spaced: bool = True,
+    alpha: float = RENYI_ALPHA,
+    vocab_size: int | None = None,
+) -> TextMetrics:
+    """The metrics of ``text`` under ``tokenizer`` (anything with ``encode_ordinary``).
+
+    ``spaced=False`` (languages without spaces between words) leaves the word metrics None.
+    ``vocab_size`` overrides |V| of the Rényi efficiency (default: the tokenizer's own size).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    text = _clean(text)
+    ids = list(tokenizer.encode_ordinary(text))
+    return _metrics(tokenizer, text, ids, spaced=spaced, alpha=alpha, vocab_size=vocab_size)
+
+
+def _metrics(tokenizer: Any, text: str, ids: list[int], *, spaced: bool, alpha: float, vocab_size: int | None) -> TextMetrics:
+    encoded = text.encode("utf-8")
+    n_tokens = len(ids)
+    n_chars = len(text)
+    n_bytes = len(encoded)
+    size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
+    words = fertility = split_share = None
+    if spaced:
+        spans = word_spans(text)
+        words = len(spans)
+        fertility = _ratio(n_tokens, words)
+        split_share = _split_share(text, encoded, _token_bytes(tokenizer, ids), spans) if spans else None
+    return TextMetrics(
+        characters=n_chars,
+        bytes=n_bytes,
+        tokens=n_tokens,
+        unique_tokens=len(set(ids)),
+        words=words,
+        chars_per_token=_ratio(n_chars, n_tokens),
+        bytes_per_token=_ratio(n_bytes, n_tokens),
+        bytes_per_char=_ratio(n_bytes, n_chars),
+        fertility=fertility,
+        split_share=split_share,
+        renyi_efficiency=renyi_efficiency(ids, size, alpha) if size else None,
+        vocab_size=size,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# many tokenizers x many samples
+
+
+@dataclass(frozen=True)
+class _Text:
+    id: str
+    label: str
+    kind: str | None
+    script: str | None
+    spaced: bool
+    text: str
+
+
+def _as_text(sample: Any) -> _Text:
+    if isinstance(sample, (tuple, list)):
+        if len(sample) not in (2, 3) or not isinstance(sample[0], str) or not isinstance(sample[1], str):
+            raise ValueError(f"a sample tuple must be (label, text) or (label, text, spaced), got {sample!r:.80}")
+        spaced = bool(sample[2]) if len(sample) == 3 else True
+        return _Text(sample[0], sample[0], None, None, spaced, sample[1])
+    try:
+        return _Text(sample.id, sample.label, sample.kind, sample.script, bool(sample.spaced), sample.text)
+    except AttributeError:
+        raise TypeError(
+            f"samples must be bpe_core.samples.Sample objects or (label, text[, spaced]) tuples, "
+            f"not {type(sample).__name__}"
+        ) from None
+
+
+def _find_reference(reference: str, texts: list[_Text]) -> tuple[_Text, bool]:
+    """The reference text and whether it is one of ``texts``."""
+    for text in texts:
+        if text.id == reference:
+            return text, True
+    for text in texts:
+        if text.label == reference:
+            return text, True
+    from .samples import get_sample, sample_ids
+
+    if reference in sample_ids():
+        return _as_text(get_sample(reference)), False
+    raise ValueError(
+        f"reference {reference!r} is neither among the samples ({', '.join(t.id for t in texts)}) "
+        "nor a built-in sample id"
+    )
+
+
+def compare(
+    tokenizers: Mapping[str, Any],
+    samples: Sequence[Any],
+    reference: str | None = DEFAULT_REFERENCE,
+    *,
+    alpha: float = RENYI_ALPHA,
+) -> list[dict[str, Any]]:
+    """One row per (tokenizer, sample), tokenizers in the outer loop, with every metric.
+
+    ``samples`` are ``Sample`` objects or ``(label, text)`` / ``(label, text, spaced)`` tuples (the
+    label doubles as the id). ``reference`` is the id or label of the sample the premium is relative
+    to (default ``"eng"``; a built-in sample id works even when it is not among ``samples``; None: no
+    premium). The premium is left None for code and data samples, which are not parallel text.
+
+    Row keys: tokenizer, sample, label, kind, script, spaced, reference, the ``TextMetrics`` fields and
+    premium.
+    """
+    texts = [_as_text(s) for s in samples]
+    seen: set[str] = set()
+    for text in texts:
+        if text.id in seen:
+            raise ValueError(f"two samples share the id {text.id!r}: ids must be unique")
+        seen.add(text.id)
+    ref = None
+    ref_is_sample = False
+    if reference is not None:
+        ref, ref_is_sample = _find_reference(reference, texts)
+    rows = []
+    for tokenizer_label, tokenizer in tokenizers.items():
+        cache: dict[str, TextMetrics] = {}
+        for text in texts:
+            cache[text.id] = measure(tokenizer, text.text, spaced=text.spaced, alpha=alpha)
+        ref_tokens = None
+        if ref is not None:
+            if ref_is_sample:
+                ref_tokens = cache[ref.id].tokens
+            else:
+                ref_tokens = measure(tokenizer, ref.text, spaced=ref.spaced, alpha=alpha).tokens
+        for text in texts:
+            metrics = cache[text.id]
+            premium = None
+            if ref_tokens and text.kind in (None, "natural"):
+                premium = metrics.tokens / ref_tokens
+            rows.append(
+                {
+                    "tokenizer": tokenizer_label,
+                    "sample": text.id,
+                    "label": text.label,
+                    "kind": text.kind,
+                    "script": text.script,
+                    "spaced": text.spaced,
+                    "reference": ref.label if ref is not None else None,
+                    **metrics.as_dict(),
+                    "premium": premium,
+                }
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------
+# compression as the vocabulary grows
+
+
+def _merge_trace(piece: bytes, byte_ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
+    """The rank of every merge BPE applies to ``piece`` (one entry per merged occurrence).
+
+    BPE applies merges in non-decreasing rank order (a pair made by merge r involves a token that
+    only exists after r, so its own rank is higher), so the tokenizer truncated to its first k merges
+    stops exactly before the first rank >= k: tokens(k) = len(piece) - #(ranks < k).
+    """
+    ids = [byte_ids[b] for b in piece]
+    applied: list[int] = []
+    while len(ids) > 1:
+        best = None
+        for pair in zip(ids, ids[1:]):
+            found = ranks.get(pair)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+                best_pair = pair
+        if best is None:
+            break
+        rank, new_id = best
+        left, right = best_pair
+        merged = []
+        i = 0
+        n = len(ids)
+        while i < n:
+            if i < n - 1 and ids[i] == left and ids[i + 1] == right:
+                merged.append(new_id)
+                applied.append(rank)
+                i += 2
+            else:
+                merged.append(ids[i])
+                i += 1
+        ids = merged
+    return applied
+
+
+def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
+    if steps < 2:
+        raise ValueError(f"steps must be at least 2, got {steps}")
+    if total == 0:
+        return [0]
+    if spacing == "linear":
+        values = {round(i * total / (steps - 1)) for i in range(steps)}
+    elif spacing == "log":
+        # 0, then steps - 1 points spread geometrically from 1 to total
+        values = {0, total}
+        if steps > 2:
+            values.update(round(total ** (i / (steps - 2))) for i in range(steps - 1))
+    else:
+        raise ValueError(f"spacing must be 'linear' or 'log', got {spacing!r}")
+    return sorted(min(max(v, 0), total) for v in values)
+
+
+def compression_by_vocab_size(
+    tokenizer: Any,
+    texts: Mapping[str, str],
+    steps: int = 20,
+    *,
+    merges: Sequence[int] | None = None,
+    spacing: Literal["linear", "log"] = "linear",
+) -> list[dict[str, Any]]:
+    """Characters per token of each text at several vocabulary sizes up to the tokenizer's own.
+
+    The tokenizer of size ``vocab_size - (total merges - k)`` is ``tokenizer.truncated(k)``: the
+    first k merges (256 bytes + special tokens + k). Rather than rebuilding and re-encoding with each
+    truncated tokenizer, every distinct pre-token is run through BPE once, recording the rank of
+    each merge it applies; the token count at k follows from how many of those ranks are below k
+    (equal to ``truncated(k).encode_ordinary`` by construction, see ``_merge_trace``).
+
+    ``texts`` maps a label to a text. By default ``steps`` merge counts are spread evenly (or
+    geometrically with ``spacing="log"``) from 0 to all merges; ``merges`` lists them explicitly.
+    A ``tiktoken.Encoding`` is converted with ``Tokenizer.from_tiktoken`` first.
+
+    Rows (text-major, merge counts increasing): text, merges, vocab_size, characters, bytes, tokens,
+    chars_per_token, bytes_per_token.
+    """
+    if not hasattr(tokenizer, "merge_records"):
+        if hasattr(tokenizer, "_mergeable_ranks"):
+            from .tokenizer import Tokenizer
+
+            tokenizer = Tokenizer.from_tiktoken(tokenizer)
+        else:
+            raise TypeError(
+                f"compression_by_vocab_size needs a bpe_core Tokenizer (or a tiktoken Encoding), "
+                f"not {type(tokenizer).__name__}"
+            )
+    records = tokenizer.merge_records
+    total = len(records)
+    if merges is None:
+        points = _merge_counts_to_try(total, steps, spacing)
+    else:
+        points = sorted(set(merges))
+        bad = [k for k in points if not isinstance(k, int) or isinstance(k, bool) or k < 0 or k > total]
+        if bad:
+            raise ValueError(f"merge counts must be integers in 0..{total}, got {bad[0]!r}")
+    ranks = {(r.left, r.right): (r.rank, r.id) for r in records}
+    byte_ids = [tokenizer.token_id(bytes([b])) for b in range(256)]
+    pretokenizer = tokenizer.pretokenizer
+    full_size = tokenizer.vocab_size
+    traces: dict[bytes, list[int]] = {}
+    rows = []
+    for label, text in texts.items():
+        text = _clean(text)
+        n_chars = len(text)
+        n_bytes = len(text.encode("utf-8"))
+        # how many merges of each rank the text applies
+        applied_by_rank: Counter = Counter()
+        for piece in pretokenizer.pieces(text):
+            data = piece.encode("utf-8")
+            trace = traces.get(data)
+            if trace is None:
+                trace = traces[data] = _merge_trace(data, byte_ids, ranks)
+            applied_by_rank.update(trace)
+        sorted_ranks = sorted(applied_by_rank.items())
+        index = 0
+        applied_below = 0
+        for k in points:
+            while index < len(sorted_ranks) and sorted_ranks[index][0] < k:
+                applied_below += sorted_ranks[index][1]
+                index += 1
+            tokens = n_bytes - applied_below
+            rows.append(
+                {
+                    "text": label,
+                    "merges": k,
+                    "vocab_size": full_size - (total - k),
+                    "characters": n_chars,
+                    "bytes": n_bytes,
+                    "tokens": tokens,
+                    "chars_per_token": _ratio(n_chars, tokens),
+                    "bytes_per_token": _ratio(n_bytes, tokens),
+                }
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------
+# one sentence for a reader
+
+
+def _format(value: float, metric: str) -> str:
+    if metric == "split_share":
+        return f"{value:.0%}"
+    if metric == "tokens":
+        return f"{value:,.0f}"
+    if metric == "renyi_efficiency":
+        return f"{value:.2f}"
+    return f"{value:.1f}"
+
+
+def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, metric: str = "premium") -> str:
+    """A plain sentence about ``tokenizer_label``'s rows from ``compare`` for one metric, e.g.
+    "GPT-2 needs 7.5x more tokens for Hindi than for English." ValueError if there is nothing to say."""
+    if metric not in METRIC_NAMES:
+        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRIC_NAMES)}")
+    mine = [r for r in rows if r.get("tokenizer") == tokenizer_label and r.get(metric) is not None]
+    if metric == "premium":
+        mine = [r for r in mine if r.get("label") != r.get("reference")]
+    if not mine:
+        known = sorted({str(r.get("tokenizer")) for r in rows})
+        raise ValueError(
+            f"no rows with a {metric} for tokenizer {tokenizer_label!r} (tokenizers in the rows: {', '.join(known) or 'none'})"
+        )
+    top = max(mine, key=lambda r: r[metric])
+    low = min(mine, key=lambda r: r[metric])
+    tok = tokenizer_label
+    hi_value, lo_value = _format(top[metric], metric), _format(low[metric], metric)
+    if metric == "premium":
+        reference = top.get("reference")
+        premium = top[metric]
+        if premium >= 1.05:
+            return f"{tok} needs {premium:.1f}x more tokens for {top['label']} than for {reference}."
+        if premium > 0.95:
+            return f"{tok} needs about as many tokens for every language as for {reference}."
+        return f"{tok} needs fewer tokens for every language than for {reference} (at most {premium:.2f}x, for {top['label']})."
+    if metric == "chars_per_token":
+        return f"{tok} fits the most characters into a token for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
+    if metric == "bytes_per_token":
+        return f"{tok} fits the most bytes into a token for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
+    if metric == "bytes_per_char":
+        return f"{top['label']} needs the most UTF-8 bytes per character ({hi_value}) and {low['label']} the fewest ({lo_value})."
+    if metric == "tokens":
+        return f"{tok} uses the most tokens for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
+    if metric == "fertility":
+        return f"{tok} uses the most tokens per word for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
+    if metric == "split_share":
+        return f"{tok} splits {hi_value} of {top['label']} words into several tokens but only {lo_value} of {low['label']} words."
+    return (
+        f"{tok}'s token distribution is most even for {top['label']} (Rényi efficiency {hi_value}) "
+        f"and least even for {low['label']} ({lo_value})."
+    )
