@@ -1,0 +1,84 @@
+"""The python -m bpe_core command line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import bpe_core
+from bpe_core.cli import ProgressBar, main
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("the cat sat on the mat. the dog sat on the log.\n" * 40, encoding="utf-8")
+    return path
+
+
+def test_train_inspect_encode_decode_export(tmp_path, corpus, capsys):
+    out = tmp_path / "tok.json"
+    assert main(["train", str(corpus), "--vocab-size", "300", "-o", str(out), "--special-token", "<|eot|>"]) == 0
+    printed = capsys.readouterr().out
+    assert "merges:" in printed and "saved to" in printed
+    tok = bpe_core.Tokenizer.load(out)
+    assert tok.special_tokens == {"<|eot|>": 256}
+
+    assert main(["inspect", str(out), "--merges", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "first 3 merges" in printed and "tie_break=lexicographic" in printed
+
+    assert main(["encode", "-t", str(out), "--text", "the cat<|eot|>", "--allowed-special", "all"]) == 0
+    ids = [int(x) for x in capsys.readouterr().out.split()]
+    assert ids == tok.encode("the cat<|eot|>", allowed_special="all")
+
+    assert main(["decode", "-t", str(out), *map(str, ids)]) == 0
+    assert capsys.readouterr().out == "the cat<|eot|>\n"
+
+    hf = tmp_path / "tokenizer.json"
+    assert main(["export", str(out), "--format", "huggingface", "-o", str(hf)]) == 0
+    assert json.loads(hf.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+
+
+def test_encode_tokens_format_and_vocab_dump(capsys):
+    assert main(["encode", "-t", "gpt2", "--text", "Hello world", "--format", "tokens"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["15496\tHello", "995\t world"]
+
+
+def test_errors_are_one_line_messages_not_tracebacks(tmp_path, capsys):
+    assert main(["decode", "-t", "gpt2", "99999999"]) == 2
+    assert "unknown token id 99999999" in capsys.readouterr().err
+    assert main(["decode", "-t", "gpt2", "abc"]) == 2
+    assert "not a token id" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{broken", encoding="utf-8")
+    assert main(["inspect", str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"ok\xff\xfe")
+    assert main(["train", str(binary), "--vocab-size", "300", "-o", str(tmp_path / "x.json")]) == 2
+    assert "not valid UTF-8 at byte offset 2" in capsys.readouterr().err
+    assert main(["train", str(binary), "--vocab-size", "10", "-o", str(tmp_path / "x.json")]) == 2
+    assert "at least 256" in capsys.readouterr().err
+
+
+def test_progress_bar_draws_phases_and_eta():
+    import io
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream, force=True)
+    bar("count", 0, 10)
+    bar("count", 10, 10)
+    bar("merge", 50, 100)
+    bar("merge", 100, 100)
+    bar.close()
+    text = stream.getvalue()
+    assert "counting" in text and "merging" in text and "100.0%" in text
+
+
+def test_module_entry_point_runs():
+    result = subprocess.run([sys.executable, "-m", "bpe_core", "encode", "--text", "Hello world"],
+                            capture_output=True, text=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    assert result.returncode == 0
+    assert result.stdout.split() == ["15496", "995"]
