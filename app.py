@@ -1,0 +1,40 @@
+"""BPE workbench: a Streamlit app on top of bpe_core.
+
+Run it with ``streamlit run app.py``. This file only sets up the page and the navigation; the pages
+live in ``pages/`` and share the helpers in ``pages/_common.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:  # so `import bpe_core` and `import pages._common` work from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from pages import _common  # noqa: E402
+
+st.set_page_config(page_title="BPE workbench", page_icon="🧩", layout="wide")
+
+PAGES = ROOT / "pages"
+pages = [
+    st.Page(PAGES / "home.py", title="Home", icon=":material/home:", default=True),
+    st.Page(PAGES / "train.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page(PAGES / "tokenize_text.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
+    st.Page(PAGES / "merge_forest.py", title="Merge forest", icon=":material/account_tree:", url_path="forest"),
+    st.Page(PAGES / "step_through.py", title="Step through", icon=":material/footprint:", url_path="steps"),
+    st.Page(PAGES / "library.py", title="Library", icon=":material/folder_open:", url_path="library"),
+]
+if (PAGES / "compare.py").is_file():
+    pages.append(st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"))
+
+navigation = st.navigation(pages)
+
+with st.sidebar:
+    st.caption(f"Tokenizer library: `{_common.workspace().folder}`")
+    st.caption("Set BPE_WORKBENCH_DIR to use another folder.")
+
+navigation.run()
