@@ -187,14 +187,78 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _compare_samples(files: Sequence[str], reference: str | None):
+    """Samples for ``compare``: the files given (label = file name), else the built-in ones; and the
+    reference's id (a file among them, a built-in id, or English by default)."""
+    from pathlib import Path
+
+    from .samples import load_samples
+
+    if not files:
+        return load_samples(), reference or "eng"
+    samples = []
+    for file in files:
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{file} is not valid UTF-8 (byte offset {exc.start})") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read {file}: {exc.strerror}") from None
+        samples.append((Path(file).name, text))
+    if reference and Path(reference).is_file() and Path(reference).name not in [label for label, _ in samples]:
+        samples.append((Path(reference).name, Path(reference).read_text(encoding="utf-8")))
+    if reference and Path(reference).is_file():
+        reference = Path(reference).name
+    # Your own files are not parallel to the built-in English passage: no premium unless asked.
+    return samples, reference
+
+
+COMPARE_COLUMNS = [
+    ("tokenizer", "tokenizer", "{}"),
+    ("sample", "label", "{}"),
+    ("tokens", "tokens", "{:,}"),
+    ("chars/token", "chars_per_token", "{:.2f}"),
+    ("bytes/token", "bytes_per_token", "{:.2f}"),
+    ("premium", "premium", "{:.2f}x"),
+    ("fertility", "fertility", "{:.2f}"),
+    ("split words", "split_share", "{:.0%}"),
+    ("renyi eff.", "renyi_efficiency", "{:.3f}"),
+]
+
+
+def format_compare_table(rows) -> str:
+    """The rows of ``metrics.compare`` as an aligned text table ("-" where not applicable)."""
+    header = [title for title, _, _ in COMPARE_COLUMNS]
+    body = [
+        ["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in COMPARE_COLUMNS]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+             for line in [header, *body]]
+    return "\n".join(lines)
+
+
 def cmd_compare(args) -> int:
-    from . import metrics  # optional module with the comparison metrics
+    import csv
+
+    from . import metrics
 
     tokenizers = {}
     for spec in args.tokenizer or ["gpt2"]:
-        tokenizer = resolve_tokenizer(spec)
-        tokenizers[tokenizer.name if spec in ("gpt2", "cl100k") else spec] = tokenizer
-    return metrics.run_compare_cli(tokenizers, args.files, reference=args.reference, as_csv=args.csv)
+        tokenizers[spec] = resolve_tokenizer(spec)
+    samples, reference = _compare_samples(args.files, args.reference)
+    rows = metrics.compare(tokenizers, samples, reference=reference)
+    if args.csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [])
+        writer.writeheader()
+        writer.writerows(rows)
+        return 0
+    print(format_compare_table(rows))
+    if any(row["premium"] is not None for row in rows):
+        for label in tokenizers:
+            print(metrics.summary_sentence(rows, label))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

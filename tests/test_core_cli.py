@@ -82,3 +82,36 @@ def test_module_entry_point_runs():
                             capture_output=True, text=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
     assert result.returncode == 0
     assert result.stdout.split() == ["15496", "995"]
+
+
+def test_compare_table_matches_the_library(capsys):
+    from bpe_core import metrics
+    from bpe_core.cli import format_compare_table
+    from bpe_core.samples import load_samples
+
+    assert main(["compare", "-t", "gpt2"]) == 0
+    out = capsys.readouterr().out
+    rows = metrics.compare({"gpt2": bpe_core.gpt2()}, load_samples(), reference="eng")
+    assert out.startswith(format_compare_table(rows))
+    hindi = next(r for r in rows if r["sample"] == "hin")
+    assert f"{hindi['premium']:.2f}x" in out
+    assert metrics.summary_sentence(rows, "gpt2") in out
+
+
+def test_compare_files_with_reference_and_csv(tmp_path, capsys):
+    import csv
+    import io
+
+    english = tmp_path / "en.txt"
+    english.write_text("hello world, how are you today?", encoding="utf-8")
+    russian = tmp_path / "ru.txt"
+    russian.write_text("привет мир, как у тебя дела сегодня?", encoding="utf-8")
+    assert main(["compare", str(russian), "--reference", str(english), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    by_sample = {r["sample"]: r for r in rows}
+    gpt2 = bpe_core.gpt2()
+    expected = len(gpt2.encode(russian.read_text(encoding="utf-8"))) / len(gpt2.encode(english.read_text(encoding="utf-8")))
+    assert float(by_sample["ru.txt"]["premium"]) == pytest.approx(expected)
+    assert float(by_sample["en.txt"]["premium"]) == 1.0
+    assert main(["compare", str(russian)]) == 0
+    assert "-" in capsys.readouterr().out  # no premium without a reference for your own files
