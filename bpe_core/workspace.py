@@ -43,7 +43,7 @@ def default_root() -> Path:
 
 def sanitize_name(name: str) -> str:
     """A safe library name for ``name``: unsafe characters become ``_``, whitespace is collapsed,
-    leading dots and surrounding spaces are dropped. ValueError if nothing usable is left."""
+    leading dots and surrounding spaces are dropped. ValueError if no letter or digit is left."""
     if not isinstance(name, str):
         raise TypeError(f"a tokenizer name must be a string, not {type(name).__name__}")
     cleaned = _UNSAFE.sub("_", name)
@@ -51,7 +51,7 @@ def sanitize_name(name: str) -> str:
     if cleaned.lower().endswith(SUFFIX):
         cleaned = cleaned[: -len(SUFFIX)].rstrip()
     cleaned = cleaned[:MAX_NAME_LENGTH].rstrip(" .")
-    if not cleaned or not re.search(r"\w", cleaned):
+    if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
         raise ValueError(
             f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'"
         )

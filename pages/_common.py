@@ -44,6 +44,7 @@ SESSION_TOKENIZERS = "wb.session_tokenizers"  # name -> SessionTokenizer
 CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts)
 PROCESSED_UPLOADS = "wb.processed_uploads"  # file ids of tokenizer files already imported
 FLASH = "wb.flash"  # messages to show after a rerun
+LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
 
 FALLBACK_SAMPLE = (
     "Byte pair encoding (BPE) starts from the 256 possible bytes and repeatedly merges the most "
@@ -288,6 +289,7 @@ def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | 
     held = SessionTokenizer(tokenizer, uid=f"{time.time_ns():x}")
     _session_tokenizers()[tokenizer.name] = held
     key = f"new:{tokenizer.name}"
+    st.session_state[LAST_TRAINED] = key
     if corpus is not None:
         st.session_state.setdefault(CORPORA, {})[key] = corpus
     return key
@@ -303,6 +305,8 @@ def save_to_library(key: str, tokenizer: Tokenizer, name: str, *, overwrite: boo
         corpora[new_key] = corpora[key]
     if key.startswith("new:"):
         _session_tokenizers().pop(key[4:], None)
+    if st.session_state.get(LAST_TRAINED) == key:
+        st.session_state[LAST_TRAINED] = new_key
     return new_key
 
 
@@ -402,43 +406,29 @@ def documents_from_upload(name: str, data: bytes) -> tuple[list[str], list[str]]
 
 
 def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer:
-    """Parse an uploaded tokenizer file: bpe_core JSON or Hugging Face ``tokenizer.json``."""
-    text = decode_upload(name, data)
+    """Parse an uploaded tokenizer file, recognised by content: bpe_core JSON, Hugging Face
+    ``tokenizer.json`` or a ``.tiktoken`` rank file (which gets the GPT-2 pattern)."""
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        tokenizer = interop.loads_any(data, source=name)
+    except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        raise ValueError(f"{name} is not a usable tokenizer file: {exc}") from None
     stem = Path(name).name
-    for suffix in (".json", ".bpe"):
+    for suffix in (".json", ".tiktoken", ".tokenizer"):
         stem = stem.removesuffix(suffix)
-    stem = stem or "uploaded"
-    if isinstance(parsed, dict) and parsed.get("format") == serialization.FORMAT:
-        tokenizer = serialization.loads(text, source=name)
-    elif isinstance(parsed, dict) and "model" in parsed:
-        try:
-            tokenizer = interop.from_huggingface_dict(parsed, name=stem)
-        except (TypeError, KeyError, AttributeError) as exc:
-            raise ValueError(f"{name} is not a usable tokenizer.json: {exc}") from None
-        except ValueError as exc:
-            raise ValueError(f"{name}: {exc}") from None
-    else:
-        raise ValueError(
-            f"{name} is neither a bpe_core tokenizer (\"format\": \"bpe_core.tokenizer\") nor a "
-            'Hugging Face tokenizer.json (with a "model" object)'
-        )
-    if tokenizer.name in ("", "tokenizer"):
-        tokenizer.name = stem
+    if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem:
+        tokenizer.name = stem or "uploaded"
     return tokenizer
 
 
 def tokenizer_upload_section(widget_key: str) -> None:
     """File uploader that imports tokenizer files into the library (each file once)."""
     files = st.file_uploader(
-        "Load tokenizer files (bpe_core JSON or Hugging Face tokenizer.json)",
-        type=["json"],
+        "Load tokenizer files (bpe_core JSON, Hugging Face tokenizer.json, or .tiktoken)",
+        type=["json", "tiktoken"],
         accept_multiple_files=True,
         key=widget_key,
-        help=f"Up to {upload_limit_mb()} MB per file. Imported tokenizers are saved to the library.",
+        help=f"Up to {upload_limit_mb()} MB per file. Imported tokenizers are saved to the library. "
+        ".tiktoken files hold no pattern or special tokens: they get the GPT-2 pattern.",
     )
     done: set = st.session_state.setdefault(PROCESSED_UPLOADS, set())
     for upload in files or []:

@@ -8,7 +8,7 @@ import streamlit as st
 from pages import _common as ui
 
 ui.page_header(
-    "🧩 BPE workbench",
+    "BPE workbench",
     "Train, inspect and compare byte-level BPE tokenizers, built on the project's bpe_core library. "
     "Everything runs locally; nothing is downloaded.",
 )

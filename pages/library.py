@@ -48,34 +48,42 @@ else:
 for problem in problems:
     st.error(f"**{problem.name}** cannot be used: {problem.error}")
 
+def rename_selected() -> None:
+    """Button callback (runs before the widgets are drawn, so it may change their values)."""
+    old = st.session_state.get("library.selected")
+    new = st.session_state.get("library.new_name", "")
+    try:
+        entry = ws.rename(old, new)
+    except ValueError as exc:
+        ui.flash("error", f"Could not rename: {exc}")
+        return
+    ui.flash("success", f"Renamed **{old}** to **{entry.name}**.")
+    st.session_state["library.selected"] = entry.name
+    st.session_state["library.new_name"] = ""
+
+
+def delete_selected() -> None:
+    name = st.session_state.get("library.selected")
+    try:
+        ws.delete(name)
+    except ValueError as exc:
+        ui.flash("error", f"Could not delete: {exc}")
+        return
+    ui.flash("success", f"Deleted **{name}**.")
+    st.session_state["library.confirm"] = False
+
+
 if entries:
     st.subheader("Manage")
     names = [entry.name for entry in entries]
     ui.ensure_option("library.selected", names)
     selected = st.selectbox("Tokenizer", names, key="library.selected")
     manage = st.columns([3, 1], vertical_alignment="bottom")
-    new_name = manage[0].text_input("New name", key="library.new_name", placeholder=selected)
-    if manage[1].button("Rename", key="library.rename"):
-        try:
-            entry = ws.rename(selected, new_name)
-        except ValueError as exc:
-            st.error(f"Could not rename: {exc}")
-        else:
-            ui.flash("success", f"Renamed **{selected}** to **{entry.name}**.")
-            st.session_state["library.selected"] = entry.name
-            st.session_state.pop("library.new_name", None)
-            st.rerun()
+    manage[0].text_input("New name", key="library.new_name", placeholder=selected)
+    manage[1].button("Rename", key="library.rename", on_click=rename_selected)
     delete = st.columns([3, 1], vertical_alignment="bottom")
     sure = delete[0].checkbox(f"Yes, delete {selected} from the library", key="library.confirm")
-    if delete[1].button("Delete", key="library.delete", disabled=not sure):
-        try:
-            ws.delete(selected)
-        except ValueError as exc:
-            st.error(f"Could not delete: {exc}")
-        else:
-            ui.flash("success", f"Deleted **{selected}**.")
-            st.session_state.pop("library.confirm", None)
-            st.rerun()
+    delete[1].button("Delete", key="library.delete", disabled=not sure, on_click=delete_selected)
     choice = by_name.get(selected)
     if choice is not None:
         st.markdown("**Download**")

@@ -123,7 +123,9 @@ ui.page_header(
 )
 
 choices = ui.available_tokenizers()
-choice = ui.tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=ui.DEFAULT_KEY)
+choice = ui.tokenizer_picker(
+    "Tokenizer", choices, key="forest.tokenizer", default=st.session_state.get(ui.LAST_TRAINED) or ui.DEFAULT_KEY
+)
 try:
     tokenizer = choice.get()
 except ValueError as exc:
@@ -190,12 +192,12 @@ with tab_token:
     if token_id is not None:
         token = vocab[token_id]
         record = forest.made_by.get(token_id)
-        columns = st.columns(5)
-        columns[0].metric("token", repr(token_display(token)))
-        columns[1].metric("id", token_id)
-        columns[2].metric("bytes", len(token))
-        columns[3].metric("merge rank", record.rank if record else "—")
-        columns[4].metric("tree depth", forest.depth.get(token_id, 0))
+        st.subheader(f"{token_display(token)!r}", anchor=False)
+        columns = st.columns(4)
+        columns[0].metric("id", token_id)
+        columns[1].metric("bytes", len(token))
+        columns[2].metric("merge rank", record.rank if record else "—")
+        columns[3].metric("tree depth", forest.depth.get(token_id, 0))
         if tokenizer.is_special(token_id):
             st.info("A special token: added whole, never built by merges.")
         elif record is None:

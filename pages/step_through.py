@@ -111,7 +111,7 @@ ui.page_header(
     "Use Next and Back to move one merge at a time.",
 )
 
-top = st.columns([2, 1, 1])
+top = st.columns([3, 3, 1])
 top[0].selectbox(
     "Example",
     list(EXAMPLES),
@@ -162,10 +162,22 @@ st.session_state["steps.pos"] = position
 # navigation
 
 nav = st.columns([1, 1, 1, 1, 4])
-nav[0].button("⏮ Start", key="steps.start", on_click=go_to, args=(0,), disabled=position == 0)
-nav[1].button("◀ Back", key="steps.back", on_click=go_to, args=(position - 1,), disabled=position == 0)
-nav[2].button("Next ▶", key="steps.next", on_click=go_to, args=(position + 1,), disabled=position >= len(steps), type="primary")
-nav[3].button("End ⏭", key="steps.end", on_click=go_to, args=(len(steps),), disabled=position >= len(steps))
+nav[0].button("Start", icon=":material/first_page:", key="steps.start", on_click=go_to, args=(0,), disabled=position == 0)
+nav[1].button(
+    "Back", icon=":material/chevron_left:", key="steps.back", on_click=go_to, args=(position - 1,), disabled=position == 0
+)
+nav[2].button(
+    "Next",
+    icon=":material/chevron_right:",
+    key="steps.next",
+    on_click=go_to,
+    args=(position + 1,),
+    disabled=position >= len(steps),
+    type="primary",
+)
+nav[3].button(
+    "End", icon=":material/last_page:", key="steps.end", on_click=go_to, args=(len(steps),), disabled=position >= len(steps)
+)
 nav[4].progress(position / len(steps) if steps else 1.0, text=f"Merge {position} of {len(steps)}")
 
 if not steps:
@@ -191,7 +203,10 @@ else:
         id_text = f" (new id {step.new_id})"
     left_part, right_part = (symbol_text(p) for p in step.pair)
     st.subheader(f"Merge {step.number}: {left_part!r} + {right_part!r} → {new_label!r}{id_text}")
-    st.caption(f"The pair occurred {step.count:,} time(s), more than any other" + (" (ties go to the rule above)." if mode != "textbook" else " (ties go to the pair met first)."))
+    tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
+    rule = "the pair met first" if mode == "textbook" or tie_break == "first" else "the greatest pair"
+    tie_note = f"; {tied} other pair(s) tie with it, and ties go to {rule}" if tied else ""
+    st.caption(f"The pair occurs {step.count:,} time(s), the highest count{tie_note}.")
     counts_step = step
     counts_title = "Pair counts before this merge"
 

@@ -32,7 +32,8 @@ if "tokenize.text" not in st.session_state:
     st.session_state["tokenize.text"] = st.query_params.get("text", EXAMPLE)
 if "tokenize.tokenizers" not in st.session_state:
     wanted = [k for k in st.query_params.get_all("tok") if k in choices]
-    st.session_state["tokenize.tokenizers"] = wanted or [k for k in ("default", "gpt2", "cl100k") if k in choices]
+    defaults = [st.session_state.get(ui.LAST_TRAINED), ui.DEFAULT_KEY, "gpt2", "cl100k"]
+    st.session_state["tokenize.tokenizers"] = wanted or [k for k in defaults if k in choices][:4]
 else:  # drop tokenizers deleted since (e.g. on the Library page)
     st.session_state["tokenize.tokenizers"] = [k for k in st.session_state["tokenize.tokenizers"] if k in choices]
 
@@ -71,7 +72,7 @@ treat_special = options[1].toggle(
 highlight = options[2].toggle("Highlight cut differences", value=True, key="tokenize.diff")
 reference = None
 if highlight and len(selected) >= 2:
-    ui.ensure_option("tokenize.reference", selected)
+    ui.ensure_option("tokenize.reference", selected, "gpt2")
     reference = options[3].selectbox(
         "Reference tokenizer",
         selected,
@@ -126,7 +127,11 @@ for key, enc in encoded.items():
             "tokens": enc.ids_total,
             "chars/token": round(enc.chars / enc.ids_total, 3) if enc.ids_total else None,
             "bytes/token": round(enc.bytes / enc.ids_total, 3) if enc.ids_total else None,
-            "cuts not in reference": len(cuts[key] - cuts[reference]) if reference and key != reference else None,
+            "cuts not in reference": (
+                "reference" if key == reference else f"{len(cuts[key] - cuts[reference]):,}"
+            )
+            if reference
+            else "—",
         }
     )
 if rows:

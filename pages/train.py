@@ -141,8 +141,10 @@ with right:
         pattern = None
     else:
         pattern = pattern_choice
-    preview_default = (documents[0] if documents else ui.sample_text(300))[:300]
-    preview_text = st.text_area("Preview text", value=preview_default, key="train.preview_text", height=90)
+    if st.session_state.get("train.preview_for") != corpus_signature:  # follow the corpus as it changes
+        st.session_state["train.preview_for"] = corpus_signature
+        st.session_state["train.preview_text"] = (documents[0] if documents else ui.sample_text(300))[:300]
+    preview_text = st.text_area("Preview text (how the pattern splits it)", key="train.preview_text", height=90)
     pattern_error = None
     try:
         pretokenizer = PreTokenizer.build(pattern)
@@ -201,6 +203,8 @@ with st.container():
 def format_seconds(seconds: float | None) -> str:
     if seconds is None:
         return "…"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
     if seconds < 60:
         return f"{seconds:.1f} s"
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"

@@ -1,0 +1,187 @@
+"""End-to-end test of the workbench in a real browser (Debian's Chromium driven by Playwright).
+
+Starts ``streamlit run app.py`` on a free port with a temporary workspace, then: uploads a corpus on
+Train and trains, sees token spans on Tokenize, opens the merge forest, steps through a few merges,
+and checks that no page shows a Streamlit exception. Screenshots go to tests/artifacts/ (gitignored).
+Skips when Chromium or Playwright is missing; never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-gpu",
+]
+CORPUS = (
+    "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away.\n"
+    "Tokenizers learn merges: the most frequent pair of tokens becomes a new token.\n"
+) * 40
+
+
+def _chromium() -> str | None:
+    if os.path.exists("/usr/bin/chromium"):
+        return "/usr/bin/chromium"
+    return shutil.which("chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"streamlit did not answer on {url} within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    browser_path = _chromium()
+    if browser_path is None:
+        pytest.skip("no Chromium: /usr/bin/chromium is missing and `chromium` is not on PATH")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("playwright (Python package) is not installed")
+    workspace = tmp_path_factory.mktemp("workspace")
+    port = _free_port()
+    env = {**os.environ, "BPE_WORKBENCH_DIR": str(workspace), "PYTHONPATH": str(ROOT)}
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]
+    log = open(workspace / "streamlit.log", "w")
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield {"url": url, "chromium": browser_path, "workspace": workspace}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def _no_exception(page, where: str) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{where}: Streamlit exception shown: {exceptions.first.inner_text()[:500]}"
+
+
+def _settle(page, timeout: float = 30_000) -> None:
+    """Wait until the script run finishes (the 'Running…' status widget disappears)."""
+    page.wait_for_timeout(300)
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+
+
+def _nav(page, title: str, heading: str) -> None:
+    """Open a page from the sidebar (same session) and wait until its script run has finished."""
+    from playwright.sync_api import expect
+
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
+    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    _settle(page)
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_train_tokenize_forest_steps(server, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    corpus = tmp_path / "fox.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            page.set_default_timeout(60_000)
+            page.goto(server["url"])
+            expect(page.get_by_text("Tokenizers available now")).to_be_visible()
+            _settle(page)
+            _no_exception(page, "Home")
+            _shot(page, "01_home")
+
+            # Train: upload the corpus, train, see the result
+            _nav(page, "Train", "Train a tokenizer")
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(corpus))
+            expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
+            _settle(page)
+            page.get_by_role("button", name="Train", exact=True).click()
+            expect(page.get_by_text("4 · Result: my-bpe")).to_be_visible()
+            _settle(page)
+            expect(page.get_by_text("Compression as merges accrue").first).to_be_visible()
+            _no_exception(page, "Train")
+            _shot(page, "02_train")
+
+            # Tokenize: coloured spans for the trained tokenizer and the built-ins
+            _nav(page, "Tokenize", "Tokenize")
+            page.wait_for_function("document.querySelectorAll('.bpe-tokens span.t').length > 50")
+            expect(page.get_by_text("✱ my-bpe (unsaved)").first).to_be_visible()
+            _no_exception(page, "Tokenize")
+            _shot(page, "03_tokenize")
+
+            # Merge forest: a derivation tree is drawn
+            _nav(page, "Merge forest", "Merge forest")
+            expect(page.locator('[data-testid="stGraphVizChart"] svg').first).to_be_visible()
+            _no_exception(page, "Merge forest")
+            _shot(page, "04_forest")
+
+            # Step through: three merges forward, one back
+            _nav(page, "Step through", "Step through training")
+            for _ in range(3):
+                page.get_by_role("button", name="Next").click()
+                _settle(page)
+            expect(page.get_by_text("Merge 3 of 10")).to_be_visible()
+            page.get_by_role("button", name="Back").click()
+            _settle(page)
+            expect(page.get_by_text("Merge 2 of 10")).to_be_visible()
+            expect(page.get_by_role("heading", name="Merge 2:")).to_be_visible()
+            _no_exception(page, "Step through")
+            _shot(page, "05_steps")
+
+            _nav(page, "Library", "Tokenizer library")
+            _no_exception(page, "Library")
+        except BaseException:
+            if page is not None:
+                _shot(page, "failure")
+            raise
+        finally:
+            browser.close()
