@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import heapq
 import os
+from operator import add
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -106,16 +107,23 @@ def count_words(
 
 
 def _utf8_words(counts: Counter) -> tuple[list[list[int]], list[int], int]:
-    words: list[list[int]] = []
-    freqs: list[int] = []
+    strings, freqs, total_bytes = _utf8_strings(counts)
+    return [list(map(ord, s)) for s in strings], freqs, total_bytes
+
+
+def _utf8_strings(counts: Mapping[str, int]) -> tuple[list[str], list[int], int]:
+    """The unique pre-tokens as byte strings written one character per byte (``chr(byte)``, i.e.
+    latin-1), which is the id string the merge loop works on since ids 0..255 are the bytes."""
+    words: list[str] = []
+    freqs = list(counts.values())
     total_bytes = 0
-    for word, freq in counts.items():
+    append = words.append
+    for word, freq in zip(counts, freqs):
         try:
             encoded = word.encode("utf-8")
         except UnicodeEncodeError:
             encoded = word.encode("utf-8", "replace")
-        words.append(list(encoded))
-        freqs.append(freq)
+        append(encoded.decode("latin-1"))
         total_bytes += len(encoded) * freq
     return words, freqs, total_bytes
 
@@ -135,6 +143,17 @@ class LearnedMerge:
     tokens_after: int
 
 
+# Characters stand for ids in the fast merge loop: a word is a str whose characters are chr(id).
+_MAX_CHAR_ID = 0x10FFFF
+_INVERT = bytes(range(255, -1, -1))
+_KEY_END = "\u0100"  # greater than every inverted byte (0..255): a prefix sorts after its extensions
+
+
+def _tie_key_str(token: bytes) -> str:
+    # The string form of _tie_key: compares like it, but in C (one str comparison per heap compare).
+    return token.translate(_INVERT).decode("latin-1") + _KEY_END
+
+
 def learn_merges(
     words: list[list[int]],
     freqs: list[int],
@@ -151,6 +170,237 @@ def learn_merges(
     ``token_bytes`` maps every existing id to its bytes and is extended with new tokens. Returns the
     merges made and why training stopped.
     """
+    try:
+        strings = ["".join(map(chr, word)) for word in words]
+        if next_id + num_merges > _MAX_CHAR_ID + 1:
+            raise ValueError
+    except (ValueError, OverflowError):
+        return _learn_merges_lists(
+            words, freqs, token_bytes=token_bytes, next_id=next_id, num_merges=num_merges,
+            min_frequency=min_frequency, tie_break=tie_break, progress=progress,
+        )
+    result = _learn_merges_str(
+        strings, freqs, token_bytes=token_bytes, next_id=next_id, num_merges=num_merges,
+        min_frequency=min_frequency, tie_break=tie_break, progress=progress,
+    )
+    for index, string in enumerate(strings):
+        words[index] = list(map(ord, string))
+    return result
+
+
+def _learn_merges_str(
+    words: list[str],
+    freqs: list[int],
+    *,
+    token_bytes: dict[int, bytes],
+    next_id: int,
+    num_merges: int,
+    min_frequency: int,
+    tie_break: TieBreak,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[LearnedMerge], str]:
+    """``learn_merges`` on words written as strings, one character per id (``chr(id)``).
+
+    A pair is the 2-character string of its ids. Merging a pair in a word is ``str.replace`` (left to
+    right without overlap: BPE's rule) and finding it a substring search, both in C. Pair counts are
+    updated only around each new symbol. ``where`` maps a pair to the words that held it when it
+    appeared, in increasing order; a word that lost the pair since stays listed (it is skipped when
+    met: ``replace`` changes nothing). A pair counted below ``min_frequency`` when it appears can only
+    lose counts afterwards, so it never enters the heap.
+    """
+    existing = set(token_bytes.values())
+    pair_counts: dict[str, int] = {}
+    where: dict[str, list[int]] = {}
+    counts_get = pair_counts.get
+    where_get = where.get
+    total_tokens = 0
+    for index, word in enumerate(words):
+        freq = freqs[index]
+        total_tokens += len(word) * freq
+        if len(word) < 2:
+            continue
+        for pair in map(add, word, word[1:]):
+            pair_counts[pair] = counts_get(pair, 0) + freq
+            holders = where_get(pair)
+            if holders is None:
+                where[pair] = [index]
+            elif holders[-1] != index:
+                holders.append(index)
+
+    lexicographic = tie_break == "lexicographic"
+    threshold = max(min_frequency, 1)  # pairs below it are never chosen: they only lose counts
+    # Tie keys per symbol: the pair key is key(left) + key(right) (prefix-free, so this compares
+    # like the tuple of the two keys). The "first" rule sorts ties itself and needs no key.
+    keys: dict[str, str] = {}
+    if lexicographic:
+        for token_id, token in token_bytes.items():
+            if token_id <= _MAX_CHAR_ID:
+                keys[chr(token_id)] = _tie_key_str(token)
+    heap = []
+    below = False  # whether a pair with a positive count was left out of the heap
+    for pair, count in pair_counts.items():
+        if count >= threshold:
+            heap.append((-count, keys[pair[0]] + keys[pair[1]] if lexicographic else "", pair))
+        else:
+            below = True
+    heapq.heapify(heap)
+    heappush = heapq.heappush
+    heappop = heapq.heappop
+    excluded: set[str] = set()
+
+    def entry(pair: str, count: int):
+        return (-count, keys[pair[0]] + keys[pair[1]] if lexicographic else "", pair)
+
+    def pop_fresh():
+        """Pop the heap until an entry whose stored count is the pair's live count."""
+        nonlocal below
+        while heap:
+            item = heappop(heap)
+            pair = item[2]
+            live = pair_counts.get(pair, 0)
+            if live != -item[0]:
+                if live >= threshold:
+                    heappush(heap, entry(pair, live))
+                elif live > 0:
+                    below = True
+                continue
+            if pair in excluded:
+                continue
+            return pair, live
+        return None
+
+    def first_occurrence(pair: str) -> tuple[int, int]:
+        for index in where[pair]:
+            position = words[index].find(pair)
+            if position >= 0:
+                return index, position
+        raise AssertionError("index out of sync")  # internal invariant, not input validation
+
+    def pop_best():
+        best = pop_fresh()
+        if best is None or lexicographic:
+            return best
+        # "first" rule: among all pairs tied at the best count, the one met first.
+        tied = [best]
+        count = best[1]
+        while heap and -heap[0][0] >= count:
+            more = pop_fresh()
+            if more is None:
+                break
+            if more[1] == count:
+                tied.append(more)
+            else:
+                heappush(heap, entry(*more))
+                break
+        tied.sort(key=lambda item: first_occurrence(item[0]))
+        for other in tied[1:]:
+            heappush(heap, entry(*other))
+        return tied[0]
+
+    merges: list[LearnedMerge] = []
+    stop_reason = STOP_VOCAB_SIZE
+    report_every = max(1, num_merges // 100)
+    if progress:
+        progress("merge", 0, num_merges)
+    while len(merges) < num_merges:
+        best = pop_best()
+        if best is None:
+            # Nothing at or above the threshold is left; say whether anything is left at all.
+            if below and any(c > 0 and p not in excluded for p, c in pair_counts.items()):
+                stop_reason = STOP_MIN_FREQUENCY
+            else:
+                stop_reason = STOP_NO_PAIRS
+            break
+        pair, count = best
+        if count < min_frequency:
+            stop_reason = STOP_MIN_FREQUENCY
+            break
+        a, b = pair
+        left, right = ord(a), ord(b)
+        new_bytes = token_bytes[left] + token_bytes[right]
+        if new_bytes in existing:
+            excluded.add(pair)
+            continue
+        new_id = next_id
+        next_id += 1
+        token_bytes[new_id] = new_bytes
+        existing.add(new_bytes)
+        new = chr(new_id)
+        if lexicographic:
+            keys[new] = _tie_key_str(new_bytes)
+        ba = b + a
+
+        created: list[str] = []  # the pairs this merge makes (each holds `new`)
+        replaced = 0
+        for index in where.pop(pair):
+            word = words[index]
+            merged = word.replace(pair, new)
+            size = len(merged)
+            if size == len(word):
+                continue  # the word lost this pair to an earlier merge
+            freq = freqs[index]
+            replaced += (len(word) - size) * freq
+            words[index] = merged
+            j = merged.find(new)
+            while j >= 0:
+                if j:
+                    x = merged[j - 1]
+                    if x != new:
+                        pair_counts[x + a] -= freq
+                        fresh = x + new
+                        pair_counts[fresh] = counts_get(fresh, 0) + freq
+                        holders = where_get(fresh)
+                        if holders is None:
+                            where[fresh] = [index]
+                            created.append(fresh)
+                        elif holders[-1] != index:
+                            holders.append(index)
+                j += 1
+                if j == size:
+                    break
+                y = merged[j]
+                if y != new:
+                    pair_counts[b + y] -= freq
+                    fresh = new + y
+                else:
+                    pair_counts[ba] -= freq
+                    fresh = new + new
+                pair_counts[fresh] = counts_get(fresh, 0) + freq
+                holders = where_get(fresh)
+                if holders is None:
+                    where[fresh] = [index]
+                    created.append(fresh)
+                elif holders[-1] != index:
+                    holders.append(index)
+                j = merged.find(new, j)
+        pair_counts.pop(pair, None)
+        for fresh in created:
+            live = pair_counts[fresh]
+            if live >= threshold:
+                heappush(heap, entry(fresh, live))
+            else:
+                below = True
+                del where[fresh]  # never chosen, so never looked up
+        total_tokens -= replaced
+        merges.append(LearnedMerge(left, right, new_id, count, total_tokens))
+        if progress and (len(merges) % report_every == 0 or len(merges) == num_merges):
+            progress("merge", len(merges), num_merges)
+    return merges, stop_reason
+
+
+def _learn_merges_lists(
+    words: list[list[int]],
+    freqs: list[int],
+    *,
+    token_bytes: dict[int, bytes],
+    next_id: int,
+    num_merges: int,
+    min_frequency: int,
+    tie_break: TieBreak,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[LearnedMerge], str]:
+    """``learn_merges`` on lists of ids: the general path, used only when an id does not fit in a
+    character (above U+10FFFF)."""
     existing = set(token_bytes.values())
     pair_counts: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
@@ -333,12 +583,15 @@ def train_from_counts(
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
     started = time.perf_counter() if started is None else started
     pretokenizer = PreTokenizer.build(pattern)
-    words, freqs, total_bytes = _utf8_words(word_counts.counts)
+    words, freqs, total_bytes = _utf8_strings(word_counts.counts)
     token_bytes = {i: bytes([i]) for i in range(256)}
     for offset, token in enumerate(specials):
         token_bytes[256 + offset] = token.encode("utf-8")
     first_merge_id = 256 + len(specials)
-    merges, stop_reason = learn_merges(
+    learn = _learn_merges_str if vocab_size <= _MAX_CHAR_ID + 1 else learn_merges
+    if learn is learn_merges:
+        words = [list(map(ord, word)) for word in words]
+    merges, stop_reason = learn(
         words,
         freqs,
         token_bytes=token_bytes,
