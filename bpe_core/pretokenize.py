@@ -36,6 +36,32 @@ O200K_PATTERN = "|".join(
 
 PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 
+# Where a preset's pieces may be cut apart: at a position matched by the preset's rule, pre-tokenizing
+# the text before and the text after separately gives exactly the pieces of the whole. For GPT-2 that
+# is any step from a non-space to a space: no alternative matches a non-space followed by a space, a
+# match never looks behind, and the only look-aheads (`\s+(?!\S)`, `\s++$`) belong to all-space
+# matches, which cannot end at the non-space before the cut. cl100k and o200k do put spaces after
+# non-spaces (punctuation followed by newlines), but never after a letter, hence "letter, then
+# space" for them. bench/PERFORMANCE.md spells the argument out; tests check it on random text.
+_SAFE_CUTS: dict[str, str] = {
+    GPT2_PATTERN: r"(?<=\S)(?=\s)",
+    CL100K_PATTERN: r"(?<=\p{L})(?=\s)",
+    O200K_PATTERN: r"(?<=\p{L})(?=\s)",
+}
+_SAFE_CUT_CACHE: dict[str, object] = {}
+
+
+def safe_cut_regex(source: str | None):
+    """A compiled regex whose (empty) matches are positions where the text may be split before
+    pre-tokenizing with the preset ``source``, or None for custom patterns and no pattern."""
+    rule = _SAFE_CUTS.get(source) if source is not None else None
+    if rule is None:
+        return None
+    compiled = _SAFE_CUT_CACHE.get(rule)
+    if compiled is None:
+        compiled = _SAFE_CUT_CACHE[rule] = regex.compile(rule)
+    return compiled
+
 #: Seconds one regex call may run on a custom pattern before it is declared pathological.
 REGEX_TIMEOUT_SECONDS = 5.0
 

@@ -19,18 +19,24 @@ This module does no I/O beyond reading files in ``train_files``.
 
 from __future__ import annotations
 
+import collections
 import heapq
+import itertools
 import os
-from operator import add
+import pickle
+import subprocess
+import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from operator import add
 from dataclasses import dataclass, field
 from typing import Literal
 
 from .pretokenize import (
     PreTokenizer,
     preset_name,
+    safe_cut_regex,
     special_token_regex,
     split_on_special_tokens,
     stream_pieces,
@@ -85,25 +91,307 @@ def count_words(
     *,
     pretokenizer: PreTokenizer,
     special_tokens: Sequence[str] = (),
+    workers: int | None = None,
 ) -> WordCounts:
-    """Count the pre-tokens of ``texts``; special tokens are cut out first and never counted."""
+    """Count the pre-tokens of ``texts``; special tokens are cut out first and never counted.
+
+    ``workers`` is the number of processes that count (None: automatic, i.e. one per CPU once the
+    input passes ``PARALLEL_MIN_CHARS``; 1: this process only). The result does not depend on it.
+    """
+    workers = _check_workers(workers)
     special_regex = special_token_regex(special_tokens)
+    guard = max((len(t) for t in set(special_tokens)), default=0)
     result = WordCounts()
-    counts = result.counts
     stats = result.stats
-    for text in texts:
-        if not isinstance(text, str):
-            raise TypeError(f"training texts must be str, got {type(text).__name__}")
-        stats.documents += 1
+    cut_regex = safe_cut_regex(pretokenizer.source)
+
+    def parts():
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"training texts must be str, got {type(text).__name__}")
+            stats.documents += 1
+            yield from _independent_parts((text,), cut_regex, special_regex, guard, TASK_CHARS, stats)
+
+    _count_tasks(_batches(parts(), TASK_CHARS), pretokenizer, workers, result)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# Counting in this process or in worker processes: the text is cut into parts that pre-tokenize
+# independently (at special tokens, and at a preset's safe cuts, see pretokenize.safe_cut_regex),
+# parts are batched into tasks, tasks are counted anywhere and the counts are added in task order,
+# so the result (order of first appearance included) is the same however the work was split.
+
+#: With ``workers=None``, inputs of at least this many characters are counted by worker processes
+#: (when there is more than one CPU); smaller ones in this process, where starting workers would cost
+#: more than it saves.
+PARALLEL_MIN_CHARS = 4 << 20
+#: Counting tasks hold about this many characters.
+TASK_CHARS = 1 << 19
+#: At most this many workers are started automatically.
+MAX_AUTO_WORKERS = 8
+
+
+def _check_workers(workers) -> int | None:
+    if workers is None:
+        return None
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive integer or None (automatic), got {workers!r}")
+    return workers
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _independent_parts(
+    blocks: Iterable[str], cut_regex, special_regex, guard: int, size: int, stats: CorpusStats
+) -> Iterator[str]:
+    """The ordinary text of the concatenation of ``blocks``, as parts that each pre-tokenize on their
+    own exactly as within the whole: split at special tokens (counted in ``stats``, never yielded)
+    and, past ``size`` characters, at safe cuts (``cut_regex``; None: parts end only at special
+    tokens and at the end). Only an unfinished tail of the text is held in memory.
+
+    ``guard`` is the length of the longest special token: a cut is only made ``guard`` characters
+    before the end of what has been read, so a special token is always seen whole, and a cut that
+    falls inside one moves to its end.
+    """
+    buffer = ""
+    start = 0  # buffer[:start] has been yielded
+    searched = 0  # no safe cut between start + size and here
+
+    def emit(text: str) -> Iterator[str]:
         for segment, is_special in split_on_special_tokens(text, special_regex):
             if is_special:
                 stats.special_tokens_cut += 1
+            else:
+                stats.characters += len(segment)
+                yield segment
+
+    for block in blocks:
+        if start:
+            buffer = buffer[start:] + block
+            searched = max(0, searched - start)
+            start = 0
+        else:
+            buffer += block
+        if cut_regex is None:
+            continue
+        while len(buffer) - start > size + guard:
+            limit = len(buffer) - guard
+            found = cut_regex.search(buffer, max(start + size, searched), limit)
+            if found is None:
+                searched = limit
+                break
+            cut = found.start()
+            if special_regex is not None:
+                for special in special_regex.finditer(buffer, start):
+                    if special.end() <= cut:
+                        continue
+                    if special.start() < cut:
+                        cut = special.end()
+                    break
+            yield from emit(buffer[start:cut])
+            start = searched = cut
+    if len(buffer) > start:
+        yield from emit(buffer[start:] if start else buffer)
+
+
+def _batches(parts: Iterable[str], size: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    chars = 0
+    for part in parts:
+        batch.append(part)
+        chars += len(part)
+        if chars >= size:
+            yield batch
+            batch = []
+            chars = 0
+    if batch:
+        yield batch
+
+
+def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, int]:
+    """Count the pieces of each text (the map step): a Counter in order of first appearance."""
+    counts: Counter = Counter()
+    pretokens = 0
+    for text in texts:
+        pieces = pretokenizer.pieces(text)
+        pretokens += len(pieces)
+        counts.update(pieces)
+    return counts, pretokens
+
+
+def _add_counts(result: WordCounts, counted: tuple[Counter, int]) -> None:
+    counts, pretokens = counted
+    result.counts.update(counts)  # the reduce step; new keys keep their order of first appearance
+    result.stats.pretokens += pretokens
+
+
+def _count_tasks(
+    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, workers: int | None, result: WordCounts
+) -> None:
+    if workers is None:
+        workers = min(available_cpus(), MAX_AUTO_WORKERS)
+        threshold = PARALLEL_MIN_CHARS
+    else:
+        threshold = 0
+    if workers > 1:
+        # Hold tasks back until the input is known to be large enough to be worth the workers.
+        held: list[list[str]] = []
+        chars = 0
+        for task in tasks:
+            held.append(task)
+            chars += sum(map(len, task))
+            if chars >= threshold:
+                break
+        else:
+            tasks = iter(held)
+            held = []
+            workers = 1
+        if workers > 1:
+            _count_in_workers(itertools.chain(held, tasks), pretokenizer, workers, result)
+            return
+    for task in tasks:
+        _add_counts(result, _count_texts(pretokenizer, task))
+
+
+_WORKER_CODE = "from bpe_core.training import _worker_main; _worker_main()"
+
+
+class _WorkerFailed(Exception):
+    pass
+
+
+class _Worker:
+    """A counting process: a plain ``python -c`` subprocess reading length-prefixed pickled tasks on
+    stdin and writing results on stdout. Not multiprocessing: nothing re-imports the caller's
+    ``__main__``, and it behaves the same from scripts, threads, notebooks and Streamlit."""
+
+    def __init__(self) -> None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+        )
+
+    def send(self, task) -> None:
+        data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.process.stdin.write(len(data).to_bytes(8, "little") + data)
+            self.process.stdin.flush()
+        except OSError as exc:
+            raise _WorkerFailed(str(exc)) from None
+
+    def receive(self):
+        header = self.process.stdout.read(8)
+        if len(header) < 8:
+            raise _WorkerFailed("worker exited")
+        size = int.from_bytes(header, "little")
+        data = self.process.stdout.read(size)
+        if len(data) < size:
+            raise _WorkerFailed("worker exited")
+        status, value = pickle.loads(data)
+        if status == "error":
+            raise value
+        return value
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def _count_in_workers(
+    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts
+) -> None:
+    """Count ``tasks`` in ``count`` worker processes, adding results in task order. Each worker has
+    one task at a time (sent right after its previous result is read, before that result is added,
+    so it never waits long), which keeps pipes from filling both ways. If workers cannot be started
+    or die, the remaining tasks are counted here: the result is the same either way."""
+    source = pretokenizer.source
+    pool: list[_Worker] = []
+    in_flight: collections.deque[tuple[_Worker, list[str]]] = collections.deque()
+    pending = None  # a task taken from `tasks` but not yet in `in_flight`
+    try:
+        try:
+            for _ in range(count):
+                pool.append(_Worker())
+        except OSError:
+            if not pool:
+                raise _WorkerFailed("cannot start workers") from None
+        idle = list(pool)
+        for task in tasks:
+            pending = task
+            if idle:
+                worker = idle.pop()
+                in_flight.append((worker, task))
+                pending = None
+                worker.send((source, task))
                 continue
-            stats.characters += len(segment)
-            pieces = pretokenizer.pieces(segment)
-            stats.pretokens += len(pieces)
-            counts.update(pieces)
-    return result
+            worker = in_flight[0][0]
+            counted = worker.receive()
+            in_flight.popleft()
+            in_flight.append((worker, task))
+            pending = None
+            try:
+                worker.send((source, task))
+            finally:
+                _add_counts(result, counted)
+        while in_flight:
+            counted = in_flight[0][0].receive()
+            in_flight.popleft()
+            _add_counts(result, counted)
+    except _WorkerFailed:
+        # Count in this process whatever the workers did not hand back, then the rest, in order.
+        for _, task in in_flight:
+            _add_counts(result, _count_texts(pretokenizer, task))
+        if pending is not None:
+            _add_counts(result, _count_texts(pretokenizer, pending))
+        for task in tasks:
+            _add_counts(result, _count_texts(pretokenizer, task))
+    finally:
+        for worker in pool:
+            worker.close()
+
+
+def _worker_main() -> None:
+    """The loop run by a counting worker (see ``_Worker``)."""
+    stdin = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
+    pretokenizers: dict[str | None, PreTokenizer] = {}
+    while True:
+        header = stdin.read(8)
+        if len(header) < 8:
+            return
+        size = int.from_bytes(header, "little")
+        source, texts = pickle.loads(stdin.read(size))
+        try:
+            pretokenizer = pretokenizers.get(source)
+            if pretokenizer is None:
+                pretokenizer = pretokenizers[source] = PreTokenizer.build(source)
+            reply = ("ok", _count_texts(pretokenizer, texts))
+        except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout
+            reply = ("error", exc)
+        try:
+            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            data = pickle.dumps(("error", RuntimeError(f"counting worker failed: {exc!r}")))
+        stdout.write(len(data).to_bytes(8, "little") + data)
+        stdout.flush()
 
 
 def _utf8_words(counts: Counter) -> tuple[list[list[int]], list[int], int]:
@@ -645,6 +933,7 @@ def train(
     tie_break: TieBreak = "lexicographic",
     progress: ProgressCallback | None = None,
     name: str = "trained",
+    workers: int | None = None,
 ) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
@@ -653,10 +942,13 @@ def train(
     Training stops at ``vocab_size``, when no pair is left, or when the best pair's count is below
     ``min_frequency``. ``tie_break`` is ``"lexicographic"`` (the greatest (left bytes, right bytes)
     pair wins) or ``"first"`` (the pair met first, scanning unique pre-tokens in order of first
-    appearance, left to right: the seeds' naive algorithm).
+    appearance, left to right: the seeds' naive algorithm). ``workers`` is how many processes count
+    pre-tokens (None: one per CPU for inputs of several megabytes, else this process; 1: this process
+    only); the tokenizer does not depend on it.
     """
     started = time.perf_counter()
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
+    workers = _check_workers(workers)
     pretokenizer = PreTokenizer.build(pattern)
     if isinstance(texts, str):
         documents: Iterable[str] = [texts]
@@ -669,7 +961,7 @@ def train(
         counted = _counting_progress(documents, progress, total)
     else:
         counted = documents
-    word_counts = count_words(counted, pretokenizer=pretokenizer, special_tokens=specials)
+    word_counts = count_words(counted, pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
     return train_from_counts(
         word_counts,
         vocab_size,
@@ -776,16 +1068,19 @@ def train_files(
     tie_break: TieBreak = "lexicographic",
     progress: ProgressCallback | None = None,
     name: str = "trained",
+    workers: int | None = None,
 ) -> Tokenizer:
     """Train on UTF-8 files, streamed block by block (only pre-token counts are kept in memory).
 
     Each file is one document. Blocks are cut at newlines, so with ``pattern=None`` a file's lines are
-    pre-split there. Same keywords as ``train``.
+    pre-split there. Same keywords as ``train``. With a preset pattern, counting is split into tasks
+    at safe cuts and, for ``workers`` other than 1, spread over worker processes.
     """
     started = time.perf_counter()
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
+    workers = _check_workers(workers)
     pretokenizer = PreTokenizer.build(pattern)
     sizes = []
     for path in paths:
@@ -797,16 +1092,36 @@ def train_files(
     done_before = 0
     if progress:
         progress("count", 0, total_bytes)
-    for path, size in zip(paths, sizes):
 
-        def chunks(path=path, done_before=done_before):
-            for text, read in iter_file_text(path):
-                if progress:
-                    progress("count", done_before + read, total_bytes)
-                yield text
+    def chunks(path, done_before):
+        for text, read in iter_file_text(path, FILE_BLOCK_BYTES):
+            if progress:
+                progress("count", done_before + read, total_bytes)
+            yield text
 
-        word_counts.update(count_stream(chunks(), pretokenizer=pretokenizer, special_tokens=specials))
-        done_before += size
+    cut_regex = safe_cut_regex(pretokenizer.source)
+    if cut_regex is None:
+        # Custom patterns and no pattern: no known safe cut, so one stream per file, in this process.
+        for path, size in zip(paths, sizes):
+            word_counts.update(
+                count_stream(chunks(path, done_before), pretokenizer=pretokenizer, special_tokens=specials)
+            )
+            done_before += size
+    else:
+        special_regex = special_token_regex(specials)
+        guard = max((len(t) for t in specials), default=0)
+        stats = word_counts.stats
+
+        def parts():
+            done_before = 0
+            for path, size in zip(paths, sizes):
+                stats.documents += 1
+                yield from _independent_parts(
+                    chunks(path, done_before), cut_regex, special_regex, guard, TASK_CHARS, stats
+                )
+                done_before += size
+
+        _count_tasks(_batches(parts(), TASK_CHARS), pretokenizer, workers, word_counts)
     return train_from_counts(
         word_counts,
         vocab_size,
