@@ -93,7 +93,7 @@ ui.page_header(
 
 def md(text: object) -> str:
     """User text (file or tokenizer names, messages quoting them) for Markdown: punctuation escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$&])", r"\\\1", str(text))
+    return re.sub(r"([\\`*_\[\]<>#|~:$&])", r"\\\1", str(text))
 
 
 def plot_text(text: str) -> str:
@@ -239,6 +239,8 @@ if pending:  # a tokenizer trained below: put it first, next to GPT-2
     wanted = [k for k in pending if k in choices]
     rest = [k for k in st.session_state[K_TOKENIZERS] if k not in wanted]
     st.session_state[K_TOKENIZERS] = (wanted + rest)[:MAX_TOKENIZERS]
+    if wanted:
+        st.session_state[K_CURVE_TOKENIZER] = wanted[0]  # show the new tokenizer's curve
 if K_SAMPLES not in st.session_state:
     st.session_state[K_SAMPLES] = list(natural_ids)
 
