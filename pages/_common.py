@@ -514,9 +514,11 @@ def encode_kwargs(treat_special: bool) -> dict:
     return {"allowed_special": "all"} if treat_special else {"disallowed_special": ()}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=48)
 def encode_text(fingerprint: str, text: str, treat_special: bool, _tokenizer: Tokenizer) -> Encoded:
-    """Token details for the first MAX_RENDER_CHARS characters, counts for up to MAX_STATS_CHARS."""
+    """Token details for the first MAX_RENDER_CHARS characters, counts for up to MAX_STATS_CHARS.
+
+    A resource cache (no copy per rerun): callers must not modify the result."""
     kwargs = encode_kwargs(treat_special)
     shown = text[:MAX_RENDER_CHARS]
     infos = _tokenizer.encode_with_details(shown, **kwargs)
@@ -547,6 +549,7 @@ def visible_whitespace(text: str) -> str:
 
 
 def token_title(info, rank: int | None) -> str:
+    """Hover text: id, how the token was made (merge rank, byte or special) and its bytes in hex."""
     if info.special:
         origin = "special token"
     elif rank is None:
@@ -556,7 +559,7 @@ def token_title(info, rank: int | None) -> str:
     hex_bytes = info.bytes.hex(" ")
     if len(hex_bytes) > 120:
         hex_bytes = hex_bytes[:117] + "…"
-    return f"id {info.id} · {origin} · bytes {hex_bytes} · {token_display(info.bytes)!r}"
+    return f"id {info.id} · {origin} · bytes {hex_bytes}"
 
 
 TOKEN_CSS = """
@@ -646,6 +649,30 @@ def pieces_html(pieces: Sequence[str], show_whitespace: bool = True) -> str:
         )
     parts.append("</div>")
     return "".join(parts)
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def tokens_html_cached(
+    fingerprint: str,
+    reference_fingerprint: str | None,
+    text: str,
+    treat_special: bool,
+    show_whitespace: bool,
+    _tokenizer: Tokenizer,
+    _encoded: Encoded,
+    _reference: Encoded | None,
+) -> str:
+    """``render_tokens_html`` for an encoded text, cached (marks cuts missing from the reference)."""
+    marked = None
+    if _reference is not None:
+        marked = cut_positions(_encoded.infos) - cut_positions(_reference.infos)
+    return render_tokens_html(
+        text[:MAX_RENDER_CHARS],
+        _encoded.infos,
+        rank_of=_tokenizer.merge_rank_of,
+        show_whitespace=show_whitespace,
+        marked=marked,
+    )
 
 
 def show_html(markup: str) -> None:

@@ -144,12 +144,19 @@ for row_start in range(0, len(keys), 3):
     for column, key in zip(columns, keys[row_start : row_start + 3]):
         enc = encoded[key]
         tokenizer = tokenizers[key]
-        marked = cuts[key] - cuts[reference] if reference and key != reference else None
+        compare_to = reference if reference and key != reference else None
         with column:
             st.markdown(f"**{choices[key].label}** · {enc.ids_total:,} tokens")
             ui.show_html(
-                ui.render_tokens_html(
-                    shown_text, enc.infos, rank_of=tokenizer.merge_rank_of, show_whitespace=show_ws, marked=marked
+                ui.tokens_html_cached(
+                    choices[key].fingerprint,
+                    choices[compare_to].fingerprint if compare_to else None,
+                    text,
+                    treat_special,
+                    show_ws,
+                    tokenizer,
+                    enc,
+                    encoded[compare_to] if compare_to else None,
                 )
             )
             ids = [info.id for info in enc.infos]
