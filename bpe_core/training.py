@@ -219,10 +219,30 @@ def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter,
     """Count the pieces of each text (the map step): a Counter in order of first appearance."""
     counts: Counter = Counter()
     pretokens = 0
+    segment_pattern = pretokenizer.segment_pattern()
+    if segment_pattern is None:
+        for text in texts:
+            pieces = pretokenizer.pieces(text)
+            pretokens += len(pieces)
+            counts.update(pieces)
+        return counts, pretokens
+    # Count segments (in C), then pre-tokenize each distinct segment once. Walking the distinct
+    # segments in order of first appearance meets the pieces in order of first appearance too.
+    segments: Counter = Counter()
     for text in texts:
-        pieces = pretokenizer.pieces(text)
-        pretokens += len(pieces)
-        counts.update(pieces)
+        segments.update(segment_pattern.findall(text))
+    pieces_of = pretokenizer.pieces
+    update = counts.update
+    get = counts.get
+    for segment, times in segments.items():
+        pieces = pieces_of(segment)
+        if times == 1:
+            pretokens += len(pieces)
+            update(pieces)
+        else:
+            pretokens += times * len(pieces)
+            for piece in pieces:
+                counts[piece] = get(piece, 0) + times
     return counts, pretokens
 
 
@@ -279,6 +299,15 @@ class _Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
+        # Room for a whole task in the pipe (Linux): the first task is sent without waiting for the
+        # worker to finish starting.
+        try:
+            import fcntl
+
+            for stream in (self.process.stdin, self.process.stdout):
+                fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+        except (ImportError, AttributeError, OSError):
+            pass
 
     def send(self, task) -> None:
         data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
@@ -317,14 +346,19 @@ class _Worker:
 def _count_in_workers(
     tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts
 ) -> None:
-    """Count ``tasks`` in ``count`` worker processes, adding results in task order. Each worker has
-    one task at a time (sent right after its previous result is read, before that result is added,
-    so it never waits long), which keeps pipes from filling both ways. If workers cannot be started
-    or die, the remaining tasks are counted here: the result is the same either way."""
+    """Count ``tasks`` in ``count`` worker processes, adding results in task order.
+
+    Each worker has one task at a time, sent right after its previous result is read (and before that
+    result is added), which keeps pipes from filling both ways. While the workers start up, this
+    process counts tasks itself. If workers cannot be started or die, the tasks they did not hand
+    back, and the rest, are counted here: the result is the same either way.
+    """
     source = pretokenizer.source
     pool: list[_Worker] = []
-    in_flight: collections.deque[tuple[_Worker, list[str]]] = collections.deque()
-    pending = None  # a task taken from `tasks` but not yet in `in_flight`
+    # Tasks in order: [worker, task, None] while a worker has it, [None, task, counts] once counted here.
+    queue: collections.deque[list] = collections.deque()
+    pending = None  # a task taken from `tasks` but not yet in `queue`
+    tasks = iter(tasks)
     try:
         try:
             for _ in range(count):
@@ -332,32 +366,53 @@ def _count_in_workers(
         except OSError:
             if not pool:
                 raise _WorkerFailed("cannot start workers") from None
-        idle = list(pool)
-        for task in tasks:
-            pending = task
-            if idle:
-                worker = idle.pop()
-                in_flight.append((worker, task))
-                pending = None
-                worker.send((source, task))
-                continue
-            worker = in_flight[0][0]
-            counted = worker.receive()
-            in_flight.popleft()
-            in_flight.append((worker, task))
+        for worker in pool:
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            queue.append([worker, pending, None])
+            pending = None
+            worker.send((source, queue[-1][1]))
+        idle = [worker for worker in pool if not any(entry[0] is worker for entry in queue)]
+        # Count here until the first worker answers (they take a moment to start).
+        while not idle and not _any_ready(pool):
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            queue.append([None, pending, _count_texts(pretokenizer, pending)])
+            pending = None
+        while True:
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            received = None  # a worker's result, added once that worker has its next task
+            while not idle:
+                worker, _, counted = queue[0]
+                if worker is None:
+                    queue.popleft()
+                    _add_counts(result, counted)
+                else:
+                    received = worker.receive()
+                    queue.popleft()
+                    idle.append(worker)
+            worker = idle.pop()
+            queue.append([worker, pending, None])
             pending = None
             try:
-                worker.send((source, task))
+                worker.send((source, queue[-1][1]))
             finally:
-                _add_counts(result, counted)
-        while in_flight:
-            counted = in_flight[0][0].receive()
-            in_flight.popleft()
+                if received is not None:
+                    _add_counts(result, received)
+        while queue:
+            worker, _, counted = queue[0]
+            if worker is not None:
+                counted = worker.receive()
+            queue.popleft()
             _add_counts(result, counted)
     except _WorkerFailed:
         # Count in this process whatever the workers did not hand back, then the rest, in order.
-        for _, task in in_flight:
-            _add_counts(result, _count_texts(pretokenizer, task))
+        for worker, task, counted in queue:
+            _add_counts(result, counted if worker is None else _count_texts(pretokenizer, task))
         if pending is not None:
             _add_counts(result, _count_texts(pretokenizer, pending))
         for task in tasks:
@@ -365,6 +420,19 @@ def _count_in_workers(
     finally:
         for worker in pool:
             worker.close()
+
+
+def _any_ready(pool: list[_Worker]) -> bool:
+    """Whether some worker has output waiting (False where pipes cannot be polled)."""
+    if os.name != "posix":
+        return True
+    import select
+
+    try:
+        ready, _, _ = select.select([w.process.stdout for w in pool], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
 
 
 def _worker_main() -> None:
