@@ -215,6 +215,15 @@ class PreTokenizer:
             return self.compiled.findall(text)
         return [text[s:e] for s, e in self.spans(text)]
 
+    def piece_finders(self):
+        """``(ascii_findall, findall)``: functions returning the pieces of a text, the first one only
+        valid for ASCII text (None when there is no faster way for it). For presets only."""
+        if self.source == GPT2_PATTERN:
+            fast = _gpt2_fast()
+            if fast is not None:
+                return fast[1].findall, self.compiled.findall
+        return None, self.compiled.findall
+
     def segment_pattern(self):
         """A compiled pattern whose ``findall`` splits text into segments that pre-tokenize on their
         own exactly as in place (runs of text between safe cuts), or None for patterns without one.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,8 +27,12 @@ from .pretokenize import (
 
 # Pieces longer than this (in bytes) use the heap-based merge loop instead of rescanning.
 _LONG_PIECE = 64
-# The per-piece cache is cleared when it grows past this many entries, bounding memory.
+# The per-piece and per-segment caches are cleared when they grow past this many entries each,
+# bounding memory.
 _CACHE_LIMIT = 200_000
+# Pair keys for the short-piece merge loop pack two ids into one int (ids below 2**20).
+_ID_BITS = 20
+_NO_MERGE = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,22 @@ class Tokenizer:
         self._pretokenizer = PreTokenizer.build(pattern)
         self._pattern_argument = pattern
         self._special_regex = special_token_regex(specials)
-        self._cache: dict[bytes, tuple[int, ...]] = {}
+        self._cache: dict[str, tuple[int, ...]] = {}  # piece -> ids
+        # segment -> ids (GPT-2's pattern), in two generations: when the young one is full it becomes
+        # the old one, whose entries move back to the young one when met again. A working set of up to
+        # twice _CACHE_LIMIT segments is served without thrashing.
+        self._segment_cache: dict[str, tuple[int, ...]] = {}
+        self._segment_old: dict[str, tuple[int, ...]] = {}
+        self._segment_pattern = self._pretokenizer.segment_pattern()
+        self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
+        # The short-piece merge loop: (left << 20 | right) -> (rank << 20 | merged id).
+        if max(full_vocab, default=0) < (1 << _ID_BITS):
+            self._pair_keys: dict[int, int] | None = {
+                (left << _ID_BITS) | right: (rank << _ID_BITS) | merged
+                for (left, right), (rank, merged) in pair_rank.items()
+            }
+        else:
+            self._pair_keys = None
         self.training: dict[str, object] = dict(training) if training else {}
 
     # ----------------------------------------------------------------------------------------------
@@ -317,12 +337,45 @@ class Tokenizer:
     # BPE on one piece
 
     def _bpe(self, piece: bytes) -> tuple[int, ...]:
-        byte_ids = self._byte_ids
-        ids = [byte_ids[b] for b in piece]
+        table = self._byte_table
+        if table is not None:
+            ids = list(piece.translate(table))
+        else:
+            byte_ids = self._byte_ids
+            ids = [byte_ids[b] for b in piece]
         if len(ids) < 2:
             return tuple(ids)
         if len(ids) > _LONG_PIECE:
             return tuple(self._bpe_heap(ids))
+        keys = self._pair_keys
+        if keys is None:
+            return tuple(self._bpe_pairs(ids))
+        # Repeatedly merge the leftmost occurrence of the lowest-ranked pair: the same as merging all
+        # its occurrences left to right, since a merge can only create pairs of higher rank. ``ranks``
+        # holds each adjacent pair's packed (rank, merged id), so min() finds the next merge in C.
+        get = keys.get
+        bits = _ID_BITS
+        none = _NO_MERGE
+        ranks = [get((a << bits) | b, none) for a, b in zip(ids, ids[1:])]
+        mask = (1 << bits) - 1
+        while True:
+            best = min(ranks)
+            if best == none:
+                break
+            i = ranks.index(best)
+            merged = best & mask
+            ids[i : i + 2] = (merged,)
+            del ranks[i]
+            if i < len(ranks):
+                ranks[i] = get((merged << bits) | ids[i + 1], none)
+            if i:
+                ranks[i - 1] = get((ids[i - 1] << bits) | merged, none)
+            elif not ranks:
+                break
+        return tuple(ids)
+
+    def _bpe_pairs(self, ids: list[int]) -> list[int]:
+        """The merge loop on (left, right) tuples: for vocabularies with ids of 2**20 and above."""
         ranks = self._pair_rank
         while len(ids) > 1:
             best = None
@@ -346,7 +399,7 @@ class Tokenizer:
                     merged.append(ids[i])
                     i += 1
             ids = merged
-        return tuple(ids)
+        return ids
 
     def _bpe_heap(self, ids: list[int]) -> list[int]:
         """Lowest rank first, leftmost among equals, in O(n log n): a heap of candidate merges over a
@@ -392,15 +445,70 @@ class Tokenizer:
             i = nxt[i]
         return out
 
-    def _encode_piece(self, piece: bytes) -> tuple[int, ...]:
+    def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        """The ids of one pre-token (cached; UnicodeEncodeError for lone surrogates)."""
         cache = self._cache
         found = cache.get(piece)
         if found is None:
-            found = self._bpe(piece)
+            found = self._bpe(piece.encode("utf-8"))
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             cache[piece] = found
         return found
+
+    def _encode_pieces(self, pieces: list[str]) -> list[int]:
+        found = list(map(self._cache.get, pieces))
+        if None in found:
+            encode_piece = self._encode_piece
+            i = found.index(None)
+            while True:
+                found[i] = encode_piece(pieces[i])
+                try:
+                    i = found.index(None, i + 1)
+                except ValueError:  # no None left (a UnicodeEncodeError is not caught here)
+                    break
+        return list(chain.from_iterable(found))
+
+    def _encode_segments(self, segments: list[str]) -> list[int]:
+        """Ids for text split into segments (see ``PreTokenizer.segment_pattern``): a lookup per
+        segment, and pre-tokenization and merges only for segments not seen before."""
+        cache = self._segment_cache
+        old = self._segment_old
+        if old:
+            found = list(map(cache.get, segments, map(old.get, segments)))
+        else:
+            found = list(map(cache.get, segments))
+        if None in found:
+            ascii_findall, findall = self._pretokenizer.piece_finders()
+            if ascii_findall is None:
+                ascii_findall = findall
+            piece_get = self._cache.get
+            encode_piece = self._encode_piece
+            i = found.index(None)
+            while True:
+                segment = segments[i]
+                ids = cache.get(segment)
+                if ids is None:
+                    ids = old.get(segment)
+                    if ids is None:
+                        pieces = ascii_findall(segment) if segment.isascii() else findall(segment)
+                        if len(pieces) == 1:
+                            ids = piece_get(pieces[0]) or encode_piece(pieces[0])
+                        else:
+                            parts = list(map(piece_get, pieces))
+                            if None in parts:
+                                parts = [part or encode_piece(p) for part, p in zip(parts, pieces)]
+                            ids = tuple(chain.from_iterable(parts))
+                    if len(cache) >= _CACHE_LIMIT:
+                        self._segment_old = old = cache
+                        self._segment_cache = cache = {}
+                    cache[segment] = ids
+                found[i] = ids
+                try:
+                    i = found.index(None, i + 1)
+                except ValueError:  # no None left (a UnicodeEncodeError is not caught here)
+                    break
+        return list(chain.from_iterable(found))
 
     # ----------------------------------------------------------------------------------------------
     # encoding
@@ -415,12 +523,9 @@ class Tokenizer:
             return self._encode_ordinary(_fix_surrogates(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
-        out: list[int] = []
-        extend = out.extend
-        encode_piece = self._encode_piece
-        for piece in self._pretokenizer.pieces(text):
-            extend(encode_piece(piece.encode("utf-8")))
-        return out
+        if self._segment_pattern is not None:
+            return self._encode_segments(self._segment_pattern.findall(text))
+        return self._encode_pieces(self._pretokenizer.pieces(text))
 
     def _allowed_and_disallowed(
         self,
@@ -523,9 +628,9 @@ class Tokenizer:
                 yield specials[piece]
             else:
                 try:
-                    yield from encode_piece(piece.encode("utf-8"))
+                    yield from encode_piece(piece)
                 except UnicodeEncodeError:
-                    yield from encode_piece(_fix_surrogates(piece).encode("utf-8"))
+                    yield from encode_piece(_fix_surrogates(piece))
 
     def encode_with_details(
         self,
@@ -567,7 +672,7 @@ class Tokenizer:
             char_starts.add(total)
         byte_position = 0
         vocab = self._vocab
-        for token_id in self._encode_piece(piece.encode("utf-8")):
+        for token_id in self._encode_piece(piece):
             token = vocab[token_id]
             end_byte = byte_position + len(token)
             partial = byte_position not in char_starts or end_byte not in char_starts
