@@ -96,18 +96,22 @@ def prepare_stdlib(data_dir: Path, limit_bytes: int | None = None, name: str = "
     down to about ``limit_bytes`` of training text (the quick mode and the smoke test)."""
     train_docs: list[str] = []
     heldout: list[str] = []
-    size = 0
+    size = held = 0
     for index, path in enumerate(stdlib_sources()):
+        full = limit_bytes is not None and size >= limit_bytes
+        if index % 10 != 9 and full:
+            continue  # enough training text: only held-out files are still wanted
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
         if index % 10 == 9:
             heldout.append(text)
+            held += len(text)
         else:
             train_docs.append(text)
             size += len(text.encode("utf-8"))
-        if limit_bytes is not None and size >= limit_bytes:
+        if full and held >= limit_bytes // 10:
             break
     return _write_corpus(name, data_dir, train_docs, "".join(heldout))
 
@@ -660,8 +664,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_encode:
         tools = available_tools(ENCODE_TOOLS)
         size = 200_000 if args.quick else 1_000_000
+        whole = data / "stdlib.train.txt"
+        whole.write_text("".join(json.loads(corpora[0].train_path.read_text(encoding="utf-8"))), encoding="utf-8")
         texts = [
-            ("code (held-out stdlib)", corpora[0].heldout_path),
+            (f"code: stdlib training text, {corpora[0].train_bytes / MB:.0f} MB in one call", whole),
+            ("code: held-out stdlib", corpora[0].heldout_path),
         ]
         multi = data / "multilingual.txt"
         multi.write_text(multilingual_text(size), encoding="utf-8")
