@@ -20,18 +20,22 @@ from pages import _common  # noqa: E402
 st.set_page_config(page_title="BPE workbench", page_icon="🧩", layout="wide")
 
 PAGES = ROOT / "pages"
+# No custom url_path: each page's URL is its file name (/tokenize_text, /merge_forest...). With a
+# pages/ folder present, Streamlit resolves the URL of a server's very first session against the file
+# names before st.navigation runs; custom paths would show a "Page not found" dialog there.
 pages = [
     st.Page(PAGES / "home.py", title="Home", icon=":material/home:", default=True),
-    st.Page(PAGES / "train.py", title="Train", icon=":material/model_training:", url_path="train"),
-    st.Page(PAGES / "tokenize_text.py", title="Tokenize", icon=":material/text_fields:", url_path="tokenize"),
-    st.Page(PAGES / "merge_forest.py", title="Merge forest", icon=":material/account_tree:", url_path="forest"),
-    st.Page(PAGES / "step_through.py", title="Step through", icon=":material/footprint:", url_path="steps"),
-    st.Page(PAGES / "library.py", title="Library", icon=":material/folder_open:", url_path="library"),
+    st.Page(PAGES / "train.py", title="Train", icon=":material/model_training:"),
+    st.Page(PAGES / "tokenize_text.py", title="Tokenize", icon=":material/text_fields:"),
+    st.Page(PAGES / "merge_forest.py", title="Merge forest", icon=":material/account_tree:"),
+    st.Page(PAGES / "step_through.py", title="Step through", icon=":material/footprint:"),
+    st.Page(PAGES / "library.py", title="Library", icon=":material/folder_open:"),
 ]
 if (PAGES / "compare.py").is_file():
-    pages.append(st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"))
+    pages.append(st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"))
 
 navigation = st.navigation(pages)
+_common.sync_kept_state()  # save page widget values before Streamlit forgets those of a page left
 
 with st.sidebar:
     st.caption(f"Tokenizer library: `{_common.workspace().folder}`")

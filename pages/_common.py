@@ -45,6 +45,7 @@ CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts)
 PROCESSED_UPLOADS = "wb.processed_uploads"  # file ids of tokenizer files already imported
 FLASH = "wb.flash"  # messages to show after a rerun
 LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
+STARTED = "wb.started"  # set on a session's first page run
 
 FALLBACK_SAMPLE = (
     "Byte pair encoding (BPE) starts from the 256 possible bytes and repeatedly merges the most "
@@ -64,8 +65,32 @@ FALLBACK_SAMPLE = (
 # page setup
 
 
+def _leave_legacy_pages_mode() -> None:
+    """Run pages through app.py's st.navigation even on a server's very first session.
+
+    Until some session has run st.navigation, Streamlit treats the ``pages/`` folder as an old-style
+    multipage app, so the first session opened on a page URL (e.g. a shared /tokenize_text link)
+    would run that page file alone, without app.py's navigation and layout. Switching the flag off and
+    rerunning makes Streamlit run app.py, whose st.navigation resolves the same URL (the page hashes
+    agree because every page's URL is its file name). Acts only on a session's first run, before
+    any widget event.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a future Streamlit without the flag: nothing to do
+        return
+    if st.session_state.get(STARTED):
+        return  # only a session's first run (no widget event can be lost by the rerun)
+    st.session_state[STARTED] = True
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_header(title: str, caption: str | None = None) -> None:
     """Title, caption and any flash message left by the previous run."""
+    _leave_legacy_pages_mode()
+    sync_kept_state()
     st.title(title)
     if caption:
         st.caption(caption)
@@ -76,6 +101,48 @@ def page_header(title: str, caption: str | None = None) -> None:
 def flash(kind: str, message: str) -> None:
     """Queue ``st.<kind>(message)`` for the next run (survives ``st.rerun``)."""
     st.session_state.setdefault(FLASH, []).append((kind, message))
+
+
+_KEPT = "wb.kept"  # widget key -> last value, so page widgets survive visits to other pages
+
+
+def sync_kept_state() -> None:
+    """Copy the current values of every kept widget to the shadow store.
+
+    Runs at the start of every run (app.py and page_header): when the user leaves a page, its widget
+    values are still in session state at the start of that run, and are saved before Streamlit drops them.
+    """
+    kept = st.session_state.setdefault(_KEPT, {})
+    for key in list(kept):
+        if key in st.session_state:
+            kept[key] = st.session_state[key]
+
+
+def keep_widget_state(defaults: dict | None = None, restore_only: Sequence[str] = ()) -> None:
+    """Make a page's widgets remember their values across page switches.
+
+    Streamlit forgets the state of widgets that were not drawn in a run, so leaving a page resets
+    it. Call this at the top of the page (before the widgets): missing values are restored from the
+    shadow store that ``sync_kept_state`` fills. ``defaults`` also gives first-time values (create
+    those widgets without ``value=``/``index=``); keys in ``restore_only`` get no default.
+    """
+    kept = st.session_state.setdefault(_KEPT, {})
+    for key in [*(defaults or {}), *restore_only]:
+        if key in st.session_state:
+            kept[key] = st.session_state[key]
+        elif key in kept and kept[key] is not _UNSET:
+            st.session_state[key] = kept[key]
+        elif defaults and key in defaults:
+            st.session_state[key] = defaults[key]
+        kept.setdefault(key, _UNSET)
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
 
 
 def workspace() -> Workspace:

@@ -14,6 +14,7 @@ ui.page_header(
     "Tokenizers you save or import are kept as bpe_core JSON files in the workspace folder and are shared by "
     "every page; they survive reloads and restarts.",
 )
+ui.keep_widget_state(restore_only=["library.selected"])
 ws = ui.workspace()
 st.caption(f"Folder: `{ws.folder}` (set the environment variable BPE_WORKBENCH_DIR to use another).")
 

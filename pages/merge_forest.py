@@ -123,6 +123,7 @@ ui.page_header(
 )
 
 choices = ui.available_tokenizers()
+ui.keep_widget_state(restore_only=["forest.tokenizer", "forest.mode", "forest.seg_text"])
 choice = ui.tokenizer_picker(
     "Tokenizer", choices, key="forest.tokenizer", default=st.session_state.get(ui.LAST_TRAINED) or ui.DEFAULT_KEY
 )
@@ -146,19 +147,17 @@ tab_token, tab_slider, tab_overview, tab_unused = st.tabs(
 # a token's derivation
 
 with tab_token:
-    if st.session_state.get("forest.for") != choice.key:
-        # a fresh default token for each tokenizer: the deepest among the first 2,000 merges
-        early = forest.records[: min(n_merges, 2_000)]
-        deepest = max(early, key=lambda r: (forest.depth[r.id], -r.rank))
-        st.session_state["forest.query"] = token_display(vocab[deepest.id])
-        st.session_state["forest.id"] = deepest.id
-        st.session_state["forest.for"] = choice.key
+    # Widgets whose range depends on the tokenizer get one key per tokenizer (and a default value):
+    # each tokenizer keeps its own choices. The default token is the deepest of the first 2,000 merges.
+    early = forest.records[: min(n_merges, 2_000)]
+    deepest = max(early, key=lambda r: (forest.depth[r.id], -r.rank))
     mode = st.radio("Find by", ["text", "id"], horizontal=True, key="forest.mode")
     token_id: int | None = None
     if mode == "text":
         query = st.text_input(
             "Token text (a leading space matters: ' the' and 'the' are different tokens)",
-            key="forest.query",
+            value=token_display(vocab[deepest.id]),
+            key=f"forest.query:{choice.key}",
         )
         if query:
             try:
@@ -181,7 +180,7 @@ with tab_token:
                     )
     else:
         chosen = st.number_input(
-            "Token id", min_value=0, max_value=max(vocab), step=1, key="forest.id"
+            "Token id", min_value=0, max_value=max(vocab), value=deepest.id, step=1, key=f"forest.id:{choice.key}"
         )
         try:
             tokenizer.token_bytes(int(chosen))
@@ -226,10 +225,7 @@ with tab_slider:
     if "forest.seg_text" not in st.session_state:
         st.session_state["forest.seg_text"] = ui.sample_text(400)
     seg_text = st.text_area("Text", key="forest.seg_text", height=110)
-    if st.session_state.get("forest.k_for") != choice.key:
-        st.session_state["forest.k"] = min(n_merges, 50)
-        st.session_state["forest.k_for"] = choice.key
-    k = st.slider("Merges applied (k)", 0, n_merges, key="forest.k")
+    k = st.slider("Merges applied (k)", 0, n_merges, value=min(n_merges, 50), key=f"forest.k:{choice.key}")
     seg_show = seg_text[:5_000]
     if len(seg_text) > 5_000:
         st.caption("Only the first 5,000 characters are used here.")
@@ -287,9 +283,13 @@ with tab_overview:
 
     st.markdown("**The first merges as a hierarchy**: each token sits under its left part (so *the* sits under *th*).")
     subset_max = min(n_merges, 3_000)
-    if not 1 <= st.session_state.get("forest.subset", 0) <= subset_max:
-        st.session_state["forest.subset"] = min(subset_max, 300)
-    subset = st.slider("Merges in the plot", min_value=1, max_value=max(subset_max, 2), key="forest.subset")
+    subset = st.slider(
+        "Merges in the plot",
+        min_value=1,
+        max_value=max(subset_max, 2),
+        value=min(subset_max, 300),
+        key=f"forest.subset:{choice.key}",
+    )
     ids, labels, parents, hover = [], [], [], []
     roots: dict[int, None] = {}
     for r in forest.records[:subset]:

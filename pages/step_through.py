@@ -65,6 +65,10 @@ def go_to(position: int) -> None:
     st.session_state["steps.pos"] = position
 
 
+ui.keep_widget_state(
+    {"steps.merges": 10, "steps.tie": "first"},
+    restore_only=["steps.example", "steps.text", "steps.per_line", "steps.mode", "steps.probe"],
+)
 if "steps.example" not in st.session_state:
     st.session_state["steps.example"] = "low-lower"
     apply_example()
@@ -120,7 +124,7 @@ top[0].selectbox(
     on_change=apply_example,
 )
 mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
-num_merges = top[2].number_input("Merges", min_value=1, max_value=300, value=10, key="steps.merges")
+num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
 text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS)
 options = st.columns(3)
 per_line = options[0].checkbox("One document per line", key="steps.per_line")

@@ -24,6 +24,13 @@ ui.page_header(
 )
 
 choices = ui.available_tokenizers()
+ui.keep_widget_state(
+    {"tokenize.whitespace": False, "tokenize.special": True, "tokenize.diff": True},
+    restore_only=[
+        "tokenize.text", "tokenize.tokenizers", "tokenize.reference", "tokenize.cut_a", "tokenize.cut_b",
+        "tokenize.decode_tokenizer", "tokenize.decode_ids",
+    ],
+)
 
 # ------------------------------------------------------------------------------------------------
 # state from the URL (first run of the page in this session)
@@ -65,11 +72,10 @@ options = st.columns(4)
 show_ws = options[0].toggle("Show spaces, tabs, newlines", key="tokenize.whitespace")
 treat_special = options[1].toggle(
     "Special-token text is special",
-    value=True,
     key="tokenize.special",
     help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
 )
-highlight = options[2].toggle("Highlight cut differences", value=True, key="tokenize.diff")
+highlight = options[2].toggle("Highlight cut differences", key="tokenize.diff")
 reference = None
 if highlight and len(selected) >= 2:
     ui.ensure_option("tokenize.reference", selected, "gpt2")

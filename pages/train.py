@@ -24,6 +24,19 @@ PATTERN_OPTIONS = {
 RESULT_KEY = "train.result_key"
 UPLOAD_CACHE = "train.upload_cache"  # file_id -> (documents, warnings, error)
 
+ui.keep_widget_state(
+    {
+        "train.name": "my-bpe",
+        "train.vocab_size": 1000,
+        "train.min_frequency": 2,
+        "train.custom_regex": r"\s?\w+|\s+|[^\w\s]+",
+        "train.tie_break": "lexicographic",
+        "train.pattern": "gpt2",
+        "train.specials": "",
+        "train.paste": "",
+        "train.samples": [],
+    }
+)
 ui.page_header(
     "Train a tokenizer",
     "Upload a corpus or pick built-in samples, check its statistics, choose the settings and train. "
@@ -93,12 +106,11 @@ corpus_label = ", ".join(s["source"] for s in sources[:4]) + (f" and {len(source
 st.header("2 · Settings", divider="gray")
 left, right = st.columns(2)
 with left:
-    name = st.text_input("Tokenizer name", value="my-bpe", key="train.name", max_chars=80)
+    name = st.text_input("Tokenizer name", key="train.name", max_chars=80)
     vocab_size = st.number_input(
         "Vocabulary size (256 bytes + special tokens + merges)",
         min_value=1,
         max_value=1_000_000,
-        value=1000,
         step=100,
         key="train.vocab_size",
     )
@@ -106,7 +118,6 @@ with left:
         "Minimum pair frequency (stop when the best pair is rarer)",
         min_value=0,
         max_value=1_000_000,
-        value=2,
         key="train.min_frequency",
     )
     tie_break = st.radio(
@@ -134,7 +145,6 @@ with right:
     if pattern_choice == "custom":
         pattern = st.text_input(
             "Custom regex (Python 'regex' module syntax)",
-            value=r"\s?\w+|\s+|[^\w\s]+",
             key="train.custom_regex",
         )
     elif pattern_choice == "none":

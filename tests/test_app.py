@@ -410,7 +410,7 @@ def test_forest_gpt2_find_by_text_and_id(app):
     go(app, FOREST)
     app.selectbox(key="forest.tokenizer").set_value("gpt2")
     run(app)
-    app.text_input(key="forest.query").set_value(" the")
+    app.text_input(key="forest.query:gpt2").set_value(" the")
     run(app)
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["id"] == "262"
@@ -418,16 +418,16 @@ def test_forest_gpt2_find_by_text_and_id(app):
     dot = app.get("graphviz_chart")[0].proto.spec
     assert "␣the" in dot and "rank 6" in dot
     assert any("Tokens built from it" in m for m in texts(app.markdown))
-    app.text_input(key="forest.query").set_value("tokenization")
+    app.text_input(key="forest.query:gpt2").set_value("tokenization")
     run(app)
     assert any("is not a single token" in i for i in texts(app.info))
     assert app.selectbox(key="forest.pick").options
     app.radio(key="forest.mode").set_value("id")
     run(app)
-    app.number_input(key="forest.id").set_value(50256)
+    app.number_input(key="forest.id:gpt2").set_value(50256)
     run(app)
     assert any("special token" in i for i in texts(app.info))
-    app.number_input(key="forest.id").set_value(65)
+    app.number_input(key="forest.id:gpt2").set_value(65)
     run(app)
     assert any("single byte" in i for i in texts(app.info))
 
@@ -435,11 +435,11 @@ def test_forest_gpt2_find_by_text_and_id(app):
 def test_forest_first_k_merges_slider(app):
     go(app, FOREST)
     app.text_area(key="forest.seg_text").set_value("the theme of the thesis")
-    app.slider(key="forest.k").set_value(0)
+    app.slider(key="forest.k:default").set_value(0)
     run(app)
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["tokens with 0 merges"] == str(len("the theme of the thesis"))
-    app.slider(key="forest.k").set_value(500)
+    app.slider(key="forest.k:default").set_value(500)
     run(app)
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["tokens with 500 merges"]) < len("the theme of the thesis")
@@ -594,3 +594,29 @@ def test_library_rename_errors_are_shown(app, workspace_dir):
     app.button(key="library.rename").click()
     run(app)
     assert any("not a usable tokenizer name" in e for e in texts(app.error))
+
+
+# --------------------------------------------------------------------------------------------------
+# state survives page switches
+
+
+def test_widgets_keep_their_values_across_pages(app):
+    go(app, TOKENIZE)
+    app.text_area(key="tokenize.text").set_value("kept text")
+    app.multiselect(key="tokenize.tokenizers").set_value(["gpt2"])
+    app.toggle(key="tokenize.special").set_value(False)
+    run(app)
+    go(app, STEPS)
+    app.button(key="steps.next").click()
+    run(app)
+    go(app, TRAIN)
+    app.number_input(key="train.vocab_size").set_value(777)
+    run(app)
+    go(app, TOKENIZE)
+    assert app.text_area(key="tokenize.text").value == "kept text"
+    assert app.multiselect(key="tokenize.tokenizers").value == ["gpt2"]
+    assert app.toggle(key="tokenize.special").value is False
+    go(app, STEPS)
+    assert heading(app).startswith("Merge 1:")
+    go(app, TRAIN)
+    assert app.number_input(key="train.vocab_size").value == 777

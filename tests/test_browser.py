@@ -133,9 +133,22 @@ def test_train_tokenize_forest_steps(server, tmp_path):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 2200})
             page.set_default_timeout(60_000)
-            page.goto(server["url"])
-            expect(page.get_by_text("Tokenizers available now")).to_be_visible()
+            # A shared Tokenize link opened as the server's very first session: the page runs inside
+            # app.py's navigation (no "Page not found", the full sidebar) and the URL's text is escaped.
+            page.goto(f"{server['url']}/tokenize_text?text=Hello%20%3Cscript%3Ex%3C%2Fscript%3E&tok=gpt2")
+            expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
             _settle(page)
+            nav = page.locator('[data-testid="stSidebarNav"]')
+            expect(nav.get_by_role("link", name="Merge forest", exact=True)).to_be_visible()
+            assert page.get_by_text("Page not found").count() == 0
+            assert page.locator(".bpe-tokens script").count() == 0
+            expect(page.locator(".bpe-tokens").first).to_contain_text("<script>")
+            assert page.locator(".bpe-tokens").count() == 1  # only gpt2, from the URL
+            _no_exception(page, "Tokenize (shared link)")
+            _shot(page, "00_shared_link")
+
+            _nav(page, "Home", "BPE workbench")
+            expect(page.get_by_text("Tokenizers available now")).to_be_visible()
             _no_exception(page, "Home")
             _shot(page, "01_home")
 
@@ -151,10 +164,15 @@ def test_train_tokenize_forest_steps(server, tmp_path):
             _no_exception(page, "Train")
             _shot(page, "02_train")
 
-            # Tokenize: coloured spans for the trained tokenizer and the built-ins
+            # Tokenize: coloured spans; add the freshly trained tokenizer to the selection
             _nav(page, "Tokenize", "Tokenize")
-            page.wait_for_function("document.querySelectorAll('.bpe-tokens span.t').length > 50")
-            expect(page.get_by_text("✱ my-bpe (unsaved)").first).to_be_visible()
+            page.get_by_role("combobox", name="Tokenizers").click()
+            page.get_by_role("option", name="✱ my-bpe (unsaved)").click()
+            page.keyboard.press("Escape")
+            _settle(page)
+            expect(page.get_by_text("✱ my-bpe (unsaved) ·").first).to_be_visible()
+            page.wait_for_function("document.querySelectorAll('.bpe-tokens').length >= 2")
+            assert page.locator('.bpe-tokens span.t').count() > 10
             _no_exception(page, "Tokenize")
             _shot(page, "03_tokenize")
 
