@@ -351,7 +351,7 @@ with tab_unused:
             [
                 {
                     "rank": r.rank,
-                    "token": token_display(vocab[r.id]),
+                    "token": shown(vocab[r.id]),
                     "id": r.id,
                     "bytes": forest.length[r.id],
                     "training count": r.count,
@@ -369,7 +369,7 @@ with tab_unused:
         top = sorted(usage.items(), key=lambda item: -item[1])[:50]
         st.dataframe(
             pd.DataFrame(
-                [{"token": token_display(vocab[i]), "id": i, "uses": c} for i, c in top],
+                [{"token": shown(vocab[i]), "id": i, "uses": c} for i, c in top],
                 columns=["token", "id", "uses"],
             ),
             hide_index=True,
