@@ -140,25 +140,33 @@ class Tokenizer:
 
         pair_rank: dict[tuple[int, int], tuple[int, int]] = {}
         merge_list: list[tuple[bytes, bytes]] = []
-        known = {bytes([b]) for b in range(256)}
+        # Tokens usable by the next merge (single bytes and earlier merges' results) -> their ids.
+        known = {bytes([b]): token_to_id[bytes([b])] for b in range(256)}
+        known_get = known.get
+        vocab_get = token_to_id.get
         for rank, merge in enumerate(merges):
             if not (isinstance(merge, (tuple, list)) and len(merge) == 2):
                 raise ValueError(f"merge {rank} must be a pair (left bytes, right bytes), got {merge!r}")
-            left, right = bytes(merge[0]), bytes(merge[1])
-            for part in (left, right):
-                if part not in known:
-                    raise ValueError(
-                        f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is neither a single "
-                        "byte nor the result of an earlier merge: merges must be listed in rank order"
-                    )
+            left, right = merge
+            if type(left) is not bytes or type(right) is not bytes:
+                left, right = bytes(left), bytes(right)
+            left_id = known_get(left)
+            right_id = known_get(right)
+            if left_id is None or right_id is None:
+                part = left if left_id is None else right
+                raise ValueError(
+                    f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is neither a single "
+                    "byte nor the result of an earlier merge: merges must be listed in rank order"
+                )
             merged = left + right
-            if merged not in token_to_id:
+            merged_id = vocab_get(merged)
+            if merged_id is None:
                 raise ValueError(f"merge {rank} makes {merged!r}, which is not in the vocab")
-            pair = (token_to_id[left], token_to_id[right])
+            pair = (left_id, right_id)
             if pair in pair_rank:
                 raise ValueError(f"merge {rank} ({left!r}, {right!r}) repeats merge {pair_rank[pair][0]}")
-            pair_rank[pair] = (rank, token_to_id[merged])
-            known.add(merged)
+            pair_rank[pair] = (rank, merged_id)
+            known[merged] = merged_id
             merge_list.append((left, right))
 
         if merge_counts is not None and len(merge_counts) != len(merge_list):
