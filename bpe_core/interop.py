@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -404,6 +405,17 @@ def load_gpt2_files(
 # Hugging Face tokenizer.json
 
 
+# A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no
+# backtracking" to `regex` and tiktoken, but "one or more groups of 1 to 3 digits" to Oniguruma, the
+# engine HF tokenizers uses. An atomic group says the same thing in every engine.
+_POSSESSIVE_INTERVAL = re.compile(r"(\\[pP]\{[^}]*\}|\\.|\[(?:\\.|[^\]\\])*\]|[^\\()\[\]{}|])(\{\d+(?:,\d*)?\})\+")
+
+
+def oniguruma_pattern(source: str) -> str:
+    """``source`` rewritten for Oniguruma (HF tokenizers): possessive intervals become atomic groups."""
+    return _POSSESSIVE_INTERVAL.sub(r"(?>\1\2)", source)
+
+
 def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     """The ``tokenizer.json`` form: BPE model over GPT-2's byte alphabet, the pattern as a Split
     pre-tokenizer followed by ByteLevel, special tokens as added tokens."""
@@ -412,7 +424,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     source = tokenizer.pretokenizer.full_source
     if source is not None:
         pre_tokenizers.append(
-            {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
+            {"type": "Split", "pattern": {"Regex": oniguruma_pattern(source)}, "behavior": "Isolated", "invert": False}
         )
     pre_tokenizers.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
     return {
@@ -508,7 +520,8 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
         suffix = r"|[\s\S]"
         if regex_source.startswith("(?:") and regex_source.endswith(")" + suffix):
             regex_source = regex_source[3 : -len(suffix) - 1]
-        pattern: str | None = preset_name(regex_source) or regex_source
+        exported_presets = {oniguruma_pattern(source): name for name, source in PRESETS.items()}
+        pattern: str | None = preset_name(regex_source) or exported_presets.get(regex_source) or regex_source
     elif byte_level_regex:
         pattern = "gpt2"
     else:

@@ -291,10 +291,13 @@ def stream_pieces(
     joined text would, keeping only an unfinished tail in memory.
 
     ``guard`` is the length of the longest special token (a special token may straddle chunks).
-    Between chunks the last three pre-tokens stay buffered, since a match may look ahead past its end
-    (GPT-2's ``\\s+(?!\\S)`` looks one character ahead). ``check(buffer)``, if given, sees every
-    buffer state before pieces are taken from it. With no pattern (``pretokenizer.source is None``)
-    the whole text is one piece and is held until the end.
+    With a preset pattern the last three pre-tokens stay buffered between chunks, since a match may
+    look ahead past its end (GPT-2's ``\\s+(?!\\S)`` looks one character ahead); random chunkings
+    are tested against the joined text. A custom pattern may look ahead arbitrarily far (``[a-z]+(?= )``
+    splits "abcde" differently once a space follows), so for it the text after the last special token
+    is held until the end: memory is bounded by the longest run between special tokens. With no
+    pattern the whole text is one piece and is held until the end too. ``check(buffer)``, if given,
+    sees every buffer state before pieces are taken from it.
     """
     buffer = ""
     for chunk in chunks:
@@ -322,7 +325,8 @@ def stream_pieces(
                 continue
             spans = list(pretokenizer.spans(segment))
             if number == len(segments) - 1:
-                spans = spans[:-3]
+                # Only presets have a proven bounded look-ahead; hold a custom pattern's open run.
+                spans = spans[:-3] if pretokenizer.is_preset else []
             for start, end in spans:
                 if position + end >= limit:
                     break

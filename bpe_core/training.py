@@ -42,7 +42,7 @@ from .pretokenize import (
     stream_pieces,
     validate_special_tokens,
 )
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, _fix_surrogates
 
 TieBreak = Literal["lexicographic", "first"]
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
@@ -477,8 +477,8 @@ def _utf8_strings(counts: Mapping[str, int]) -> tuple[list[str], list[int], int]
     for word, freq in zip(counts, freqs):
         try:
             encoded = word.encode("utf-8")
-        except UnicodeEncodeError:
-            encoded = word.encode("utf-8", "replace")
+        except UnicodeEncodeError:  # lone surrogates: U+FFFD, exactly as encoding treats them
+            encoded = _fix_surrogates(word).encode("utf-8")
         append(encoded.decode("latin-1"))
         total_bytes += len(encoded) * freq
     return words, freqs, total_bytes

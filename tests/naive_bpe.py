@@ -22,8 +22,9 @@ def naive_train(documents, num_merges, *, pattern=GPT2, tie_break="first", min_f
     word_freqs: dict[tuple[bytes, ...], int] = {}
     for doc in documents:
         parts = [doc]
-        for special in sorted(specials, key=len, reverse=True):
-            parts = [piece for part in parts for piece in part.split(special)]
+        if specials:  # left to right, longest first at each position, as tiktoken matches them
+            alternatives = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+            parts = regex.split(alternatives, doc)
         for part in parts:
             for word in pretokenize(part, pattern):
                 key = tuple(bytes([b]) for b in word.encode("utf-8"))

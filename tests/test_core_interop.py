@@ -280,3 +280,13 @@ def test_load_any_recognises_every_format(trained, tmp_path):
     with pytest.raises(ValueError, match="neither"):
         interop.load_any(tmp_path / "d.txt")
     assert serialization.loads(serialization.dumps(trained)).vocab == trained.vocab
+
+
+def test_huggingface_roundtrip_keeps_the_cl100k_preset(tmp_path):
+    tok = bpe_core.train(HF_CORPUS + " 12345 987654", 300, pattern="cl100k", min_frequency=1)
+    bpe_core.save_huggingface(tok, tmp_path / "t.json")
+    back = bpe_core.load_huggingface(tmp_path / "t.json")
+    assert back.pattern_name == "cl100k"
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))
+    for text in ["12345", "x 1234567 ٣٤٥٦٧", "Ⅻ456"]:
+        assert hf.encode(text).ids == tok.encode(text)

@@ -218,3 +218,11 @@ def test_importing_bpe_core_loads_no_ui_libraries():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_lone_surrogates_train_as_the_replacement_character_encoding_uses():
+    tok = bpe_core.train(["x\ud800y x\ud800y x\ud800y"], 300, pattern=None, min_frequency=1)
+    replacement = "\ufffd".encode("utf-8")
+    merged = {a + b for a, b in tok.merges}
+    assert any(replacement in token for token in merged)
+    assert len(tok.encode("x\ud800y x\ud800y x\ud800y")) == 1
