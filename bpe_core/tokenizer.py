@@ -619,9 +619,9 @@ class Tokenizer:
     ) -> Iterator[int]:
         """Encode the concatenation of ``texts`` lazily, yielding ids; equal to ``encode("".join(texts))``.
 
-        It never joins its input: between chunks only the unfinished tail is kept (the last few
-        pre-tokens, and room for the start of a special token). Exact for patterns whose matches look
-        ahead at most one character past their end, as all presets do.
+        It never joins its input. With a preset pattern only the unfinished tail is kept between
+        chunks (the last few pre-tokens, and room for the start of a special token); a custom pattern
+        may look ahead arbitrarily far, so for it the text since the last special token is kept.
         """
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         guard = max((len(t) for t in self._special_tokens), default=0)
