@@ -27,6 +27,8 @@ new token. This workbench lets you watch and measure that:
   segmentation with only the first *k* merges; tokens that are never used.
 * **Step through** training on a tiny input, one merge at a time, byte-level or textbook `</w>` style.
 * **Library**: rename, delete, download and import saved tokenizers.
+* **Compare** what a tokenizer costs each language and each kind of code: characters per token and the
+  token premium over parallel translations of one passage, for GPT-2, cl100k and your own tokenizers.
 """
 )
 

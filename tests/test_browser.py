@@ -197,6 +197,13 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 
             _nav(page, "Library", "Tokenizer library")
             _no_exception(page, "Library")
+
+            # Compare: charts for the default selection and a sentence naming the costliest language
+            _nav(page, "Compare", "Compare tokenizers across languages and code")
+            expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("more tokens for").first).to_be_visible()
+            _no_exception(page, "Compare")
+            _shot(page, "06_compare")
         except BaseException:
             if page is not None:
                 _shot(page, "failure")
