@@ -525,6 +525,51 @@ def big_runs(data_dir: Path, sizes_mb: list[int], vocab_size: int, log=print) ->
 # report
 
 
+def render_rounds(repeats: int, log=print) -> list[dict]:
+    """Server time of the Tokenize page's work for 20,000 characters and three tokenizers: per-token
+    detail (``encode_with_details``) plus the escaped HTML spans, with fresh encoding caches each round
+    (a first render). Compared with tiktoken encoding the same text with the same three vocabularies
+    (GPT-2, cl100k and the trained one through ``to_tiktoken``) in the same run."""
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    root = Path(__file__).resolve().parents[1]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    import logging
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    import bpe_core
+    from bpe_core import serialization
+    from bpe_core.samples import load_samples
+    from pages import _common as ui
+
+    trained = bpe_core.train([s.text for s in load_samples()], 756, min_frequency=2)
+    base = [trained, bpe_core.gpt2()] + ([bpe_core.cl100k()] if bpe_core.cl100k_available() else [])
+    texts = {"multilingual": multilingual_text(20_000), "code": "".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in stdlib_sources()[:40])[:20_000]}
+    results = []
+    for label, text in texts.items():
+        for round_ in range(repeats):
+            fresh = [serialization.loads(serialization.dumps(t)) for t in base]
+            encodings = [t.to_tiktoken() for t in base]
+            started = time.perf_counter()
+            html_bytes = 0
+            for tok in fresh:
+                infos = tok.encode_with_details(text, allowed_special="all")
+                html_bytes += len(ui.render_tokens_html(text, infos, rank_of=tok.merge_rank_of))
+            ours = time.perf_counter() - started
+            started = time.perf_counter()
+            for enc in encodings:
+                enc.encode(text, allowed_special="all")
+            reference = time.perf_counter() - started
+            results.append({"text": label, "round": round_, "seconds": ours, "tiktoken_seconds": reference,
+                            "tokenizers": len(fresh), "html_bytes": html_bytes})
+            log(f"  render {label} round {round_ + 1}: {ours:.3f} s for {len(fresh)} tokenizers "
+                f"(tiktoken encode only: {reference:.3f} s), {html_bytes / MB:.1f} MB of HTML")
+    return results
+
+
 def _fmt_ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}x"
 
@@ -641,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where corpora are prepared")
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-encode", action="store_true")
+    parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -702,6 +748,11 @@ def main(argv: list[str] | None = None) -> int:
             log(f"\n## encode_ordinary, GPT-2 merges, single thread: {label}")
             encode_results.append(encode_rounds(label, path, tools, repeats, log))
 
+    render_results: list[dict] = []
+    if not args.skip_render:
+        log("\n## Tokenize page: 20,000 characters x 3 tokenizers (details + HTML spans), first render")
+        render_results = render_rounds(repeats, log)
+
     big_results: list[dict] = []
     if args.big:
         sizes = [int(s) for s in args.big_sizes.split(",")]
@@ -726,6 +777,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {r['size_mb']} MB | {r['seconds']:.1f} s | {r['seconds'] / r['size_mb']:.3f} "
                 f"| {r['cpu_seconds'] / r['size_mb']:.3f} | {r['peak_rss'] / MB:.0f} MB | {r['unique_pretokens']:,} |"
             )
+    if render_results:
+        log("\n### Tokenize page render (issue 4: under a second of server time)\n")
+        for label in sorted({r["text"] for r in render_results}):
+            runs = [r for r in render_results if r["text"] == label]
+            median = statistics.median(r["seconds"] for r in runs)
+            ratio = statistics.median(r["seconds"] / r["tiktoken_seconds"] for r in runs)
+            verdict = "PASS" if median < 1.0 else "FAIL"
+            log(f"- {verdict}: {label}: median {median:.3f} s for {runs[0]['tokenizers']} tokenizers "
+                f"({ratio:.1f}x tiktoken's plain encoding of the same text)")
     log("\n### Targets (issue 3)\n")
     log(targets_summary(train_results, encode_results, big_results))
     if args.json:

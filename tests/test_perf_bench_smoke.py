@@ -56,3 +56,9 @@ def test_big_file_generator_is_deterministic_and_sized(bench, tmp_path):
     assert a.read_bytes() == b.read_bytes()
     assert 19_000 <= a.stat().st_size <= 20_000
     assert a.read_bytes().endswith(b"\n")
+
+
+def test_render_scenario_produces_escaped_html_for_three_tokenizers(bench):
+    runs = bench.render_rounds(1, log=lambda *_: None)
+    assert {r["text"] for r in runs} == {"multilingual", "code"}
+    assert all(r["tokenizers"] >= 2 and r["html_bytes"] > 20_000 for r in runs)
