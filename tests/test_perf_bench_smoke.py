@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def bench():
     pytest.importorskip("tokenizers")
     pytest.importorskip("tiktoken")
-    pytest.importorskip("rustbpe")
     spec = importlib.util.spec_from_file_location("bench_benchmark", ROOT / "bench" / "benchmark.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["bench_benchmark"] = module  # dataclasses look their module up
@@ -28,7 +27,8 @@ def test_quick_mode_core_functions_on_tiny_data(bench, tmp_path):
     assert corpus.train_bytes >= 30_000 and corpus.documents > 0
     assert json.loads(corpus.train_path.read_text(encoding="utf-8"))
     tools = bench.available_tools(bench.TRAIN_TOOLS)
-    assert tools == ["bpe_core", "hf", "rustbpe"]
+    # rustbpe is a benchmark-only dependency (bench/requirements.txt); the others are test dependencies.
+    assert tools[:2] == ["bpe_core", "hf"] and set(tools) <= {"bpe_core", "hf", "rustbpe"}
     rounds = bench.train_rounds(corpus, 300, tools, repeats=1, log=lambda *a: None)
     for tool in tools:
         run = rounds.runs[tool][0]
