@@ -44,6 +44,7 @@ K_TRAIN_GO = "cmp.train.go"
 UPLOAD_CACHE = "cmp.upload_cache"  # file_id -> (text or None, error or None, sha256 of the text)
 PENDING_SELECT = "cmp.pending_select"  # tokenizer keys to add to the selection on the next run
 TRAIN_RESULT = "cmp.train.result"  # key of the tokenizer trained here last
+TRAIN_MESSAGE = "cmp.train.message"  # what the last training did, shown once under the button
 TRAIN_INFO = "cmp.train.info"  # tokenizer key -> ids/labels of the samples it was trained on
 
 SOURCE_BUILTIN = "Built-in samples"
@@ -157,7 +158,9 @@ def compare_rows(
 
 
 @st.cache_data(show_spinner="Replaying the merges…", max_entries=16)
-def curve_rows(fingerprint: str, sample_key: tuple, points: tuple[int, ...] | None, _tokenizer, _texts: dict) -> list[dict]:
+def curve_rows(
+    fingerprint: str, sample_key: tuple, points: tuple[int, ...] | None, _tokenizer, _texts: dict
+) -> list[dict]:
     """``metrics.compression_by_vocab_size`` cached on the tokenizer fingerprint and sample digests."""
     if points is None:
         return metrics.compression_by_vocab_size(_tokenizer, _texts, CURVE_STEPS, spacing="log")
@@ -194,6 +197,19 @@ def bar_figure(frame: pd.DataFrame, metric: str, names: Sequence[str], order: Se
         legend_title_text="tokenizer",
     )
     return figure
+
+
+def add_parity_line(figure: go.Figure, reference_label: str) -> None:
+    """The dashed line at premium 1.0, named in the legend (an annotation would hide behind bars)."""
+    figure.add_hline(y=1.0, line_dash="dash", line_color="#495057", line_width=2)
+    figure.add_scatter(
+        x=[None],
+        y=[None],
+        mode="lines",
+        line=dict(dash="dash", color="#495057", width=2),
+        name=plot_text(f"parity (1.0 = {reference_label})"),
+        hoverinfo="skip",
+    )
 
 
 def make_progress(bar):
@@ -416,23 +432,17 @@ def show_comparison() -> tuple[list[dict], dict[str, str], dict[str, object]] | 
             "samples (built in) or your own files. Code and data samples are not parallel text."
         )
     else:
-        first = tokenizer_names[0]
-        ranking = premium[premium["tokenizer"] == first].sort_values("premium", ascending=False)["label"].tolist()
-        premium_order = ranking + [label for label in dict.fromkeys(premium["label"]) if label not in ranking]
+        # dearest first: samples ordered by their mean premium over the chosen tokenizers
+        means = premium.groupby("label", sort=False)["premium"].mean()
+        premium_order = means.sort_values(ascending=False).index.tolist()
         figure = bar_figure(
             premium, "premium", tokenizer_names, premium_order, f"Tokens needed relative to {reference_label}"
         )
-        figure.add_hline(
-            y=1.0,
-            line_dash="dash",
-            line_color="#495057",
-            annotation_text=plot_text(f"parity: as many tokens as {reference_label}"),
-            annotation_position="top left",
-        )
+        add_parity_line(figure, reference_label)
         st.plotly_chart(figure, key="cmp.chart.premium")
         st.caption(
-            f"Samples are sorted by {md(first)}'s premium. Bars above the dashed line cost more than "
-            f"{md(reference_label)}."
+            "Samples are sorted from the dearest to the cheapest (mean premium over the chosen tokenizers). "
+            f"Bars above the dashed parity line cost more tokens than {md(reference_label)}."
         )
         show_sentences(summary_lines(rows, tokenizer_names, "premium"))
 
@@ -558,14 +568,17 @@ else:
         )
         st.plotly_chart(figure, key="cmp.chart.curve")
         final = [r for r in curve if r["merges"] == total]
-        as_rows = [{"tokenizer": names[curve_key], "label": r["text"], "chars_per_token": r["chars_per_token"]} for r in final]
+        as_rows = [
+            {"tokenizer": names[curve_key], "label": r["text"], "chars_per_token": r["chars_per_token"]} for r in final
+        ]
         lines = []
         try:
             sentence = metrics.summary_sentence(as_rows, names[curve_key], "chars_per_token")
             lines.append(f"At its full vocabulary of {tokenizer.vocab_size:,} ids ({total:,} merges): {sentence}")
         except ValueError:
             pass
-        detail = "every vocabulary size" if points is not None else f"{len({r['merges'] for r in curve})} vocabulary sizes"
+        sizes = len({r["merges"] for r in curve})
+        detail = "every vocabulary size" if points is not None else f"{sizes} vocabulary sizes"
         show_sentences(lines)
         st.caption(f"Computed at {detail} from 256 + special tokens to {tokenizer.vocab_size:,}.")
 
@@ -623,12 +636,18 @@ if clicked and documents:
         st.session_state[TRAIN_RESULT] = key
         st.session_state.setdefault(TRAIN_INFO, {})[key] = trained_on
         st.session_state[PENDING_SELECT] = [key, "gpt2"]
-        ui.flash(
-            "success",
-            f"Trained **{md(name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary {tokenizer.vocab_size:,} "
-            "(unsaved; keep it from the Train page or the Library). It is now in the comparison above.",
+        training = tokenizer.training or {}
+        stopped = training.get("stop_reason")
+        st.session_state[TRAIN_MESSAGE] = (
+            f"Trained **{md(name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
+            f"{tokenizer.vocab_size:,}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
+            "It is unsaved (keep it from the Train page) and now first in the comparison above."
         )
         st.rerun()
+
+message = st.session_state.pop(TRAIN_MESSAGE, None)
+if message:
+    st.success(message)
 
 result_key = st.session_state.get(TRAIN_RESULT)
 if result_key and result_key not in choices:  # deleted or renamed since
@@ -670,7 +689,7 @@ if result_key:
             )
             figure = bar_figure(frame[frame[metric].notna()], metric, list(tokenizers), order, title)
             if has_premium:
-                figure.add_hline(y=1.0, line_dash="dash", line_color="#495057")
+                add_parity_line(figure, head_reference_label)
             st.plotly_chart(figure, key="cmp.chart.versus")
             st.caption("★ marks the samples the tokenizer was trained on.")
             show_sentences(summary_lines(rows, list(tokenizers), metric))

@@ -206,7 +206,8 @@ def test_user_files_are_labelled_by_name_and_bad_files_are_reported(page):
     assert page.selectbox(key="cmp.reference").value == "english.txt"  # guessed from the name
     rows = table(page).set_index("label")
     assert list(rows.index) == ["hindi.txt", "english.txt"]
-    expected = metrics.compare({"GPT-2": bpe_core.gpt2()}, [("hindi.txt", hindi), ("english.txt", english)], "english.txt")
+    files = [("hindi.txt", hindi), ("english.txt", english)]
+    expected = metrics.compare({"GPT-2": bpe_core.gpt2()}, files, "english.txt")
     assert rows.loc["hindi.txt", "premium"] == pytest.approx(expected[0]["premium"])
     assert "GPT-2 needs" in sentences(page) and "for hindi.txt than for english.txt" in sentences(page)
 
@@ -304,3 +305,28 @@ def test_train_shortcut_needs_samples_and_takes_a_name(page):
     run(page)
     assert any("Trained **tiny**" in s for s in texts(page.success))
     assert "new:tiny" in page.multiselect(key="cmp.tokenizers").value
+
+
+def test_train_shortcut_can_train_on_uploaded_files(page):
+    page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
+    page.radio(key="cmp.source").set_value("My files")
+    run(page)
+    page.file_uploader(key="cmp.uploads").set_value(
+        [
+            ("english.txt", get_sample("eng").text.encode(), "text/plain"),
+            ("thai.txt", get_sample("tha").text.encode(), "text/plain"),
+        ]
+    )
+    run(page)
+    page.multiselect(key="cmp.train.samples").set_value([])
+    page.toggle(key="cmp.train.use_files").set_value(True)
+    page.number_input(key="cmp.train.vocab").set_value(350)
+    page.text_input(key="cmp.train.name").set_value("files-bpe")
+    run(page)
+    page.button(key="cmp.train.go").click()
+    run(page)
+    assert any("Trained **files-bpe** on english.txt, thai.txt" in s for s in texts(page.success))
+    rows = table(page)
+    assert set(rows["tokenizer"]) == {"files-bpe", "GPT-2"}
+    versus = chart_titled(page, "Token premium against english.txt")["data"][0]
+    assert list(versus["x"]) == ["★ english.txt", "★ thai.txt"]
