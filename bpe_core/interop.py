@@ -114,10 +114,14 @@ def from_ranks(
     name: str = "tokenizer",
 ) -> Tokenizer:
     """A tokenizer from tiktoken-style ranks (token bytes -> rank, rank doubling as id)."""
+    return _from_ranks(ranks, special_tokens=special_tokens, pattern=pattern, name=name)
+
+
+def _from_ranks(ranks: Mapping[bytes, int], *, tokens_self_encode: bool = False, **options) -> Tokenizer:
     vocab = {rank: token for token, rank in ranks.items()}
     if len(vocab) != len(ranks):
         raise ValueError("two tokens share a rank: ranks must be distinct")
-    return Tokenizer(vocab, _merges_from_ranks(ranks), special_tokens=special_tokens, pattern=pattern, name=name)
+    return Tokenizer(vocab, _merges_from_ranks(ranks), _tokens_self_encode=tokens_self_encode, **options)
 
 
 def from_tiktoken(encoding: Any, *, name: str | None = None) -> Tokenizer:
@@ -140,7 +144,8 @@ def to_tiktoken(tokenizer: Tokenizer, *, name: str | None = None):
     """A ``tiktoken.Encoding`` whose ids equal ``tokenizer``'s on every input (the fast path).
 
     tiktoken ranks a merge by the id of the token it makes, so the tokenizer's merges must make ids
-    in increasing order and every multi-byte token must come from a merge.
+    in increasing order and every multi-byte token must come from a merge; and tiktoken takes a
+    piece that is a token whole, so every token must encode to itself (true of trained tokenizers).
     """
     import tiktoken
 
@@ -159,6 +164,17 @@ def to_tiktoken(tokenizer: Tokenizer, *, name: str | None = None):
                 f"{tokenizer.name!r} cannot become a tiktoken encoding: token {token_id} ({token!r}) "
                 "is not made by any merge"
             )
+    if not tokenizer._all_tokens_self_encode:
+        stray = next(
+            token_id
+            for token, token_id in tokenizer._token_to_id.items()
+            if tokenizer._bpe(token) != (token_id,)
+        )
+        raise ValueError(
+            f"{tokenizer.name!r} cannot become a tiktoken encoding: token {stray} "
+            f"({tokenizer.token_bytes(stray)!r}) does not encode to itself under the merges, and "
+            "tiktoken emits any piece that is a whole token as that token"
+        )
     source = tokenizer.pretokenizer.full_source
     pat_str = source if source is not None else r"[\s\S]+"
     ranks = {token: token_id for token_id, token in tokenizer.vocab.items() if token_id not in special_ids}
@@ -243,7 +259,10 @@ def gpt2() -> Tokenizer:
     vocab_bpe, encoder_json = _gpt2_files()
     vocab = _parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
     merges = _parse_merges_txt(vocab_bpe.decode("utf-8"), what="GPT-2 vocab.bpe")
-    return Tokenizer(vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
+    # Every GPT-2 token encodes to itself (tests/test_core_interop.py checks all of them).
+    return Tokenizer(
+        vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2", _tokens_self_encode=True
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -296,7 +315,14 @@ def cl100k_encoding():
 @functools.lru_cache(maxsize=1)
 def cl100k() -> Tokenizer:
     """cl100k_base (GPT-3.5/GPT-4) as a ``Tokenizer``, offline; merges are recovered from the ranks."""
-    return from_ranks(_cl100k_ranks(), special_tokens=CL100K_SPECIAL_TOKENS, pattern="cl100k", name="cl100k")
+    # Every cl100k token encodes to itself (tests/test_core_interop.py checks all of them).
+    return _from_ranks(
+        _cl100k_ranks(),
+        special_tokens=CL100K_SPECIAL_TOKENS,
+        pattern="cl100k",
+        name="cl100k",
+        tokens_self_encode=True,
+    )
 
 
 # --------------------------------------------------------------------------------------------------

@@ -988,6 +988,9 @@ def train_from_counts(
         name=name,
         merge_counts=[m.count for m in merges],
         training=training,
+        # Each merge joined two symbols whose bytes had evolved on their own, as they do when the
+        # token's bytes are encoded alone, so every token encodes to itself (tests check this).
+        _tokens_self_encode=True,
     )
 
 
