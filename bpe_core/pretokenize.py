@@ -62,6 +62,23 @@ def safe_cut_regex(source: str | None):
         compiled = _SAFE_CUT_CACHE[rule] = regex.compile(rule)
     return compiled
 
+
+def cut_at_safe_cuts(text: str, cut_regex, size: int) -> list[str]:
+    """``text`` in parts of at least ``size`` characters (the last may be shorter), cut only where
+    ``cut_regex`` (see ``safe_cut_regex``) allows; the whole text when it is None."""
+    if cut_regex is None or len(text) <= size:
+        return [text]
+    parts = []
+    start = 0
+    while len(text) - start > size:
+        found = cut_regex.search(text, start + size)
+        if found is None:
+            break
+        parts.append(text[start : found.start()])
+        start = found.start()
+    parts.append(text[start:])
+    return parts
+
 #: Seconds one regex call may run on a custom pattern before it is declared pathological.
 REGEX_TIMEOUT_SECONDS = 5.0
 

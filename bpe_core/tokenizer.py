@@ -21,7 +21,9 @@ from typing import Literal
 
 from .pretokenize import (
     PreTokenizer,
+    cut_at_safe_cuts,
     preset_name,
+    safe_cut_regex,
     special_token_regex,
     split_on_special_tokens,
     stream_pieces,
@@ -32,6 +34,11 @@ _LONG_PIECE = 64
 # The per-piece and per-segment caches are cleared when they grow past this many entries each,
 # bounding memory.
 _CACHE_LIMIT = 200_000
+#: With ``workers=None``, batches of at least this many characters are encoded by worker processes
+#: (when there is more than one CPU). A worker takes about half a second to start with GPT-2's merges.
+BATCH_PARALLEL_MIN_CHARS = 8 << 20
+#: Batch encoding tasks hold about this many characters.
+BATCH_TASK_CHARS = 1 << 20
 # Pair keys for the short-piece merge loop pack two ids into one int (ids below 2**20).
 _ID_BITS = 20
 _NO_MERGE = 1 << 62
@@ -85,6 +92,21 @@ def self_encoding_ids(pair_rank: Mapping[tuple[int, int], tuple[int, int]], byte
         else:
             proved.add(merged)
     return proved
+
+
+def _tasks_of(parts: list[str], size: int) -> Iterator[list[str]]:
+    """``parts`` in consecutive groups of about ``size`` characters."""
+    task: list[str] = []
+    chars = 0
+    for part in parts:
+        task.append(part)
+        chars += len(part)
+        if chars >= size:
+            yield task
+            task = []
+            chars = 0
+    if task:
+        yield task
 
 
 @dataclass(frozen=True)
@@ -714,9 +736,90 @@ class Tokenizer:
                 out.extend(self.encode_ordinary(segment))
         return out
 
-    def encode_batch(self, texts: Iterable[str], **kwargs) -> list[list[int]]:
-        """Encode several texts; the same keywords as ``encode``."""
-        return [self.encode(text, **kwargs) for text in texts]
+    def encode_ordinary_batch(self, texts: Iterable[str], *, workers: int | None = None) -> list[list[int]]:
+        """``encode_ordinary`` of each text, in worker processes for large batches.
+
+        ``workers`` is how many worker processes encode (None: automatic, one per CPU once the
+        batch holds ``BATCH_PARALLEL_MIN_CHARS`` characters, else this process; 1: this process).
+        Texts are cut at safe cuts into tasks of about ``BATCH_TASK_CHARS`` characters, so one long
+        text is spread over the workers too. The ids never depend on ``workers``.
+        """
+        return self._encode_batch(texts, set(), set(), workers)
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        workers: int | None = None,
+    ) -> list[list[int]]:
+        """``encode`` of each text, with the same keywords, and ``workers`` as in
+        ``encode_ordinary_batch``."""
+        allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
+        return self._encode_batch(texts, allowed, disallowed, workers)
+
+    def _encode_batch(
+        self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None
+    ) -> list[list[int]]:
+        from .workers import available_cpus, check_workers, ordered_map
+
+        workers = check_workers(workers)
+        # Each text becomes a list of items: a special token's id, or ~i for parts[i], a piece of its
+        # ordinary text cut where pre-tokenization allows it.
+        cut_regex = safe_cut_regex(self._pretokenizer.source)
+        parts: list[str] = []
+        layouts: list[list[int]] = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"texts must be str, got {type(text).__name__}")
+            self._check_disallowed(text, disallowed)
+            layout: list[int] = []
+            segments = self._segments(text, allowed) if allowed else [(text, False)]
+            for segment, is_special in segments:
+                if is_special:
+                    layout.append(self._special_tokens[segment])
+                else:
+                    for part in cut_at_safe_cuts(segment, cut_regex, BATCH_TASK_CHARS):
+                        layout.append(~len(parts))
+                        parts.append(part)
+            layouts.append(layout)
+        tasks = list(_tasks_of(parts, BATCH_TASK_CHARS))
+        total = sum(map(len, parts))
+        if workers is None:
+            workers = available_cpus() if total >= BATCH_PARALLEL_MIN_CHARS else 1
+        workers = min(workers, len(tasks))
+        encode = partial(map, self.encode_ordinary)
+        if workers > 1:
+            done = ordered_map(
+                tasks,
+                lambda task: list(encode(task)),
+                lambda task: ("encode_ordinary", task),
+                workers,
+                setup=("tokenizer", self._state()),
+            )
+        else:
+            done = map(list, map(encode, tasks))
+        part_ids = list(chain.from_iterable(done))
+        return [
+            list(chain.from_iterable(part_ids[~item] if item < 0 else (item,) for item in layout))
+            for layout in layouts
+        ]
+
+    def _state(self) -> dict:
+        """What a worker process needs to rebuild this tokenizer for encoding."""
+        return {
+            "vocab": self._vocab,
+            "merges": self._merges,
+            "special_tokens": self._special_tokens,
+            "pattern": self._pattern_argument,
+            "name": self.name,
+            "_tokens_self_encode": self._all_tokens_self_encode,
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> Tokenizer:
+        return cls(**state)
 
     def encode_iterable(
         self,

@@ -19,18 +19,15 @@ This module does no I/O beyond reading files in ``train_files``.
 
 from __future__ import annotations
 
-import collections
 import heapq
 import itertools
 import os
-import pickle
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import add
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from .pretokenize import (
@@ -43,6 +40,7 @@ from .pretokenize import (
     validate_special_tokens,
 )
 from .tokenizer import Tokenizer, _fix_surrogates
+from .workers import available_cpus, check_workers, ordered_map
 
 TieBreak = Literal["lexicographic", "first"]
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
@@ -98,7 +96,7 @@ def count_words(
     ``workers`` is the number of processes that count (None: automatic, i.e. one per CPU once the
     input passes ``PARALLEL_MIN_CHARS``; 1: this process only). The result does not depend on it.
     """
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
     special_regex = special_token_regex(special_tokens)
     guard = max((len(t) for t in set(special_tokens)), default=0)
     result = WordCounts()
@@ -130,22 +128,6 @@ PARALLEL_MIN_CHARS = 4 << 20
 TASK_CHARS = 1 << 19
 #: At most this many workers are started automatically.
 MAX_AUTO_WORKERS = 8
-
-
-def _check_workers(workers) -> int | None:
-    if workers is None:
-        return None
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers must be a positive integer or None (automatic), got {workers!r}")
-    return workers
-
-
-def available_cpus() -> int:
-    """CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _independent_parts(
@@ -280,186 +262,16 @@ def _count_tasks(
         _add_counts(result, _count_texts(pretokenizer, task))
 
 
-_WORKER_CODE = "from bpe_core.training import _worker_main; _worker_main()"
-
-
-class _WorkerFailed(Exception):
-    pass
-
-
-class _Worker:
-    """A counting process: a plain ``python -c`` subprocess reading length-prefixed pickled tasks on
-    stdin and writing results on stdout. Not multiprocessing: nothing re-imports the caller's
-    ``__main__``, and it behaves the same from scripts, threads, notebooks and Streamlit."""
-
-    def __init__(self) -> None:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-        )
-        # Room for a whole task in the pipe (Linux): the first task is sent without waiting for the
-        # worker to finish starting.
-        try:
-            import fcntl
-
-            for stream in (self.process.stdin, self.process.stdout):
-                fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
-        except (ImportError, AttributeError, OSError):
-            pass
-
-    def send(self, task) -> None:
-        data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self.process.stdin.write(len(data).to_bytes(8, "little") + data)
-            self.process.stdin.flush()
-        except OSError as exc:
-            raise _WorkerFailed(str(exc)) from None
-
-    def receive(self):
-        header = self.process.stdout.read(8)
-        if len(header) < 8:
-            raise _WorkerFailed("worker exited")
-        size = int.from_bytes(header, "little")
-        data = self.process.stdout.read(size)
-        if len(data) < size:
-            raise _WorkerFailed("worker exited")
-        status, value = pickle.loads(data)
-        if status == "error":
-            raise value
-        return value
-
-    def close(self) -> None:
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
-
-
 def _count_in_workers(
     tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts
 ) -> None:
-    """Count ``tasks`` in ``count`` worker processes, adding results in task order.
-
-    Each worker has one task at a time, sent right after its previous result is read (and before that
-    result is added), which keeps pipes from filling both ways. While the workers start up, this
-    process counts tasks itself. If workers cannot be started or die, the tasks they did not hand
-    back, and the rest, are counted here: the result is the same either way.
-    """
+    """Count ``tasks`` in ``count`` worker processes (see ``workers.ordered_map``), adding the
+    counts in task order: the result is the same as counting here."""
     source = pretokenizer.source
-    pool: list[_Worker] = []
-    # Tasks in order: [worker, task, None] while a worker has it, [None, task, counts] once counted here.
-    queue: collections.deque[list] = collections.deque()
-    pending = None  # a task taken from `tasks` but not yet in `queue`
-    tasks = iter(tasks)
-    try:
-        try:
-            for _ in range(count):
-                pool.append(_Worker())
-        except OSError:
-            if not pool:
-                raise _WorkerFailed("cannot start workers") from None
-        for worker in pool:
-            pending = next(tasks, None)
-            if pending is None:
-                break
-            queue.append([worker, pending, None])
-            pending = None
-            worker.send((source, queue[-1][1]))
-        idle = [worker for worker in pool if not any(entry[0] is worker for entry in queue)]
-        # Count here until the first worker answers (they take a moment to start).
-        while not idle and not _any_ready(pool):
-            pending = next(tasks, None)
-            if pending is None:
-                break
-            queue.append([None, pending, _count_texts(pretokenizer, pending)])
-            pending = None
-        while True:
-            pending = next(tasks, None)
-            if pending is None:
-                break
-            received = None  # a worker's result, added once that worker has its next task
-            while not idle:
-                worker, _, counted = queue[0]
-                if worker is None:
-                    queue.popleft()
-                    _add_counts(result, counted)
-                else:
-                    received = worker.receive()
-                    queue.popleft()
-                    idle.append(worker)
-            worker = idle.pop()
-            queue.append([worker, pending, None])
-            pending = None
-            try:
-                worker.send((source, queue[-1][1]))
-            finally:
-                if received is not None:
-                    _add_counts(result, received)
-        while queue:
-            worker, _, counted = queue[0]
-            if worker is not None:
-                counted = worker.receive()
-            queue.popleft()
-            _add_counts(result, counted)
-    except _WorkerFailed:
-        # Count in this process whatever the workers did not hand back, then the rest, in order.
-        for worker, task, counted in queue:
-            _add_counts(result, counted if worker is None else _count_texts(pretokenizer, task))
-        if pending is not None:
-            _add_counts(result, _count_texts(pretokenizer, pending))
-        for task in tasks:
-            _add_counts(result, _count_texts(pretokenizer, task))
-    finally:
-        for worker in pool:
-            worker.close()
-
-
-def _any_ready(pool: list[_Worker]) -> bool:
-    """Whether some worker has output waiting (False where pipes cannot be polled)."""
-    if os.name != "posix":
-        return True
-    import select
-
-    try:
-        ready, _, _ = select.select([w.process.stdout for w in pool], [], [], 0)
-    except (OSError, ValueError):
-        return True
-    return bool(ready)
-
-
-def _worker_main() -> None:
-    """The loop run by a counting worker (see ``_Worker``)."""
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
-    pretokenizers: dict[str | None, PreTokenizer] = {}
-    while True:
-        header = stdin.read(8)
-        if len(header) < 8:
-            return
-        size = int.from_bytes(header, "little")
-        source, texts = pickle.loads(stdin.read(size))
-        try:
-            pretokenizer = pretokenizers.get(source)
-            if pretokenizer is None:
-                pretokenizer = pretokenizers[source] = PreTokenizer.build(source)
-            reply = ("ok", _count_texts(pretokenizer, texts))
-        except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout
-            reply = ("error", exc)
-        try:
-            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:
-            data = pickle.dumps(("error", RuntimeError(f"counting worker failed: {exc!r}")))
-        stdout.write(len(data).to_bytes(8, "little") + data)
-        stdout.flush()
+    for counted in ordered_map(
+        tasks, partial(_count_texts, pretokenizer), lambda task: ("count", (source, task)), count
+    ):
+        _add_counts(result, counted)
 
 
 def _utf8_words(counts: Counter) -> tuple[list[list[int]], list[int], int]:
@@ -1019,7 +831,7 @@ def train(
     """
     started = time.perf_counter()
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
     pretokenizer = PreTokenizer.build(pattern)
     if isinstance(texts, str):
         documents: Iterable[str] = [texts]
@@ -1151,7 +963,7 @@ def train_files(
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
     pretokenizer = PreTokenizer.build(pattern)
     sizes = []
     for path in paths:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import training as training_module
+from bpe_core import workers as workers_module
 from bpe_core.pretokenize import PRESETS, PreTokenizer, safe_cut_regex
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
@@ -106,7 +107,7 @@ def test_train_files_in_tiny_blocks_and_tasks_with_workers(tmp_path, monkeypatch
 
 
 def test_dead_workers_fall_back_to_counting_here(monkeypatch):
-    monkeypatch.setattr(training_module, "_WORKER_CODE", "import sys; sys.exit(3)")
+    monkeypatch.setattr(workers_module, "_WORKER_CODE", "import sys; sys.exit(3)")
     alone = _count(monkeypatch, CORPUS, 1, task_chars=50)
     fallen_back = _count(monkeypatch, CORPUS, 2, task_chars=50)
     assert list(fallen_back.counts.items()) == list(alone.counts.items())
@@ -114,9 +115,9 @@ def test_dead_workers_fall_back_to_counting_here(monkeypatch):
 
 
 def test_an_error_in_a_worker_is_raised_here():
-    worker = training_module._Worker()
+    worker = workers_module.Worker()
     try:
-        worker.send(("(unclosed", ["text"]))
+        worker.send(("count", ("(unclosed", ["text"])))
         with pytest.raises(ValueError, match="invalid pre-tokenization regex"):
             worker.receive()
     finally:

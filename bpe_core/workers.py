@@ -1,0 +1,248 @@
+"""Worker processes for the map step of counting (training) and of batch encoding.
+
+A worker is a plain ``python -c`` subprocess that reads length-prefixed pickled messages on stdin
+and writes one pickled reply per task on stdout. Not multiprocessing: nothing re-imports the
+caller's ``__main__``, and it behaves the same from scripts, threads, notebooks and Streamlit.
+
+``ordered_map`` hands tasks to a pool, computes tasks in this process while the workers start, and
+yields results in task order. If workers cannot start or die, the tasks they did not hand back are
+computed here, so the result never depends on whether the workers ran.
+
+This module knows the kinds of work (``count``, ``encode_ordinary``) only by name; the work itself
+lives in ``training`` and ``tokenizer``. It does no other I/O.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+
+_WORKER_CODE = "from bpe_core.workers import worker_main; worker_main()"
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def check_workers(workers) -> int | None:
+    if workers is None:
+        return None
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive integer or None (automatic), got {workers!r}")
+    return workers
+
+
+class WorkerFailed(Exception):
+    pass
+
+
+class Worker:
+    """One worker process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+        )
+        # Room for a whole task in the pipe (Linux): the first task is sent without waiting for the
+        # worker to finish starting.
+        try:
+            import fcntl
+
+            for stream in (self.process.stdin, self.process.stdout):
+                fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+        except (ImportError, AttributeError, OSError):
+            pass
+
+    def send(self, message: tuple) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.process.stdin.write(len(data).to_bytes(8, "little") + data)
+            self.process.stdin.flush()
+        except OSError as exc:
+            raise WorkerFailed(str(exc)) from None
+
+    def receive(self):
+        header = self.process.stdout.read(8)
+        if len(header) < 8:
+            raise WorkerFailed("worker exited")
+        size = int.from_bytes(header, "little")
+        data = self.process.stdout.read(size)
+        if len(data) < size:
+            raise WorkerFailed("worker exited")
+        status, value = pickle.loads(data)
+        if status == "error":
+            raise value
+        return value
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def ordered_map(
+    tasks: Iterable,
+    run_here: Callable,
+    message: Callable[[object], tuple],
+    count: int,
+    setup: tuple | None = None,
+) -> Iterator:
+    """``run_here(task)`` for each task, in order, computed by ``count`` workers (each is sent
+    ``setup`` first, if given, then ``message(task)`` per task) and by this process while they start.
+
+    Each worker has one task at a time, sent right after its previous result is read (and before
+    that result is yielded), which keeps pipes from filling both ways. If workers cannot be started
+    or die, the tasks they did not hand back, and the rest, are computed here.
+    """
+    pool: list[Worker] = []
+    # Tasks in order: [worker, task, None] while a worker has it, [None, task, result] once done here.
+    queue: collections.deque[list] = collections.deque()
+    pending = None  # a task taken from `tasks` but not yet in `queue`
+    tasks = iter(tasks)
+    try:
+        try:
+            for _ in range(count):
+                pool.append(Worker())
+                if setup is not None:
+                    pool[-1].send(setup)
+        except OSError:
+            if not pool:
+                raise WorkerFailed("cannot start workers") from None
+        for worker in pool:
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            queue.append([worker, pending, None])
+            pending = None
+            worker.send(message(queue[-1][1]))
+        idle = [worker for worker in pool if not any(entry[0] is worker for entry in queue)]
+        # Work here until the first worker answers (they take a moment to start).
+        while not idle and not _any_ready(pool):
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            queue.append([None, pending, run_here(pending)])
+            pending = None
+        while True:
+            pending = next(tasks, None)
+            if pending is None:
+                break
+            received = []  # a worker's result, yielded once that worker has its next task
+            while not idle:
+                worker, _, result = queue[0]
+                if worker is None:
+                    queue.popleft()
+                    yield result
+                else:
+                    received.append(worker.receive())
+                    queue.popleft()
+                    idle.append(worker)
+            worker = idle.pop()
+            queue.append([worker, pending, None])
+            pending = None
+            try:
+                worker.send(message(queue[-1][1]))
+            except WorkerFailed:
+                yield from received  # its task has left the queue: yield it before falling back
+                raise
+            yield from received
+        while queue:
+            worker, _, result = queue[0]
+            if worker is not None:
+                result = worker.receive()
+            queue.popleft()
+            yield result
+    except WorkerFailed:
+        # Compute here whatever the workers did not hand back, then the rest, in order.
+        for worker, task, result in queue:
+            yield result if worker is None else run_here(task)
+        if pending is not None:
+            yield run_here(pending)
+        for task in tasks:
+            yield run_here(task)
+    finally:
+        for worker in pool:
+            worker.close()
+
+
+def _any_ready(pool: list[Worker]) -> bool:
+    """Whether some worker has output waiting (False where pipes cannot be polled)."""
+    if os.name != "posix":
+        return True
+    import select
+
+    try:
+        ready, _, _ = select.select([w.process.stdout for w in pool], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
+
+
+def _handle(kind: str, payload, state: dict):
+    """The work of one message in a worker; ``state`` keeps what setup messages built."""
+    if kind == "count":
+        from .pretokenize import PreTokenizer
+        from .training import _count_texts
+
+        source, texts = payload
+        pretokenizers = state.setdefault("pretokenizers", {})
+        pretokenizer = pretokenizers.get(source)
+        if pretokenizer is None:
+            pretokenizer = pretokenizers[source] = PreTokenizer.build(source)
+        return _count_texts(pretokenizer, texts)
+    if kind == "encode_ordinary":
+        tokenizer = state.get("tokenizer")
+        if isinstance(tokenizer, Exception):
+            raise tokenizer
+        return list(map(tokenizer.encode_ordinary, payload))
+    raise ValueError(f"unknown worker task {kind!r}")
+
+
+def worker_main() -> None:
+    """The loop run by a worker process (see ``Worker``)."""
+    stdin = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
+    state: dict = {}
+    while True:
+        header = stdin.read(8)
+        if len(header) < 8:
+            return
+        size = int.from_bytes(header, "little")
+        kind, payload = pickle.loads(stdin.read(size))
+        if kind == "tokenizer":  # setup: no reply; a failure is reported by the next task
+            from .tokenizer import Tokenizer
+
+            try:
+                state["tokenizer"] = Tokenizer._from_state(payload)
+            except Exception as exc:
+                state["tokenizer"] = exc
+            continue
+        try:
+            reply = ("ok", _handle(kind, payload, state))
+        except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout
+            reply = ("error", exc)
+        try:
+            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            data = pickle.dumps(("error", RuntimeError(f"worker failed: {exc!r}")))
+        stdout.write(len(data).to_bytes(8, "little") + data)
+        stdout.flush()
