@@ -349,7 +349,36 @@ def child_encode(spec: dict) -> dict:
     }
 
 
-CHILD_TASKS = {"train": child_train, "train_files": child_train_files, "encode": child_encode}
+def child_encode_batch(spec: dict) -> dict:
+    """One cold call of batch encoding over a list of documents, with ``workers`` processes
+    (bpe_core) or threads (tiktoken)."""
+    documents = json.loads(Path(spec["documents"]).read_text(encoding="utf-8"))
+    import bpe_core
+
+    workers = spec["workers"]
+    if spec["tool"] == "tiktoken":
+        encoder = bpe_core.gpt2_encoding()
+        encoder.encode_ordinary("warm up")  # tiktoken builds its regex lazily, per thread
+        started = time.perf_counter()
+        ids = encoder.encode_ordinary_batch(documents, num_threads=workers)
+    else:
+        encoder = bpe_core.gpt2()
+        started = time.perf_counter()
+        ids = encoder.encode_ordinary_batch(documents, workers=workers)
+    seconds = time.perf_counter() - started
+    return {
+        "seconds": seconds,
+        "bytes": sum(len(d.encode("utf-8")) for d in documents),
+        "ids_sha256": hashlib.sha256(json.dumps(ids).encode()).hexdigest(),
+    }
+
+
+CHILD_TASKS = {
+    "train": child_train,
+    "train_files": child_train_files,
+    "encode": child_encode,
+    "encode_batch": child_encode_batch,
+}
 
 
 def _own_peak_rss() -> int:
@@ -500,6 +529,44 @@ def encode_rounds(label: str, text_path: Path, tools: list[str], repeats: int, l
                 f"  warm {result['bytes'] / result['warm_seconds'] / MB:6.2f} MB/s"
             )
     return rounds
+
+
+def batch_rounds(documents_path: Path, repeats: int, log=print) -> Rounds:
+    """encode_ordinary_batch on the stdlib documents, cold, one and all CPUs, against tiktoken's
+    batch encoding with one and as many threads."""
+    cpus = os.cpu_count() or 1
+    variants = [(tool, n) for tool in ("bpe_core", "tiktoken") for n in sorted({1, cpus})]
+    rounds = Rounds(f"stdlib documents, {cpus} CPUs")
+    for number in range(repeats):
+        order = variants if number % 2 == 0 else list(reversed(variants))
+        for tool, workers in order:
+            spec = {"task": "encode_batch", "tool": tool, "workers": workers, "documents": str(documents_path)}
+            result = run_child(spec)
+            key = f"{tool} x{workers}"
+            rounds.runs.setdefault(key, []).append(result)
+            log(f"  round {number + 1} {key:12s} {result['bytes'] / result['seconds'] / MB:6.2f} MB/s")
+    return rounds
+
+
+def batch_table(rounds: Rounds) -> str:
+    same = len({r["ids_sha256"] for runs in rounds.runs.values() for r in runs}) == 1
+    lines = [
+        f"Batch encoding, {rounds.label}, cold (fresh process); ids identical across all: {'yes' if same else 'NO'}",
+        "",
+        "| tool | MB/s (median) | vs tiktoken, same parallelism | speed-up over one process/thread |",
+        "|---|---|---|---|",
+    ]
+    for key in rounds.runs:
+        tool, workers = key.split(" ")
+        mbs = statistics.median(r["bytes"] / r["seconds"] for r in rounds.runs[key]) / MB
+        versus = ""
+        if tool == "bpe_core" and f"tiktoken {workers}" in rounds.runs:
+            versus = f"{1 / rounds.ratio(key, f'tiktoken {workers}'):.2f}x"
+        speedup = ""
+        if workers != "x1" and f"{tool} x1" in rounds.runs:
+            speedup = f"{1 / rounds.ratio(key, f'{tool} x1'):.2f}x"
+        lines.append(f"| {key} | {mbs:.2f} | {versus} | {speedup} |")
+    return "\n".join(lines)
 
 
 def big_runs(data_dir: Path, sizes_mb: list[int], vocab_size: int, log=print) -> list[dict]:
@@ -687,6 +754,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
+    parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -748,6 +816,11 @@ def main(argv: list[str] | None = None) -> int:
             log(f"\n## encode_ordinary, GPT-2 merges, single thread: {label}")
             encode_results.append(encode_rounds(label, path, tools, repeats, log))
 
+    batch_result: Rounds | None = None
+    if not args.skip_batch and not args.skip_encode:
+        log("\n## encode_ordinary_batch on the stdlib training documents, cold: one and all CPUs")
+        batch_result = batch_rounds(corpora[0].train_path, repeats, log)
+
     render_results: list[dict] = []
     if not args.skip_render:
         log("\n## Tokenize page: 20,000 characters x 3 tokenizers (details + HTML spans), first render")
@@ -766,6 +839,9 @@ def main(argv: list[str] | None = None) -> int:
     if encode_results:
         log("\n### Encoding\n")
         log(encoding_table(encode_results))
+    if batch_result is not None:
+        log("\n### Batch encoding\n")
+        log(batch_table(batch_result))
     if big_results:
         log("\n### Larger than memory (train_files, bpe_core)\n")
         log(

@@ -43,6 +43,11 @@ def test_quick_mode_core_functions_on_tiny_data(bench, tmp_path):
     hashes = {run["ids_sha256"] for runs in encoded.runs.values() for run in runs}
     assert len(hashes) == 1  # bpe_core and tiktoken agree on every id
 
+    batch = bench.batch_rounds(corpus.train_path, 1, log=lambda *a: None)
+    assert {"bpe_core x1", "tiktoken x1"} <= set(batch.runs)
+    assert len({run["ids_sha256"] for runs in batch.runs.values() for run in runs}) == 1
+    assert "ids identical across all: yes" in bench.batch_table(batch)
+
     summary = bench.targets_summary([rounds], [encoded], [])
     assert "training time" in summary and "encode_ordinary" in summary
     assert "| tiny vocab 300 | hf |" in bench.training_table([rounds])
