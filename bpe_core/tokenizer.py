@@ -94,21 +94,6 @@ def self_encoding_ids(pair_rank: Mapping[tuple[int, int], tuple[int, int]], byte
     return proved
 
 
-def _tasks_of(parts: list[str], size: int) -> Iterator[list[str]]:
-    """``parts`` in consecutive groups of about ``size`` characters."""
-    task: list[str] = []
-    chars = 0
-    for part in parts:
-        task.append(part)
-        chars += len(part)
-        if chars >= size:
-            yield task
-            task = []
-            chars = 0
-    if task:
-        yield task
-
-
 @dataclass(frozen=True)
 class MergeRecord:
     """One merge: ``left`` + ``right`` became ``id`` at ``rank``; ``count`` is the pair count when it
@@ -762,7 +747,7 @@ class Tokenizer:
     def _encode_batch(
         self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None
     ) -> list[list[int]]:
-        from .workers import available_cpus, check_workers, ordered_map
+        from .workers import available_cpus, batches, check_workers, ordered_map
 
         workers = check_workers(workers)
         # Each text becomes a list of items: a special token's id, or ~i for parts[i], a piece of its
@@ -784,7 +769,7 @@ class Tokenizer:
                         layout.append(~len(parts))
                         parts.append(part)
             layouts.append(layout)
-        tasks = list(_tasks_of(parts, BATCH_TASK_CHARS))
+        tasks = list(batches(parts, BATCH_TASK_CHARS))
         total = sum(map(len, parts))
         if workers is None:
             workers = available_cpus() if total >= BATCH_PARALLEL_MIN_CHARS else 1

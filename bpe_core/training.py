@@ -40,7 +40,7 @@ from .pretokenize import (
     validate_special_tokens,
 )
 from .tokenizer import Tokenizer, _fix_surrogates
-from .workers import available_cpus, check_workers, ordered_map
+from .workers import available_cpus, batches, check_workers, ordered_map
 
 TieBreak = Literal["lexicographic", "first"]
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
@@ -110,7 +110,7 @@ def count_words(
             stats.documents += 1
             yield from _independent_parts((text,), cut_regex, special_regex, guard, TASK_CHARS, stats)
 
-    _count_tasks(_batches(parts(), TASK_CHARS), pretokenizer, workers, result)
+    _count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, result)
     return result
 
 
@@ -181,20 +181,6 @@ def _independent_parts(
             start = searched = cut
     if len(buffer) > start:
         yield from emit(buffer[start:] if start else buffer)
-
-
-def _batches(parts: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    chars = 0
-    for part in parts:
-        batch.append(part)
-        chars += len(part)
-        if chars >= size:
-            yield batch
-            batch = []
-            chars = 0
-    if batch:
-        yield batch
 
 
 def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, int]:
@@ -1004,7 +990,7 @@ def train_files(
                 )
                 done_before += size
 
-        _count_tasks(_batches(parts(), TASK_CHARS), pretokenizer, workers, word_counts)
+        _count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, word_counts)
     return train_from_counts(
         word_counts,
         vocab_size,

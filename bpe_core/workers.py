@@ -40,6 +40,21 @@ def check_workers(workers) -> int | None:
     return workers
 
 
+def batches(parts: Iterable[str], size: int) -> Iterator[list[str]]:
+    """``parts`` in consecutive tasks of about ``size`` characters (each at least ``size``, but the last)."""
+    batch: list[str] = []
+    chars = 0
+    for part in parts:
+        batch.append(part)
+        chars += len(part)
+        if chars >= size:
+            yield batch
+            batch = []
+            chars = 0
+    if batch:
+        yield batch
+
+
 class WorkerFailed(Exception):
     pass
 
