@@ -347,41 +347,6 @@ def compare(
 # compression as the vocabulary grows
 
 
-def _merge_trace(piece: bytes, byte_ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """The rank of every merge BPE applies to ``piece`` (one entry per merged occurrence).
-
-    BPE applies merges in non-decreasing rank order (a pair made by merge r involves a token that
-    only exists after r, so its own rank is higher), so the tokenizer truncated to its first k merges
-    stops exactly before the first rank >= k: tokens(k) = len(piece) - #(ranks < k).
-    """
-    ids = [byte_ids[b] for b in piece]
-    applied: list[int] = []
-    while len(ids) > 1:
-        best = None
-        for pair in zip(ids, ids[1:]):
-            found = ranks.get(pair)
-            if found is not None and (best is None or found[0] < best[0]):
-                best = found
-                best_pair = pair
-        if best is None:
-            break
-        rank, new_id = best
-        left, right = best_pair
-        merged = []
-        i = 0
-        n = len(ids)
-        while i < n:
-            if i < n - 1 and ids[i] == left and ids[i + 1] == right:
-                merged.append(new_id)
-                applied.append(rank)
-                i += 2
-            else:
-                merged.append(ids[i])
-                i += 1
-        ids = merged
-    return applied
-
-
 def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
     if steps < 2:
         raise ValueError(f"steps must be at least 2, got {steps}")
@@ -413,7 +378,7 @@ def compression_by_vocab_size(
     first k merges (256 bytes + special tokens + k). Rather than rebuilding and re-encoding with each
     truncated tokenizer, every distinct pre-token is run through BPE once, recording the rank of
     each merge it applies; the token count at k follows from how many of those ranks are below k
-    (equal to ``truncated(k).encode_ordinary`` by construction, see ``_merge_trace``).
+    (equal to ``truncated(k).encode_ordinary`` by construction, see ``Tokenizer.applied_merge_ranks``).
 
     ``texts`` maps a label to a text. By default ``steps`` merge counts are spread evenly (or
     geometrically with ``spacing="log"``) from 0 to all merges; ``merges`` lists them explicitly.
@@ -441,8 +406,6 @@ def compression_by_vocab_size(
         bad = [k for k in points if not isinstance(k, int) or isinstance(k, bool) or k < 0 or k > total]
         if bad:
             raise ValueError(f"merge counts must be integers in 0..{total}, got {bad[0]!r}")
-    ranks = {(r.left, r.right): (r.rank, r.id) for r in records}
-    byte_ids = [tokenizer.token_id(bytes([b])) for b in range(256)]
     pretokenizer = tokenizer.pretokenizer
     full_size = tokenizer.vocab_size
     traces: dict[bytes, list[int]] = {}
@@ -457,7 +420,7 @@ def compression_by_vocab_size(
             data = piece.encode("utf-8")
             trace = traces.get(data)
             if trace is None:
-                trace = traces[data] = _merge_trace(data, byte_ids, ranks)
+                trace = traces[data] = tokenizer.applied_merge_ranks(data)
             applied_by_rank.update(trace)
         sorted_ranks = sorted(applied_by_rank.items())
         index = 0

@@ -461,8 +461,18 @@ class Tokenizer:
                 break
         return tuple(ids)
 
-    def _bpe_pairs(self, ids: list[int]) -> list[int]:
-        """The merge loop on (left, right) tuples: for vocabularies with ids of 2**20 and above."""
+    def applied_merge_ranks(self, piece: bytes) -> list[int]:
+        """The rank of every merge BPE applies to ``piece``, in order, one entry per merged
+        occurrence. Merges apply in non-decreasing rank (a pair made by merge r involves a token that
+        only exists after r), so ``truncated(k)`` leaves ``len(piece)`` minus the number of ranks
+        below k tokens: one pass serves every vocabulary size."""
+        applied: list[int] = []
+        self._bpe_pairs([self._byte_ids[b] for b in piece], applied)
+        return applied
+
+    def _bpe_pairs(self, ids: list[int], applied: list[int] | None = None) -> list[int]:
+        """The merge loop on (left, right) tuples: for vocabularies with ids of 2**20 and above, and
+        to record the ranks applied (in ``applied``)."""
         ranks = self._pair_rank
         while len(ids) > 1:
             best = None
@@ -481,6 +491,8 @@ class Tokenizer:
             while i < n:
                 if i < n - 1 and ids[i] == left and ids[i + 1] == right:
                     merged.append(new_id)
+                    if applied is not None:
+                        applied.append(best[0])
                     i += 2
                 else:
                     merged.append(ids[i])

@@ -150,3 +150,12 @@ def test_repr_and_properties(trained):
     vocab = trained.vocab
     line = f"{first.id}\t[{vocab[first.left].decode()}][{vocab[first.right].decode()}] -> [{vocab[first.id].decode()}]"
     assert line in trained.vocab_dump().splitlines()
+
+
+@given(text=st.text(alphabet="Thequickbrownfox ,.'!0123456789", max_size=40))
+def test_applied_merge_ranks_give_every_truncation(trained, text):
+    for piece in {p.encode() for p in trained.pretokenizer.pieces(text)}:
+        ranks = trained.applied_merge_ranks(piece)
+        assert ranks == sorted(ranks)
+        for k in (0, 5, 40, len(trained.merges)):
+            assert len(trained.truncated(k).encode_ordinary(piece.decode())) == len(piece) - sum(r < k for r in ranks)
