@@ -18,23 +18,17 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from apptest_support import APP, run, texts  # noqa: E402
+
 import bpe_core  # noqa: E402
 from bpe_core.workspace import Workspace  # noqa: E402
 
-APP = str(ROOT / "app.py")
 TRAIN = "pages/train.py"
 TOKENIZE = "pages/tokenize_text.py"
 FOREST = "pages/merge_forest.py"
 STEPS = "pages/step_through.py"
 LIBRARY = "pages/library.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
-
-
-@pytest.fixture
-def workspace_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "workbench"
-    monkeypatch.setenv("BPE_WORKBENCH_DIR", str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -49,16 +43,6 @@ def go(at: AppTest, page: str) -> AppTest:
     at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def texts(elements) -> list[str]:
-    return [str(e.value) for e in elements]
 
 
 def html_of(at: AppTest) -> str:

@@ -19,20 +19,14 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from apptest_support import APP, run, texts  # noqa: E402
+
 import bpe_core  # noqa: E402
 from bpe_core import metrics  # noqa: E402
 from bpe_core.samples import get_sample, load_samples  # noqa: E402
 
-APP = str(ROOT / "app.py")
 COMPARE = "pages/compare.py"
 NATURAL = load_samples("natural")
-
-
-@pytest.fixture
-def workspace_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "workbench"
-    monkeypatch.setenv("BPE_WORKBENCH_DIR", str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -41,16 +35,6 @@ def page(workspace_dir):
     run(at)
     at.switch_page(COMPARE)
     return run(at)
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def texts(elements) -> list[str]:
-    return [str(e.value) for e in elements]
 
 
 def sentences(at: AppTest) -> str:

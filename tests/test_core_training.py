@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import training as training_module
-from naive_bpe import GPT2, naive_train
+from naive_bpe import naive_train
 
 # Small alphabets make ties and runs like "aaaa" common.
 words = st.text(alphabet="aab b\n", min_size=0, max_size=12)

@@ -1,0 +1,21 @@
+"""What the AppTest suites share: the app's path, a run that fails on any exception shown, and the
+text of elements. (Their workbench folder, the ``workspace_dir`` fixture, is in conftest.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [str(e.value) for e in elements]
