@@ -31,8 +31,8 @@ from .pretokenize import (
 
 # Pieces longer than this (in bytes) use the heap-based merge loop instead of rescanning.
 _LONG_PIECE = 64
-# The per-piece and per-segment caches are cleared when they grow past this many entries each,
-# bounding memory.
+# The piece cache is cleared when it would grow past this many entries, and the segment cache keeps
+# two generations of about this many (see Tokenizer._remember_segments), bounding memory.
 _CACHE_LIMIT = 200_000
 #: With ``workers=None``, batches of at least this many characters are encoded by worker processes
 #: (when there is more than one CPU). A worker takes about half a second to start with GPT-2's merges.
@@ -583,10 +583,13 @@ class Tokenizer:
         cache = self._segment_cache
         if len(cache) + len(new) > _CACHE_LIMIT:
             # Two generations: the full young one becomes the old one, whose entries move back when
-            # met again, so a working set of up to twice _CACHE_LIMIT segments is served.
+            # met again, so a working set of up to twice _CACHE_LIMIT segments is served. One call's
+            # new segments go in whole, even past the limit (they are no bigger than its text), so a
+            # text with more distinct segments than the limit is served whole when it comes back.
             self._segment_old = cache
-            self._segment_cache = cache = {}
-        cache.update(islice(new.items(), _CACHE_LIMIT))
+            self._segment_cache = new
+        else:
+            cache.update(new)
 
     def _segment_ids(self, unseen: Iterable[str]) -> dict[str, tuple[int, ...]]:
         """Ids of distinct segments missing from the young cache: from the old generation if there,

@@ -36,7 +36,11 @@ def test_tiny_caches_rotate_and_stay_exact(monkeypatch, reference, gpt2_merges, 
     for _ in range(3):  # later rounds meet the old generation and the promoted entries
         for text in TEXTS:
             assert tok.encode_ordinary(text) == reference.encode_ordinary(text)
-    assert len(tok._segment_cache) <= limit
+            # A generation holds at most the limit, or one call's distinct segments.
+            most = max([limit] + [len(set(tok._segment_pattern.findall(t))) for t in TEXTS])
+            assert len(tok._segment_cache) <= most and len(tok._segment_old) <= most
+    assert len(tok._piece_ids(["never seen before", "nor this"])) == 2
+    assert len(tok._cache) <= limit
 
 
 @given(text=st.text(max_size=200))
