@@ -807,6 +807,13 @@ def main(argv: list[str] | None = None) -> int:
         multi = data / "multilingual.txt"
         multi.write_text(multilingual_text(size), encoding="utf-8")
         texts.append(("multilingual", multi))
+        from bpe_core.samples import load_samples
+
+        once = data / "multilingual-once.txt"
+        once.write_text(
+            "\n".join(sample.text for sample in load_samples("natural")), encoding="utf-8"
+        )
+        texts.append(("multilingual passages once (19 k characters, all new)", once))
         rnd = data / "multilingual-random.txt"
         rnd.write_text(random_multilingual_text(size // 2), encoding="utf-8")
         texts.append(("random multilingual words", rnd))
