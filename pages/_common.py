@@ -44,6 +44,8 @@ SESSION_TOKENIZERS = "wb.session_tokenizers"  # name -> SessionTokenizer
 CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts)
 PROCESSED_UPLOADS = "wb.processed_uploads"  # file ids of tokenizer files already imported
 FLASH = "wb.flash"  # messages to show after a rerun
+_PAGE_NOW = "wb.page_now"  # title of the page this run draws
+_PAGE_BEFORE = "wb.page_before"  # title of the page the previous run drew
 LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
 STARTED = "wb.started"  # set on a session's first page run
 
@@ -91,11 +93,19 @@ def page_header(title: str, caption: str | None = None) -> None:
     """Title, caption and any flash message left by the previous run."""
     _leave_legacy_pages_mode()
     sync_kept_state()
+    st.session_state[_PAGE_BEFORE] = st.session_state.get(_PAGE_NOW)
+    st.session_state[_PAGE_NOW] = title
     st.title(title)
     if caption:
         st.caption(caption)
     for kind, message in st.session_state.pop(FLASH, []):
         getattr(st, kind)(message)
+
+
+def arrived_from_another_page() -> bool:
+    """Whether this run follows a run of another page (or is the session's first), not a rerun of
+    this one. Call after ``page_header``."""
+    return st.session_state.get(_PAGE_BEFORE) != st.session_state.get(_PAGE_NOW)
 
 
 def flash(kind: str, message: str) -> None:

@@ -22,7 +22,10 @@ PATTERN_OPTIONS = {
     "none": "None (each document is one piece)",
 }
 RESULT_KEY = "train.result_key"
-UPLOAD_CACHE = "train.upload_cache"  # file_id -> (documents, warnings, error)
+# Every file uploaded in this session, so that leaving the page (which empties the uploader) loses
+# nothing: file_id -> (file name, documents, warnings, error).
+UPLOADED = "train.uploaded"
+IN_CORPUS = "train.uploads_in_corpus"  # file_ids in the corpus when this page last ran
 
 ui.keep_widget_state(
     {
@@ -66,28 +69,49 @@ chosen_samples = st.multiselect(
 )
 pasted = st.text_area("Or paste text (one document)", key="train.paste", height=100)
 
+uploaded = st.session_state.setdefault(UPLOADED, {})
+in_uploader = []
+for upload in uploads or []:
+    if upload.file_id not in uploaded:
+        try:
+            docs, warnings = ui.documents_from_upload(upload.name, upload.getvalue())
+            uploaded[upload.file_id] = (upload.name, docs, warnings, None)
+        except ValueError as exc:
+            uploaded[upload.file_id] = (upload.name, [], [], str(exc))
+    in_uploader.append(upload.file_id)
+earlier = [file_id for file_id in uploaded if file_id not in in_uploader and not uploaded[file_id][3]]
+if ui.arrived_from_another_page():
+    # Back from another page: the uploader is empty again, so what was in the corpus comes back here.
+    st.session_state["train.earlier"] = [f for f in st.session_state.get(IN_CORPUS, []) if f in earlier]
+else:
+    st.session_state["train.earlier"] = [f for f in st.session_state.get("train.earlier", []) if f in earlier]
+chosen_earlier = []
+if earlier:
+    chosen_earlier = st.multiselect(
+        "Files uploaded earlier in this session",
+        earlier,
+        format_func=lambda file_id: uploaded[file_id][0],
+        key="train.earlier",
+        help="Kept while this browser tab is open, so leaving the page loses no upload. "
+        "Reloading the tab forgets them.",
+    )
+st.session_state[IN_CORPUS] = [*chosen_earlier, *in_uploader]
+
 documents: list[str] = []
 sources: list[dict] = []
 signature = hashlib.sha256()
-cache = st.session_state.setdefault(UPLOAD_CACHE, {})
-for upload in uploads or []:
-    if upload.file_id not in cache:
-        try:
-            docs, warnings = ui.documents_from_upload(upload.name, upload.getvalue())
-            cache[upload.file_id] = (docs, warnings, None)
-        except ValueError as exc:
-            cache[upload.file_id] = ([], [], str(exc))
-    docs, warnings, error = cache[upload.file_id]
+for file_id in st.session_state[IN_CORPUS]:
+    file_name, docs, warnings, error = uploaded[file_id]
     if error:
-        st.error(f"Skipped {upload.name}: {error}")
+        st.error(f"Skipped {file_name}: {error}")
         continue
     if warnings:
         shown = "\n".join(f"- {w}" for w in warnings[:5])
         more = f"\n- … and {len(warnings) - 5} more" if len(warnings) > 5 else ""
-        st.warning(f"{upload.name}: {len(warnings)} line(s) skipped\n{shown}{more}")
+        st.warning(f"{file_name}: {len(warnings)} line(s) skipped\n{shown}{more}")
     documents.extend(docs)
-    sources.append({"source": upload.name, "documents": len(docs), "characters": sum(map(len, docs))})
-    signature.update(f"file:{upload.file_id}".encode())
+    sources.append({"source": file_name, "documents": len(docs), "characters": sum(map(len, docs))})
+    signature.update(f"file:{file_id}".encode())
 for sample in samples:
     if sample.id in chosen_samples:
         documents.append(sample.text)

@@ -191,6 +191,28 @@ def test_train_rejects_binary_and_non_utf8_uploads(app):
     assert metrics["documents"] == "1"
 
 
+def test_train_uploads_survive_a_visit_to_another_page(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(
+        [("first.txt", CORPUS, "text/plain"), ("second.txt", b"another document entirely", "text/plain")]
+    )
+    run(app)
+    assert {m.label: m.value for m in app.metric}["documents"] == "2"
+    go(app, TOKENIZE)
+    go(app, TRAIN)  # the uploader is empty again, the files are not lost
+    earlier = app.multiselect(key="train.earlier")
+    assert [earlier.format_func(v) for v in earlier.value] == ["first.txt", "second.txt"]
+    assert {m.label: m.value for m in app.metric}["documents"] == "2"
+    assert not app.button(key="train.go").disabled
+    earlier.set_value(earlier.value[:1])
+    run(app)
+    assert {m.label: m.value for m in app.metric}["documents"] == "1"
+    go(app, TOKENIZE)
+    go(app, TRAIN)  # what was chosen is what comes back
+    assert len(app.multiselect(key="train.earlier").value) == 1
+    assert {m.label: m.value for m in app.metric}["documents"] == "1"
+
+
 def test_train_jsonl_uses_text_fields(app):
     go(app, TRAIN)
     lines = [json.dumps({"text": f"document number {i}"}) for i in range(5)] + ["{broken", json.dumps({"id": 3})]

@@ -198,6 +198,13 @@ def test_train_tokenize_forest_steps(server, tmp_path):
             _nav(page, "Library", "Tokenizer library")
             _no_exception(page, "Library")
 
+            # Back on Train: the uploader is empty again, but the upload is still in the corpus
+            _nav(page, "Train", "Train a tokenizer")
+            expect(page.get_by_text("Files uploaded earlier in this session")).to_be_visible()
+            expect(page.get_by_text(corpus.name).first).to_be_visible()
+            expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
+            _no_exception(page, "Train, back again")
+
             # Compare: charts for the default selection and a sentence naming the costliest language
             _nav(page, "Compare", "Compare tokenizers across languages and code")
             expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
