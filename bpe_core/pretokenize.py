@@ -111,7 +111,16 @@ _GPT2_SEGMENTS_SOURCE = rf"[{_S}]*(?:[^{_S}{_ASTRAL}]+|[{_ASTRAL}][{_S}]*)+|[{_S
 _GPT2_ASCII_SOURCE = (
     r"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\t-\r A-Za-z0-9]+|[\t-\r ]+(?![^\t-\r ])|[\t-\r ]"""
 )
+# cl100k's pattern for ASCII text, in the same way. Possessive quantifiers become plain ones (the
+# `re` of Python 3.10 has none): in each alternative nothing that follows could take back what they
+# hold (`[^\r\n\p{L}\p{N}]?+` is followed by letters, which it excludes; `\s++$` can only match
+# where the whole run reaches the end). `(?i:...)` is spelled out with both cases.
+_CL100K_ASCII_SOURCE = (
+    r"""'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\nA-Za-z0-9]?[A-Za-z]+|[0-9]{1,3}"""
+    r"""| ?[^\t-\r A-Za-z0-9]+[\r\n]*|[\t-\r ]+$|[\t-\r ]*[\r\n]|[\t-\r ]+(?![^\t-\r ])|[\t-\r ]"""
+)
 _gpt2_fast_patterns: list = []
+_cl100k_ascii: list = []
 
 
 def _gpt2_fast():
@@ -134,6 +143,15 @@ def _gpt2_fast():
             (re.compile(_GPT2_SEGMENTS_SOURCE), re.compile(_GPT2_ASCII_SOURCE)) if ok else None
         )
     return _gpt2_fast_patterns[0]
+
+
+def _cl100k_ascii_pattern():
+    """cl100k's compiled `re` pattern for ASCII text, or None if `regex`'s ASCII classes differ."""
+    if not _cl100k_ascii:
+        import re
+
+        _cl100k_ascii.append(re.compile(_CL100K_ASCII_SOURCE) if _gpt2_fast() is not None else None)
+    return _cl100k_ascii[0]
 
 
 def resolve_pattern(pattern: str | None) -> str | None:
@@ -225,10 +243,10 @@ class PreTokenizer:
         if self.compiled is None:
             return [text] if text else []
         if self.is_preset:
-            if text.isascii() and self.source == GPT2_PATTERN:
-                fast = _gpt2_fast()
-                if fast is not None:
-                    return fast[1].findall(text)
+            if text.isascii():
+                ascii_findall = self.piece_finders()[0]
+                if ascii_findall is not None:
+                    return ascii_findall(text)
             return self.compiled.findall(text)
         return [text[s:e] for s, e in self.spans(text)]
 
@@ -239,7 +257,11 @@ class PreTokenizer:
             fast = _gpt2_fast()
             if fast is not None:
                 return fast[1].findall, self.compiled.findall
-        return None, self.compiled.findall
+        elif self.source == CL100K_PATTERN:
+            fast = _cl100k_ascii_pattern()
+            if fast is not None:
+                return fast.findall, self.compiled.findall
+        return None, (self.compiled.findall if self.compiled is not None else None)
 
     def segment_pattern(self):
         """A compiled pattern whose ``findall`` splits text into segments that pre-tokenize on their

@@ -257,6 +257,7 @@ class Tokenizer:
         self._segment_cache: dict[str, tuple[int, ...]] = {}
         self._segment_old: dict[str, tuple[int, ...]] = {}
         self._segment_pattern = self._pretokenizer.segment_pattern()
+        self._ascii_findall = self._pretokenizer.piece_finders()[0] if self._pretokenizer.is_preset else None
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         # The short-piece merge loop: (left << 20 | right) -> (rank << 20 | merged id).
         if max(full_vocab, default=0) < (1 << _ID_BITS):
@@ -558,14 +559,8 @@ class Tokenizer:
     def _encode_pieces(self, pieces: list[str]) -> list[int]:
         found = list(map(self._cache.get, pieces))
         if None in found:
-            encode_piece = self._encode_piece
-            i = found.index(None)
-            while True:
-                found[i] = encode_piece(pieces[i])
-                try:
-                    i = found.index(None, i + 1)
-                except ValueError:  # no None left (a UnicodeEncodeError is not caught here)
-                    break
+            ids_of = self._piece_ids(dict.fromkeys(compress(pieces, map(is_, found, repeat(None)))))
+            found = map(ids_of.get, pieces, found)
         return list(chain.from_iterable(found))
 
     def _encode_segments(self, segments: list[str]) -> list[int]:
@@ -634,17 +629,12 @@ class Tokenizer:
         return ids_of
 
     def _encode_ascii_pieces(self, text: str, ascii_findall) -> list[int]:
-        """Ids for ASCII text piece by piece, with the standard library's ``re`` (see
-        ``pretokenize._GPT2_ASCII``). Going through segments costs about 4 µs per new segment, which
-        only pays off when the same text comes back, so ASCII text does not: on unseen code that
-        takes the first call from about 0.45x tiktoken's speed to 0.65x, and a repeated call from
-        about 2x to 1x."""
-        pieces = ascii_findall(text)
-        found = list(map(self._cache.get, pieces))
-        if None in found:
-            ids_of = self._piece_ids(dict.fromkeys(compress(pieces, map(is_, found, repeat(None)))))
-            found = map(ids_of.get, pieces, found)
-        return list(chain.from_iterable(found))
+        """Ids for ASCII text piece by piece, pre-tokenized with the standard library's ``re`` (see
+        ``pretokenize._GPT2_ASCII``, ``_CL100K_ASCII``). Going through segments costs about 4 µs per
+        new segment, which only pays off when the same text comes back, so ASCII text does not: on
+        unseen code that takes the first call from about 0.45x tiktoken's speed to 0.65x, and a
+        repeated call from about 2x to 1x."""
+        return self._encode_pieces(ascii_findall(text))
 
     # ----------------------------------------------------------------------------------------------
     # encoding
@@ -659,9 +649,9 @@ class Tokenizer:
             return self._encode_ordinary(_fix_surrogates(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
+        if self._ascii_findall is not None and text.isascii():
+            return self._encode_ascii_pieces(text, self._ascii_findall)
         if self._segment_pattern is not None:
-            if text.isascii():
-                return self._encode_ascii_pieces(text, self._pretokenizer.piece_finders()[0])
             return self._encode_segments(self._segment_pattern.findall(text))
         return self._encode_pieces(self._pretokenizer.pieces(text))
 

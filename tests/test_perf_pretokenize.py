@@ -55,3 +55,27 @@ def test_the_white_space_class_is_regex_s(fast):
     codes.extend(range(0xE000, 0x110000))
     everything = codes.tobytes().decode("utf-32-le")
     assert "".join(regex.findall(r"\s", everything)) == pretokenize._WHITE_SPACE
+
+
+ASCII_TRICKY = "aZ sS'tTlLvVrReEdDmM 019\n\r\t\x0b\x0c .,!-_/'\"\x1c\x1f\x00"
+
+
+@pytest.mark.parametrize("alphabet", [ASCII_TRICKY, st.characters(max_codepoint=127)])
+def test_cl100k_ascii_pattern_equals_cl100k_on_ascii_text(alphabet):
+    reference = PreTokenizer.build("cl100k")
+    fast = pretokenize._cl100k_ascii_pattern()
+    assert fast is not None
+
+    @given(text=st.text(alphabet=alphabet, max_size=120))
+    def check(text):
+        assert fast.findall(text) == reference.compiled.findall(text)
+        assert reference.pieces(text) == reference.compiled.findall(text)
+
+    check()
+
+
+def test_cl100k_ascii_pattern_on_hand_picked_cases():
+    reference = PreTokenizer.build("cl100k").compiled
+    fast = pretokenize._cl100k_ascii_pattern()
+    for text in ["it'S a DON'T 'll 'LL", "x  \n\n  y\r\n\t", "1234567 a1b22", "!!!\n\n", "  ", " \n", "a\n", "'", "  !x"]:
+        assert fast.findall(text) == reference.findall(text), text
