@@ -325,11 +325,12 @@ def child_encode(spec: dict) -> dict:
     text = Path(spec["text"]).read_text(encoding="utf-8")
     import bpe_core
 
+    vocabulary = spec.get("vocabulary", "gpt2")
     if tool == "tiktoken":
-        encoder = bpe_core.gpt2_encoding()
+        encoder = bpe_core.gpt2_encoding() if vocabulary == "gpt2" else bpe_core.cl100k_encoding()
         encode = encoder.encode_ordinary
     elif tool == "bpe_core":
-        encoder = bpe_core.gpt2()
+        encoder = bpe_core.gpt2() if vocabulary == "gpt2" else bpe_core.cl100k()
         encode = encoder.encode_ordinary
     else:
         raise ValueError(f"unknown encoding tool {tool!r}")
@@ -517,12 +518,14 @@ def train_rounds(corpus: Corpus, vocab_size: int, tools: list[str], repeats: int
     return rounds
 
 
-def encode_rounds(label: str, text_path: Path, tools: list[str], repeats: int, log=print) -> Rounds:
+def encode_rounds(
+    label: str, text_path: Path, tools: list[str], repeats: int, log=print, vocabulary: str = "gpt2"
+) -> Rounds:
     rounds = Rounds(label)
     for number in range(repeats):
         order = tools if number % 2 == 0 else list(reversed(tools))
         for tool in order:
-            result = run_child({"task": "encode", "tool": tool, "text": str(text_path)})
+            result = run_child({"task": "encode", "tool": tool, "text": str(text_path), "vocabulary": vocabulary})
             rounds.runs.setdefault(tool, []).append(result)
             log(
                 f"  round {number + 1} {tool:9s} cold {result['bytes'] / result['cold_seconds'] / MB:6.2f} MB/s"
@@ -822,6 +825,14 @@ def main(argv: list[str] | None = None) -> int:
         for label, path in texts:
             log(f"\n## encode_ordinary, GPT-2 merges, single thread: {label}")
             encode_results.append(encode_rounds(label, path, tools, repeats, log))
+        import bpe_core
+
+        if bpe_core.cl100k_available():
+            label = "code: held-out stdlib, cl100k merges (not a target)"
+            log(f"\n## encode_ordinary, single thread: {label}")
+            encode_results.append(
+                encode_rounds(label, corpora[0].heldout_path, tools, repeats, log, vocabulary="cl100k")
+            )
 
     batch_result: Rounds | None = None
     if not args.skip_batch and not args.skip_encode:
