@@ -3,7 +3,9 @@
 Encoding follows seed 000 and GPT-2's original encoder: split off special tokens, pre-tokenize with
 the regex, turn each piece into its bytes and repeatedly apply the merge with the lowest rank among
 the adjacent pairs (all its occurrences, left to right, without overlap) until none applies. Long
-pieces use a heap over a linked list so runs of spaces or digits do not go quadratic.
+pieces use a heap over a linked list so runs of spaces or digits do not go quadratic. A piece that is
+a token proved to encode to itself is looked up whole (the same result, without the merge loop), and
+``encode_batch`` can spread large batches over worker processes (``workers``).
 
 This module does not train (see ``training``), read or write files (see ``serialization`` and
 ``interop``), or know about any UI.
