@@ -758,6 +758,8 @@ class Tokenizer:
         from .workers import available_cpus, batches, check_workers, ordered_map
 
         workers = check_workers(workers)
+        if isinstance(texts, str):
+            raise TypeError("texts must be an iterable of str, not one str: use encode() for a single text")
         # Each text becomes a list of items: a special token's id, or ~i for parts[i], a piece of its
         # ordinary text cut where pre-tokenization allows it.
         cut_regex = safe_cut_regex(self._pretokenizer.source)

@@ -101,3 +101,5 @@ def test_bad_workers_is_a_value_error(gpt2, workers):
 def test_non_str_texts_are_type_errors(gpt2):
     with pytest.raises(TypeError, match="texts must be str"):
         gpt2.encode_ordinary_batch(["ok", b"bytes"])
+    with pytest.raises(TypeError, match="use encode\\(\\) for a single text"):
+        gpt2.encode_batch("one text, not a list")
