@@ -199,11 +199,13 @@ def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter,
     segments: Counter = Counter()
     for text in texts:
         segments.update(segment_pattern.findall(text))
-    pieces_of = pretokenizer.pieces
+    ascii_findall, findall = pretokenizer.piece_finders()
+    if ascii_findall is None:
+        ascii_findall = findall
     update = counts.update
     get = counts.get
     for segment, times in segments.items():
-        pieces = pieces_of(segment)
+        pieces = ascii_findall(segment) if segment.isascii() else findall(segment)
         if times == 1:
             pretokens += len(pieces)
             update(pieces)
