@@ -119,8 +119,27 @@ _CL100K_ASCII_SOURCE = (
     r"""'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\nA-Za-z0-9]?[A-Za-z]+|[0-9]{1,3}"""
     r"""| ?[^\t-\r A-Za-z0-9]+[\r\n]*|[\t-\r ]+$|[\t-\r ]*[\r\n]|[\t-\r ]+(?![^\t-\r ])|[\t-\r ]"""
 )
+# On ASCII text there is no astral character and \s is [\t-\r ], so the segment pattern reduces to
+# this one, which `re` runs about 1.5x faster.
+_GPT2_SEGMENTS_ASCII_SOURCE = r"[\t-\r ]*[^\t-\r ]+|[\t-\r ]+"
 _gpt2_fast_patterns: list = []
 _cl100k_ascii: list = []
+
+
+class _SegmentFinder:
+    """``findall(text)``: GPT-2's segments of ``text``, with the simpler pattern when it is ASCII."""
+
+    __slots__ = ("_any", "_ascii")
+
+    def __init__(self, any_text, ascii_text) -> None:
+        self._any = any_text
+        self._ascii = ascii_text
+
+    def findall(self, text: str) -> list[str]:
+        return (self._ascii if text.isascii() else self._any).findall(text)
+
+
+_segment_finders: list = []
 
 
 def _gpt2_fast():
@@ -270,7 +289,11 @@ class PreTokenizer:
         if self.source == GPT2_PATTERN:
             fast = _gpt2_fast()
             if fast is not None:
-                return fast[0]
+                if not _segment_finders:
+                    import re
+
+                    _segment_finders.append(_SegmentFinder(fast[0], re.compile(_GPT2_SEGMENTS_ASCII_SOURCE)))
+                return _segment_finders[0]
         return None
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from itertools import chain
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from operator import add
+from operator import add, mul
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal
@@ -195,25 +196,24 @@ def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter,
             counts.update(pieces)
         return counts, pretokens
     # Count segments (in C), then pre-tokenize each distinct segment once. Walking the distinct
-    # segments in order of first appearance meets the pieces in order of first appearance too.
+    # segments in order of first appearance meets the pieces in order of first appearance too, so one
+    # Counter.update over all their pieces (in C) sets the order and counts each segment once; the
+    # segments met more than once then add the rest.
     segments: Counter = Counter()
     for text in texts:
         segments.update(segment_pattern.findall(text))
     ascii_findall, findall = pretokenizer.piece_finders()
     if ascii_findall is None:
         ascii_findall = findall
-    update = counts.update
-    get = counts.get
-    for segment, times in segments.items():
-        pieces = ascii_findall(segment) if segment.isascii() else findall(segment)
-        if times == 1:
-            pretokens += len(pieces)
-            update(pieces)
-        else:
-            pretokens += times * len(pieces)
+    piece_lists = [ascii_findall(segment) if segment.isascii() else findall(segment) for segment in segments]
+    times = list(segments.values())
+    counts.update(chain.from_iterable(piece_lists))
+    for pieces, more in zip(piece_lists, times):
+        if more > 1:
+            more -= 1
             for piece in pieces:
-                counts[piece] = get(piece, 0) + times
-    return counts, pretokens
+                counts[piece] += more
+    return counts, sum(map(mul, map(len, piece_lists), times))
 
 
 def _add_counts(result: WordCounts, counted: tuple[Counter, int]) -> None:

@@ -79,3 +79,10 @@ def test_cl100k_ascii_pattern_on_hand_picked_cases():
     fast = pretokenize._cl100k_ascii_pattern()
     for text in ["it'S a DON'T 'll 'LL", "x  \n\n  y\r\n\t", "1234567 a1b22", "!!!\n\n", "  ", " \n", "a\n", "'", "  !x"]:
         assert fast.findall(text) == reference.findall(text), text
+
+
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=120))
+def test_ascii_segment_pattern_equals_the_full_one_on_ascii_text(fast, text):
+    finder = PreTokenizer.build("gpt2").segment_pattern()
+    assert finder.findall(text) == fast[0].findall(text)
+    assert "".join(finder.findall(text)) == text
