@@ -169,6 +169,15 @@ def test_empty_selections_explain_instead_of_failing(page):
 # the user's own files
 
 
+def compare_own_files(page, files) -> None:
+    """GPT-2 alone, on the user's own ``files`` (name, bytes, MIME type) uploaded on the page."""
+    page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
+    page.radio(key="cmp.source").set_value("My files")
+    run(page)
+    page.file_uploader(key="cmp.uploads").set_value(files)
+    run(page)
+
+
 def test_user_files_are_labelled_by_name_and_bad_files_are_reported(page):
     page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
     page.radio(key="cmp.source").set_value("My files")
@@ -202,16 +211,13 @@ def test_user_files_are_labelled_by_name_and_bad_files_are_reported(page):
 
 
 def test_user_labels_are_escaped_in_html(page):
-    page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
-    page.radio(key="cmp.source").set_value("My files")
-    run(page)
-    page.file_uploader(key="cmp.uploads").set_value(
+    compare_own_files(
+        page,
         [
             ("en.txt", get_sample("eng").text.encode(), "text/plain"),
             ("<b>bold</b>.txt", get_sample("mya").text.encode(), "text/plain"),
-        ]
+        ],
     )
-    run(page)
     markup = sentences(page)
     assert "&lt;b&gt;bold&lt;/b&gt;.txt" in markup and "<b>bold</b>" not in markup
     bars = chart_titled(page, "Characters per token")["data"][0]
@@ -292,16 +298,13 @@ def test_train_shortcut_needs_samples_and_takes_a_name(page):
 
 
 def test_train_shortcut_can_train_on_uploaded_files(page):
-    page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
-    page.radio(key="cmp.source").set_value("My files")
-    run(page)
-    page.file_uploader(key="cmp.uploads").set_value(
+    compare_own_files(
+        page,
         [
             ("english.txt", get_sample("eng").text.encode(), "text/plain"),
             ("thai.txt", get_sample("tha").text.encode(), "text/plain"),
-        ]
+        ],
     )
-    run(page)
     page.multiselect(key="cmp.train.samples").set_value([])
     page.toggle(key="cmp.train.use_files").set_value(True)
     page.number_input(key="cmp.train.vocab").set_value(350)
