@@ -9,6 +9,7 @@ round-trips. It does not count words or apply merges.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -123,7 +124,6 @@ _CL100K_ASCII_SOURCE = (
 # this one, which `re` runs about 1.5x faster.
 _GPT2_SEGMENTS_ASCII_SOURCE = r"[\t-\r ]*[^\t-\r ]+|[\t-\r ]+"
 _gpt2_fast_patterns: list = []
-_cl100k_ascii: list = []
 
 
 class _SegmentFinder:
@@ -137,9 +137,6 @@ class _SegmentFinder:
 
     def findall(self, text: str) -> list[str]:
         return (self._ascii if text.isascii() else self._any).findall(text)
-
-
-_segment_finders: list = []
 
 
 def _gpt2_fast():
@@ -164,13 +161,21 @@ def _gpt2_fast():
     return _gpt2_fast_patterns[0]
 
 
+@functools.cache
 def _cl100k_ascii_pattern():
     """cl100k's compiled `re` pattern for ASCII text, or None if `regex`'s ASCII classes differ."""
-    if not _cl100k_ascii:
-        import re
+    import re
 
-        _cl100k_ascii.append(re.compile(_CL100K_ASCII_SOURCE) if _gpt2_fast() is not None else None)
-    return _cl100k_ascii[0]
+    return re.compile(_CL100K_ASCII_SOURCE) if _gpt2_fast() is not None else None
+
+
+@functools.cache
+def _gpt2_segment_finder() -> _SegmentFinder | None:
+    """GPT-2's segment finder, or None if `regex`'s classes differ from the fast patterns'."""
+    import re
+
+    fast = _gpt2_fast()
+    return None if fast is None else _SegmentFinder(fast[0], re.compile(_GPT2_SEGMENTS_ASCII_SOURCE))
 
 
 def resolve_pattern(pattern: str | None) -> str | None:
@@ -280,21 +285,13 @@ class PreTokenizer:
             fast = _cl100k_ascii_pattern()
             if fast is not None:
                 return fast.findall, self.compiled.findall
-        return None, (self.compiled.findall if self.compiled is not None else None)
+        return None, self.compiled.findall
 
     def segment_pattern(self):
         """A compiled pattern whose ``findall`` splits text into segments that pre-tokenize on their
         own exactly as in place (runs of text between safe cuts), or None for patterns without one.
         Segments repeat far more than texts do, so per-segment caches and counts pay off."""
-        if self.source == GPT2_PATTERN:
-            fast = _gpt2_fast()
-            if fast is not None:
-                if not _segment_finders:
-                    import re
-
-                    _segment_finders.append(_SegmentFinder(fast[0], re.compile(_GPT2_SEGMENTS_ASCII_SOURCE)))
-                return _segment_finders[0]
-        return None
+        return _gpt2_segment_finder() if self.source == GPT2_PATTERN else None
 
 
 def special_token_regex(special_tokens: Iterable[str]):

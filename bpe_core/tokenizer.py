@@ -260,7 +260,10 @@ class Tokenizer:
         self._segment_cache: dict[str, tuple[int, ...]] = {}
         self._segment_old: dict[str, tuple[int, ...]] = {}
         self._segment_pattern = self._pretokenizer.segment_pattern()
-        self._ascii_findall = self._pretokenizer.piece_finders()[0] if self._pretokenizer.is_preset else None
+        # Presets' piece finders: (for ASCII text only, or None; for any text).
+        self._ascii_findall, self._findall = (
+            self._pretokenizer.piece_finders() if self._pretokenizer.is_preset else (None, None)
+        )
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
         # The short-piece merge loop: (left << 20 | right) -> (rank << 20 | merged id).
         if max(full_vocab, default=0) < (1 << _ID_BITS):
@@ -600,17 +603,14 @@ class Tokenizer:
             if any(reused):
                 new.update(compress(zip(segments, reused), reused))
                 segments = list(compress(segments, map(is_, reused, repeat(None))))
-        ascii_findall, findall = self._pretokenizer.piece_finders()
-        if ascii_findall is None:
-            groups = [(segments, list(map(findall, segments)))]
-        else:
-            ascii_flags = list(map(str.isascii, segments))
-            ascii_segments = list(compress(segments, ascii_flags))
-            other_segments = list(compress(segments, map(is_, ascii_flags, repeat(False))))
-            groups = [
-                (ascii_segments, list(map(ascii_findall, ascii_segments))),
-                (other_segments, list(map(findall, other_segments))),
-            ]
+        # Segments exist only for GPT-2's pattern, which always has an ASCII finder.
+        ascii_flags = list(map(str.isascii, segments))
+        ascii_segments = list(compress(segments, ascii_flags))
+        other_segments = list(compress(segments, map(is_, ascii_flags, repeat(False))))
+        groups = [
+            (ascii_segments, list(map(self._ascii_findall, ascii_segments))),
+            (other_segments, list(map(self._findall, other_segments))),
+        ]
         for group, piece_lists in groups:
             if group:
                 ids_of = self._piece_ids(dict.fromkeys(chain.from_iterable(piece_lists))).__getitem__
@@ -631,14 +631,6 @@ class Tokenizer:
             cache.update(islice(merged.items(), _CACHE_LIMIT))
         return ids_of
 
-    def _encode_ascii_pieces(self, text: str, ascii_findall) -> list[int]:
-        """Ids for ASCII text piece by piece, pre-tokenized with the standard library's ``re`` (see
-        ``pretokenize._GPT2_ASCII``, ``_CL100K_ASCII``). Going through segments costs about 4 µs per
-        new segment, which only pays off when the same text comes back, so ASCII text does not: on
-        unseen code that takes the first call from about 0.45x tiktoken's speed to 0.65x, and a
-        repeated call from about 2x to 1x."""
-        return self._encode_pieces(ascii_findall(text))
-
     # ----------------------------------------------------------------------------------------------
     # encoding
 
@@ -653,7 +645,11 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str) -> list[int]:
         if self._ascii_findall is not None and text.isascii():
-            return self._encode_ascii_pieces(text, self._ascii_findall)
+            # ASCII text goes piece by piece with the standard library's `re` (see
+            # pretokenize._GPT2_ASCII, _CL100K_ASCII), not through segments: a new segment costs
+            # about 4 µs, which only pays off when the same text comes back. On unseen code that
+            # takes the first call from about 0.45x tiktoken's speed to 0.65x, a repeat from 2x to 1x.
+            return self._encode_pieces(self._ascii_findall(text))
         if self._segment_pattern is not None:
             return self._encode_segments(self._segment_pattern.findall(text))
         return self._encode_pieces(self._pretokenizer.pieces(text))

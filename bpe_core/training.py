@@ -202,9 +202,7 @@ def _count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter,
     segments: Counter = Counter()
     for text in texts:
         segments.update(segment_pattern.findall(text))
-    ascii_findall, findall = pretokenizer.piece_finders()
-    if ascii_findall is None:
-        ascii_findall = findall
+    ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
     piece_lists = [ascii_findall(segment) if segment.isascii() else findall(segment) for segment in segments]
     times = list(segments.values())
     counts.update(chain.from_iterable(piece_lists))
