@@ -20,7 +20,6 @@ This module does no I/O beyond reading files in ``train_files``.
 from __future__ import annotations
 
 import heapq
-import itertools
 from itertools import chain
 import os
 import time
@@ -242,7 +241,7 @@ def _count_tasks(
             held = []
             workers = 1
         if workers > 1:
-            _count_in_workers(itertools.chain(held, tasks), pretokenizer, workers, result)
+            _count_in_workers(chain(held, tasks), pretokenizer, workers, result)
             return
     for task in tasks:
         _add_counts(result, _count_texts(pretokenizer, task))
