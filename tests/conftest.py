@@ -1,4 +1,10 @@
-"""Shared test setup: the project root on sys.path, hypothesis profiles, a workbench folder."""
+"""Shared test setup: the project root and tests/support on sys.path, hypothesis profiles, a workbench folder.
+
+The suite is grouped by what it checks: ``core/`` (training, encoding, metrics, CLI, seeds),
+``formats/`` (files and other tools' formats), ``app/`` (AppTest pages and the browser test),
+``speed/`` (the fast paths agree with the plain ones; the benchmark runs). ``support/`` holds the
+simple references and helpers they share.
+"""
 
 import os
 import sys
@@ -7,8 +13,10 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+SUPPORT = os.path.join(ROOT, "tests", "support")
+for folder in (ROOT, SUPPORT):
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

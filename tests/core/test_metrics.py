@@ -299,5 +299,5 @@ def test_metrics_imports_no_ui_libraries():
         "print(sorted(m for m in ('streamlit', 'plotly', 'pandas', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(__import__("pathlib").Path(__file__).parent.parent))
+                         cwd=str(__import__("pathlib").Path(__file__).parents[2]))
     assert out.stdout.strip() == "[]"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bpe_core  # noqa: E402
 from bpe_core.workspace import ENV_VAR, Workspace, default_root, describe_age, sanitize_name  # noqa: E402
