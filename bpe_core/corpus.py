@@ -1,0 +1,113 @@
+"""Reading corpora: UTF-8 files block by block, uploaded bytes, and JSONL documents.
+
+Each way of reading gives one clear ``ValueError`` for text that is not UTF-8, naming the source and
+the byte offset and saying how to fix it. This module only turns bytes into text; it does not
+pre-tokenize or count (see ``counting``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+#: Files are read in blocks of this many bytes; only the pre-token counts are kept.
+FILE_BLOCK_BYTES = 1 << 20
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def not_utf8_message(source: str, offset: int, snippet: bytes) -> str:
+    """The one message for undecodable input: where it failed and how to fix it."""
+    return (
+        f"{source} is not valid UTF-8 at byte offset {offset:,} (bytes {snippet[:4]!r}); re-encode it "
+        "as UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove the binary data"
+    )
+
+
+def decode_text(data: bytes, *, source: str) -> str:
+    """``data`` as strict UTF-8 text without a leading byte-order mark.
+
+    >>> decode_text("héllo".encode(), source="a.txt")
+    'héllo'
+
+    ValueError for binary data (NUL bytes near the start) or invalid UTF-8, naming ``source``.
+    """
+    if b"\x00" in data[:8192]:
+        raise ValueError(
+            f"{source} looks like a binary file (it contains NUL bytes): use UTF-8 text "
+            "(.txt, .md, source code or JSONL)"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(not_utf8_message(source, exc.start, data[exc.start : exc.start + 4])) from None
+    return text.removeprefix("\ufeff")
+
+
+def documents_from_bytes(data: bytes, *, source: str) -> tuple[list[str], list[str]]:
+    """The documents in one corpus file's bytes, and warnings about the parts skipped.
+
+    A ``.jsonl``/``.ndjson`` file (by ``source``'s suffix) gives one document per line, its
+    ``"text"`` field; any other file is one document. ValueError for undecodable data or a JSONL
+    file without one usable line.
+    """
+    text = decode_text(data, source=source)
+    if not source.lower().endswith(JSONL_SUFFIXES):
+        return ([text] if text else []), ([] if text else [f"{source} is empty"])
+    documents: list[str] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{source} line {number}: not valid JSON ({exc.msg})")
+            continue
+        value = record.get("text") if isinstance(record, dict) else None
+        if not isinstance(value, str):
+            problems.append(f'{source} line {number}: no string "text" field')
+            continue
+        documents.append(value)
+    if not documents:
+        detail = f" ({problems[0]})" if problems else ""
+        raise ValueError(f'{source} has no JSON line with a string "text" field{detail}')
+    return documents, problems
+
+
+def _complete_characters_end(data: bytes) -> int:
+    """Where ``data`` stops holding whole UTF-8 characters: an unfinished last sequence is cut off."""
+    back = 0
+    while back < 3 and back < len(data) and (data[-1 - back] & 0xC0) == 0x80:
+        back += 1
+    if back < len(data) and data[-1 - back] >= 0xC0:
+        return len(data) - back - 1
+    return len(data)
+
+
+def iter_file_text(path: str | os.PathLike, block_bytes: int | None = None) -> Iterator[tuple[str, int]]:
+    """Yield ``(text, bytes_read_so_far)`` for a UTF-8 file, block by block, each block cut at a
+    character boundary (``block_bytes``: None means ``FILE_BLOCK_BYTES``). Invalid UTF-8 is a
+    ValueError naming the file and the byte offset."""
+    path = os.fspath(path)
+    block_bytes = FILE_BLOCK_BYTES if block_bytes is None else block_bytes
+    offset = 0  # file offset of the first byte of `pending`
+    pending = b""
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(block_bytes)
+            data = pending + block
+            if not data:
+                return
+            cut = _complete_characters_end(data) if block else len(data)
+            chunk, pending = data[:cut], data[cut:]
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    not_utf8_message(path, offset + exc.start, chunk[exc.start : exc.start + 4])
+                ) from None
+            offset += len(chunk)
+            yield text, offset
+            if not block:
+                return
