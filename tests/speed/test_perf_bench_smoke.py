@@ -1,35 +1,39 @@
-"""Smoke test of bench/benchmark.py's quick-mode pieces on tiny data: corpora, child runs for every
-tool, tables and the targets summary. No timing is asserted (timings are the benchmark's job)."""
+"""Smoke test of the benchmark in bench/ on tiny data: corpora, child runs for every tool, tables and
+the targets summary, the render scenario, and the command line. No timing is asserted (timings are
+the benchmark's job)."""
 
-import importlib.util
+import ast
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
 
 
 @pytest.fixture(scope="module")
 def bench():
+    """The bench modules (``bench`` is a folder of the checkout; tests/conftest.py puts the root on
+    sys.path)."""
     pytest.importorskip("tokenizers")
     pytest.importorskip("tiktoken")
-    spec = importlib.util.spec_from_file_location("bench_benchmark", ROOT / "bench" / "benchmark.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_benchmark"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    from bench import corpora, encoding_bench, render_bench, timing, training_bench
+
+    return corpora, timing, training_bench, encoding_bench, render_bench
 
 
 def test_quick_mode_core_functions_on_tiny_data(bench, tmp_path):
-    corpus = bench.prepare_stdlib(tmp_path, limit_bytes=30_000, name="tiny")
+    corpora, timing, training_bench, encoding_bench, _ = bench
+    corpus = corpora.prepare_stdlib(tmp_path, limit_bytes=30_000, name="tiny")
     assert corpus.train_bytes >= 30_000 and corpus.documents > 0
     assert json.loads(corpus.train_path.read_text(encoding="utf-8"))
-    tools = bench.available_tools(bench.TRAIN_TOOLS)
+    tools = timing.available_tools(training_bench.TRAIN_TOOLS, log=lambda *a: None)
     # rustbpe is a benchmark-only dependency (bench/requirements.txt); the others are test dependencies.
     assert tools[:2] == ["bpe_core", "hf"] and set(tools) <= {"bpe_core", "hf", "rustbpe"}
-    rounds = bench.train_rounds(corpus, 300, tools, repeats=1, log=lambda *a: None)
+    rounds = training_bench.train_rounds(corpus, 300, tools, repeats=1, log=lambda *a: None)
     for tool in tools:
         run = rounds.runs[tool][0]
         assert run["merges"] == 300 - 256
@@ -37,33 +41,54 @@ def test_quick_mode_core_functions_on_tiny_data(bench, tmp_path):
     assert rounds.ratio("bpe_core", "hf") > 0
 
     text = tmp_path / "multi.txt"
-    text.write_text(bench.multilingual_text(3_000) + bench.random_multilingual_text(1_000), encoding="utf-8")
-    encoded = bench.encode_rounds("multilingual", text, bench.available_tools(bench.ENCODE_TOOLS), 1,
-                                  log=lambda *a: None)
-    hashes = {run["ids_sha256"] for runs in encoded.runs.values() for run in runs}
-    assert len(hashes) == 1  # bpe_core and tiktoken agree on every id
+    text.write_text(corpora.multilingual_text(3_000) + corpora.random_multilingual_text(1_000), encoding="utf-8")
+    tools = timing.available_tools(encoding_bench.ENCODE_TOOLS)
+    encoded = encoding_bench.encode_rounds("multilingual", text, tools, 1, log=lambda *a: None)
+    assert encoded.same_ids()  # bpe_core and tiktoken agree on every id
 
-    batch = bench.batch_rounds(corpus.train_path, 1, log=lambda *a: None)
+    batch = encoding_bench.batch_rounds(corpus.train_path, 1, log=lambda *a: None)
     assert {"bpe_core x1", "tiktoken x1"} <= set(batch.runs)
-    assert len({run["ids_sha256"] for runs in batch.runs.values() for run in runs}) == 1
-    assert "ids identical across all: yes" in bench.batch_table(batch)
+    assert batch.same_ids()
+    assert "ids identical across all: yes" in encoding_bench.batch_table(batch)
 
-    summary = bench.targets_summary([rounds], [encoded], [])
-    assert "training time" in summary and "encode_ordinary" in summary
-    assert "| tiny vocab 300 | hf |" in bench.training_table([rounds])
-    assert "| multilingual | bpe_core |" in bench.encoding_table([encoded])
+    summary = training_bench.training_targets([rounds]) + encoding_bench.encoding_targets([encoded])
+    assert any("training time" in line for line in summary) and any("encode_ordinary" in line for line in summary)
+    assert "| tiny vocab 300 | hf |" in training_bench.training_table([rounds])
+    assert "| multilingual | bpe_core |" in encoding_bench.encoding_table([encoded])
 
 
 def test_big_file_generator_is_deterministic_and_sized(bench, tmp_path):
+    corpora = bench[0]
     sources = ["def alpha(beta):\n    return gamma + delta\n" * 20, "class Thing:\n    value = 'text'\n" * 10]
-    a = bench.generate_big_file(tmp_path / "a.txt", 20_000, sources)
-    b = bench.generate_big_file(tmp_path / "b.txt", 20_000, sources)
+    a = corpora.generate_big_file(tmp_path / "a.txt", 20_000, sources)
+    b = corpora.generate_big_file(tmp_path / "b.txt", 20_000, sources)
     assert a.read_bytes() == b.read_bytes()
     assert 19_000 <= a.stat().st_size <= 20_000
     assert a.read_bytes().endswith(b"\n")
 
 
-def test_render_scenario_produces_escaped_html_for_three_tokenizers(bench):
-    runs = bench.render_rounds(1, log=lambda *_: None)
+def test_render_scenario_times_token_details_for_three_tokenizers(bench):
+    render_bench = bench[4]
+    runs = render_bench.render_rounds(1, log=lambda *_: None)
     assert {r["text"] for r in runs} == {"multilingual", "code"}
-    assert all(r["tokenizers"] >= 2 and r["html_bytes"] > 20_000 for r in runs)
+    assert all(r["tokenizers"] >= 2 and r["tokens"] > 2_000 and r["tiktoken_seconds"] > 0 for r in runs)
+    assert render_bench.render_report(runs).count("median") == 2
+
+
+def test_the_benchmark_never_imports_the_app():
+    """bench/ measures the library: it imports neither the app's pages nor streamlit."""
+    for path in sorted(BENCH.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                assert name.split(".")[0] not in {"pages", "streamlit", "app"}, f"{path.name} imports {name}"
+
+
+def test_command_line_help_runs_from_anywhere(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(BENCH / "benchmark.py"), "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    for flag in ("--quick", "--big", "--skip-render", "--skip-batch", "--json"):
+        assert flag in result.stdout
