@@ -1,7 +1,7 @@
 """BPE workbench: a Streamlit app on top of bpe_core.
 
 Run it with ``streamlit run app.py``. This file only sets up the page and the navigation; the pages
-live in ``pages/`` and share the helpers in ``pages/_common.py``.
+live in ``pages/`` and share the UI modules in ``pages/_ui/``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parent
-if str(ROOT) not in sys.path:  # so `import bpe_core` and `import pages._common` work from anywhere
+if str(ROOT) not in sys.path:  # so `import bpe_core` and `import pages._ui` work from anywhere
     sys.path.insert(0, str(ROOT))
 
-from pages import _common  # noqa: E402
+from pages._ui import state, tokenizers  # noqa: E402
 
 st.set_page_config(page_title="BPE workbench", page_icon="🧩", layout="wide")
 
@@ -35,10 +35,10 @@ if (PAGES / "compare.py").is_file():
     pages.append(st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"))
 
 navigation = st.navigation(pages)
-_common.sync_kept_state()  # save page widget values before Streamlit forgets those of a page left
+state.sync_kept_state()  # save page widget values before Streamlit forgets those of a page left
 
 with st.sidebar:
-    st.caption(f"Tokenizer library: `{_common.workspace().folder}`")
+    st.caption(f"Tokenizer library: `{tokenizers.workspace().folder}`")
     st.caption("Set BPE_WORKBENCH_DIR to use another folder.")
 
 navigation.run()

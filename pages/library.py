@@ -5,90 +5,99 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bpe_core.workspace import describe_age
+from bpe_core.workspace import LibraryEntry, describe_age
 
-from pages import _common as ui
+from pages._ui import exports, state, tables, tokenizers
+from pages._ui.uploads import tokenizer_upload_section
+from pages._ui.widgets import page_header
 
-ui.page_header(
-    "Tokenizer library",
-    "Tokenizers you save or import are kept as bpe_core JSON files in the workspace folder and are shared by "
-    "every page; they survive reloads and restarts.",
-)
-ui.keep_widget_state(restore_only=["library.selected"])
-ws = ui.workspace()
-st.caption(f"Folder: `{ws.folder}` (set the environment variable BPE_WORKBENCH_DIR to use another).")
+SELECTED = "library.selected"
+NEW_NAME = "library.new_name"
+CONFIRM = "library.confirm"
 
-try:
-    entries = ws.entries()
-except ValueError as exc:
-    st.error(str(exc))
-    entries = []
 
-choices, problems = ui.library_choices()
-rows = []
-by_name = {c.key[4:]: c for c in choices}
-for entry in entries:
-    choice = by_name.get(entry.name)
+def library_row(entry: LibraryEntry, choice: tokenizers.TokenizerChoice | None) -> dict:
     tokenizer = choice.get() if choice else None
-    rows.append(
-        {
-            "name": entry.name,
-            "status": "ok" if tokenizer is not None else "unreadable",
-            "vocab size": tokenizer.vocab_size if tokenizer is not None else None,
-            "merges": len(tokenizer.merges) if tokenizer is not None else None,
-            "pattern": (tokenizer.pattern_name or ("none" if tokenizer.pattern is None else "custom")) if tokenizer is not None else "",
-            "file size": f"{entry.size / 1024:,.1f} KB",
-            "saved": describe_age(entry.modified),
-        }
-    )
+    return {
+        "name": entry.name,
+        "status": "ok" if tokenizer is not None else "unreadable",
+        "vocab size": tokenizer.vocab_size if tokenizer is not None else None,
+        "merges": len(tokenizer.merges) if tokenizer is not None else None,
+        "pattern": tables.pattern_label(tokenizer) if tokenizer is not None else "",
+        "file size": f"{entry.size / 1024:,.1f} KB",
+        "saved": describe_age(entry.modified),
+    }
 
-if not rows:
-    st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
-else:
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-for problem in problems:
-    st.error(f"**{problem.name}** cannot be used: {problem.error}")
 
 def rename_selected() -> None:
     """Button callback (runs before the widgets are drawn, so it may change their values)."""
-    old = st.session_state.get("library.selected")
-    new = st.session_state.get("library.new_name", "")
+    old = st.session_state.get(SELECTED)
     try:
-        entry = ws.rename(old, new)
+        entry = tokenizers.workspace().rename(old, st.session_state.get(NEW_NAME, ""))
     except ValueError as exc:
-        ui.flash("error", f"Could not rename: {exc}")
+        state.flash("error", f"Could not rename: {exc}")
         return
-    ui.flash("success", f"Renamed **{old}** to **{entry.name}**.")
-    st.session_state["library.selected"] = entry.name
-    st.session_state["library.new_name"] = ""
+    state.flash("success", f"Renamed **{old}** to **{entry.name}**.")
+    st.session_state[SELECTED] = entry.name
+    st.session_state[NEW_NAME] = ""
 
 
 def delete_selected() -> None:
-    name = st.session_state.get("library.selected")
+    name = st.session_state.get(SELECTED)
     try:
-        ws.delete(name)
+        tokenizers.workspace().delete(name)
     except ValueError as exc:
-        ui.flash("error", f"Could not delete: {exc}")
+        state.flash("error", f"Could not delete: {exc}")
         return
-    ui.flash("success", f"Deleted **{name}**.")
-    st.session_state["library.confirm"] = False
+    state.flash("success", f"Deleted **{name}**.")
+    st.session_state[CONFIRM] = False
 
 
-if entries:
+def manage(entries: list[LibraryEntry], by_name: dict[str, tokenizers.TokenizerChoice]) -> None:
+    """Rename, delete and download the selected tokenizer."""
     st.subheader("Manage")
     names = [entry.name for entry in entries]
-    ui.ensure_option("library.selected", names)
-    selected = st.selectbox("Tokenizer", names, key="library.selected")
-    manage = st.columns([3, 1], vertical_alignment="bottom")
-    manage[0].text_input("New name", key="library.new_name", placeholder=selected)
-    manage[1].button("Rename", key="library.rename", on_click=rename_selected)
+    state.ensure_option(SELECTED, names)
+    selected = st.selectbox("Tokenizer", names, key=SELECTED)
+    rename = st.columns([3, 1], vertical_alignment="bottom")
+    rename[0].text_input("New name", key=NEW_NAME, placeholder=selected)
+    rename[1].button("Rename", key="library.rename", on_click=rename_selected)
     delete = st.columns([3, 1], vertical_alignment="bottom")
-    sure = delete[0].checkbox(f"Yes, delete {selected} from the library", key="library.confirm")
+    sure = delete[0].checkbox(f"Yes, delete {selected} from the library", key=CONFIRM)
     delete[1].button("Delete", key="library.delete", disabled=not sure, on_click=delete_selected)
     choice = by_name.get(selected)
     if choice is not None:
         st.markdown("**Download**")
-        ui.download_buttons(choice.fingerprint, choice.get(), "library")
+        exports.download_buttons(choice.fingerprint, choice.get(), "library")
 
-st.subheader("Import")
-ui.tokenizer_upload_section("library.upload")
+
+def main() -> None:
+    page_header(
+        "Tokenizer library",
+        "Tokenizers you save or import are kept as bpe_core JSON files in the workspace folder and are shared "
+        "by every page; they survive reloads and restarts.",
+    )
+    state.keep_widget_state(restore_only=[SELECTED])
+    ws = tokenizers.workspace()
+    st.caption(f"Folder: `{ws.folder}` (set the environment variable BPE_WORKBENCH_DIR to use another).")
+    try:
+        entries = ws.entries()
+    except ValueError as exc:
+        st.error(str(exc))
+        entries = []
+    choices, problems = tokenizers.library_choices()
+    by_name = {c.key[4:]: c for c in choices}
+    if entries:
+        st.dataframe(pd.DataFrame([library_row(e, by_name.get(e.name)) for e in entries]), hide_index=True)
+    else:
+        st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
+    for problem in problems:
+        st.error(f"**{problem.name}** cannot be used: {problem.error}")
+    if entries:
+        manage(entries, by_name)
+    st.subheader("Import")
+    tokenizer_upload_section("library.upload")
+
+
+if __name__ == "__main__":  # Streamlit runs each page file as __main__
+    main()

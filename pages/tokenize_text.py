@@ -2,235 +2,308 @@
 
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from pages import _common as ui
+from bpe_core import Tokenizer, token_display
 
-started = time.perf_counter()
+from pages._ui import render, state, tokenizers
+from pages._ui.encoding import MAX_RENDER_CHARS, MAX_STATS_CHARS, Encoded, encode_text
+from pages._ui.tokenizers import TokenizerChoice
+from pages._ui.uploads import file_uploader, upload_limit_mb
+from pages._ui.widgets import page_header, tokenizer_multiselect, tokenizer_picker
+
 EXAMPLE = (
     "Tokenizers cut text into pieces: \"unbelievable\" → un·believ·able?\n"
     "Numbers 1234567 and 3.14159, code `for i in range(10):  print(i**2)`,\n"
     "accents (naïve café), Chinese 你好世界, emoji 🙂👍🏽, and <b>markup</b>.\n"
 )
 ID_LIST_LIMIT = 5_000
+#: Text longer than this is not written into the page URL.
+MAX_URL_TEXT = 2_000
+MAX_TOKENIZERS = 6
+TEXT = "tokenize.text"
+TOKENIZERS = "tokenize.tokenizers"
+REFERENCE = "tokenize.reference"
+SPECIAL_TEXT_NOTE = "Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens."
 
-ui.page_header(
-    "Tokenize",
-    "Type or upload text and compare how tokenizers cut it. Hover a token for its id, bytes and merge rank. "
-    "The text (up to 2,000 characters) and the chosen tokenizers are kept in the URL, so you can share the view.",
-)
 
-choices = ui.available_tokenizers()
-ui.keep_widget_state(
-    {"tokenize.whitespace": False, "tokenize.special": True, "tokenize.diff": True},
-    restore_only=[
-        "tokenize.text", "tokenize.tokenizers", "tokenize.reference", "tokenize.cut_a", "tokenize.cut_b",
-        "tokenize.decode_tokenizer", "tokenize.decode_ids",
-    ],
-)
+@dataclass(frozen=True)
+class View:
+    """What the user asked for: the text, where it came from, the tokenizers and the options."""
 
-# ------------------------------------------------------------------------------------------------
-# state from the URL (first run of the page in this session)
+    text: str
+    from_file: bool
+    selected: list[str]
+    show_whitespace: bool
+    treat_special: bool
+    reference: str | None
 
-if "tokenize.text" not in st.session_state:
-    st.session_state["tokenize.text"] = st.query_params.get("text", EXAMPLE)
-if "tokenize.tokenizers" not in st.session_state:
-    wanted = [k for k in st.query_params.get_all("tok") if k in choices]
-    defaults = [st.session_state.get(ui.LAST_TRAINED), ui.DEFAULT_KEY, "gpt2", "cl100k"]
-    st.session_state["tokenize.tokenizers"] = wanted or [k for k in defaults if k in choices][:4]
-else:  # drop tokenizers deleted since (e.g. on the Library page)
-    st.session_state["tokenize.tokenizers"] = [k for k in st.session_state["tokenize.tokenizers"] if k in choices]
 
-# ------------------------------------------------------------------------------------------------
-# inputs
+def parse_ids(text: str) -> list[int]:
+    """Token ids from '1, 2, 3', '[1 2 3]' or one per line; ValueError naming the first bad entry."""
+    cleaned = text.strip().strip("[]()")
+    ids: list[int] = []
+    for part in re.split(r"[\s,;]+", cleaned) if cleaned else []:
+        if not part:
+            continue
+        if not re.fullmatch(r"\d+", part):
+            raise ValueError(f"{part!r} is not a token id: ids are non-negative integers such as 15496")
+        ids.append(int(part))
+    return ids
 
-text = st.text_area("Text", key="tokenize.text", height=140)
-upload = st.file_uploader(
-    f"…or a UTF-8 text file (up to {ui.upload_limit_mb()} MB; it replaces the typed text while it is loaded)",
-    key="tokenize.upload",
-)
-from_file = False
-if upload is not None:
-    try:
-        text = ui.decode_upload(upload.name, upload.getvalue())
-        from_file = True
-        st.caption(f"Using **{upload.name}** ({len(text):,} characters). Remove the file to go back to the typed text.")
-    except ValueError as exc:
-        st.error(f"{exc} The typed text is used instead.")
 
-selected = st.multiselect(
-    "Tokenizers",
-    list(choices),
-    format_func=lambda k: choices[k].label,
-    key="tokenize.tokenizers",
-    max_selections=6,
-)
-options = st.columns(4)
-show_ws = options[0].toggle("Show spaces, tabs, newlines", key="tokenize.whitespace")
-treat_special = options[1].toggle(
-    "Special-token text is special",
-    key="tokenize.special",
-    help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
-)
-highlight = options[2].toggle("Highlight cut differences", key="tokenize.diff")
-reference = None
-if highlight and len(selected) >= 2:
-    ui.ensure_option("tokenize.reference", selected, "gpt2")
-    reference = options[3].selectbox(
-        "Reference tokenizer",
-        selected,
-        format_func=lambda k: choices[k].label,
-        key="tokenize.reference",
+@st.cache_resource(show_spinner=False, max_entries=48)
+def tokens_html_cached(
+    fingerprint: str,
+    reference_fingerprint: str | None,
+    text: str,
+    treat_special: bool,
+    show_whitespace: bool,
+    _tokenizer: Tokenizer,
+    _encoded: Encoded,
+    _reference: Encoded | None,
+) -> str:
+    """``render.render_tokens_html`` for an encoded text, cached (marks cuts missing from the reference).
+    ``_encoded`` must be ``encode_text``'s result for ``text``, so its cache key stands for it."""
+    marked = None
+    if _reference is not None:
+        marked = render.cut_positions(_encoded.infos) - render.cut_positions(_reference.infos)
+    return render.render_tokens_html(
+        text[:MAX_RENDER_CHARS],
+        _encoded.infos,
+        rank_of=_tokenizer.merge_rank_of,
+        show_whitespace=show_whitespace,
+        marked=marked,
     )
 
-# keep the view shareable
-st.query_params["tok"] = selected
-if not from_file and len(text) <= ui.MAX_URL_TEXT:
-    st.query_params["text"] = text
-elif "text" in st.query_params:
-    del st.query_params["text"]
-if not from_file and len(text) > ui.MAX_URL_TEXT:
-    st.caption(f"The text is longer than {ui.MAX_URL_TEXT:,} characters, so it is not put into the URL.")
 
-if not selected:
-    st.info("Pick at least one tokenizer.")
-    st.stop()
-if not text:
-    st.info("Type some text (or upload a file) to tokenize.")
-    st.stop()
-if len(text) > ui.MAX_RENDER_CHARS:
-    st.warning(
-        f"The text has {len(text):,} characters: only the first {ui.MAX_RENDER_CHARS:,} are drawn as tokens. "
-        f"Counts below use the first {min(len(text), ui.MAX_STATS_CHARS):,} characters."
+def start_from_url(choices: dict[str, TokenizerChoice]) -> None:
+    """On the page's first run in this session, take the text and the tokenizers from the URL."""
+    if TEXT not in st.session_state:
+        st.session_state[TEXT] = st.query_params.get("text", EXAMPLE)
+    if TOKENIZERS not in st.session_state:
+        wanted = [k for k in st.query_params.get_all("tok") if k in choices]
+        st.session_state[TOKENIZERS] = wanted or tokenizers.preferred_keys(choices, 4)
+
+
+def read_text() -> tuple[str, bool]:
+    """The typed text, or the uploaded file's text while one is loaded: (text, from a file)."""
+    text = st.text_area("Text", key=TEXT, height=140)
+    uploads = file_uploader(
+        f"…or a UTF-8 text file (up to {upload_limit_mb()} MB; it replaces the typed text while it is loaded)",
+        "tokenize.upload",
+        multiple=False,
     )
-shown_text = text[: ui.MAX_RENDER_CHARS]
+    for upload in uploads:
+        if upload.error:
+            st.error(f"{upload.error.rstrip('.')}. The typed text is used instead.")
+            continue
+        st.caption(
+            f"Using **{upload.name}** ({len(upload.text):,} characters). Remove the file to go back to the typed text."
+        )
+        return upload.text, True
+    return text, False
 
-# ------------------------------------------------------------------------------------------------
-# encode
 
-encoded: dict[str, ui.Encoded] = {}
-tokenizers = {}
-for key in selected:
-    choice = choices[key]
-    try:
-        tokenizer = choice.get()
-        encoded[key] = ui.encode_text(choice.fingerprint, text, treat_special, tokenizer)
-        tokenizers[key] = tokenizer
-    except ValueError as exc:
-        st.error(f"{choice.label}: {exc}")
-
-cuts = {key: ui.cut_positions(enc.infos) for key, enc in encoded.items()}
-
-# summary table
-rows = []
-for key, enc in encoded.items():
-    rows.append(
-        {
-            "tokenizer": choices[key].label,
-            "tokens": enc.ids_total,
-            "chars/token": round(enc.chars / enc.ids_total, 3) if enc.ids_total else None,
-            "bytes/token": round(enc.bytes / enc.ids_total, 3) if enc.ids_total else None,
-            "cuts not in reference": (
-                "reference" if key == reference else f"{len(cuts[key] - cuts[reference]):,}"
-            )
-            if reference
-            else "—",
-        }
+def read_view(choices: dict[str, TokenizerChoice]) -> View:
+    """Draw the inputs and return what they ask for."""
+    text, from_file = read_text()
+    selected = tokenizer_multiselect("Tokenizers", choices, key=TOKENIZERS, limit=MAX_TOKENIZERS)
+    options = st.columns(4)
+    show_ws = options[0].toggle("Show spaces, tabs, newlines", key="tokenize.whitespace")
+    treat_special = options[1].toggle(
+        "Special-token text is special",
+        key="tokenize.special",
+        help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
     )
-if rows:
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    highlight = options[2].toggle("Highlight cut differences", key="tokenize.diff")
+    reference = None
+    if highlight and len(selected) >= 2:
+        state.ensure_option(REFERENCE, selected, "gpt2")
+        reference = options[3].selectbox(
+            "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
+        )
+    return View(text, from_file, selected, show_ws, treat_special, reference)
 
-# side-by-side spans, at most three per row
-keys = list(encoded)
-for row_start in range(0, len(keys), 3):
-    columns = st.columns(min(3, len(keys) - row_start))
-    for column, key in zip(columns, keys[row_start : row_start + 3]):
-        enc = encoded[key]
-        tokenizer = tokenizers[key]
-        compare_to = reference if reference and key != reference else None
-        with column:
-            st.markdown(f"**{choices[key].label}** · {enc.ids_total:,} tokens")
-            ui.show_html(
-                ui.tokens_html_cached(
-                    choices[key].fingerprint,
-                    choices[compare_to].fingerprint if compare_to else None,
-                    text,
-                    treat_special,
-                    show_ws,
-                    tokenizer,
-                    enc,
-                    encoded[compare_to] if compare_to else None,
-                )
-            )
-            ids = [info.id for info in enc.infos]
-            with st.expander(f"ids ({len(ids):,})"):
-                if len(ids) > ID_LIST_LIMIT:
-                    st.caption(f"First {ID_LIST_LIMIT:,} of {len(ids):,} ids.")
-                st.code(", ".join(map(str, ids[:ID_LIST_LIMIT])), language=None, wrap_lines=True)
-if reference:
-    st.caption(
-        f"A red bar marks a cut (token start) that **{choices[reference].label}** does not make. "
-        "Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens."
+
+def share_in_url(view: View) -> None:
+    """Keep the view shareable: the tokenizers, and the typed text when it is short enough."""
+    st.query_params["tok"] = view.selected
+    if not view.from_file and len(view.text) <= MAX_URL_TEXT:
+        st.query_params["text"] = view.text
+    elif "text" in st.query_params:
+        del st.query_params["text"]
+    if not view.from_file and len(view.text) > MAX_URL_TEXT:
+        st.caption(f"The text is longer than {MAX_URL_TEXT:,} characters, so it is not put into the URL.")
+
+
+def encode_all(view: View, choices: dict[str, TokenizerChoice]) -> tuple[dict[str, Encoded], dict[str, Tokenizer]]:
+    """The text encoded by each chosen tokenizer that loads; an error for each one that does not."""
+    encoded: dict[str, Encoded] = {}
+    loaded: dict[str, Tokenizer] = {}
+    for key in view.selected:
+        choice = choices[key]
+        try:
+            tokenizer = choice.get()
+            encoded[key] = encode_text(choice.fingerprint, view.text, view.treat_special, tokenizer)
+            loaded[key] = tokenizer
+        except ValueError as exc:
+            st.error(f"{choice.label}: {exc}")
+    return encoded, loaded
+
+
+def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[str, set[int]]) -> None:
+    reference = view.reference
+    rows = []
+    for key, enc in encoded.items():
+        if not reference:
+            missing = "—"
+        else:
+            missing = "reference" if key == reference else f"{len(cuts[key] - cuts[reference]):,}"
+        rows.append(
+            {
+                "tokenizer": choices[key].label,
+                "tokens": enc.ids_total,
+                "chars/token": round(enc.chars / enc.ids_total, 3) if enc.ids_total else None,
+                "bytes/token": round(enc.bytes / enc.ids_total, 3) if enc.ids_total else None,
+                "cuts not in reference": missing,
+            }
+        )
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Tokenizer, against) -> None:
+    """One tokenizer's coloured tokens and ids; ``against`` is (reference choice, its encoding) or None."""
+    st.markdown(f"**{choice.label}** · {enc.ids_total:,} tokens")
+    markup = tokens_html_cached(
+        choice.fingerprint,
+        against[0].fingerprint if against else None,
+        view.text,
+        view.treat_special,
+        view.show_whitespace,
+        tokenizer,
+        enc,
+        against[1] if against else None,
     )
-else:
-    st.caption("Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens.")
+    st.html(markup)
+    ids = [info.id for info in enc.infos]
+    with st.expander(f"ids ({len(ids):,})"):
+        if len(ids) > ID_LIST_LIMIT:
+            st.caption(f"First {ID_LIST_LIMIT:,} of {len(ids):,} ids.")
+        st.code(", ".join(map(str, ids[:ID_LIST_LIMIT])), language=None, wrap_lines=True)
 
-# ------------------------------------------------------------------------------------------------
-# where two tokenizers cut differently
 
-if len(keys) >= 2:
+def show_tokens(view: View, choices, encoded: dict[str, Encoded], loaded: dict[str, Tokenizer]) -> None:
+    """Side-by-side token spans, at most three per row."""
+    keys = list(encoded)
+    reference = view.reference
+    for row_start in range(0, len(keys), 3):
+        columns = st.columns(min(3, len(keys) - row_start))
+        for column, key in zip(columns, keys[row_start : row_start + 3]):
+            against = (choices[reference], encoded[reference]) if reference and key != reference else None
+            with column:
+                show_one(view, choices[key], encoded[key], loaded[key], against)
+    if reference:
+        st.caption(
+            f"A red bar marks a cut (token start) that **{choices[reference].label}** does not make. "
+            + SPECIAL_TEXT_NOTE
+        )
+    else:
+        st.caption(SPECIAL_TEXT_NOTE)
+
+
+def show_cut_differences(text: str, choices, keys: list[str], cuts: dict[str, set[int]]) -> None:
     st.subheader("Where two tokenizers cut differently")
-    pair_cols = st.columns(2)
-    ui.ensure_option("tokenize.cut_a", keys, keys[0])
-    ui.ensure_option("tokenize.cut_b", keys, keys[1])
-    first = pair_cols[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
-    second = pair_cols[1].selectbox(
-        "Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b"
-    )
-    only_a = cuts[first] - cuts[second]
-    only_b = cuts[second] - cuts[first]
-    shared = cuts[first] & cuts[second]
-    st.html(
-        ui.TOKEN_CSS
-        + '<div class="bpe-legend bpe-cuts" style="max-height:none">'
-        + f'<span class="a">cut only by {ui.html.escape(choices[first].label)}: {len(only_a):,}</span>'
-        + f'<span class="b">cut only by {ui.html.escape(choices[second].label)}: {len(only_b):,}</span>'
-        + f'<span class="both">cut by both: {len(shared):,}</span></div>'
-    )
-    ui.show_html(ui.render_cuts_html(shown_text, cuts[first], cuts[second]))
+    pair = st.columns(2)
+    state.ensure_option("tokenize.cut_a", keys, keys[0])
+    state.ensure_option("tokenize.cut_b", keys, keys[1])
+    first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
+    second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
+    a, b = cuts[first], cuts[second]
+    st.html(render.cuts_legend_html(choices[first].label, choices[second].label, len(a - b), len(b - a), len(a & b)))
+    st.html(render.render_cuts_html(text, a, b))
 
-# ------------------------------------------------------------------------------------------------
-# decode ids
 
-st.subheader("Decode ids")
-decode_cols = st.columns([1, 3])
-with decode_cols[0]:
-    decode_choice = ui.tokenizer_picker("Tokenizer", choices, key="tokenize.decode_tokenizer", default=keys[0])
-with decode_cols[1]:
-    raw_ids = st.text_input("Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995")
-if raw_ids.strip():
+def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
+    st.subheader("Decode ids")
+    columns = st.columns([1, 3])
+    with columns[0]:
+        choice = tokenizer_picker("Tokenizer", choices, key="tokenize.decode_tokenizer", default=default)
+    with columns[1]:
+        raw_ids = st.text_input("Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995")
+    if not raw_ids.strip():
+        return
     try:
-        ids = ui.parse_ids(raw_ids)
-        decoder = decode_choice.get()
+        ids = parse_ids(raw_ids)
+        decoder = choice.get()
         decoded = decoder.decode(ids)
     except ValueError as exc:
         st.error(str(exc))
-    else:
-        st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
-        st.code(decoded, language=None, wrap_lines=True)
-        if len(ids) <= 200:
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        "id": ids,
-                        "token": [ui.token_display(decoder.token_bytes(i)) for i in ids],
-                        "bytes (hex)": [decoder.token_bytes(i).hex(" ") for i in ids],
-                    }
-                ),
-                hide_index=True,
-            )
+        return
+    st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
+    st.code(decoded, language=None, wrap_lines=True)
+    if len(ids) <= 200:
+        tokens = [decoder.token_bytes(i) for i in ids]
+        st.dataframe(
+            pd.DataFrame(
+                {"id": ids, "token": [token_display(t) for t in tokens], "bytes (hex)": [t.hex(" ") for t in tokens]}
+            ),
+            hide_index=True,
+        )
 
-st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
+
+def checked(view: View) -> bool:
+    """Whether there is something to tokenize (else say what is missing); warns about long text."""
+    if not view.selected:
+        st.info("Pick at least one tokenizer.")
+        return False
+    if not view.text:
+        st.info("Type some text (or upload a file) to tokenize.")
+        return False
+    if len(view.text) > MAX_RENDER_CHARS:
+        st.warning(
+            f"The text has {len(view.text):,} characters: only the first {MAX_RENDER_CHARS:,} are drawn as tokens. "
+            f"Counts below use the first {min(len(view.text), MAX_STATS_CHARS):,} characters."
+        )
+    return True
+
+
+def main() -> None:
+    started = time.perf_counter()
+    page_header(
+        "Tokenize",
+        "Type or upload text and compare how tokenizers cut it. Hover a token for its id, bytes and merge rank. "
+        "The text (up to 2,000 characters) and the chosen tokenizers are kept in the URL, so you can share the view.",
+    )
+    choices = tokenizers.available_tokenizers()
+    state.keep_widget_state(
+        {"tokenize.whitespace": False, "tokenize.special": True, "tokenize.diff": True},
+        restore_only=[
+            TEXT, TOKENIZERS, REFERENCE, "tokenize.cut_a", "tokenize.cut_b",
+            "tokenize.decode_tokenizer", "tokenize.decode_ids",
+        ],
+    )  # fmt: skip
+    start_from_url(choices)
+    view = read_view(choices)
+    share_in_url(view)
+    if not checked(view):
+        return
+    encoded, loaded = encode_all(view, choices)
+    cuts = {key: render.cut_positions(enc.infos) for key, enc in encoded.items()}
+    summary_table(view, choices, encoded, cuts)
+    show_tokens(view, choices, encoded, loaded)
+    keys = list(encoded)
+    if len(keys) >= 2:
+        show_cut_differences(view.text[:MAX_RENDER_CHARS], choices, keys, cuts)
+    decode_box(choices, keys[0] if keys else None)
+    st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
+
+
+if __name__ == "__main__":  # Streamlit runs each page file as __main__
+    main()

@@ -1,0 +1,9 @@
+"""Shared UI modules of the BPE workbench's pages, one job each.
+
+``state`` (session-state keys, kept widget values, flash messages, page changes), ``tokenizers`` (the
+tokenizers a session can pick), ``samples`` (built-in text), ``uploads`` (uploaded files, read once),
+``exports`` (download buttons), ``encoding`` (cached encoding of page text), ``render`` (HTML of
+tokens, escaped), ``charts`` (plotly figures), ``tables`` (pandas tables of merges and tokenizers),
+``widgets`` (the page header, the tokenizer picker, the training progress bar). No BPE algorithm
+lives here: every computation is a call into ``bpe_core``.
+"""

@@ -1,0 +1,56 @@
+"""pandas tables that describe tokenizers: merge records and the one-row summary of a tokenizer.
+Pure functions (no streamlit): pages show the frames with ``st.dataframe``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from bpe_core import Tokenizer, token_display
+
+MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
+
+
+def merges_table(tokenizer: Tokenizer, ranks: Iterable[int]) -> pd.DataFrame:
+    """Rows for the given merge ranks: rank, left, right, new token, id, count."""
+    records = tokenizer.merge_records
+    vocab = tokenizer.vocab
+    rows = []
+    for rank in ranks:
+        if 0 <= rank < len(records):
+            r = records[rank]
+            rows.append(
+                {
+                    "rank": r.rank,
+                    "left": token_display(vocab[r.left]),
+                    "right": token_display(vocab[r.right]),
+                    "new token": token_display(vocab[r.id]),
+                    "id": r.id,
+                    "count": r.count,
+                }
+            )
+    return pd.DataFrame(rows, columns=MERGE_COLUMNS)
+
+
+def pattern_label(tokenizer: Tokenizer) -> str:
+    """The tokenizer's pre-tokenization: a preset's name, "none" or "custom"."""
+    return tokenizer.pattern_name or ("none" if tokenizer.pattern is None else "custom")
+
+
+def summary_row(choice, tokenizer: Tokenizer) -> dict:
+    """One row of the table of available tokenizers (``choice``: a ``tokenizers.TokenizerChoice``)."""
+    return {
+        "tokenizer": choice.label,
+        "kind": choice.kind,
+        "vocab size": tokenizer.vocab_size,
+        "merges": len(tokenizer.merges),
+        "pattern": pattern_label(tokenizer),
+        "special tokens": ", ".join(tokenizer.special_tokens) or "—",
+        "note": choice.note,
+    }
+
+
+def ratio_text(numerator: float, denominator: float) -> str:
+    """``numerator / denominator`` with two decimals, or a dash when the denominator is 0."""
+    return f"{numerator / denominator:.2f}" if denominator else "—"

@@ -1,0 +1,212 @@
+"""The tokenizers a session can pick: built in (the default, GPT-2, cl100k), trained in this session,
+and saved in the workspace library.
+
+Each is a ``TokenizerChoice`` with a stable key (it goes into URLs) and a fingerprint that changes
+whenever the tokenizer does. Loading is cached with ``st.cache_resource``. This module draws nothing:
+pickers are in ``widgets``, tables in ``tables``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+import bpe_core
+from bpe_core import Tokenizer
+from bpe_core.workspace import Workspace, describe_age
+
+from . import state
+from .samples import default_corpus
+
+#: Merges of the default tokenizer, trained on the built-in samples when the app starts.
+DEFAULT_MERGES = 500
+DEFAULT_KEY = "default"
+
+
+@st.cache_resource(show_spinner="Training the default tokenizer on the built-in samples…")
+def default_tokenizer() -> Tokenizer:
+    _, documents = default_corpus()
+    return bpe_core.train(documents, 256 + DEFAULT_MERGES, min_frequency=2, pattern="gpt2", name="sample-bpe")
+
+
+@st.cache_resource(show_spinner="Loading GPT-2…")
+def gpt2_tokenizer() -> Tokenizer:
+    return bpe_core.gpt2()
+
+
+@st.cache_resource(show_spinner=False)
+def cl100k_is_available() -> bool:
+    return bpe_core.cl100k_available()
+
+
+@st.cache_resource(show_spinner="Loading cl100k…")
+def cl100k_tokenizer() -> Tokenizer:
+    return bpe_core.cl100k()
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[Tokenizer | None, str | None]:
+    """Load one library file; keyed on its modification time and size so edits are picked up."""
+    ws = Workspace(root)
+    for entry in ws.entries():
+        if entry.name == name:
+            checked, tokenizer = ws.check(entry)
+            return tokenizer, checked.error
+    return None, f"{name!r} vanished from the library"
+
+
+def workspace() -> Workspace:
+    """The tokenizer library (folder from $BPE_WORKBENCH_DIR or the per-user default)."""
+    return Workspace()
+
+
+@dataclass
+class SessionTokenizer:
+    """A tokenizer trained in this browser session and not (yet) saved to the library."""
+
+    tokenizer: Tokenizer
+    uid: str
+    created: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class TokenizerChoice:
+    """One tokenizer the user can pick.
+
+    ``key`` is stable across reruns and goes into URLs (``default``, ``gpt2``, ``cl100k``,
+    ``lib:<name>``, ``new:<name>``); ``fingerprint`` changes whenever the tokenizer does, so cached
+    results keyed on it are never stale.
+    """
+
+    key: str
+    label: str
+    kind: str
+    fingerprint: str
+    loader: Callable[[], Tokenizer] = field(repr=False, compare=False)
+    note: str = ""
+
+    def get(self) -> Tokenizer:
+        return self.loader()
+
+
+@dataclass
+class LibraryProblem:
+    name: str
+    path: str
+    error: str
+
+
+def _session_tokenizers() -> dict[str, SessionTokenizer]:
+    return st.session_state.setdefault(state.SESSION_TOKENIZERS, {})
+
+
+def library_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
+    """Tokenizers in the workspace library, and the files that could not be read."""
+    ws = workspace()
+    choices: list[TokenizerChoice] = []
+    problems: list[LibraryProblem] = []
+    try:
+        entries = ws.entries()
+    except ValueError as exc:
+        return [], [LibraryProblem("(library)", str(ws.folder), str(exc))]
+    for entry in entries:
+        tokenizer, error = _library_file(str(ws.root), entry.name, entry.modified_ns, entry.size)
+        if tokenizer is None:
+            problems.append(LibraryProblem(entry.name, str(entry.path), error or "unreadable"))
+            continue
+        choices.append(
+            TokenizerChoice(
+                key=f"lib:{entry.name}",
+                label=f"📁 {entry.name}",
+                kind="library",
+                fingerprint=f"lib:{ws.root}:{entry.name}:{entry.modified_ns}:{entry.size}",
+                loader=lambda tokenizer=tokenizer: tokenizer,
+                note=f"saved {describe_age(entry.modified)}",
+            )
+        )
+    return choices, problems
+
+
+def _builtin_choices() -> list[TokenizerChoice]:
+    choices = [
+        TokenizerChoice(
+            DEFAULT_KEY, "sample-bpe (default)", "built-in", DEFAULT_KEY, default_tokenizer,
+            f"{DEFAULT_MERGES} merges trained on the built-in samples when the app starts",
+        ),
+        TokenizerChoice("gpt2", "gpt2", "built-in", "gpt2", gpt2_tokenizer, "GPT-2, 50,000 merges"),
+    ]  # fmt: skip
+    if cl100k_is_available():
+        choices.append(
+            TokenizerChoice("cl100k", "cl100k", "built-in", "cl100k", cl100k_tokenizer, "GPT-3.5/GPT-4 cl100k_base")
+        )
+    return choices
+
+
+def available_tokenizers() -> dict[str, TokenizerChoice]:
+    """Every tokenizer usable right now, in display order: default, GPT-2, cl100k, session, library."""
+    choices = {choice.key: choice for choice in _builtin_choices()}
+    for name, held in _session_tokenizers().items():
+        key = f"new:{name}"
+        choices[key] = TokenizerChoice(
+            key=key,
+            label=f"✱ {name} (unsaved)",
+            kind="session",
+            fingerprint=f"new:{name}:{held.uid}",
+            loader=lambda held=held: held.tokenizer,
+            note="trained in this session, not saved",
+        )
+    library, _ = library_choices()
+    for choice in library:
+        choices[choice.key] = choice
+    return choices
+
+
+def unused_name(name: str, choices: dict[str, TokenizerChoice]) -> str:
+    """``name``, or ``name-2``, ``name-3``… so that no session or library tokenizer has it yet."""
+    base, number = name, 2
+    while f"new:{name}" in choices or f"lib:{name}" in choices:
+        name = f"{base}-{number}"
+        number += 1
+    return name
+
+
+def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | None) -> str:
+    """Register a freshly trained tokenizer for this session; returns its key."""
+    held = SessionTokenizer(tokenizer, uid=f"{time.time_ns():x}")
+    _session_tokenizers()[tokenizer.name] = held
+    key = f"new:{tokenizer.name}"
+    st.session_state[state.LAST_TRAINED] = key
+    if corpus is not None:
+        st.session_state.setdefault(state.CORPORA, {})[key] = corpus
+    return key
+
+
+def save_to_library(key: str, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> str:
+    """Save to the workspace; a session tokenizer moves to the library. Returns the library key.
+    ValueError (bad name, name taken, disk problem) propagates for the caller to show."""
+    entry = workspace().save(tokenizer, name, overwrite=overwrite)
+    new_key = f"lib:{entry.name}"
+    corpora = st.session_state.setdefault(state.CORPORA, {})
+    if key in corpora:
+        corpora[new_key] = corpora[key]
+    if key.startswith("new:"):
+        _session_tokenizers().pop(key[4:], None)
+    if st.session_state.get(state.LAST_TRAINED) == key:
+        st.session_state[state.LAST_TRAINED] = new_key
+    return new_key
+
+
+def corpus_for(key: str) -> tuple[str, list[str]] | None:
+    """The training text of a tokenizer if this session has it."""
+    if key == DEFAULT_KEY:
+        return default_corpus()
+    return st.session_state.get(state.CORPORA, {}).get(key)
+
+
+def preferred_keys(choices: dict[str, TokenizerChoice], limit: int) -> list[str]:
+    """The tokenizers a page shows first: the one trained last in this session, the default, GPT-2, cl100k."""
+    wanted = [st.session_state.get(state.LAST_TRAINED), DEFAULT_KEY, "gpt2", "cl100k"]
+    return list(dict.fromkeys(k for k in wanted if k in choices))[:limit]

@@ -1,0 +1,121 @@
+"""Widgets more than one page draws: the page header (with flash messages), the tokenizer picker,
+and the training progress bar with its ETA.
+
+The progress text is computed by pure functions (``format_seconds``, ``progress_text``) so it can be
+tested without a browser; session keys come from ``state``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+import bpe_core
+from bpe_core import Tokenizer
+
+from . import state
+from .tokenizers import TokenizerChoice
+
+#: Seconds between two redraws of the progress bar (the last step is always drawn).
+REDRAW_SECONDS = 0.1
+_PHASES = {"count": ("Counting pre-tokens", 0.0, 0.2), "merge": ("Learning merges", 0.2, 1.0)}
+
+
+def page_header(title: str, caption: str | None = None) -> None:
+    """Start the page's run (``state.begin_page``), then its title, caption and flash messages."""
+    messages = state.begin_page(title)
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    for kind, message in messages:
+        getattr(st, kind)(message)
+
+
+def tokenizer_picker(
+    label: str,
+    choices: dict[str, TokenizerChoice],
+    *,
+    key: str,
+    default: str | None = None,
+    help: str | None = None,
+) -> TokenizerChoice:
+    """A selectbox over ``choices`` remembering its selection by tokenizer key."""
+    keys = list(choices)
+    state.ensure_option(key, keys, default)
+    chosen = st.selectbox(label, keys, format_func=lambda k: choices[k].label, key=key, help=help)
+    return choices[chosen]
+
+
+def tokenizer_multiselect(label: str, choices: dict[str, TokenizerChoice], *, key: str, limit: int, help=None) -> list[str]:
+    """A multiselect of tokenizer keys shown by label (keys no longer available are dropped first)."""
+    if key in st.session_state:
+        st.session_state[key] = [k for k in st.session_state[key] if k in choices]
+    return st.multiselect(
+        label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit, help=help
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# training progress
+
+
+def format_seconds(seconds: float | None) -> str:
+    """``…`` when unknown, milliseconds below a second, seconds below a minute, else minutes and seconds."""
+    if seconds is None:
+        return "…"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def progress_text(phase: str, done: int, total: int, elapsed: float) -> tuple[float, str]:
+    """The bar's fill (0 to 1, counting takes the first fifth) and its text, with elapsed time and ETA
+    (the phase's elapsed time scaled to the steps left)."""
+    label, low, high = _PHASES.get(phase, (phase, 0.0, 1.0))
+    fraction = done / total if total else 0.0
+    eta = elapsed * (total - done) / done if done and total else None
+    unit = "merges" if phase == "merge" else ("documents" if phase == "count" and total < 10**6 else "")
+    amount = f"{done:,}/{total:,} {unit}".strip() if total else f"{done:,}"
+    text = f"{label}: {amount} · {format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}"
+    return min(1.0, low + (high - low) * fraction), text
+
+
+class TrainingProgress:
+    """A ``progress(phase, done, total)`` callback for ``bpe_core.train`` drawing on an ``st.progress``
+    bar; time is counted from the start of each phase, redraws at most every REDRAW_SECONDS."""
+
+    def __init__(self, bar, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.bar = bar
+        self.clock = clock
+        self.phase: str | None = None
+        self.started = clock()
+        self.last = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = self.clock()
+        if phase != self.phase:
+            self.phase, self.started = phase, now
+        if now - self.last < REDRAW_SECONDS and done < total:
+            return
+        self.last = now
+        fraction, text = progress_text(phase, done, total, now - self.started)
+        self.bar.progress(fraction, text=text)
+
+
+def train_with_progress(
+    documents: Sequence[str], vocab_size: int, *, describe_error: Callable[[Exception], str] = str, **options
+) -> tuple[Tokenizer | None, object]:
+    """``bpe_core.train`` under a progress bar: (tokenizer, bar), or (None, bar) after showing
+    "Training failed: …" (the bar is removed then). ``options`` go to ``bpe_core.train``."""
+    bar = st.progress(0.0, text="Starting…")
+    try:
+        tokenizer = bpe_core.train(list(documents), int(vocab_size), progress=TrainingProgress(bar), **options)
+    except (ValueError, TypeError) as exc:
+        bar.empty()
+        st.error(f"Training failed: {describe_error(exc)}")
+        return None, bar
+    return tokenizer, bar
