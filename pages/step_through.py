@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import html
+from dataclasses import dataclass
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core import Tokenizer, token_display
+from bpe_core import Tokenizer
 from bpe_core.textbook import TextbookResult, train_textbook
 from bpe_core.trace import trace_training
 
-from pages import _common as ui
+from pages._ui import charts, state
+from pages._ui.render import render_tokens_html, symbol_text, words_html
+from pages._ui.widgets import page_header
 
 MODES = {
     "bytes": "Byte-level, GPT-2 pre-tokenization",
@@ -49,29 +50,37 @@ EXAMPLES = {
     "custom": {"label": "Your own text", "text": "", "per_line": False, "mode": "bytes", "probe": ""},
 }
 MAX_INPUT_CHARS = 20_000
+MAX_WORDS_SHOWN = 200
+EXAMPLE = "steps.example"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A training run on the input, step by step, in either mode's terms."""
+
+    textbook: bool
+    result: object  # TextbookResult or the byte-level trace
+    initial: list  # (symbols, frequency) of every unique word before any merge
+    steps: list
+    stop_reason: str
+
+    def words_after(self, step) -> list:
+        """(symbols, frequency) of every unique word after ``step``."""
+        return step.words if self.textbook else [(w.symbols, w.freq) for w in step.words]
 
 
 def apply_example() -> None:
-    example = EXAMPLES[st.session_state["steps.example"]]
-    if st.session_state["steps.example"] != "custom":
+    example = EXAMPLES[st.session_state[EXAMPLE]]
+    if st.session_state[EXAMPLE] != "custom":
         st.session_state["steps.text"] = example["text"]
     st.session_state["steps.per_line"] = example["per_line"]
     st.session_state["steps.mode"] = example["mode"]
     st.session_state["steps.probe"] = example["probe"]
-    st.session_state["steps.pos"] = 0
+    st.session_state[state.STEPS_POSITION] = 0
 
 
 def go_to(position: int) -> None:
-    st.session_state["steps.pos"] = position
-
-
-ui.keep_widget_state(
-    {"steps.merges": 10, "steps.tie": "first"},
-    restore_only=["steps.example", "steps.text", "steps.per_line", "steps.mode", "steps.probe"],
-)
-if "steps.example" not in st.session_state:
-    st.session_state["steps.example"] = "low-lower"
-    apply_example()
+    st.session_state[state.STEPS_POSITION] = position
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -84,209 +93,199 @@ def textbook_trace(documents: tuple[str, ...], num_merges: int):
     return train_textbook(list(documents), num_merges, top=10)
 
 
-def symbol_text(symbol) -> str:
-    if isinstance(symbol, bytes):
-        return token_display(symbol).replace(" ", "␣")
-    return symbol
+def trace_of(documents: tuple[str, ...], num_merges: int, mode: str, tie_break: str) -> Trace:
+    if mode == "textbook":
+        result = textbook_trace(documents, num_merges)
+        stop = "no pair left to merge" if len(result.steps) < num_merges else "reached the number of merges"
+        return Trace(True, result, list(result.initial), result.steps, stop)
+    result = byte_trace(documents, num_merges, "gpt2" if mode == "bytes" else None, tie_break)
+    return Trace(False, result, [(w.symbols, w.freq) for w in result.initial], result.steps, result.stop_reason)
 
 
-def words_html(words, highlight) -> str:
-    """Each unique word as boxed symbols with its frequency; the newly merged symbol highlighted."""
-    parts = [
-        "<style>.bpe-words{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.95rem;line-height:2.3;}"
-        ".bpe-words .sym{border:1px solid #adb5bd;border-radius:4px;padding:1px 5px;margin-right:2px;background:#f8f9fa;color:#212529;}"
-        ".bpe-words .new{background:#ffd43b;border-color:#f08c00;font-weight:700;}"
-        ".bpe-words .freq{color:#868e96;margin-left:6px;margin-right:18px;}</style>",
-        '<div class="bpe-words">',
-    ]
-    for symbols, freq in words:
-        parts.append("<div>")
-        for symbol in symbols:
-            css = "sym new" if highlight is not None and symbol == highlight else "sym"
-            parts.append(f'<span class="{css}">{html.escape(symbol_text(symbol), quote=False)}</span>')
-        parts.append(f'<span class="freq">×{freq}</span></div>')
-    parts.append("</div>")
-    return "".join(parts)
-
-
-ui.page_header(
-    "Step through training",
-    "Watch BPE learn on a tiny input: count adjacent pairs, merge the most frequent one, repeat. "
-    "Use Next and Back to move one merge at a time.",
-)
-
-top = st.columns([3, 3, 1])
-top[0].selectbox(
-    "Example",
-    list(EXAMPLES),
-    format_func=lambda k: EXAMPLES[k]["label"],
-    key="steps.example",
-    on_change=apply_example,
-)
-mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
-num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
-text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS)
-options = st.columns(3)
-per_line = options[0].checkbox("One document per line", key="steps.per_line")
-tie_break = "first"
-if mode != "textbook":
-    tie_break = options[1].radio(
-        "Tie rule", ["first", "lexicographic"], horizontal=True, key="steps.tie",
-        help="first: the pair met first wins (the seeds' naive algorithm). lexicographic: the greatest pair wins.",
+def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
+    """Draw the inputs: (mode, merges, documents, tie rule)."""
+    top = st.columns([3, 3, 1])
+    top[0].selectbox(
+        "Example", list(EXAMPLES), format_func=lambda k: EXAMPLES[k]["label"], key=EXAMPLE, on_change=apply_example
     )
-
-documents = tuple(line for line in text.splitlines() if line.strip()) if per_line else ((text,) if text.strip() else ())
-if not documents:
-    st.info("Type some input (or pick an example) to step through.")
-    st.stop()
-
-try:
-    if mode == "textbook":
-        result = textbook_trace(documents, int(num_merges))
-        initial = [(symbols, freq) for symbols, freq in result.initial]
-        steps = result.steps
-        stop_reason = "no pair left to merge" if len(steps) < num_merges else "reached the number of merges"
+    mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
+    num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
+    text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS)
+    options = st.columns(3)
+    per_line = options[0].checkbox("One document per line", key="steps.per_line")
+    tie_break = "first"
+    if mode != "textbook":
+        tie_break = options[1].radio(
+            "Tie rule", ["first", "lexicographic"], horizontal=True, key="steps.tie",
+            help="first: the pair met first wins (the seeds' naive algorithm). lexicographic: the greatest pair wins.",
+        )  # fmt: skip
+    if per_line:
+        documents = tuple(line for line in text.splitlines() if line.strip())
     else:
-        result = byte_trace(documents, int(num_merges), "gpt2" if mode == "bytes" else None, tie_break)
-        initial = [(w.symbols, w.freq) for w in result.initial]
-        steps = result.steps
-        stop_reason = result.stop_reason
-except ValueError as exc:
-    st.error(str(exc))
-    st.stop()
+        documents = (text,) if text.strip() else ()
+    return mode, int(num_merges), documents, tie_break
 
-signature = (documents, int(num_merges), mode, tie_break)
-if st.session_state.get("steps.signature") != signature:
-    st.session_state["steps.signature"] = signature
-    st.session_state["steps.pos"] = 0
-position = min(max(0, int(st.session_state.get("steps.pos", 0))), len(steps))
-st.session_state["steps.pos"] = position
 
-# ------------------------------------------------------------------------------------------------
-# navigation
+def current_position(signature: tuple, steps: int) -> int:
+    """The merge to show: back to the start when the input changed, always within 0..steps."""
+    if st.session_state.get(state.STEPS_SIGNATURE) != signature:
+        st.session_state[state.STEPS_SIGNATURE] = signature
+        st.session_state[state.STEPS_POSITION] = 0
+    position = min(max(0, int(st.session_state.get(state.STEPS_POSITION, 0))), steps)
+    st.session_state[state.STEPS_POSITION] = position
+    return position
 
-nav = st.columns([1, 1, 1, 1, 4])
-nav[0].button("Start", icon=":material/first_page:", key="steps.start", on_click=go_to, args=(0,), disabled=position == 0)
-nav[1].button(
-    "Back", icon=":material/chevron_left:", key="steps.back", on_click=go_to, args=(position - 1,), disabled=position == 0
-)
-nav[2].button(
-    "Next",
-    icon=":material/chevron_right:",
-    key="steps.next",
-    on_click=go_to,
-    args=(position + 1,),
-    disabled=position >= len(steps),
-    type="primary",
-)
-nav[3].button(
-    "End", icon=":material/last_page:", key="steps.end", on_click=go_to, args=(len(steps),), disabled=position >= len(steps)
-)
-nav[4].progress(position / len(steps) if steps else 1.0, text=f"Merge {position} of {len(steps)}")
 
-if not steps:
-    st.warning(f"No merge is possible on this input ({stop_reason}).")
+def navigation(position: int, steps: int) -> None:
+    nav = st.columns([1, 1, 1, 1, 4])
+    buttons = [
+        ("Start", ":material/first_page:", "steps.start", 0, position == 0),
+        ("Back", ":material/chevron_left:", "steps.back", position - 1, position == 0),
+        ("Next", ":material/chevron_right:", "steps.next", position + 1, position >= steps),
+        ("End", ":material/last_page:", "steps.end", steps, position >= steps),
+    ]
+    for column, (label, icon, key, target, disabled) in zip(nav, buttons):
+        column.button(
+            label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,
+            type="primary" if key == "steps.next" else "secondary",
+        )  # fmt: skip
+    nav[4].progress(position / steps if steps else 1.0, text=f"Merge {position} of {steps}")
 
-if position == 0:
-    words = initial
-    highlight = None
-    st.subheader("Start: every word split into " + ("characters + </w>" if mode == "textbook" else "bytes"))
-    counts_step = steps[0] if steps else None
-    counts_title = "Pair counts now (the top pair is merged next)"
-else:
-    step = steps[position - 1]
-    if mode == "textbook":
-        words = step.words
-        highlight = step.merged
-        new_label = step.merged
-        id_text = ""
+
+def step_heading(trace: Trace, step, tie_break: str) -> None:
+    """The merge's title, and why this pair won."""
+    if trace.textbook:
+        new_label, id_text = step.merged, ""
     else:
-        words = [(w.symbols, w.freq) for w in step.words]
-        highlight = step.new_token
-        new_label = symbol_text(step.new_token)
-        id_text = f" (new id {step.new_id})"
+        new_label, id_text = symbol_text(step.new_token), f" (new id {step.new_id})"
     left_part, right_part = (symbol_text(p) for p in step.pair)
     st.subheader(f"Merge {step.number}: {left_part!r} + {right_part!r} → {new_label!r}{id_text}")
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
-    rule = "the pair met first" if mode == "textbook" or tie_break == "first" else "the greatest pair"
+    rule = "the pair met first" if trace.textbook or tie_break == "first" else "the greatest pair"
     tie_note = f"; {tied} other pair(s) tie with it, and ties go to {rule}" if tied else ""
     st.caption(f"The pair occurs {step.count:,} time(s), the highest count{tie_note}.")
-    counts_step = step
-    counts_title = "Pair counts before this merge"
 
-left, right = st.columns([2, 3])
-with left:
-    st.markdown(f"**{counts_title}**")
-    if counts_step is not None:
+
+def pair_counts(title: str, step) -> None:
+    st.markdown(f"**{title}**")
+    if step is None:
+        st.caption("No pairs left.")
+        return
+    rows = [
+        {"pair": f"{symbol_text(a)!r} + {symbol_text(b)!r}", "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
+        for (a, b), count in step.top_pairs
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs.")
+
+
+def show_step(trace: Trace, position: int, tie_break: str) -> None:
+    """The merge at ``position`` (or the start), the pair counts behind it and the words after it."""
+    if position == 0:
+        words, highlight = trace.initial, None
+        st.subheader("Start: every word split into " + ("characters + </w>" if trace.textbook else "bytes"))
+        counts_step = trace.steps[0] if trace.steps else None
+        counts_title = "Pair counts now (the top pair is merged next)"
+    else:
+        step = trace.steps[position - 1]
+        words = trace.words_after(step)
+        highlight = step.merged if trace.textbook else step.new_token
+        step_heading(trace, step, tie_break)
+        counts_step, counts_title = step, "Pair counts before this merge"
+    left, right = st.columns([2, 3])
+    with left:
+        pair_counts(counts_title, counts_step)
+    with right:
+        when = "before any merge" if position == 0 else "after this merge"
+        st.markdown(f"**Sequence {when}** (unique words, ×frequency)")
+        st.html(words_html(words[:MAX_WORDS_SHOWN], highlight))
+        if len(words) > MAX_WORDS_SHOWN:
+            st.caption(f"First {MAX_WORDS_SHOWN} of {len(words):,} unique words.")
+        token_total = sum(len(symbols) * freq for symbols, freq in words)
+        initial_total = sum(len(symbols) * freq for symbols, freq in trace.initial)
+        st.caption(f"{token_total:,} symbols in all (started with {initial_total:,}).")
+
+
+def show_history(trace: Trace, position: int) -> None:
+    """The merges so far, and the symbol count after each merge."""
+    below = st.columns(2)
+    with below[0]:
+        st.markdown(f"**Merges so far** ({position})")
         rows = [
             {
-                "pair": f"{symbol_text(a)!r} + {symbol_text(b)!r}",
-                "count": count,
-                "chosen": "✔" if (a, b) == counts_step.pair else "",
+                "#": s.number,
+                "pair": f"{symbol_text(s.pair[0])!r} + {symbol_text(s.pair[1])!r}",
+                "new token": symbol_text(s.merged if trace.textbook else s.new_token),
+                "count": s.count,
             }
-            for (a, b), count in counts_step.top_pairs
+            for s in trace.steps[:position]
         ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
-        st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs.")
-    else:
-        st.caption("No pairs left.")
-with right:
-    st.markdown("**Sequence " + ("before any merge**" if position == 0 else "after this merge**") + " (unique words, ×frequency)")
-    shown_words = words[:200]
-    ui.show_html(words_html(shown_words, highlight))
-    if len(words) > 200:
-        st.caption(f"First 200 of {len(words):,} unique words.")
-    token_total = sum(len(symbols) * freq for symbols, freq in words)
-    initial_total = sum(len(symbols) * freq for symbols, freq in initial)
-    st.caption(f"{token_total:,} symbols in all (started with {initial_total:,}).")
+        st.dataframe(pd.DataFrame(rows, columns=["#", "pair", "new token", "count"]), hide_index=True, height=250)
+        if position == len(trace.steps):
+            st.caption(f"Training stopped: {trace.stop_reason}.")
+    with below[1]:
+        totals = [sum(len(s) * f for s, f in words) for words in [trace.initial, *map(trace.words_after, trace.steps)]]
+        figure = charts.line(
+            range(len(totals)), totals, name="symbols", title="Symbols in the corpus after each merge",
+            x_title="merges", y_title="symbols", height=280, markers=True, top=30,
+        )  # fmt: skip
+        figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
+        st.plotly_chart(figure, key="steps.curve")
 
-# ------------------------------------------------------------------------------------------------
-# merges so far, the token count curve, and encoding with the merges so far
 
-below = st.columns(2)
-with below[0]:
-    st.markdown(f"**Merges so far** ({position})")
-    merges_rows = [
-        {
-            "#": s.number,
-            "pair": f"{symbol_text(s.pair[0])!r} + {symbol_text(s.pair[1])!r}",
-            "new token": symbol_text(s.merged if mode == "textbook" else s.new_token),
-            "count": s.count,
-        }
-        for s in steps[:position]
-    ]
-    st.dataframe(pd.DataFrame(merges_rows, columns=["#", "pair", "new token", "count"]), hide_index=True, height=250)
-    if position == len(steps):
-        st.caption(f"Training stopped: {stop_reason}.")
-with below[1]:
-    totals = [sum(len(s) * f for s, f in initial)] + [
-        sum(len(symbols) * freq for symbols, freq in (s.words if mode == "textbook" else [(w.symbols, w.freq) for w in s.words]))
-        for s in steps
-    ]
-    figure = go.Figure(go.Scatter(x=list(range(len(totals))), y=totals, mode="lines+markers", name="symbols"))
-    figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
-    figure.update_layout(
-        height=280, margin=dict(l=10, r=10, t=30, b=10), title="Symbols in the corpus after each merge",
-        xaxis_title="merges", yaxis_title="symbols",
+def show_probe(trace: Trace, position: int, mode: str) -> None:
+    """Encode the user's text with the first ``position`` merges."""
+    st.markdown(f"**Encode with the first {position} merge(s)**")
+    probe = st.text_input("Text to encode", key="steps.probe")
+    if not probe.strip():
+        return
+    steps = trace.steps[:position]
+    if trace.textbook:
+        partial = TextbookResult(trace.result.initial, steps)
+        rows = [f"{word:>12}  →  {' '.join(partial.encode_word(word))}" for word in probe.split()]
+        st.code("\n".join(rows), language=None)
+        return
+    vocab = {i: bytes([i]) for i in range(256)} | {s.new_id: s.new_token for s in steps}
+    try:
+        tokenizer = Tokenizer(vocab, [s.pair for s in steps], pattern="gpt2" if mode == "bytes" else None)
+        infos = tokenizer.encode_with_details(probe)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    st.html(render_tokens_html(probe, infos, rank_of=tokenizer.merge_rank_of, show_whitespace=True))
+    st.caption(f"{len(infos)} token(s); ids: {[i.id for i in infos]}")
+
+
+def main() -> None:
+    state.keep_widget_state(
+        {"steps.merges": 10, "steps.tie": "first"},
+        restore_only=[EXAMPLE, "steps.text", "steps.per_line", "steps.mode", "steps.probe"],
     )
-    st.plotly_chart(figure, key="steps.curve")
+    if EXAMPLE not in st.session_state:
+        st.session_state[EXAMPLE] = "low-lower"
+        apply_example()
+    page_header(
+        "Step through training",
+        "Watch BPE learn on a tiny input: count adjacent pairs, merge the most frequent one, repeat. "
+        "Use Next and Back to move one merge at a time.",
+    )
+    mode, num_merges, documents, tie_break = read_inputs()
+    if not documents:
+        st.info("Type some input (or pick an example) to step through.")
+        return
+    try:
+        trace = trace_of(documents, num_merges, mode, tie_break)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    position = current_position((documents, num_merges, mode, tie_break), len(trace.steps))
+    navigation(position, len(trace.steps))
+    if not trace.steps:
+        st.warning(f"No merge is possible on this input ({trace.stop_reason}).")
+    show_step(trace, position, tie_break)
+    show_history(trace, position)
+    show_probe(trace, position, mode)
 
-st.markdown(f"**Encode with the first {position} merge(s)**")
-probe = st.text_input("Text to encode", key="steps.probe")
-if probe.strip():
-    if mode == "textbook":
-        partial = TextbookResult(result.initial, steps[:position])
-        pieces = [" ".join(partial.encode_word(word)) for word in probe.split()]
-        st.code("\n".join(f"{word:>12}  →  {encoded}" for word, encoded in zip(probe.split(), pieces)), language=None)
-    else:
-        vocab = {i: bytes([i]) for i in range(256)}
-        for s in steps[:position]:
-            vocab[s.new_id] = s.new_token
-        try:
-            partial_tokenizer = Tokenizer(vocab, [s.pair for s in steps[:position]], pattern="gpt2" if mode == "bytes" else None)
-            infos = partial_tokenizer.encode_with_details(probe)
-        except ValueError as exc:
-            st.error(str(exc))
-        else:
-            ui.show_html(ui.render_tokens_html(probe, infos, rank_of=partial_tokenizer.merge_rank_of, show_whitespace=True))
-            st.caption(f"{len(infos)} token(s); ids: {[i.id for i in infos]}")
+
+if __name__ == "__main__":  # Streamlit runs each page file as __main__
+    main()
