@@ -7,16 +7,29 @@ import collections
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core import Tokenizer, token_display
 
-from pages import _common as ui
+from pages._ui import charts, state, tables, tokenizers
+from pages._ui.encoding import MAX_STATS_CHARS, encode_text
+from pages._ui.render import render_tokens_html
+from pages._ui.render import symbol_text as shown
+from pages._ui.samples import sample_text
+from pages._ui.tokenizers import TokenizerChoice
+from pages._ui.widgets import page_header, tokenizer_picker
 
 MAX_TREE_NODES = 255
 MAX_TABLE_ROWS = 1_000
+MAX_SEGMENT_CHARS = 5_000
+DEPTH_COLOURS = ["#e9ecef", "#d0ebff", "#a5d8ff", "#74c0fc", "#4dabf7", "#339af0", "#228be6", "#1c7ed6"]
+DOT_HEADER = [
+    "digraph derivation {",
+    'graph [ordering=out, nodesep=0.15, ranksep=0.35, bgcolor="transparent"];',
+    'node [shape=box, style="rounded,filled", fontname="monospace", fontsize=11, color="#495057"];',
+    'edge [arrowhead=none, color="#868e96"];',
+]
 
 
 @dataclass(frozen=True)
@@ -30,10 +43,22 @@ class Forest:
     length: dict  # token id -> bytes
 
 
+@dataclass(frozen=True)
+class Picked:
+    """The tokenizer the page shows, with its forest."""
+
+    choice: TokenizerChoice
+    tokenizer: Tokenizer
+    forest: Forest
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return self.tokenizer.vocab
+
+
 @st.cache_resource(show_spinner="Indexing merges…", max_entries=8)
 def forest_of(fingerprint: str, _tokenizer: Tokenizer) -> Forest:
     records = _tokenizer.merge_records
-    vocab = _tokenizer.vocab
     made_by = {r.id: r for r in records}
     used_in: dict[int, list[int]] = collections.defaultdict(list)
     depth: dict[int, int] = {}
@@ -42,7 +67,7 @@ def forest_of(fingerprint: str, _tokenizer: Tokenizer) -> Forest:
         if r.right != r.left:
             used_in[r.right].append(r.rank)
         depth[r.id] = 1 + max(depth.get(r.left, 0), depth.get(r.right, 0))
-    length = {token_id: len(token) for token_id, token in vocab.items()}
+    length = {token_id: len(token) for token_id, token in _tokenizer.vocab.items()}
     return Forest(records, made_by, dict(used_in), depth, length)
 
 
@@ -54,7 +79,7 @@ def truncated(fingerprint: str, k: int, _tokenizer: Tokenizer) -> Tokenizer:
 @st.cache_data(show_spinner="Counting token usage…", max_entries=16)
 def usage_counts(fingerprint: str, text_signature: str, _tokenizer: Tokenizer, _texts: list[str]) -> dict[int, int]:
     counts: collections.Counter = collections.Counter()
-    budget = ui.MAX_STATS_CHARS
+    budget = MAX_STATS_CHARS
     for text in _texts:
         if budget <= 0:
             break
@@ -63,26 +88,30 @@ def usage_counts(fingerprint: str, text_signature: str, _tokenizer: Tokenizer, _
     return dict(counts)
 
 
-def shown(token: bytes) -> str:
-    return token_display(token).replace(" ", "␣")
-
-
 def dot_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-DEPTH_COLOURS = ["#e9ecef", "#d0ebff", "#a5d8ff", "#74c0fc", "#4dabf7", "#339af0", "#228be6", "#1c7ed6"]
+def dot_node(picked: Picked, tid: int, node: str) -> str:
+    """One node of the derivation tree: the token, its id and how it was made, coloured by depth."""
+    token = picked.vocab[tid]
+    record = picked.forest.made_by.get(tid)
+    label = dot_escape(shown(token))
+    if record is None:
+        label += f"\\nbyte {token.hex()} · id {tid}"
+        colour = "#fff3bf"
+    else:
+        label += f"\\nid {tid} · rank {record.rank}"
+        if record.count is not None:
+            label += f"\\ncount {record.count:,}"
+        colour = DEPTH_COLOURS[min(picked.forest.depth[tid], len(DEPTH_COLOURS) - 1)]
+    return f'{node} [label="{label}", fillcolor="{colour}"];'
 
 
-def derivation_dot(tokenizer: Tokenizer, forest: Forest, token_id: int) -> tuple[str, bool]:
-    """DOT source of the derivation tree of ``token_id`` (root on top, bytes at the bottom)."""
-    vocab = tokenizer.vocab
-    lines = [
-        "digraph derivation {",
-        'graph [ordering=out, nodesep=0.15, ranksep=0.35, bgcolor="transparent"];',
-        'node [shape=box, style="rounded,filled", fontname="monospace", fontsize=11, color="#495057"];',
-        'edge [arrowhead=none, color="#868e96"];',
-    ]
+def derivation_dot(picked: Picked, token_id: int) -> tuple[str, bool]:
+    """DOT source of the derivation tree of ``token_id`` (root on top, bytes at the bottom), and
+    whether it was cut at MAX_TREE_NODES."""
+    lines = list(DOT_HEADER)
     counter = 0
     clipped = False
 
@@ -90,25 +119,14 @@ def derivation_dot(tokenizer: Tokenizer, forest: Forest, token_id: int) -> tuple
         nonlocal counter, clipped
         node = f"n{counter}"
         counter += 1
-        record = forest.made_by.get(tid)
-        label = dot_escape(shown(vocab[tid]))
-        if record is None:
-            label += f"\\nbyte {vocab[tid].hex()} · id {tid}"
-            colour = "#fff3bf"
-        else:
-            label += f"\\nid {tid} · rank {record.rank}"
-            if record.count is not None:
-                label += f"\\ncount {record.count:,}"
-            colour = DEPTH_COLOURS[min(forest.depth[tid], len(DEPTH_COLOURS) - 1)]
-        lines.append(f'{node} [label="{label}", fillcolor="{colour}"];')
+        lines.append(dot_node(picked, tid, node))
+        record = picked.forest.made_by.get(tid)
         if record is not None:
             if counter + 2 > MAX_TREE_NODES:
                 clipped = True
             else:
-                left = add(record.left)
-                right = add(record.right)
-                lines.append(f"{node} -> {left};")
-                lines.append(f"{node} -> {right};")
+                left, right = add(record.left), add(record.right)
+                lines.extend([f"{node} -> {left};", f"{node} -> {right};"])
         return node
 
     add(token_id)
@@ -116,147 +134,148 @@ def derivation_dot(tokenizer: Tokenizer, forest: Forest, token_id: int) -> tuple
     return "\n".join(lines), clipped
 
 
-ui.page_header(
-    "Merge forest",
-    "Every merged token is the root of a binary tree of earlier merges down to single bytes; together they form "
-    "the merge forest.",
-)
+def find_by_text(picked: Picked, default_id: int) -> int | None:
+    """A text box for a token; when the text is not one token, a choice among the merged tokens it encodes to."""
+    query = st.text_input(
+        "Token text (a leading space matters: ' the' and 'the' are different tokens)",
+        value=token_display(picked.vocab[default_id]),
+        key=f"forest.query:{picked.choice.key}",
+    )
+    if not query:
+        return None
+    try:
+        return picked.tokenizer.token_id(query)
+    except ValueError:
+        pass
+    pieces = picked.tokenizer.encode(query, disallowed_special=())
+    merged = list(dict.fromkeys(i for i in pieces if i in picked.forest.made_by))
+    st.info(
+        f"{query!r} is not a single token of {picked.choice.label}; it encodes as "
+        + " · ".join(repr(token_display(picked.vocab[i])) for i in pieces[:40])
+        + ("…" if len(pieces) > 40 else "")
+    )
+    if not merged:
+        return None
+    state.ensure_option("forest.pick", merged)
+    return st.selectbox(
+        "Pick one of its merged tokens",
+        merged,
+        format_func=lambda i: f"{token_display(picked.vocab[i])!r} (id {i})",
+        key="forest.pick",
+    )
 
-choices = ui.available_tokenizers()
-ui.keep_widget_state(restore_only=["forest.tokenizer", "forest.mode", "forest.seg_text"])
-choice = ui.tokenizer_picker(
-    "Tokenizer", choices, key="forest.tokenizer", default=st.session_state.get(ui.LAST_TRAINED) or ui.DEFAULT_KEY
-)
-try:
-    tokenizer = choice.get()
-except ValueError as exc:
-    st.error(f"{choice.label} could not be loaded: {exc}")
-    st.stop()
-forest = forest_of(choice.fingerprint, tokenizer)
-vocab = tokenizer.vocab
-n_merges = len(forest.records)
-if not n_merges:
-    st.warning(f"{choice.label} has no merges: every token is a single byte (or a special token).")
-    st.stop()
 
-tab_token, tab_slider, tab_overview, tab_unused = st.tabs(
-    ["Find a token", "First k merges", "Forest overview", "Unused tokens"]
-)
+def find_by_id(picked: Picked, default_id: int) -> int | None:
+    chosen = st.number_input(
+        "Token id", min_value=0, max_value=max(picked.vocab), value=default_id, step=1,
+        key=f"forest.id:{picked.choice.key}",
+    )  # fmt: skip
+    try:
+        picked.tokenizer.token_bytes(int(chosen))
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
+    return int(chosen)
 
-# ------------------------------------------------------------------------------------------------
-# a token's derivation
 
-with tab_token:
+def show_token(picked: Picked, token_id: int) -> None:
+    """A token's facts, its derivation tree and the merges that use it."""
+    token, forest = picked.vocab[token_id], picked.forest
+    record = forest.made_by.get(token_id)
+    st.subheader(f"{token_display(token)!r}", anchor=False)
+    facts = [("id", token_id), ("bytes", len(token)), ("merge rank", record.rank if record else "—"),
+             ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
+    for column, (label, value) in zip(st.columns(4), facts):
+        column.metric(label, value)
+    if picked.tokenizer.is_special(token_id):
+        st.info("A special token: added whole, never built by merges.")
+    elif record is None:
+        st.info("A single byte: a leaf of the forest, not built by any merge.")
+    else:
+        count = f", seen {record.count:,} times when it was chosen" if record.count is not None else ""
+        st.markdown(
+            f"Made by merge **{record.rank}**: {shown(picked.vocab[record.left])!r} (id {record.left}) + "
+            f"{shown(picked.vocab[record.right])!r} (id {record.right}){count}."
+        )
+        dot, clipped = derivation_dot(picked, token_id)
+        st.graphviz_chart(dot)
+        if clipped:
+            st.caption(f"The tree is cut at {MAX_TREE_NODES} nodes.")
+    users = forest.used_in.get(token_id, [])
+    st.markdown(f"**Tokens built from it**: {len(users):,}")
+    if users:
+        st.dataframe(tables.merges_table(picked.tokenizer, users[:MAX_TABLE_ROWS]), hide_index=True, height=240)
+        if len(users) > MAX_TABLE_ROWS:
+            st.caption(f"First {MAX_TABLE_ROWS:,} of {len(users):,}.")
+
+
+def token_tab(picked: Picked) -> None:
     # Widgets whose range depends on the tokenizer get one key per tokenizer (and a default value):
     # each tokenizer keeps its own choices. The default token is the deepest of the first 2,000 merges.
-    early = forest.records[: min(n_merges, 2_000)]
-    deepest = max(early, key=lambda r: (forest.depth[r.id], -r.rank))
+    early = picked.forest.records[:2_000]
+    deepest = max(early, key=lambda r: (picked.forest.depth[r.id], -r.rank))
     mode = st.radio("Find by", ["text", "id"], horizontal=True, key="forest.mode")
-    token_id: int | None = None
-    if mode == "text":
-        query = st.text_input(
-            "Token text (a leading space matters: ' the' and 'the' are different tokens)",
-            value=token_display(vocab[deepest.id]),
-            key=f"forest.query:{choice.key}",
-        )
-        if query:
-            try:
-                token_id = tokenizer.token_id(query)
-            except ValueError:
-                pieces = tokenizer.encode(query, disallowed_special=())
-                merged = list(dict.fromkeys(i for i in pieces if i in forest.made_by))
-                st.info(
-                    f"{query!r} is not a single token of {choice.label}; it encodes as "
-                    + " · ".join(repr(token_display(vocab[i])) for i in pieces[:40])
-                    + ("…" if len(pieces) > 40 else "")
-                )
-                if merged:
-                    ui.ensure_option("forest.pick", merged)
-                    token_id = st.selectbox(
-                        "Pick one of its merged tokens",
-                        merged,
-                        format_func=lambda i: f"{token_display(vocab[i])!r} (id {i})",
-                        key="forest.pick",
-                    )
-    else:
-        chosen = st.number_input(
-            "Token id", min_value=0, max_value=max(vocab), value=deepest.id, step=1, key=f"forest.id:{choice.key}"
-        )
-        try:
-            tokenizer.token_bytes(int(chosen))
-            token_id = int(chosen)
-        except ValueError as exc:
-            st.error(str(exc))
-
+    token_id = find_by_text(picked, deepest.id) if mode == "text" else find_by_id(picked, deepest.id)
     if token_id is not None:
-        token = vocab[token_id]
-        record = forest.made_by.get(token_id)
-        st.subheader(f"{token_display(token)!r}", anchor=False)
-        columns = st.columns(4)
-        columns[0].metric("id", token_id)
-        columns[1].metric("bytes", len(token))
-        columns[2].metric("merge rank", record.rank if record else "—")
-        columns[3].metric("tree depth", forest.depth.get(token_id, 0))
-        if tokenizer.is_special(token_id):
-            st.info("A special token: added whole, never built by merges.")
-        elif record is None:
-            st.info("A single byte: a leaf of the forest, not built by any merge.")
-        else:
-            count = f", seen {record.count:,} times when it was chosen" if record.count is not None else ""
-            st.markdown(
-                f"Made by merge **{record.rank}**: {shown(vocab[record.left])!r} (id {record.left}) + "
-                f"{shown(vocab[record.right])!r} (id {record.right}){count}."
-            )
-            dot, clipped = derivation_dot(tokenizer, forest, token_id)
-            st.graphviz_chart(dot)
-            if clipped:
-                st.caption(f"The tree is cut at {MAX_TREE_NODES} nodes.")
-        users = forest.used_in.get(token_id, [])
-        st.markdown(f"**Tokens built from it**: {len(users):,}")
-        if users:
-            st.dataframe(ui.merges_table(tokenizer, users[:MAX_TABLE_ROWS]), hide_index=True, height=240)
-            if len(users) > MAX_TABLE_ROWS:
-                st.caption(f"First {MAX_TABLE_ROWS:,} of {len(users):,}.")
+        show_token(picked, token_id)
 
-# ------------------------------------------------------------------------------------------------
-# segmentation with the first k merges
 
-with tab_slider:
+def segmentation_tab(picked: Picked) -> None:
+    """The text encoded with only the first k merges."""
+    n_merges, vocab = len(picked.forest.records), picked.vocab
     if "forest.seg_text" not in st.session_state:
-        st.session_state["forest.seg_text"] = ui.sample_text(400)
+        st.session_state["forest.seg_text"] = sample_text(400)
     seg_text = st.text_area("Text", key="forest.seg_text", height=110)
-    k = st.slider("Merges applied (k)", 0, n_merges, value=min(n_merges, 50), key=f"forest.k:{choice.key}")
-    seg_show = seg_text[:5_000]
-    if len(seg_text) > 5_000:
-        st.caption("Only the first 5,000 characters are used here.")
-    if seg_show:
-        try:
-            partial = truncated(choice.fingerprint, int(k), tokenizer)
-            infos = partial.encode_with_details(seg_show, disallowed_special=())
-            full = ui.encode_text(choice.fingerprint, seg_show, False, tokenizer)
-        except ValueError as exc:
-            st.error(str(exc))
-        else:
-            columns = st.columns(3)
-            columns[0].metric(f"tokens with {k:,} merges", f"{len(infos):,}")
-            columns[1].metric(f"tokens with all {n_merges:,}", f"{full.ids_total:,}")
-            columns[2].metric("bytes (k = 0)", f"{len(seg_show.encode('utf-8', 'replace')):,}")
-            if k:
-                last = forest.records[int(k) - 1]
-                st.caption(
-                    f"Merge {k - 1} (the last applied) makes {shown(vocab[last.id])!r} from "
-                    f"{shown(vocab[last.left])!r} + {shown(vocab[last.right])!r}."
-                )
-            ui.show_html(ui.render_tokens_html(seg_show, infos, rank_of=partial.merge_rank_of))
-    else:
+    k = st.slider("Merges applied (k)", 0, n_merges, value=min(n_merges, 50), key=f"forest.k:{picked.choice.key}")
+    text = seg_text[:MAX_SEGMENT_CHARS]
+    if len(seg_text) > MAX_SEGMENT_CHARS:
+        st.caption(f"Only the first {MAX_SEGMENT_CHARS:,} characters are used here.")
+    if not text:
         st.info("Type some text to watch its segmentation.")
+        return
+    try:
+        partial = truncated(picked.choice.fingerprint, int(k), picked.tokenizer)
+        infos = partial.encode_with_details(text, disallowed_special=())
+        full = encode_text(picked.choice.fingerprint, text, False, picked.tokenizer)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    columns = st.columns(3)
+    columns[0].metric(f"tokens with {k:,} merges", f"{len(infos):,}")
+    columns[1].metric(f"tokens with all {n_merges:,}", f"{full.ids_total:,}")
+    columns[2].metric("bytes (k = 0)", f"{len(text.encode('utf-8', 'replace')):,}")
+    if k:
+        last = picked.forest.records[int(k) - 1]
+        st.caption(
+            f"Merge {k - 1} (the last applied) makes {shown(vocab[last.id])!r} from "
+            f"{shown(vocab[last.left])!r} + {shown(vocab[last.right])!r}."
+        )
+    st.html(render_tokens_html(text, infos, rank_of=partial.merge_rank_of))
 
-# ------------------------------------------------------------------------------------------------
-# overview
 
-with tab_overview:
+def sunburst(picked: Picked, subset: int) -> go.Figure:
+    """The first ``subset`` merges as a hierarchy: each token under its left part."""
+    forest, vocab = picked.forest, picked.vocab
+    records = forest.records[:subset]
+    roots = dict.fromkeys(r.left for r in records if r.left not in forest.made_by)
+    ids = [str(b) for b in roots] + [str(r.id) for r in records]
+    labels = [shown(vocab[b]) for b in roots] + [shown(vocab[r.id]) for r in records]
+    parents = [""] * len(roots) + [str(r.left) for r in records]
+    hover = [f"byte {vocab[b].hex()} · id {b}" for b in roots] + [
+        f"rank {r.rank} · id {r.id} · {shown(vocab[r.left])!r} + {shown(vocab[r.right])!r}"
+        + (f" · count {r.count:,}" if r.count is not None else "")
+        for r in records
+    ]
+    figure = go.Figure(
+        go.Sunburst(ids=ids, labels=labels, parents=parents, hovertext=hover, hoverinfo="text", maxdepth=3)
+    )
+    return charts.compact(figure, 560, top=10)
+
+
+def overview_tab(picked: Picked) -> None:
+    forest = picked.forest
+    n_merges = len(forest.records)
     depths = list(forest.depth.values())
-    lengths = [forest.length[r.id] for r in forest.records]
     longest = max(forest.records, key=lambda r: (forest.length[r.id], -r.rank))
     columns = st.columns(4)
     columns[0].metric("merges", f"{n_merges:,}")
@@ -264,78 +283,67 @@ with tab_overview:
     columns[2].metric("mean depth", f"{sum(depths) / len(depths):.2f}")
     columns[3].metric("longest token (bytes)", forest.length[longest.id])
     left, right = st.columns(2)
-    depth_counts = collections.Counter(depths)
     with left:
-        figure = px.bar(
-            x=sorted(depth_counts), y=[depth_counts[d] for d in sorted(depth_counts)],
-            labels={"x": "derivation tree depth", "y": "merged tokens"}, title="Depth distribution",
-        )
-        figure.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=10))
+        figure = charts.count_bars(depths, "derivation tree depth", "merged tokens", "Depth distribution")
         st.plotly_chart(figure, key="forest.depths")
-    length_counts = collections.Counter(lengths)
     with right:
-        figure = px.bar(
-            x=sorted(length_counts), y=[length_counts[d] for d in sorted(length_counts)],
-            labels={"x": "token length (bytes)", "y": "merged tokens"}, title="Token length distribution",
-        )
-        figure.update_layout(height=300, margin=dict(l=10, r=10, t=40, b=10))
+        lengths = [forest.length[r.id] for r in forest.records]
+        figure = charts.count_bars(lengths, "token length (bytes)", "merged tokens", "Token length distribution")
         st.plotly_chart(figure, key="forest.lengths")
-
     st.markdown("**The first merges as a hierarchy**: each token sits under its left part (so *the* sits under *th*).")
     subset_max = min(n_merges, 3_000)
     subset = st.slider(
-        "Merges in the plot",
-        min_value=1,
-        max_value=max(subset_max, 2),
-        value=min(subset_max, 300),
-        key=f"forest.subset:{choice.key}",
-    )
-    ids, labels, parents, hover = [], [], [], []
-    roots: dict[int, None] = {}
-    for r in forest.records[:subset]:
-        if r.left not in forest.made_by:
-            roots.setdefault(r.left, None)
-    for byte_id in roots:
-        ids.append(str(byte_id))
-        labels.append(shown(vocab[byte_id]))
-        parents.append("")
-        hover.append(f"byte {vocab[byte_id].hex()} · id {byte_id}")
-    for r in forest.records[:subset]:
-        ids.append(str(r.id))
-        labels.append(shown(vocab[r.id]))
-        parents.append(str(r.left))
-        count = f" · count {r.count:,}" if r.count is not None else ""
-        hover.append(f"rank {r.rank} · id {r.id} · {shown(vocab[r.left])!r} + {shown(vocab[r.right])!r}{count}")
-    figure = go.Figure(
-        go.Sunburst(ids=ids, labels=labels, parents=parents, hovertext=hover, hoverinfo="text", maxdepth=3)
-    )
-    figure.update_layout(height=560, margin=dict(l=10, r=10, t=10, b=10))
-    st.plotly_chart(figure, key="forest.sunburst")
+        "Merges in the plot", min_value=1, max_value=max(subset_max, 2), value=min(subset_max, 300),
+        key=f"forest.subset:{picked.choice.key}",
+    )  # fmt: skip
+    st.plotly_chart(sunburst(picked, subset), key="forest.sunburst")
     st.caption("Click a segment to zoom into it; click the centre to zoom out.")
 
-# ------------------------------------------------------------------------------------------------
-# tokens never produced
 
-with tab_unused:
-    corpus = ui.corpus_for(choice.key)
+def unused_table(picked: Picked, unused: list) -> pd.DataFrame:
+    forest = picked.forest
+    rows = [
+        {
+            "rank": r.rank,
+            "token": shown(picked.vocab[r.id]),
+            "id": r.id,
+            "bytes": forest.length[r.id],
+            "training count": r.count,
+            "built into": len(forest.used_in.get(r.id, [])),
+        }
+        for r in unused[:MAX_TABLE_ROWS]
+    ]
+    return pd.DataFrame(rows, columns=["rank", "token", "id", "bytes", "training count", "built into"])
+
+
+def check_texts(choice: TokenizerChoice) -> tuple[str, list[str]]:
+    """The texts to encode: the tokenizer's own training text when this session has it, else the default's."""
+    corpus = tokenizers.corpus_for(choice.key)
     if corpus is not None:
-        corpus_label, texts = corpus
-        st.markdown(f"Encoding the tokenizer's own training text: **{corpus_label}**.")
-    else:
-        corpus_label, texts = ui.default_corpus()
-        st.markdown(
-            f"The training text of **{choice.label}** is not available in this session, so the check uses "
-            f"**{corpus_label}** instead."
-        )
+        st.markdown(f"Encoding the tokenizer's own training text: **{corpus[0]}**.")
+        return corpus
+    label, texts = tokenizers.corpus_for(tokenizers.DEFAULT_KEY)
+    st.markdown(
+        f"The training text of **{choice.label}** is not available in this session, so the check uses "
+        f"**{label}** instead."
+    )
+    return label, texts
+
+
+def unused_tab(picked: Picked) -> None:
+    """Merged tokens that encoding the training text never produces, and the most used ones."""
+    label, texts = check_texts(picked.choice)
     total_chars = sum(map(len, texts))
-    if total_chars > ui.MAX_STATS_CHARS:
-        st.caption(f"Only the first {ui.MAX_STATS_CHARS:,} of {total_chars:,} characters are encoded.")
+    if total_chars > MAX_STATS_CHARS:
+        st.caption(f"Only the first {MAX_STATS_CHARS:,} of {total_chars:,} characters are encoded.")
+    signature = f"{picked.choice.key}|{label}|{total_chars}"
     try:
-        usage = usage_counts(choice.fingerprint, f"{choice.key}|{corpus_label}|{total_chars}", tokenizer, texts)
+        usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, texts)
     except ValueError as exc:
         st.error(str(exc))
-        st.stop()
-    unused = [r for r in forest.records if r.id not in usage]
+        return
+    n_merges = len(picked.forest.records)
+    unused = [r for r in picked.forest.records if r.id not in usage]
     columns = st.columns(3)
     columns[0].metric("merged tokens", f"{n_merges:,}")
     columns[1].metric("never produced", f"{len(unused):,}")
@@ -347,31 +355,48 @@ with tab_unused:
     left, right = st.columns(2)
     with left:
         st.markdown("**Never produced** (by rank)")
-        table = pd.DataFrame(
-            [
-                {
-                    "rank": r.rank,
-                    "token": shown(vocab[r.id]),
-                    "id": r.id,
-                    "bytes": forest.length[r.id],
-                    "training count": r.count,
-                    "built into": len(forest.used_in.get(r.id, [])),
-                }
-                for r in unused[:MAX_TABLE_ROWS]
-            ],
-            columns=["rank", "token", "id", "bytes", "training count", "built into"],
-        )
-        st.dataframe(table, hide_index=True, height=360)
+        st.dataframe(unused_table(picked, unused), hide_index=True, height=360)
         if len(unused) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(unused):,}.")
     with right:
         st.markdown("**Most used**")
         top = sorted(usage.items(), key=lambda item: -item[1])[:50]
-        st.dataframe(
-            pd.DataFrame(
-                [{"token": shown(vocab[i]), "id": i, "uses": c} for i, c in top],
-                columns=["token", "id", "uses"],
-            ),
-            hide_index=True,
-            height=360,
-        )
+        rows = [{"token": shown(picked.vocab[i]), "id": i, "uses": c} for i, c in top]
+        st.dataframe(pd.DataFrame(rows, columns=["token", "id", "uses"]), hide_index=True, height=360)
+
+
+def pick_tokenizer() -> Picked | None:
+    """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown."""
+    choices = tokenizers.available_tokenizers()
+    state.keep_widget_state(restore_only=["forest.tokenizer", "forest.mode", "forest.seg_text"])
+    default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
+    choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
+    try:
+        tokenizer = choice.get()
+    except ValueError as exc:
+        st.error(f"{choice.label} could not be loaded: {exc}")
+        return None
+    picked = Picked(choice, tokenizer, forest_of(choice.fingerprint, tokenizer))
+    if not picked.forest.records:
+        st.warning(f"{choice.label} has no merges: every token is a single byte (or a special token).")
+        return None
+    return picked
+
+
+def main() -> None:
+    page_header(
+        "Merge forest",
+        "Every merged token is the root of a binary tree of earlier merges down to single bytes; together they "
+        "form the merge forest.",
+    )
+    picked = pick_tokenizer()
+    if picked is None:
+        return
+    tabs = st.tabs(["Find a token", "First k merges", "Forest overview", "Unused tokens"])
+    for tab, draw in zip(tabs, [token_tab, segmentation_tab, overview_tab, unused_tab]):
+        with tab:
+            draw(picked)
+
+
+if __name__ == "__main__":  # Streamlit runs each page file as __main__
+    main()
