@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core import formats  # noqa: E402
 from bpe_core.workspace import Workspace  # noqa: E402
 
 TRAIN = "pages/train.py"
@@ -260,10 +261,10 @@ def test_train_save_to_library_and_reload(app, workspace_dir):
 def test_train_imports_tokenizer_files(app, workspace_dir):
     go(app, TRAIN)
     trained = bpe_core.train(CORPUS.decode(), 270, name="imported")
-    hf = json.dumps(bpe_core.interop.to_huggingface_dict(trained)).encode()
+    hf = json.dumps(formats.to_huggingface_dict(trained)).encode()
     app.file_uploader(key="train.tokenizer_upload").set_value(
         [
-            ("mine.json", bpe_core.serialization.dumps(trained).encode(), "application/json"),
+            ("mine.json", formats.dumps(trained).encode(), "application/json"),
             ("hf.tokenizer.json", hf, "application/json"),
             ("junk.json", b'{"hello": 1}', "application/json"),
         ]
