@@ -1,4 +1,4 @@
-"""bpe_core: exact, fast byte-level BPE tokenizers in Python.
+"""bpe_core: exact, fast byte-level BPE tokenizers in Python (this file only re-exports the public API).
 
 Train (``train``, ``train_files``), encode and decode (``Tokenizer``), save and load bpe_core's JSON,
 convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.json``/``merges.txt`` and
@@ -7,12 +7,7 @@ convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.jso
 pandas.
 """
 
-from .interop import (
-    cl100k,
-    cl100k_available,
-    cl100k_encoding,
-    gpt2,
-    gpt2_encoding,
+from .formats import (
     load_gpt2_files,
     load_huggingface,
     load_tiktoken,
@@ -21,7 +16,9 @@ from .interop import (
     save_tiktoken,
 )
 from .pretokenize import PRESETS
-from .tokenizer import MergeRecord, TokenInfo, Tokenizer, token_display
+from .pretrained import cl100k, cl100k_available, cl100k_encoding, gpt2, gpt2_encoding
+from .tokenizer import Tokenizer
+from .tokens import MergeRecord, TokenInfo, token_display
 from .training import count_words, train, train_files, train_from_counts
 
 __version__ = "0.1.0"

@@ -12,19 +12,22 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from . import interop
-from .tokenizer import Tokenizer, token_display
+from . import formats, metrics, pretrained
+from .samples import load_samples
+from .tokenizer import Tokenizer
+from .tokens import token_display
 from .training import train_files
 
 
 def resolve_tokenizer(spec: str) -> Tokenizer:
     """``gpt2``, ``cl100k`` or a tokenizer file."""
     if spec == "gpt2":
-        return interop.gpt2()
+        return pretrained.gpt2()
     if spec in ("cl100k", "cl100k_base"):
-        return interop.cl100k()
-    return interop.load_any(spec)
+        return pretrained.cl100k()
+    return formats.load_any(spec)
 
 
 class ProgressBar:
@@ -178,11 +181,11 @@ def cmd_export(args) -> int:
     if args.format == "bpe_core":
         tokenizer.save(args.output)
     elif args.format == "huggingface":
-        interop.save_huggingface(tokenizer, args.output)
+        formats.save_huggingface(tokenizer, args.output)
     elif args.format == "tiktoken":
-        interop.save_tiktoken(tokenizer, args.output)
+        formats.save_tiktoken(tokenizer, args.output)
     else:
-        interop.save_gpt2_files(tokenizer, args.output)
+        formats.save_gpt2_files(tokenizer, args.output)
     print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
     return 0
 
@@ -190,10 +193,6 @@ def cmd_export(args) -> int:
 def _compare_samples(files: Sequence[str], reference: str | None):
     """Samples for ``compare``: the files given (label = file name), else the built-in ones; and the
     reference's id (a file among them, a built-in id, or English by default)."""
-    from pathlib import Path
-
-    from .samples import load_samples
-
     if not files:
         return load_samples(), reference or "eng"
     samples = []
@@ -242,7 +241,6 @@ def format_compare_table(rows) -> str:
 def cmd_compare(args) -> int:
     import csv
 
-    from . import metrics
 
     tokenizers = {}
     for spec in args.tokenizer or ["gpt2"]:

@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from .samples import get_sample, sample_ids
+
 RENYI_ALPHA = 2.5
 DEFAULT_REFERENCE = "eng"
 
@@ -274,8 +276,6 @@ def _find_reference(reference: str, texts: list[_Text]) -> tuple[_Text, bool]:
     for text in texts:
         if text.label == reference:
             return text, True
-    from .samples import get_sample, sample_ids
-
     if reference in sample_ids():
         return _as_text(get_sample(reference)), False
     raise ValueError(

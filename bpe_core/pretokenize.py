@@ -10,10 +10,12 @@ round-trips. It does not count words or apply merges.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import regex
+
+from .special_tokens import split_on_special_tokens
 
 #: tiktoken's GPT-2 / r50k pattern (equivalent to the original GPT-2 release, but faster).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -212,30 +214,9 @@ class PreTokenizer:
 
     @classmethod
     def build(cls, pattern: str | None) -> PreTokenizer:
-        source = resolve_pattern(pattern)
-        if source is None:
-            return cls(None, None, False)
-        is_preset = source in PRESETS.values()
-        if not source:
-            raise ValueError("pattern is empty: pass a regex, a preset name such as 'gpt2', or None")
-        try:
-            user_pattern = regex.compile(source)
-        except regex.error as exc:
-            raise ValueError(
-                f"invalid pre-tokenization regex {source!r}: {exc}. "
-                "Fix the regex (syntax of the Python 'regex' module) or use a preset such as 'gpt2'."
-            ) from None
-        try:
-            matches_empty = user_pattern.fullmatch("", timeout=REGEX_TIMEOUT_SECONDS) is not None
-        except TimeoutError:
-            matches_empty = True
-        if matches_empty:
-            raise ValueError(
-                f"pre-tokenization regex {source!r} matches the empty string, so it cannot split text "
-                "into pieces. Use '+' instead of '*' (e.g. r'\\w+' rather than r'\\w*')."
-            )
-        full = source if is_preset else f"(?:{source})|{_ANY_CHARACTER}"
-        return cls(source, regex.compile(full), is_preset)
+        """The pre-tokenizer of a preset name, a regex or None; ValueError for unusable regexes.
+        Built once per pattern and shared (it is immutable)."""
+        return _build_pretokenizer(resolve_pattern(pattern))
 
     @property
     def full_source(self) -> str | None:
@@ -294,48 +275,36 @@ class PreTokenizer:
         return _gpt2_segment_finder() if self.source == GPT2_PATTERN else None
 
 
-def special_token_regex(special_tokens: Iterable[str]):
-    """A regex matching any of ``special_tokens``, longest first, or None when there are none."""
-    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
-    if not tokens:
-        return None
-    return regex.compile("|".join(regex.escape(t) for t in tokens))
-
-
-def split_on_special_tokens(text: str, special_regex) -> Iterator[tuple[str, bool]]:
-    """Yield ``(segment, is_special)`` covering ``text``; special tokens come out whole."""
-    if special_regex is None:
-        if text:
-            yield text, False
-        return
-    position = 0
-    for match in special_regex.finditer(text):
-        start, end = match.span()
-        if start > position:
-            yield text[position:start], False
-        yield match.group(), True
-        position = end
-    if position < len(text):
-        yield text[position:], False
-
-
-def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tuple[str, ...]:
-    """Check special tokens are distinct non-empty strings; return them as a tuple in order."""
-    if isinstance(special_tokens, str):
-        raise TypeError(
-            "special_tokens must be a list of strings, not one string: "
-            f"write special_tokens=[{special_tokens!r}]"
+@functools.lru_cache(maxsize=32)
+def _build_pretokenizer(source: str | None) -> PreTokenizer:
+    if source is None:
+        return PreTokenizer(None, None, False)
+    is_preset = source in PRESETS.values()
+    if not source:
+        raise ValueError("pattern is empty: pass a regex, a preset name such as 'gpt2', or None")
+    try:
+        user_pattern = regex.compile(source)
+    except regex.error as exc:
+        raise ValueError(
+            f"invalid pre-tokenization regex {source!r}: {exc}. "
+            "Fix the regex (syntax of the Python 'regex' module) or use a preset such as 'gpt2'."
+        ) from None
+    try:
+        matches_empty = user_pattern.fullmatch("", timeout=REGEX_TIMEOUT_SECONDS) is not None
+    except TimeoutError:
+        matches_empty = True
+    if matches_empty:
+        raise ValueError(
+            f"pre-tokenization regex {source!r} matches the empty string, so it cannot split text "
+            "into pieces. Use '+' instead of '*' (e.g. r'\\w+' rather than r'\\w*')."
         )
-    result: list[str] = []
-    for token in special_tokens:
-        if not isinstance(token, str):
-            raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
-        if not token:
-            raise ValueError("a special token cannot be the empty string")
-        if token in result:
-            raise ValueError(f"special token {token!r} is listed twice")
-        result.append(token)
-    return tuple(result)
+    full = source if is_preset else f"(?:{source})|{_ANY_CHARACTER}"
+    return PreTokenizer(source, regex.compile(full), is_preset)
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD, as tiktoken does."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def stream_pieces(

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .pretokenize import PreTokenizer, validate_special_tokens
-from .training import TIE_BREAKS, count_words
+from .counting import count_words
+from .merge_loop import TIE_BREAKS
+from .pretokenize import PreTokenizer
+from .special_tokens import validate_special_tokens
 
 #: Inputs larger than this many characters are refused: the trace recounts everything each step.
 MAX_TRACE_CHARACTERS = 200_000

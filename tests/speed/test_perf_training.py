@@ -1,28 +1,16 @@
-"""The fast merge loop (words as strings, local pair updates) against the general list-based loop,
-the naive trainer, and the stop reasons."""
+"""The one merge loop (words as id strings, local pair updates) against a naive loop that recounts
+every pair at every step, against the naive trainer, and its stop reasons."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import training as training_module
-from naive_bpe import naive_train
+from bpe_core import merge_loop
+from bpe_core.merge_loop import id_string
+from naive_bpe import naive_learn_merges, naive_train
 
 word_lists = st.lists(st.text(alphabet="aabbc", min_size=0, max_size=14), min_size=1, max_size=12)
-
-
-def _both(words, freqs, num_merges, min_frequency, tie_break):
-    results = []
-    for learn in (training_module._learn_merges_lists, training_module.learn_merges):
-        token_bytes = {i: bytes([i]) for i in range(256)}
-        lists = [list(w.encode()) for w in words]
-        merges, reason = learn(
-            lists, list(freqs), token_bytes=token_bytes, next_id=256, num_merges=num_merges,
-            min_frequency=min_frequency, tie_break=tie_break,
-        )
-        results.append(([(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges], reason, lists))
-    return results
 
 
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
@@ -32,9 +20,15 @@ def _both(words, freqs, num_merges, min_frequency, tie_break):
     num_merges=st.integers(0, 30),
     min_frequency=st.integers(0, 5),
 )
-def test_string_loop_equals_list_loop(words, freqs, num_merges, min_frequency, tie_break):
-    fast, general = _both(words, freqs[: len(words)], num_merges, min_frequency, tie_break)
-    assert fast == general  # merges, counts, token totals, stop reason and the merged words
+def test_merge_loop_equals_the_naive_loop(words, freqs, num_merges, min_frequency, tie_break):
+    freqs = freqs[: len(words)]
+    id_lists = [list(w.encode()) for w in words]
+    settings = dict(next_id=256, num_merges=num_merges, min_frequency=min_frequency, tie_break=tie_break)
+    expected = naive_learn_merges(id_lists, freqs, {i: bytes([i]) for i in range(256)}, **settings)
+    strings = [id_string(ids) for ids in id_lists]
+    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes={i: bytes([i]) for i in range(256)}, **settings)
+    got = [(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges]
+    assert (got, reason, strings) == (expected[0], expected[1], [id_string(w) for w in expected[2]])
 
 
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
@@ -49,34 +43,25 @@ def test_runs_and_overlaps_match_the_naive_trainer(corpus, merges, min_frequency
 def test_stop_reasons():
     # Only count-1 pairs: the threshold keeps them out of the heap, yet the reason is min_frequency.
     tok = bpe_core.train("abcdefg", 300, min_frequency=2)
-    assert tok.merges == [] and tok.training["stop_reason"] == training_module.STOP_MIN_FREQUENCY
+    assert tok.merges == [] and tok.training["stop_reason"] == merge_loop.STOP_MIN_FREQUENCY
     tok = bpe_core.train("ab ab", 300, min_frequency=2)
-    assert tok.training["stop_reason"] == training_module.STOP_MIN_FREQUENCY
+    assert tok.training["stop_reason"] == merge_loop.STOP_MIN_FREQUENCY
     tok = bpe_core.train("ab ab", 300, min_frequency=1)
-    assert tok.training["stop_reason"] == training_module.STOP_NO_PAIRS
+    assert tok.training["stop_reason"] == merge_loop.STOP_NO_PAIRS
     tok = bpe_core.train("a", 300, min_frequency=2)
-    assert tok.training["stop_reason"] == training_module.STOP_NO_PAIRS
+    assert tok.training["stop_reason"] == merge_loop.STOP_NO_PAIRS
 
 
-def test_ids_beyond_the_character_range_use_the_list_loop():
-    big = 0x110000
-    token_bytes = {i: bytes([i]) for i in range(256)}
-    token_bytes[big] = b"zz"
-    words = [[97, big, 97, big], [97, big]]
-    merges, reason = training_module.learn_merges(
-        words, [1, 1], token_bytes=token_bytes, next_id=big + 1, num_merges=3, min_frequency=1,
-        tie_break="lexicographic",
-    )
-    assert [(m.left, m.right) for m in merges][0] == (97, big)
-    assert token_bytes[big + 1] == b"azz"
-    assert words[1] == [big + 1]
+def test_vocab_sizes_beyond_the_character_range_are_refused():
+    with pytest.raises(ValueError, match="too large"):
+        bpe_core.train("ab", merge_loop.MAX_VOCAB_SIZE + 1)
 
 
 def test_learn_merges_writes_the_merged_words_back():
     token_bytes = {i: bytes([i]) for i in range(256)}
-    words = [list(b"aaaa"), list(b"aab")]
-    training_module.learn_merges(
+    words = [id_string(b"aaaa"), id_string(b"aab")]
+    merge_loop.learn_merges(
         words, [3, 1], token_bytes=token_bytes, next_id=256, num_merges=1, min_frequency=1,
         tie_break="lexicographic",
     )
-    assert words == [[256, 256], [256, 98]]
+    assert words == [id_string([256, 256]), id_string([256, 98])]

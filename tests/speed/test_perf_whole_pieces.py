@@ -1,6 +1,6 @@
-"""Whole-piece lookup: a piece that is a token encoding to itself skips the merge loop. The proof of
-which tokens do (``self_encoding_ids``) against the merge loop, the constructors that skip the proof,
-and encoding that stays exact when some tokens do not encode to themselves."""
+"""Whole-piece lookup: a piece that is a token encoding to itself skips BPE. The proof of which tokens
+do (``bpe.self_encoding_ids``) against plain BPE, derived tokenizers that inherit the proof, and
+encoding that stays exact when some tokens do not encode to themselves."""
 
 import pytest
 from hypothesis import given, settings
@@ -8,13 +8,31 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.tokenizer import self_encoding_ids
+from bpe_core.bpe import encode_reference, self_encoding_ids
 from naive_bpe import naive_encode_word
 
 
+def _ranks_and_bytes(tok):
+    ranks = {(r.left, r.right): (r.rank, r.id) for r in tok.merge_records}
+    return ranks, [tok.token_id(bytes([b])) for b in range(256)]
+
+
+def _ordinary_ids(tok):
+    return {token_id for token_id in tok.vocab if not tok.is_special(token_id)}
+
+
 def _encodes_to_itself(tok):
-    """Token ids whose bytes the merge loop turns into exactly that token (no proof involved)."""
-    return {token_id for token, token_id in tok._token_to_id.items() if tok._bpe(token) == (token_id,)}
+    """Token ids whose bytes plain BPE turns into exactly that token (no proof involved)."""
+    ranks, byte_ids = _ranks_and_bytes(tok)
+    return {
+        token_id
+        for token_id in _ordinary_ids(tok)
+        if encode_reference([byte_ids[b] for b in tok.token_bytes(token_id)], ranks) == [token_id]
+    }
+
+
+def _proved(tok):
+    return self_encoding_ids(*_ranks_and_bytes(tok))
 
 
 def _from_merges(merges):
@@ -30,20 +48,20 @@ UNREACHED = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")]
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_every_gpt2_and_cl100k_token_encodes_to_itself(name):
-    # gpt2() and cl100k() skip the proof on the strength of this test.
     tok = getattr(bpe_core, name)()
-    everything = set(tok._token_to_id.values())
+    everything = _ordinary_ids(tok)
     assert _encodes_to_itself(tok) == everything
-    assert self_encoding_ids(tok._pair_rank, tok._byte_ids) == everything
-    assert tok._all_tokens_self_encode
+    assert _proved(tok) == everything
+    assert tok.tokens_encode_to_themselves
 
 
 def test_a_token_that_does_not_encode_to_itself_is_not_looked_up_whole():
     tok = _from_merges(UNREACHED)
     abc = tok.token_id(b"abc")
-    assert abc not in self_encoding_ids(tok._pair_rank, tok._byte_ids)
-    assert not tok._all_tokens_self_encode
-    assert "abc" not in tok._whole_pieces and "ab" in tok._whole_pieces
+    assert abc not in _proved(tok)
+    assert not tok.tokens_encode_to_themselves
+    whole = tok._text_encoder.whole_pieces
+    assert "abc" not in whole and "ab" in whole
     assert tok.encode_ordinary("abc") == [tok.token_id(b"ab"), tok.token_id(b"c")]
     assert tok.decode_bytes(tok.encode("xabcx")) == b"xabcx"
 
@@ -71,7 +89,7 @@ def merge_lists(draw):
 @given(merges=merge_lists(), text=st.text(alphabet="abc", max_size=40))
 def test_proof_equals_the_merge_loop_and_encoding_stays_exact(merges, text):
     tok = _from_merges(merges)
-    assert self_encoding_ids(tok._pair_rank, tok._byte_ids) == _encodes_to_itself(tok)
+    assert _proved(tok) == _encodes_to_itself(tok)
     expected = [tok.token_id(t) for t in naive_encode_word(text.encode(), merges)] if text else []
     assert tok.encode_ordinary(text) == expected
 
@@ -81,7 +99,7 @@ def test_random_merge_lists_do_hold_tokens_that_do_not_encode_to_themselves():
     @given(merges=merge_lists())
     def count(merges):
         tok = _from_merges(merges)
-        found.append(len(_encodes_to_itself(tok)) < len(tok._token_to_id))
+        found.append(len(_encodes_to_itself(tok)) < len(_ordinary_ids(tok)))
 
     found = []
     settings(max_examples=200)(count)()
@@ -96,13 +114,13 @@ def test_random_merge_lists_do_hold_tokens_that_do_not_encode_to_themselves():
     pattern=st.sampled_from(["gpt2", None]),
 )
 def test_every_trained_token_encodes_to_itself(tie_break, corpus, extra, pattern):
-    # train() skips the proof on the strength of this property.
+    # Each merge joins two symbols whose bytes evolved on their own, as they do in the token alone.
     tok = bpe_core.train(corpus, 256 + extra, min_frequency=1, tie_break=tie_break, pattern=pattern)
-    assert tok._all_tokens_self_encode
-    assert _encodes_to_itself(tok) == set(tok._token_to_id.values())
-    truncated = tok.truncated(len(tok.merges) // 2)
-    assert truncated._all_tokens_self_encode
-    assert _encodes_to_itself(truncated) == set(truncated._token_to_id.values())
+    assert tok.tokens_encode_to_themselves
+    assert _encodes_to_itself(tok) == _ordinary_ids(tok)
+    truncated = tok.truncated(len(tok.merges) // 2)  # inherits the proof instead of redoing it
+    assert truncated.tokens_encode_to_themselves
+    assert _encodes_to_itself(truncated) == _ordinary_ids(truncated) == _proved(truncated)
 
 
 @pytest.fixture(scope="module")
@@ -113,5 +131,6 @@ def gpt2():
 @given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
 def test_ascii_piece_path_equals_segment_path(gpt2, text):
     by_pieces = gpt2.encode_ordinary(text)  # ASCII: piece by piece
-    assert by_pieces == gpt2._encode_segments(gpt2._segment_pattern.findall(text))
-    assert by_pieces == gpt2._encode_pieces(gpt2.pretokenizer.pieces(text))
+    encoder = gpt2._text_encoder
+    assert by_pieces == encoder._encode_segments(encoder._segment_pattern.findall(text))
+    assert by_pieces == encoder._encode_pieces(gpt2.pretokenizer.pieces(text))

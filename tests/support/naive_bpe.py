@@ -87,3 +87,53 @@ def naive_encode_word(word: bytes, merges: list[tuple[bytes, bytes]]) -> list[by
                 out.append(symbols[i])
                 i += 1
         symbols = out
+
+
+def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequency, tie_break):
+    """The merge loop recounted from scratch at every step, on words as lists of ids.
+
+    Returns ([(left, right, new id, count, symbols after)], stop reason, merged words); the stop
+    reasons are bpe_core's strings. ``token_bytes`` is extended with the new tokens."""
+    words = [list(w) for w in words]
+    existing = set(token_bytes.values())
+    excluded = set()
+    merges = []
+    reason = "reached vocab_size"
+    while len(merges) < num_merges:
+        counts = {}  # insertion order = order of first occurrence
+        for word, freq in zip(words, freqs):
+            for pair in zip(word, word[1:]):
+                if pair not in excluded:
+                    counts[pair] = counts.get(pair, 0) + freq
+        if not counts:
+            reason = "no pair left to merge"
+            break
+        best_count = max(counts.values())
+        if best_count < min_frequency:
+            reason = "best pair count below min_frequency"
+            break
+        tied = [p for p, c in counts.items() if c == best_count]
+        if tie_break == "lexicographic":
+            best = max(tied, key=lambda p: (token_bytes[p[0]], token_bytes[p[1]]))
+        else:
+            best = tied[0]
+        made = token_bytes[best[0]] + token_bytes[best[1]]
+        if made in existing:
+            excluded.add(best)
+            continue
+        existing.add(made)
+        token_bytes[next_id] = made
+        for index, word in enumerate(words):
+            out, i = [], 0
+            while i < len(word):
+                if i < len(word) - 1 and (word[i], word[i + 1]) == best:
+                    out.append(next_id)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            words[index] = out
+        total = sum(len(w) * f for w, f in zip(words, freqs))
+        merges.append((best[0], best[1], next_id, best_count, total))
+        next_id += 1
+    return merges, reason, words

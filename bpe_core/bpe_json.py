@@ -12,7 +12,10 @@ Layout (version 1)::
 
 A token is written as ``text`` when its bytes are valid UTF-8, else as ``hex``, so any bytes survive.
 Loading checks everything and reports problems as ``ValueError`` naming the file and the place.
-This module reads and writes only this format; other tools' formats are in ``interop``.
+
+This module turns the format into plain data and back (the ``Tokenizer`` keyword arguments), so the
+``Tokenizer`` can use it for ``save``/``load`` without an import cycle; it knows no other format
+(see ``formats``).
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ from __future__ import annotations
 import json
 import os
 from typing import Any
-
-from .tokenizer import Tokenizer
 
 FORMAT = "bpe_core.tokenizer"
 VERSION = 1
@@ -35,32 +36,38 @@ def _token_entry(token_id: int, token: bytes) -> dict[str, Any]:
         return {"id": token_id, "hex": token.hex()}
 
 
-def to_dict(tokenizer: Tokenizer) -> dict[str, Any]:
-    """The JSON-ready form of ``tokenizer``."""
-    return {
+def dumps(
+    *,
+    name: str,
+    pattern: str | None,
+    pattern_name: str | None,
+    special_tokens: dict[str, int],
+    vocab: dict[int, bytes],
+    merges: list[tuple[int, int, int, int | None]],
+    training: dict | None,
+) -> str:
+    """The file's text; ``merges`` are (left id, right id, new id, count) in rank order."""
+    document = {
         "format": FORMAT,
         "version": VERSION,
-        "name": tokenizer.name,
-        "pattern": tokenizer.pattern,
-        "pattern_name": tokenizer.pattern_name,
-        "special_tokens": tokenizer.special_tokens,
-        "vocab": [_token_entry(i, token) for i, token in sorted(tokenizer.vocab.items())],
+        "name": name,
+        "pattern": pattern,
+        "pattern_name": pattern_name,
+        "special_tokens": special_tokens,
+        "vocab": [_token_entry(i, token) for i, token in sorted(vocab.items())],
         "merge_fields": MERGE_FIELDS,
-        "merges": [[r.left, r.right, r.id, r.count] for r in tokenizer.merge_records],
-        "training": tokenizer.training or None,
+        "merges": [list(record) for record in merges],
+        "training": training or None,
     }
+    return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-def dumps(tokenizer: Tokenizer) -> str:
-    return json.dumps(to_dict(tokenizer), ensure_ascii=False, indent=1)
-
-
-def save(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
-    """Write ``tokenizer`` to ``path`` atomically (a crash never leaves a half-written file)."""
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a crash never leaves a half-written file)."""
     path = os.fspath(path)
     temporary = f"{path}.tmp-{os.getpid()}"
     with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(dumps(tokenizer))
+        handle.write(text)
     os.replace(temporary, path)
 
 
@@ -77,8 +84,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def from_dict(data: Any) -> Tokenizer:
-    """Build a tokenizer from the JSON form, checking every field."""
+def from_dict(data: Any) -> dict[str, Any]:
+    """The ``Tokenizer`` keyword arguments in the JSON form, every field checked."""
     _require(isinstance(data, dict), "the top level must be a JSON object")
     _require(
         data.get("format") == FORMAT,
@@ -143,19 +150,20 @@ def from_dict(data: Any) -> Tokenizer:
     _require(training is None or isinstance(training, dict), "'training' must be an object or null")
     name = data.get("name", "tokenizer")
     _require(isinstance(name, str), "'name' must be a string")
-    return Tokenizer(
-        vocab,
-        merges,
-        special_tokens=specials,
-        pattern=pattern,
-        name=name,
-        merge_counts=counts,
-        training=training,
-    )
+    return {
+        "vocab": vocab,
+        "merges": merges,
+        "special_tokens": specials,
+        "pattern": pattern,
+        "name": name,
+        "merge_counts": counts,
+        "training": training,
+    }
 
 
-def loads(text: str, *, source: str = "<string>") -> Tokenizer:
-    """Parse a tokenizer from JSON text; ``source`` names it in error messages."""
+def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
+    """The ``Tokenizer`` keyword arguments in JSON text; ``source`` names it in error messages.
+    Problems with the parts themselves (e.g. a merge out of order) are found by the ``Tokenizer``."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -169,8 +177,8 @@ def loads(text: str, *, source: str = "<string>") -> Tokenizer:
         raise ValueError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
 
-def load(path: str | os.PathLike) -> Tokenizer:
-    """Read a tokenizer written by ``save``."""
+def read(path: str | os.PathLike) -> str:
+    """The text of a tokenizer file; ValueError when it cannot be read or is not UTF-8."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as handle:
@@ -181,4 +189,4 @@ def load(path: str | os.PathLike) -> Tokenizer:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
-    return loads(text, source=path)
+    return text

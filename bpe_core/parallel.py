@@ -1,15 +1,15 @@
-"""Worker processes for the map step of counting (training) and of batch encoding.
+"""An ordered map over worker processes, for the map steps of counting and of batch encoding.
 
 A worker is a plain ``python -c`` subprocess that reads length-prefixed pickled messages on stdin
 and writes one pickled reply per task on stdout. Not multiprocessing: nothing re-imports the
 caller's ``__main__``, and it behaves the same from scripts, threads, notebooks and Streamlit.
 
-``ordered_map`` hands tasks to a pool, computes tasks in this process while the workers start, and
-yields results in task order. If workers cannot start or die, the tasks they did not hand back are
-computed here, so the result never depends on whether the workers ran.
-
-This module knows the kinds of work (``count``, ``encode_ordinary``) only by name; the work itself
-lives in ``training`` and ``tokenizer``. It does no other I/O.
+``ordered_map(function, tasks, ...)`` hands tasks to a pool, computes tasks in this process while the
+workers start, and yields ``function(context, task)`` in task order. ``function`` and the context's
+``setup`` are module-level functions, sent by reference (pickle names them; the worker imports their
+module itself), so this module knows nothing of the work and imports nothing from bpe_core. If
+workers cannot start or die, the tasks they did not hand back are computed here, so the result never
+depends on whether the workers ran.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import pickle
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-_WORKER_CODE = "from bpe_core.workers import worker_main; worker_main()"
+_WORKER_CODE = "from bpe_core.parallel import worker_main; worker_main()"
 
 
 def available_cpus() -> int:
@@ -114,19 +115,29 @@ class Worker:
 
 
 def ordered_map(
+    function: Callable[[Any, Any], Any],
     tasks: Iterable,
-    run_here: Callable,
-    message: Callable[[object], tuple],
-    count: int,
-    setup: tuple | None = None,
+    *,
+    workers: int,
+    setup: Callable[[Any], Any] | None = None,
+    setup_argument: Any = None,
+    context: Any = None,
 ) -> Iterator:
-    """``run_here(task)`` for each task, in order, computed by ``count`` workers (each is sent
-    ``setup`` first, if given, then ``message(task)`` per task) and by this process while they start.
+    """``function(context, task)`` for each task, in order, computed by ``workers`` processes and by
+    this process while they start.
+
+    In this process the given ``context`` is used; each worker builds its own once, as
+    ``setup(setup_argument)`` (None without ``setup``). ``function`` and ``setup`` must be module-level
+    functions so that a worker can import them by name.
 
     Each worker has one task at a time, sent right after its previous result is read (and before
     that result is yielded), which keeps pipes from filling both ways. If workers cannot be started
     or die, the tasks they did not hand back, and the rest, are computed here.
     """
+
+    def run_here(task):
+        return function(context, task)
+
     pool: list[Worker] = []
     # Tasks in order: [worker, task, None] while a worker has it, [None, task, result] once done here.
     queue: collections.deque[list] = collections.deque()
@@ -134,10 +145,9 @@ def ordered_map(
     tasks = iter(tasks)
     try:
         try:
-            for _ in range(count):
+            for _ in range(workers):
                 pool.append(Worker())
-                if setup is not None:
-                    pool[-1].send(setup)
+                pool[-1].send((function, setup, setup_argument))
         except OSError:
             if not pool:
                 raise WorkerFailed("cannot start workers") from None
@@ -147,7 +157,7 @@ def ordered_map(
                 break
             queue.append([worker, pending, None])
             pending = None
-            worker.send(message(queue[-1][1]))
+            worker.send(queue[-1][1])
         idle = [worker for worker in pool if not any(entry[0] is worker for entry in queue)]
         # Work here until the first worker answers (they take a moment to start).
         while not idle and not _any_ready(pool):
@@ -174,7 +184,7 @@ def ordered_map(
             queue.append([worker, pending, None])
             pending = None
             try:
-                worker.send(message(queue[-1][1]))
+                worker.send(queue[-1][1])
             except WorkerFailed:
                 yield from received  # its task has left the queue: yield it before falling back
                 raise
@@ -211,48 +221,37 @@ def _any_ready(pool: list[Worker]) -> bool:
     return bool(ready)
 
 
-def _handle(kind: str, payload, state: dict):
-    """The work of one message in a worker; ``state`` keeps what setup messages built."""
-    if kind == "count":
-        from .pretokenize import PreTokenizer
-        from .training import _count_texts
-
-        source, texts = payload
-        pretokenizers = state.setdefault("pretokenizers", {})
-        pretokenizer = pretokenizers.get(source)
-        if pretokenizer is None:
-            pretokenizer = pretokenizers[source] = PreTokenizer.build(source)
-        return _count_texts(pretokenizer, texts)
-    if kind == "encode_ordinary":
-        tokenizer = state.get("tokenizer")
-        if isinstance(tokenizer, Exception):
-            raise tokenizer
-        return list(map(tokenizer.encode_ordinary, payload))
-    raise ValueError(f"unknown worker task {kind!r}")
+def _read_message(stream) -> bytes | None:
+    header = stream.read(8)
+    if len(header) < 8:
+        return None
+    return stream.read(int.from_bytes(header, "little"))
 
 
 def worker_main() -> None:
-    """The loop run by a worker process (see ``Worker``)."""
+    """The loop run by a worker process (see ``Worker``): one setup message ``(function, setup,
+    setup_argument)``, then one reply per task. A failed setup is raised again for every task, so the
+    caller sees it."""
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
-    state: dict = {}
+    first = _read_message(stdin)
+    if first is None:
+        return
+    failure: Exception | None = None
+    try:
+        function, setup, setup_argument = pickle.loads(first)
+        context = setup(setup_argument) if setup is not None else None
+    except Exception as exc:
+        failure = exc
     while True:
-        header = stdin.read(8)
-        if len(header) < 8:
+        message = _read_message(stdin)
+        if message is None:
             return
-        size = int.from_bytes(header, "little")
-        kind, payload = pickle.loads(stdin.read(size))
-        if kind == "tokenizer":  # setup: no reply; a failure is reported by the next task
-            from .tokenizer import Tokenizer
-
-            try:
-                state["tokenizer"] = Tokenizer._from_state(payload)
-            except Exception as exc:
-                state["tokenizer"] = exc
-            continue
         try:
-            reply = ("ok", _handle(kind, payload, state))
+            if failure is not None:
+                raise failure
+            reply = ("ok", function(context, pickle.loads(message)))
         except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout
             reply = ("error", exc)
         try:

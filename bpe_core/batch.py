@@ -1,0 +1,86 @@
+"""Encoding many texts at once, in worker processes when the batch is large.
+
+Each text is cut into parts at special tokens and at safe cuts (see ``pretokenize.safe_cut_regex``),
+parts are grouped into tasks of about ``BATCH_TASK_CHARS`` characters, and tasks are encoded by
+``parallel.ordered_map``; the ids never depend on how many workers ran. This module only plans and
+reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import chain
+from typing import Any
+
+from .parallel import available_cpus, batches, check_workers, ordered_map
+from .pretokenize import cut_at_safe_cuts
+from .special_tokens import split_on_special_tokens
+
+#: With ``workers=None``, batches of at least this many characters are encoded by worker processes
+#: (when there is more than one CPU): below it, starting workers costs more than they save.
+BATCH_PARALLEL_MIN_CHARS = 32 << 20
+#: Batch encoding tasks hold about this many characters.
+BATCH_TASK_CHARS = 1 << 20
+
+
+def encode_task(encode_ordinary: Callable[[str], list[int]], texts: list[str]) -> list[list[int]]:
+    """The work of one task: ``encode_ordinary`` of each text (run here or in a worker)."""
+    return list(map(encode_ordinary, texts))
+
+
+def plan(
+    texts: Iterable[str], *, special_regex, special_ids: Mapping[str, int], cut_regex, check: Callable[[str], None]
+) -> tuple[list[str], list[list[int]]]:
+    """The ordinary-text parts of all texts, and each text's layout: a list whose items are a
+    special token's id, or ``~i`` for ``parts[i]``. ``check`` is called on each text first (it
+    raises for disallowed special tokens)."""
+    if isinstance(texts, str):
+        raise TypeError("texts must be an iterable of str, not one str: use encode() for a single text")
+    parts: list[str] = []
+    layouts: list[list[int]] = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"texts must be str, got {type(text).__name__}")
+        check(text)
+        layout: list[int] = []
+        for segment, is_special in split_on_special_tokens(text, special_regex):
+            if is_special:
+                layout.append(special_ids[segment])
+                continue
+            for part in cut_at_safe_cuts(segment, cut_regex, BATCH_TASK_CHARS):
+                layout.append(~len(parts))
+                parts.append(part)
+        layouts.append(layout)
+    return parts, layouts
+
+
+def encode_parts(
+    parts: list[str],
+    *,
+    encode_ordinary: Callable[[str], list[int]],
+    workers: int | None,
+    rebuild: Callable[[Any], Callable[[str], list[int]]],
+    state: Any,
+) -> list[list[int]]:
+    """The ids of each part, in order. Workers (if any) get ``rebuild(state)`` once, which must
+    return their ``encode_ordinary``; ``rebuild`` must be a module-level function."""
+    workers = check_workers(workers)
+    tasks = list(batches(parts, BATCH_TASK_CHARS))
+    if workers is None:
+        workers = available_cpus() if sum(map(len, parts)) >= BATCH_PARALLEL_MIN_CHARS else 1
+    workers = min(workers, len(tasks))
+    if workers > 1:
+        done: Iterator[list[list[int]]] = ordered_map(
+            encode_task, tasks, workers=workers, setup=rebuild, setup_argument=state, context=encode_ordinary
+        )
+    else:
+        done = (encode_task(encode_ordinary, task) for task in tasks)
+    return list(chain.from_iterable(done))
+
+
+def assemble(layouts: list[list[int]], part_ids: list[list[int]]) -> list[list[int]]:
+    """Each text's ids from its layout (see ``plan``)."""
+    return [
+        list(chain.from_iterable(part_ids[~item] if item < 0 else (item,) for item in layout))
+        for layout in layouts
+    ]

@@ -1,0 +1,251 @@
+"""Pre-token counts of a corpus: the map-reduce step of training.
+
+The text is cut into parts that pre-tokenize independently (at special tokens, and at a preset's safe
+cuts, see ``pretokenize.safe_cut_regex``); parts are batched into tasks, tasks are counted here or in
+worker processes (``parallel``), and the counts are added in task order, so the result (order of first
+appearance included, which the ``"first"`` tie rule relies on) is the same however the work was split.
+Counts from separate chunks add up, so counting can also be split over machines. This module does not
+read files (see ``corpus``) or merge (see ``merge_loop``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from operator import mul
+
+from .parallel import available_cpus, batches, check_workers, ordered_map
+from .pretokenize import PreTokenizer, safe_cut_regex, stream_pieces
+from .special_tokens import special_token_regex, split_on_special_tokens
+
+#: With ``workers=None``, inputs of at least this many characters are counted by worker processes
+#: (when there is more than one CPU); smaller ones in this process, where starting workers would cost
+#: more than it saves.
+PARALLEL_MIN_CHARS = 4 << 20
+#: Counting tasks hold about this many characters.
+TASK_CHARS = 1 << 19
+#: At most this many workers are started automatically.
+MAX_AUTO_WORKERS = 8
+
+
+@dataclass
+class CorpusStats:
+    """What the trainer saw: documents, characters and bytes (special tokens excluded), pre-tokens."""
+
+    documents: int = 0
+    characters: int = 0
+    bytes: int = 0
+    pretokens: int = 0
+    special_tokens_cut: int = 0
+
+    def add(self, other: CorpusStats) -> None:
+        self.documents += other.documents
+        self.characters += other.characters
+        self.bytes += other.bytes
+        self.pretokens += other.pretokens
+        self.special_tokens_cut += other.special_tokens_cut
+
+
+@dataclass
+class WordCounts:
+    """Pre-token counts of a corpus (mergeable: ``a.update(b)`` adds b's counts to a)."""
+
+    counts: Counter = field(default_factory=Counter)
+    stats: CorpusStats = field(default_factory=CorpusStats)
+
+    def update(self, other: WordCounts) -> None:
+        self.counts.update(other.counts)
+        self.stats.add(other.stats)
+
+
+def count_words(
+    texts: Iterable[str],
+    *,
+    pretokenizer: PreTokenizer,
+    special_tokens: Sequence[str] = (),
+    workers: int | None = None,
+) -> WordCounts:
+    """Count the pre-tokens of ``texts``; special tokens are cut out first and never counted.
+
+    ``workers`` is the number of processes that count (None: automatic, i.e. one per CPU once the
+    input passes ``PARALLEL_MIN_CHARS``; 1: this process only). The result does not depend on it.
+    """
+    workers = check_workers(workers)
+    special_regex = special_token_regex(special_tokens)
+    guard = max((len(t) for t in set(special_tokens)), default=0)
+    result = WordCounts()
+    stats = result.stats
+    cut_regex = safe_cut_regex(pretokenizer.source)
+
+    def parts():
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"training texts must be str, got {type(text).__name__}")
+            stats.documents += 1
+            yield from independent_parts((text,), cut_regex, special_regex, guard, TASK_CHARS, stats)
+
+    count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, result)
+    return result
+
+
+def independent_parts(
+    blocks: Iterable[str], cut_regex, special_regex, guard: int, size: int, stats: CorpusStats
+) -> Iterator[str]:
+    """The ordinary text of the concatenation of ``blocks``, as parts that each pre-tokenize on their
+    own exactly as within the whole: split at special tokens (counted in ``stats``, never yielded)
+    and, past ``size`` characters, at safe cuts (``cut_regex``; None: parts end only at special
+    tokens and at the end). Only an unfinished tail of the text is held in memory.
+
+    ``guard`` is the length of the longest special token: a cut is only made ``guard`` characters
+    before the end of what has been read, so a special token is always seen whole, and a cut that
+    falls inside one moves to its end.
+    """
+    buffer = ""
+    start = 0  # buffer[:start] has been yielded
+    searched = 0  # no safe cut between start + size and here
+
+    def emit(text: str) -> Iterator[str]:
+        for segment, is_special in split_on_special_tokens(text, special_regex):
+            if is_special:
+                stats.special_tokens_cut += 1
+            else:
+                stats.characters += len(segment)
+                yield segment
+
+    for block in blocks:
+        if start:
+            buffer = buffer[start:] + block
+            searched = max(0, searched - start)
+            start = 0
+        else:
+            buffer += block
+        if cut_regex is None:
+            continue
+        while len(buffer) - start > size + guard:
+            limit = len(buffer) - guard
+            found = cut_regex.search(buffer, max(start + size, searched), limit)
+            if found is None:
+                searched = limit
+                break
+            cut = found.start()
+            if special_regex is not None:
+                for special in special_regex.finditer(buffer, start):
+                    if special.end() <= cut:
+                        continue
+                    if special.start() < cut:
+                        cut = special.end()
+                    break
+            yield from emit(buffer[start:cut])
+            start = searched = cut
+    if len(buffer) > start:
+        yield from emit(buffer[start:] if start else buffer)
+
+
+def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, int]:
+    """Count the pieces of each text (the map step): a Counter in order of first appearance."""
+    counts: Counter = Counter()
+    pretokens = 0
+    segment_pattern = pretokenizer.segment_pattern()
+    if segment_pattern is None:
+        for text in texts:
+            pieces = pretokenizer.pieces(text)
+            pretokens += len(pieces)
+            counts.update(pieces)
+        return counts, pretokens
+    # Count segments (in C), then pre-tokenize each distinct segment once. Walking the distinct
+    # segments in order of first appearance meets the pieces in order of first appearance too, so one
+    # Counter.update over all their pieces (in C) sets the order and counts each segment once; the
+    # segments met more than once then add the rest.
+    segments: Counter = Counter()
+    for text in texts:
+        segments.update(segment_pattern.findall(text))
+    ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
+    piece_lists = [ascii_findall(segment) if segment.isascii() else findall(segment) for segment in segments]
+    times = list(segments.values())
+    counts.update(chain.from_iterable(piece_lists))
+    for pieces, more in zip(piece_lists, times):
+        if more > 1:
+            more -= 1
+            for piece in pieces:
+                counts[piece] += more
+    return counts, sum(map(mul, map(len, piece_lists), times))
+
+
+def _add_counts(result: WordCounts, counted: tuple[Counter, int]) -> None:
+    counts, pretokens = counted
+    result.counts.update(counts)  # the reduce step; new keys keep their order of first appearance
+    result.stats.pretokens += pretokens
+
+
+def count_tasks(
+    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, workers: int | None, result: WordCounts
+) -> None:
+    if workers is None:
+        workers = min(available_cpus(), MAX_AUTO_WORKERS)
+        threshold = PARALLEL_MIN_CHARS
+    else:
+        threshold = 0
+    if workers > 1:
+        # Hold tasks back until the input is known to be large enough to be worth the workers.
+        held: list[list[str]] = []
+        chars = 0
+        for task in tasks:
+            held.append(task)
+            chars += sum(map(len, task))
+            if chars >= threshold:
+                break
+        else:
+            tasks = iter(held)
+            held = []
+            workers = 1
+        if workers > 1:
+            _count_in_workers(chain(held, tasks), pretokenizer, workers, result)
+            return
+    for task in tasks:
+        _add_counts(result, count_texts(pretokenizer, task))
+
+
+def _count_in_workers(
+    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts
+) -> None:
+    """Count ``tasks`` in ``count`` worker processes (see ``parallel.ordered_map``), adding the
+    counts in task order: the result is the same as counting here."""
+    for counted in ordered_map(
+        count_texts, tasks, workers=count, setup=PreTokenizer.build, setup_argument=pretokenizer.source,
+        context=pretokenizer,
+    ):
+        _add_counts(result, counted)
+
+
+def count_stream(
+    chunks: Iterable[str],
+    *,
+    pretokenizer: PreTokenizer,
+    special_tokens: Sequence[str] = (),
+) -> WordCounts:
+    """Count the pre-tokens of one document given as consecutive chunks, as ``count_words`` would on
+    the joined text, without joining it."""
+    result = WordCounts()
+    stats = result.stats
+    stats.documents = 1
+    special_regex = special_token_regex(special_tokens)
+    guard = max((len(t) for t in special_tokens), default=0)
+
+    def measured():
+        for chunk in chunks:
+            stats.characters += len(chunk)
+            yield chunk
+
+    def ordinary_pieces():
+        for piece, is_special in stream_pieces(measured(), pretokenizer, special_regex, guard=guard):
+            if is_special:
+                stats.special_tokens_cut += 1
+                stats.characters -= len(piece)
+            else:
+                stats.pretokens += 1
+                yield piece
+
+    result.counts.update(ordinary_pieces())
+    return result

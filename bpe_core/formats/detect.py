@@ -1,0 +1,56 @@
+"""Loading a tokenizer file of any supported kind, recognised by its content: bpe_core JSON, Hugging
+Face ``tokenizer.json``, or a ``.tiktoken`` rank file. Each format's reading is its own module's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..tokenizer import Tokenizer
+from .huggingface import from_huggingface_dict
+from .tiktoken_file import parse_tiktoken_ranks
+
+
+def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokenizer:
+    """Load a tokenizer file of any supported kind, recognised by its content: bpe_core JSON,
+    Hugging Face ``tokenizer.json``, or a ``.tiktoken`` rank file (which gets ``pattern``)."""
+    path = os.fspath(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    return loads_any(raw, source=path, pattern=pattern)
+
+
+def loads_any(raw: bytes, *, source: str = "<upload>", pattern: str | None = "gpt2") -> Tokenizer:
+    """Like ``load_any`` for file content already in memory (e.g. an upload)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{source} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
+    stripped = text.lstrip()
+    stem = Path(source).stem or "tokenizer"
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "the file may be truncated"
+            ) from None
+        if isinstance(data, dict) and "model" in data and "format" not in data:
+            try:
+                return from_huggingface_dict(data, name=stem)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{source}: {exc}") from None
+        return Tokenizer.from_json(text, source=source)
+    try:
+        ranks = parse_tiktoken_ranks(text, what=source)
+    except ValueError as exc:
+        raise ValueError(
+            f"{source} is neither a bpe_core/Hugging Face JSON file nor a .tiktoken file ({exc})"
+        ) from None
+    if not ranks:
+        raise ValueError(f"{source} is empty: not a tokenizer file")
+    return Tokenizer.from_ranks(ranks, pattern=pattern, name=stem)

@@ -1,0 +1,82 @@
+"""GPT-2's own files: ``vocab.json`` (printable token -> id) and ``merges.txt`` (one merge a line),
+both in GPT-2's byte alphabet (see ``bytelevel``). Reading checks every entry."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..tokenizer import Tokenizer
+from .bytelevel import bytes_to_printable, printable_to_bytes
+
+
+def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
+    """id -> bytes from a ``{printable token: id}`` object; ``what`` names it in errors."""
+    if not isinstance(encoder, dict):
+        raise ValueError(f"{what} must be a JSON object {{token: id}}")
+    vocab: dict[int, bytes] = {}
+    for text, token_id in encoder.items():
+        if not isinstance(token_id, int) or isinstance(token_id, bool):
+            raise ValueError(f"{what}: the id of {text!r} is {token_id!r}, not an integer")
+        if token_id in vocab:
+            raise ValueError(f"{what}: id {token_id} is used twice")
+        vocab[token_id] = printable_to_bytes(text, what=f"{what} token")
+    return vocab
+
+
+def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
+    """The merges of a ``merges.txt`` text (an optional ``#version`` line, then ``left right`` lines)."""
+    merges = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip() or (number == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise ValueError(f"{what} line {number}: expected two tokens separated by a space, got {line!r}")
+        where = f"{what} line {number}"
+        merges.append((printable_to_bytes(parts[0], what=where), printable_to_bytes(parts[1], what=where)))
+    return merges
+
+
+def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike) -> tuple[Path, Path]:
+    """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    special_ids = {i: t for t, i in tokenizer.special_tokens.items()}
+    encoder = {
+        (special_ids[i] if i in special_ids else bytes_to_printable(token)): i
+        for i, token in sorted(tokenizer.vocab.items())
+    }
+    vocab_path = directory / "vocab.json"
+    merges_path = directory / "merges.txt"
+    vocab_path.write_text(json.dumps(encoder, ensure_ascii=False), encoding="utf-8")
+    lines = ["#version: 0.2"] + [f"{bytes_to_printable(a)} {bytes_to_printable(b)}" for a, b in tokenizer.merges]
+    merges_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return vocab_path, merges_path
+
+
+def load_gpt2_files(
+    vocab_json: str | os.PathLike,
+    merges_txt: str | os.PathLike,
+    *,
+    pattern: str | None = "gpt2",
+    special_tokens: Sequence[str] = ("<|endoftext|>",),
+    name: str | None = None,
+) -> Tokenizer:
+    """Read GPT-2 style files. Special tokens present in ``vocab.json`` keep their ids."""
+    try:
+        encoder = json.loads(Path(vocab_json).read_text(encoding="utf-8"))
+        merges_text = Path(merges_txt).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read GPT-2 vocab/merges files: {exc}") from None
+    if not isinstance(encoder, dict):
+        raise ValueError(f"{vocab_json} must hold a JSON object {{token: id}}")
+    specials = {t: encoder.pop(t) for t in special_tokens if t in encoder}
+    vocab = parse_encoder(encoder, what=str(vocab_json))
+    merges = parse_merges_txt(merges_text, what=str(merges_txt))
+    return Tokenizer(
+        vocab, merges, special_tokens=specials, pattern=pattern, name=name or Path(vocab_json).parent.name or "gpt2-files"
+    )

@@ -1,0 +1,65 @@
+"""``.tiktoken`` rank files: one ``<base64 token> <rank>`` line per token, the rank doubling as the id.
+The format holds neither the pattern nor the special tokens, so loading takes them as arguments."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..tokenizer import Tokenizer
+
+
+def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[bytes, int]:
+    """token bytes -> rank from a ``.tiktoken`` text; ``what`` names it in errors."""
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{what} line {number}: expected '<base64 token> <rank>', got {line[:80]!r}")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except ValueError:
+            raise ValueError(f"{what} line {number}: bad base64 token or rank: {line[:80]!r}") from None
+        if token in ranks:
+            raise ValueError(f"{what} line {number}: token {token!r} appears twice")
+        ranks[token] = rank
+    return ranks
+
+
+def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+    """Write the mergeable tokens as a ``.tiktoken`` file (``base64 rank`` lines). The format holds
+    neither the pattern nor special tokens: pass them again when loading."""
+    tokenizer.to_tiktoken()  # refuse layouts tiktoken cannot express
+    special_ids = set(tokenizer.special_tokens.values())
+    lines = [
+        f"{base64.b64encode(token).decode('ascii')} {token_id}"
+        for token_id, token in sorted(tokenizer.vocab.items())
+        if token_id not in special_ids
+    ]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def load_tiktoken(
+    path: str | os.PathLike,
+    *,
+    pattern: str | None = "gpt2",
+    special_tokens: Mapping[str, int] | Sequence[str] = (),
+    name: str | None = None,
+) -> Tokenizer:
+    """Read a ``.tiktoken`` file; the pattern and special tokens are not in the file, so give them."""
+    path = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path} as a .tiktoken file: {exc}") from None
+    return Tokenizer.from_ranks(
+        parse_tiktoken_ranks(text, what=path),
+        special_tokens=special_tokens,
+        pattern=pattern,
+        name=name or Path(path).stem,
+    )

@@ -1,0 +1,101 @@
+"""Special tokens: checking them, finding them in text, and tiktoken's allowed/disallowed rules.
+
+A special token is a string that becomes one id when allowed and is never split by the pattern.
+This module matches and splits text at them; it does not pre-tokenize or encode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from typing import Literal
+
+import regex
+
+SpecialTokens = Literal["all"] | Collection[str]
+
+
+def special_token_regex(special_tokens: Iterable[str]):
+    """A regex matching any of ``special_tokens``, longest first, or None when there are none."""
+    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
+    if not tokens:
+        return None
+    return regex.compile("|".join(regex.escape(t) for t in tokens))
+
+
+def split_on_special_tokens(text: str, special_regex) -> Iterator[tuple[str, bool]]:
+    """Yield ``(segment, is_special)`` covering ``text``; special tokens come out whole."""
+    if special_regex is None:
+        if text:
+            yield text, False
+        return
+    position = 0
+    for match in special_regex.finditer(text):
+        start, end = match.span()
+        if start > position:
+            yield text[position:start], False
+        yield match.group(), True
+        position = end
+    if position < len(text):
+        yield text[position:], False
+
+
+def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tuple[str, ...]:
+    """Check special tokens are distinct non-empty strings; return them as a tuple in order."""
+    if isinstance(special_tokens, str):
+        raise TypeError(
+            "special_tokens must be a list of strings, not one string: "
+            f"write special_tokens=[{special_tokens!r}]"
+        )
+    result: list[str] = []
+    for token in special_tokens:
+        if not isinstance(token, str):
+            raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
+        if not token:
+            raise ValueError("a special token cannot be the empty string")
+        if token in result:
+            raise ValueError(f"special token {token!r} is listed twice")
+        result.append(token)
+    return tuple(result)
+
+
+def allowed_and_disallowed(
+    allowed_special: SpecialTokens, disallowed_special: SpecialTokens, *, specials: Collection[str], owner: str
+) -> tuple[set[str], set[str]]:
+    """tiktoken's keywords as two sets, checked against the ``specials`` of the tokenizer ``owner``:
+    "all" means every special token (every one not allowed, for ``disallowed_special``)."""
+    if allowed_special == "all":
+        allowed = set(specials)
+    elif isinstance(allowed_special, str):
+        raise TypeError(f"allowed_special must be 'all' or a set of strings, not {allowed_special!r}")
+    else:
+        allowed = set(allowed_special)
+    unknown = allowed - set(specials)
+    if unknown:
+        raise ValueError(
+            f"allowed_special names {sorted(unknown)!r}, which are not special tokens of "
+            f"{owner!r} (it has {sorted(specials)!r})"
+        )
+    if disallowed_special == "all":
+        disallowed = set(specials) - allowed
+    elif isinstance(disallowed_special, str):
+        raise TypeError(f"disallowed_special must be 'all' or a set of strings, not {disallowed_special!r}")
+    else:
+        disallowed = set(disallowed_special)
+    return allowed, disallowed
+
+
+def check_disallowed(text: str, disallowed: Collection[str]) -> None:
+    """ValueError, worded as tiktoken's, if ``text`` holds one of the ``disallowed`` special tokens."""
+    if not disallowed:
+        return
+    found = special_token_regex(disallowed).search(text)
+    if found:
+        token = found.group()
+        raise ValueError(
+            f"Encountered text corresponding to disallowed special token {token!r}.\n"
+            f"If you want this text to be encoded as a special token, pass it to `allowed_special`, "
+            f"e.g. `allowed_special={{{token!r}, ...}}`.\n"
+            f"If you want this text to be encoded as normal text, disable the check for this token "
+            f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+            "To disable this check for all special tokens, pass `disallowed_special=()`."
+        )
