@@ -43,6 +43,20 @@ def merge(symbols: Sequence[Symbol], pair: tuple[Symbol, Symbol], new: Symbol) -
     return out
 
 
+def pair_counts(words: Iterable[Sequence[Symbol]], freqs: Iterable[int]) -> dict[tuple[Symbol, Symbol], int]:
+    """How often each adjacent pair occurs, each word weighted by its frequency, in order of first
+    occurrence.
+
+    >>> pair_counts(["aaab", "ab"], [1, 2])
+    {('a', 'a'): 2, ('a', 'b'): 3}
+    """
+    counts: dict[tuple[Symbol, Symbol], int] = {}
+    for symbols, freq in zip(words, freqs):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
+
+
 def encode_reference(ids: Sequence[int], ranks: PairRanks, applied: list[int] | None = None) -> list[int]:
     """BPE on one piece, the readable way: merge the lowest-ranked adjacent pair everywhere, repeat.
 

@@ -97,9 +97,31 @@ def from_dict(data: Any) -> dict[str, Any]:
     _require(version <= VERSION, f"version {version} was written by a newer bpe_core; upgrade bpe_core to read it")
     for key in ("vocab", "merges", "special_tokens"):
         _require(key in data, f"the key {key!r} is missing")
+    vocab = _read_vocab(data["vocab"])
+    specials = data["special_tokens"]
+    _require(isinstance(specials, dict), "'special_tokens' must be an object {token: id}")
+    fields = data.get("merge_fields", MERGE_FIELDS)
+    _require(fields == MERGE_FIELDS, f"'merge_fields' must be {MERGE_FIELDS}, got {fields!r}")
+    merges, counts = _read_merges(data["merges"], vocab)
+    pattern = data.get("pattern")
+    _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
+    training = data.get("training") or None
+    _require(training is None or isinstance(training, dict), "'training' must be an object or null")
+    name = data.get("name", "tokenizer")
+    _require(isinstance(name, str), "'name' must be a string")
+    return {
+        "vocab": vocab,
+        "merges": merges,
+        "special_tokens": specials,
+        "pattern": pattern,
+        "name": name,
+        "merge_counts": counts,
+        "training": training,
+    }
 
+
+def _read_vocab(entries: Any) -> dict[int, bytes]:
     vocab: dict[int, bytes] = {}
-    entries = data["vocab"]
     _require(isinstance(entries, list), "'vocab' must be a list")
     for position, entry in enumerate(entries):
         where = f"vocab entry {position}"
@@ -117,16 +139,14 @@ def from_dict(data: Any) -> dict[str, Any]:
                 raise _Problem(f"{where}: 'hex' is not valid hexadecimal: {entry['hex']!r}") from None
         else:
             raise _Problem(f"{where} (id {token_id}) has neither 'text' nor 'hex'")
+    return vocab
 
-    specials = data["special_tokens"]
-    _require(isinstance(specials, dict), "'special_tokens' must be an object {token: id}")
 
-    fields = data.get("merge_fields", MERGE_FIELDS)
-    _require(fields == MERGE_FIELDS, f"'merge_fields' must be {MERGE_FIELDS}, got {fields!r}")
+def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[bytes, bytes]], list[int | None]]:
     merges: list[tuple[bytes, bytes]] = []
     counts: list[int | None] = []
-    _require(isinstance(data["merges"], list), "'merges' must be a list")
-    for rank, record in enumerate(data["merges"]):
+    _require(isinstance(records, list), "'merges' must be a list")
+    for rank, record in enumerate(records):
         where = f"merge {rank}"
         _require(
             isinstance(record, list) and len(record) == 4,
@@ -143,22 +163,7 @@ def from_dict(data: Any) -> dict[str, Any]:
         )
         merges.append((vocab[left], vocab[right]))
         counts.append(count)
-
-    pattern = data.get("pattern")
-    _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
-    training = data.get("training") or None
-    _require(training is None or isinstance(training, dict), "'training' must be an object or null")
-    name = data.get("name", "tokenizer")
-    _require(isinstance(name, str), "'name' must be a string")
-    return {
-        "vocab": vocab,
-        "merges": merges,
-        "special_tokens": specials,
-        "pattern": pattern,
-        "name": name,
-        "merge_counts": counts,
-        "training": training,
-    }
+    return merges, counts
 
 
 def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:

@@ -4,18 +4,20 @@ The text is cut into parts that pre-tokenize independently (at special tokens, a
 cuts, see ``pretokenize.safe_cut_regex``); parts are batched into tasks, tasks are counted here or in
 worker processes (``parallel``), and the counts are added in task order, so the result (order of first
 appearance included, which the ``"first"`` tie rule relies on) is the same however the work was split.
-Counts from separate chunks add up, so counting can also be split over machines. This module does not
-read files (see ``corpus``) or merge (see ``merge_loop``).
+Counts from separate chunks add up, so counting can also be split over machines. Files are read
+through ``corpus``; merging is ``merge_loop``'s.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import mul
 
+from . import corpus
 from .parallel import available_cpus, batches, check_workers, ordered_map
 from .pretokenize import PreTokenizer, safe_cut_regex, stream_pieces
 from .special_tokens import special_token_regex, split_on_special_tokens
@@ -248,4 +250,53 @@ def count_stream(
                 yield piece
 
     result.counts.update(ordinary_pieces())
+    return result
+
+
+def count_files(
+    paths: Sequence[str | os.PathLike],
+    *,
+    pretokenizer: PreTokenizer,
+    special_tokens: Sequence[str] = (),
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> WordCounts:
+    """Count the pre-tokens of UTF-8 files, each one document, streamed block by block (see
+    ``corpus.iter_file_text``); ``progress("count", bytes read, total bytes)`` follows the reading.
+
+    With a preset pattern the text is cut at safe cuts into tasks (in worker processes for
+    ``workers`` other than 1); a custom pattern or none has no known safe cut, so each file is one
+    stream counted in this process."""
+    sizes = []
+    for path in paths:
+        if not os.path.isfile(path):
+            raise ValueError(f"{os.fspath(path)} is not a readable file")
+        sizes.append(os.path.getsize(path))
+    total_bytes = sum(sizes)
+    starts = [sum(sizes[:index]) for index in range(len(sizes))]  # bytes read before each file
+    if progress:
+        progress("count", 0, total_bytes)
+
+    def chunks(path, done_before: int) -> Iterator[str]:
+        for text, read in corpus.iter_file_text(path):
+            if progress:
+                progress("count", done_before + read, total_bytes)
+            yield text
+
+    result = WordCounts()
+    cut_regex = safe_cut_regex(pretokenizer.source)
+    if cut_regex is None:
+        for path, start in zip(paths, starts):
+            result.update(count_stream(chunks(path, start), pretokenizer=pretokenizer, special_tokens=special_tokens))
+        return result
+    special_regex = special_token_regex(special_tokens)
+    guard = max((len(t) for t in special_tokens), default=0)
+    stats = result.stats
+
+    def parts() -> Iterator[str]:
+        for path, start in zip(paths, starts):
+            stats.documents += 1
+            yield from independent_parts(chunks(path, start), cut_regex, special_regex, guard, TASK_CHARS, stats)
+
+    count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, result)
     return result

@@ -114,6 +114,7 @@ class Worker:
         self.process.stdout.close()
 
 
+# long on purpose: one scheduler whose state (the queue, idle workers, a pending task) every phase shares.
 def ordered_map(
     function: Callable[[Any, Any], Any],
     tasks: Iterable,

@@ -339,32 +339,7 @@ def stream_pieces(
         limit = len(buffer) - guard
         if limit <= 0:
             continue
-        ready: list[tuple[str, bool]] = []
-        cut = 0
-        position = 0
-        segments = list(split_on_special_tokens(buffer, special_regex))
-        for number, (segment, is_special) in enumerate(segments):
-            if is_special:
-                if position + len(segment) >= limit:
-                    break
-                ready.append((segment, True))
-                position += len(segment)
-                cut = position
-                continue
-            spans = list(pretokenizer.spans(segment))
-            if number == len(segments) - 1:
-                # Only presets have a proven bounded look-ahead; hold a custom pattern's open run.
-                spans = spans[:-3] if pretokenizer.is_preset else []
-            for start, end in spans:
-                if position + end >= limit:
-                    break
-                ready.append((segment[start:end], False))
-                cut = position + end
-            else:
-                if number != len(segments) - 1:
-                    position += len(segment)
-                    continue
-            break
+        ready, cut = _settled_pieces(buffer, pretokenizer, special_regex, limit)
         if cut:
             yield from ready
             buffer = buffer[cut:]
@@ -374,3 +349,34 @@ def stream_pieces(
             for segment, is_special in split_on_special_tokens(buffer, special_regex)
             for piece in ([segment] if is_special else pretokenizer.pieces(segment))
         )
+
+
+def _settled_pieces(buffer: str, pretokenizer: PreTokenizer, special_regex, limit: int) -> tuple[list, int]:
+    """The pieces at the start of ``buffer`` that no later text can change (each ending before
+    ``limit``), and where they end (see ``stream_pieces``)."""
+    ready: list[tuple[str, bool]] = []
+    cut = 0
+    position = 0
+    segments = list(split_on_special_tokens(buffer, special_regex))
+    for number, (segment, is_special) in enumerate(segments):
+        last = number == len(segments) - 1
+        if is_special:
+            if position + len(segment) >= limit:
+                break
+            ready.append((segment, True))
+            position += len(segment)
+            cut = position
+            continue
+        spans = list(pretokenizer.spans(segment))
+        if last:
+            # Only presets have a proven bounded look-ahead; hold a custom pattern's open run.
+            spans = spans[:-3] if pretokenizer.is_preset else []
+        for start, end in spans:
+            if position + end >= limit:
+                return ready, cut
+            ready.append((segment[start:end], False))
+            cut = position + end
+        if last:
+            break
+        position += len(segment)
+    return ready, cut

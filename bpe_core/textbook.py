@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .bpe import merge, pair_counts
+
 END_OF_WORD = "</w>"
 
 
@@ -34,27 +36,6 @@ def _split_words(text_or_words: str | Sequence[str]) -> list[str]:
         if not isinstance(word, str):
             raise TypeError(f"words must be strings, got {type(word).__name__}")
     return [w for text in words for w in text.split()]
-
-
-def _pair_counts(vocab: list[tuple[tuple[str, ...], int]]) -> dict[tuple[str, str], int]:
-    counts: dict[tuple[str, str], int] = {}
-    for symbols, freq in vocab:
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts
-
-
-def _merge(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]:
-    out: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i < len(symbols) - 1 and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            out.append(symbols[i] + symbols[i + 1])
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -79,7 +60,7 @@ class TextbookResult:
         """Tokenize one word: its characters plus ``</w>``, then every merge in learned order."""
         symbols: tuple[str, ...] = (*word, END_OF_WORD)
         for pair in self.merges:
-            symbols = _merge(symbols, pair)
+            symbols = tuple(merge(symbols, pair, pair[0] + pair[1]))
         return list(symbols)
 
     def encode(self, text: str) -> list[str]:
@@ -101,11 +82,11 @@ def train_textbook(text_or_words: str | Sequence[str], num_merges: int, *, top: 
     initial = list(vocab)
     steps: list[TextbookStep] = []
     while len(steps) < num_merges:
-        pair_counts = _pair_counts(vocab)
-        if not pair_counts:
+        pairs = pair_counts([symbols for symbols, _ in vocab], [freq for _, freq in vocab])
+        if not pairs:
             break
-        ranked = sorted(pair_counts.items(), key=lambda item: -item[1])  # stable: first met wins ties
+        ranked = sorted(pairs.items(), key=lambda item: -item[1])  # stable: first met wins ties
         pair, count = ranked[0]
-        vocab = [(_merge(symbols, pair), freq) for symbols, freq in vocab]
+        vocab = [(tuple(merge(symbols, pair, pair[0] + pair[1])), freq) for symbols, freq in vocab]
         steps.append(TextbookStep(len(steps) + 1, pair, pair[0] + pair[1], count, ranked[:top], list(vocab)))
     return TextbookResult(initial, steps)

@@ -12,6 +12,8 @@ This module does not train (see ``training``) and reads or writes only bpe_core'
 
 from __future__ import annotations
 
+# long on purpose: the public class, whose many short methods each delegate to a module of one job.
+
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 

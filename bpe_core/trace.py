@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .bpe import merge, pair_counts
 from .counting import count_words
 from .merge_loop import TIE_BREAKS
 from .pretokenize import PreTokenizer
@@ -53,28 +54,6 @@ class TraceResult:
         return [step.pair for step in self.steps]
 
 
-def _pair_counts(words: list[list[bytes]], freqs: list[int]) -> dict[tuple[bytes, bytes], int]:
-    counts: dict[tuple[bytes, bytes], int] = {}
-    for symbols, freq in zip(words, freqs):
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts
-
-
-def _apply(symbols: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
-    merged = pair[0] + pair[1]
-    out: list[bytes] = []
-    i = 0
-    while i < len(symbols):
-        if i < len(symbols) - 1 and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            out.append(merged)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
-
-
 def trace_training(
     texts: str | Sequence[str],
     num_merges: int,
@@ -112,7 +91,7 @@ def trace_training(
     steps: list[TraceStep] = []
     stop_reason = "reached num_merges"
     while len(steps) < num_merges:
-        counts = {p: c for p, c in _pair_counts(words, freqs).items() if p not in excluded}
+        counts = {p: c for p, c in pair_counts(words, freqs).items() if p not in excluded}
         if not counts:
             stop_reason = "no pair left to merge"
             break
@@ -130,7 +109,7 @@ def trace_training(
             excluded.add(pair)
             continue
         existing.add(new_token)
-        words = [_apply(symbols, pair) for symbols in words]
+        words = [merge(symbols, pair, pair[0] + pair[1]) for symbols in words]
         steps.append(
             TraceStep(
                 number=len(steps) + 1,

@@ -3,8 +3,8 @@
 ``train`` (texts) and ``train_files`` (UTF-8 files, streamed) check the settings, count pre-tokens
 with ``counting`` and hand the counts to ``train_from_counts``, which runs the one merge loop
 (``merge_loop.learn_merges``) and builds the ``Tokenizer``. Counting and merging are kept apart on
-purpose: counts from chunks add up (``count_words``), so they can be made elsewhere. This module reads
-files only through ``corpus``.
+purpose: counts from chunks add up (``count_words``), so they can be made elsewhere. This module does
+no I/O of its own.
 """
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
-from . import corpus, counting
-from .counting import (
-    WordCounts,
-    count_stream,
-    count_tasks,
-    count_words,
-    independent_parts,
-)
+from .counting import WordCounts, count_files, count_words
 from .merge_loop import (
     MAX_VOCAB_SIZE,
     STOP_MIN_FREQUENCY,
@@ -31,9 +24,9 @@ from .merge_loop import (
     TieBreak,
     learn_merges,
 )
-from .parallel import batches, check_workers
-from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex
-from .special_tokens import special_token_regex, validate_special_tokens
+from .parallel import check_workers
+from .pretokenize import PreTokenizer, preset_name, replace_surrogates
+from .special_tokens import validate_special_tokens
 from .tokenizer import Tokenizer
 
 __all__ = [
@@ -101,6 +94,13 @@ def train_from_counts(
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
     started = time.perf_counter() if started is None else started
     pretokenizer = PreTokenizer.build(pattern)
+    settings = {
+        "vocab_size": vocab_size,
+        "min_frequency": min_frequency,
+        "pattern": preset_name(pretokenizer.source) or pretokenizer.source,
+        "special_tokens": list(specials),
+        "tie_break": tie_break,
+    }
     words, freqs, total_bytes = _utf8_strings(word_counts.counts)
     token_bytes = {i: bytes([i]) for i in range(256)}
     for offset, token in enumerate(specials):
@@ -116,28 +116,10 @@ def train_from_counts(
         tie_break=tie_break,
         progress=progress,
     )
-    stats = word_counts.stats
-    training = {
-        "settings": {
-            "vocab_size": vocab_size,
-            "min_frequency": min_frequency,
-            "pattern": preset_name(pretokenizer.source) or pretokenizer.source,
-            "special_tokens": list(specials),
-            "tie_break": tie_break,
-        },
-        "corpus": {
-            "documents": stats.documents,
-            "characters": stats.characters,
-            "bytes": total_bytes,
-            "pretokens": stats.pretokens,
-            "unique_pretokens": len(words),
-            "special_tokens_cut": stats.special_tokens_cut,
-        },
-        "stop_reason": stop_reason,
-        "merges_learned": len(merges),
-        "tokens_after_merge": [m.tokens_after for m in merges],
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    training = _training_record(
+        word_counts, settings, unique_pretokens=len(words), total_bytes=total_bytes, merges=merges,
+        stop_reason=stop_reason, started=started,
+    )
     vocab = dict(token_bytes)
     return Tokenizer(
         vocab,
@@ -148,6 +130,29 @@ def train_from_counts(
         merge_counts=[m.count for m in merges],
         training=training,
     )
+
+
+def _training_record(
+    word_counts: WordCounts, settings: dict, *, unique_pretokens: int, total_bytes: int, merges: list,
+    stop_reason: str, started: float,
+) -> dict:
+    """The ``Tokenizer.training`` metadata: settings, corpus statistics, stop reason, timings."""
+    stats = word_counts.stats
+    return {
+        "settings": settings,
+        "corpus": {
+            "documents": stats.documents,
+            "characters": stats.characters,
+            "bytes": total_bytes,
+            "pretokens": stats.pretokens,
+            "unique_pretokens": unique_pretokens,
+            "special_tokens_cut": stats.special_tokens_cut,
+        },
+        "stop_reason": stop_reason,
+        "merges_learned": len(merges),
+        "tokens_after_merge": [m.tokens_after for m in merges],
+        "seconds": round(time.perf_counter() - started, 3),
+    }
 
 
 def train(
@@ -236,48 +241,10 @@ def train_files(
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
-    workers = check_workers(workers)
-    pretokenizer = PreTokenizer.build(pattern)
-    sizes = []
-    for path in paths:
-        if not os.path.isfile(path):
-            raise ValueError(f"{os.fspath(path)} is not a readable file")
-        sizes.append(os.path.getsize(path))
-    total_bytes = sum(sizes)
-    word_counts = WordCounts()
-    done_before = 0
-    if progress:
-        progress("count", 0, total_bytes)
-
-    def chunks(path, done_before):
-        for text, read in corpus.iter_file_text(path):
-            if progress:
-                progress("count", done_before + read, total_bytes)
-            yield text
-
-    cut_regex = safe_cut_regex(pretokenizer.source)
-    if cut_regex is None:
-        # Custom patterns and no pattern: no known safe cut, so one stream per file, in this process.
-        for path, size in zip(paths, sizes):
-            word_counts.update(
-                count_stream(chunks(path, done_before), pretokenizer=pretokenizer, special_tokens=specials)
-            )
-            done_before += size
-    else:
-        special_regex = special_token_regex(specials)
-        guard = max((len(t) for t in specials), default=0)
-        stats = word_counts.stats
-
-        def parts():
-            done_before = 0
-            for path, size in zip(paths, sizes):
-                stats.documents += 1
-                yield from independent_parts(
-                    chunks(path, done_before), cut_regex, special_regex, guard, counting.TASK_CHARS, stats
-                )
-                done_before += size
-
-        count_tasks(batches(parts(), counting.TASK_CHARS), pretokenizer, workers, word_counts)
+    word_counts = count_files(
+        paths, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=check_workers(workers),
+        progress=progress,
+    )
     return train_from_counts(
         word_counts,
         vocab_size,
