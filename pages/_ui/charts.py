@@ -70,7 +70,7 @@ def heatmap(grid: pd.DataFrame, title: str, higher_is_better: bool) -> go.Figure
     return compact(figure, max(300, 26 * len(grid.index) + 120), title=title, yaxis_autorange="reversed")
 
 
-def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, **layout) -> go.Figure:
+def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: int, **layout) -> go.Figure:
     """One line per named (x, y) series; ``hover`` is the hover template before the series name."""
     figure = go.Figure()
     for name, (x, y) in series.items():
@@ -78,8 +78,7 @@ def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, **layout)
             x=list(x), y=list(y), mode="lines", name=plot_text(name),
             hovertemplate=hover + "<extra>" + plot_text(name) + "</extra>",
         )  # fmt: skip
-    figure.update_layout(**layout)
-    return figure
+    return compact(figure, height, **layout)
 
 
 def line(x: Sequence, y: Sequence, *, name: str, title: str, x_title: str, y_title: str, height: int,

@@ -1,0 +1,170 @@
+"""The numbers behind the Compare page: cached calls to ``bpe_core.metrics`` (comparison rows and
+compression curves), short display names for tokenizers, metric labels, summary sentences, and the
+frames the charts are drawn from. Computes and names; draws nothing (the page does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import metrics
+from bpe_core.samples import Sample, load_samples
+
+from . import tokenizers
+from .tokenizers import TokenizerChoice
+
+#: Up to this many merges the curve has a point at every vocabulary size; above it, CURVE_STEPS points.
+CURVE_EVERY_SIZE_UP_TO = 2_000
+CURVE_STEPS = 300
+BUILTIN_NAMES = {tokenizers.DEFAULT_KEY: "sample-bpe", "gpt2": "GPT-2", "cl100k": "cl100k"}
+METRIC_LABELS = {
+    "tokens": "tokens",
+    "chars_per_token": "characters per token",
+    "bytes_per_token": "bytes per token",
+    "bytes_per_char": "UTF-8 bytes per character",
+    "premium": "token premium (× reference)",
+    "fertility": "tokens per word (fertility)",
+    "split_share": "share of words split into several tokens",
+    "renyi_efficiency": "Rényi efficiency (α = 2.5)",
+}
+#: Metrics where a higher value is better for the user of the tokenizer (greener in the heatmap).
+HIGHER_IS_BETTER = {"chars_per_token", "bytes_per_token", "renyi_efficiency"}
+TABLE_COLUMNS = [
+    "tokenizer", "label", "kind", "script", "characters", "bytes", "tokens", "chars_per_token",
+    "bytes_per_token", "bytes_per_char", "premium", "reference", "words", "fertility", "split_share",
+    "unique_tokens", "renyi_efficiency", "vocab_size", "sample",
+]  # fmt: skip
+NUMBER_COLUMNS = {
+    "chars_per_token": ("chars/token", "%.2f"),
+    "bytes_per_token": ("bytes/token", "%.2f"),
+    "bytes_per_char": ("bytes/char", "%.2f"),
+    "premium": ("premium", "%.2f"),
+    "fertility": ("tokens/word", "%.2f"),
+    "split_share": ("split words", "%.2f"),
+    "renyi_efficiency": ("Rényi eff.", "%.3f"),
+}
+COLUMNS_EXPLAINED = (
+    "- **chars/token**: characters ÷ tokens; higher means the tokenizer packs more text into a token.\n"
+    "- **bytes/char**: UTF-8 bytes per character, a property of the script (English 1, Hindi ≈ 2.7).\n"
+    "- **premium**: tokens ÷ the reference's tokens over the same passage (Petrov et al. 2023).\n"
+    "- **tokens/word** (fertility) and **split words**: per whitespace-separated word; empty for "
+    "languages written without spaces.\n"
+    "- **Rényi efficiency**: how evenly the text uses the vocabulary (Zouhar et al. 2023)."
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the comparison showed, for the sections below it."""
+
+    rows: list[dict]
+    names: dict[str, str]  # tokenizer key -> display name
+    loaded: dict[str, object]  # tokenizer key -> tokenizer
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """The built-in samples by id, natural languages and code/data apart."""
+
+    samples: list[Sample]
+    by_id: dict[str, Sample]
+    natural_ids: list[str]
+    code_ids: list[str]
+
+    @classmethod
+    def load(cls) -> Builtin:
+        samples = load_samples()
+        natural = [s.id for s in samples if s.kind == "natural"]
+        return cls(samples, {s.id: s for s in samples}, natural, [s.id for s in samples if s.kind != "natural"])
+
+
+def summary_lines(rows: list[dict], names: Sequence[str], metric: str) -> list[str]:
+    """``metrics.summary_sentence`` for each tokenizer that has something to say."""
+    lines = []
+    for name in names:
+        try:
+            lines.append(metrics.summary_sentence(rows, name, metric))
+        except ValueError:  # nothing to say for this tokenizer (e.g. no premium for code)
+            pass
+    return lines
+
+
+def display_names(keys: Sequence[str], choices: dict[str, TokenizerChoice]) -> dict[str, str]:
+    """Short, unique names for the chosen tokenizers (used in charts, table and sentences)."""
+    names = {}
+    for key in keys:
+        if key in BUILTIN_NAMES:
+            names[key] = BUILTIN_NAMES[key]
+        elif key.startswith(("new:", "lib:")):
+            names[key] = key[4:]
+        else:
+            names[key] = choices[key].label
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {key: choices[key].label if counts[name] > 1 else name for key, name in names.items()}
+
+
+def text_digest(text: str) -> str:
+    """A short digest of a text, for cache keys."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@st.cache_data(show_spinner="Measuring…", max_entries=32)
+def compare_rows(
+    tokenizer_key: tuple[tuple[str, str], ...],
+    sample_key: tuple,
+    reference: str | None,
+    _tokenizers: dict,
+    _samples: list,
+) -> list[dict]:
+    """``metrics.compare`` cached on tokenizer fingerprints and sample digests."""
+    return metrics.compare(_tokenizers, _samples, reference)
+
+
+@st.cache_data(show_spinner="Replaying the merges…", max_entries=16)
+def curve_rows(
+    fingerprint: str, sample_key: tuple, points: tuple[int, ...] | None, _tokenizer, _texts: dict
+) -> list[dict]:
+    """``metrics.compression_by_vocab_size`` cached on the tokenizer fingerprint and sample digests."""
+    if points is None:
+        return metrics.compression_by_vocab_size(_tokenizer, _texts, CURVE_STEPS, spacing="log")
+    return metrics.compression_by_vocab_size(_tokenizer, _texts, merges=list(points))
+
+
+
+
+def curve_series(curve: list[dict], labels: Sequence[str]) -> dict[str, tuple[list, list]]:
+    """label -> (vocabulary sizes, characters per token) from ``curve_rows``' rows."""
+    series = {}
+    for label in labels:
+        part = [r for r in curve if r["text"] == label]
+        series[label] = ([r["vocab_size"] for r in part], [r["chars_per_token"] for r in part])
+    return series
+
+
+def full_vocabulary_sentence(curve: list[dict], name: str, tokenizer) -> str | None:
+    """The summary sentence at the tokenizer's full vocabulary, or None when there is nothing to say."""
+    total = len(tokenizer.merges)
+    final = [{"tokenizer": name, "label": r["text"], "chars_per_token": r["chars_per_token"]}
+             for r in curve if r["merges"] == total]  # fmt: skip
+    try:
+        sentence = metrics.summary_sentence(final, name, "chars_per_token")
+    except ValueError:
+        return None
+    return f"At its full vocabulary of {tokenizer.vocab_size:,} ids ({total:,} merges): {sentence}"
+
+
+def versus_frame(rows: list[dict], trained_labels: set[str]) -> tuple[pd.DataFrame, list[str], str]:
+    """Rows of a trained tokenizer against GPT-2 with ★ on the samples it was trained on:
+    (frame, sample order, metric: the premium when there is one, else characters per token)."""
+    frame = pd.DataFrame(rows)
+    metric = "premium" if frame["premium"].notna().any() else "chars_per_token"
+    starred = {v: f"★ {v}" if v in trained_labels else v for v in frame["label"]}
+    frame = frame.assign(label=frame["label"].map(starred))
+    return frame, list(dict.fromkeys(frame["label"])), metric
