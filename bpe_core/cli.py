@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import formats, metrics, pretrained
+from .progress import PhaseClock
 from .samples import load_samples
 from .tokenizer import Tokenizer
 from .tokens import token_display
@@ -37,35 +38,32 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.enabled = force or self.stream.isatty()
         self.width = width
-        self.phase = None
-        self.started = time.perf_counter()
+        self.clock = PhaseClock()
         self.last_draw = 0.0
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if not self.enabled:
             return
+        previous_phase = self.clock.phase
+        progress = self.clock(phase, done, total)
         now = time.perf_counter()
-        if phase != self.phase:
-            if self.phase is not None:
+        if phase != previous_phase:
+            if previous_phase is not None:
                 self.stream.write("\n")
-            self.phase = phase
-            self.started = now
         elif now - self.last_draw < 0.1 and done < total:
             return
         self.last_draw = now
-        fraction = done / total if total else 0.0
-        filled = int(self.width * fraction)
-        elapsed = now - self.started
-        eta = elapsed / fraction - elapsed if fraction > 0 else float("nan")
+        filled = int(self.width * progress.fraction)
         label = "counting" if phase == "count" else "merging "
-        eta_text = f"ETA {eta:5.1f}s" if fraction > 0 and done < total else f"{elapsed:5.1f}s"
+        eta = progress.eta if progress.eta is not None else float("nan")
+        eta_text = f"ETA {eta:5.1f}s" if progress.fraction > 0 and done < total else f"{progress.elapsed:5.1f}s"
         self.stream.write(
-            f"\r{label} [{'#' * filled}{'.' * (self.width - filled)}] {fraction * 100:5.1f}% {eta_text}"
+            f"\r{label} [{'#' * filled}{'.' * (self.width - filled)}] {progress.fraction * 100:5.1f}% {eta_text}"
         )
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled and self.phase is not None:
+        if self.enabled and self.clock.phase is not None:
             self.stream.write("\n")
 
 

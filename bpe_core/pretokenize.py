@@ -92,8 +92,8 @@ _ANY_CHARACTER = r"[\s\S]"
 
 
 # ------------------------------------------------------------------------------------------------
-# GPT-2's pieces, fast. The `regex` module costs about half a microsecond per match; the standard
-# library's `re` is about three times faster on the same pattern written with explicit classes. Two
+# GPT-2's pieces, fast. The standard library's `re` runs the same pattern written with explicit
+# classes several times faster than the `regex` module (figures in bench/PERFORMANCE.md). Two
 # `re` patterns serve GPT-2 (the default pattern), both exact:
 #
 # * `_GPT2_SEGMENTS` splits text into segments, each a run of spaces and the non-spaces after it, cut
@@ -123,7 +123,7 @@ _CL100K_ASCII_SOURCE = (
     r"""| ?[^\t-\r A-Za-z0-9]+[\r\n]*|[\t-\r ]+$|[\t-\r ]*[\r\n]|[\t-\r ]+(?![^\t-\r ])|[\t-\r ]"""
 )
 # On ASCII text there is no astral character and \s is [\t-\r ], so the segment pattern reduces to
-# this one, which `re` runs about 1.5x faster.
+# this simpler one, which `re` runs faster.
 _GPT2_SEGMENTS_ASCII_SOURCE = r"[\t-\r ]*[^\t-\r ]+|[\t-\r ]+"
 _gpt2_fast_patterns: list = []
 

@@ -1,9 +1,9 @@
 """Textbook BPE (Sennrich et al. 2016): characters, an end-of-word marker ``</w>``, no bytes.
 
-This is the version seeds 002 and 004 trace by hand: words are split on whitespace, each becomes its
+This is the version textbooks trace by hand: words are split on whitespace, each becomes its
 characters plus ``</w>``, and the most frequent adjacent pair is merged, ties going to the pair met
-first (unique words in order of first appearance, left to right), exactly like Python's ``max`` over
-the seeds' pair counter. Encoding applies the merges in the order they were learned. It exists for
+first (unique words in order of first appearance, left to right: the textbook's first-seen tie rule,
+which is Python's ``max`` over a pair counter). Encoding applies the merges in the order they were learned. It exists for
 teaching and comparison with byte-level BPE; it is not byte-level and cannot encode arbitrary bytes
 losslessly.
 """

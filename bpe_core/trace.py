@@ -1,6 +1,6 @@
 """Step-by-step traces of byte-level BPE training on small inputs, for teaching.
 
-``trace_training`` runs the seeds' naive algorithm in the open: at every step it recounts all pairs,
+``trace_training`` runs the naive algorithm in the open: at every step it recounts all pairs,
 shows the top counts, picks the best pair with the same rules as ``train`` (so its merges equal
 ``train``'s on the same input), and records every unique pre-token's symbols after the merge. It is
 quadratic and meant for inputs of a few kilobytes; use ``train`` for real corpora.
@@ -54,17 +54,7 @@ class TraceResult:
         return [step.pair for step in self.steps]
 
 
-def trace_training(
-    texts: str | Sequence[str],
-    num_merges: int,
-    *,
-    pattern: str | None = "gpt2",
-    tie_break: str = "first",
-    min_frequency: int = 1,
-    top: int = 10,
-    special_tokens: Sequence[str] = (),
-) -> TraceResult:
-    """Train up to ``num_merges`` merges on ``texts`` and record every step."""
+def _checked_documents(texts: str | Sequence[str], num_merges: int, tie_break: str) -> list[str]:
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if not isinstance(num_merges, int) or num_merges < 0:
@@ -76,6 +66,21 @@ def trace_training(
             f"the input has {size:,} characters; the step-by-step trace takes at most "
             f"{MAX_TRACE_CHARACTERS:,}. Use bpe_core.train for larger corpora."
         )
+    return documents
+
+
+def trace_training(
+    texts: str | Sequence[str],
+    num_merges: int,
+    *,
+    pattern: str | None = "gpt2",
+    tie_break: str = "first",
+    min_frequency: int = 1,
+    top: int = 10,
+    special_tokens: Sequence[str] = (),
+) -> TraceResult:
+    """Train up to ``num_merges`` merges on ``texts`` and record every step."""
+    documents = _checked_documents(texts, num_merges, tie_break)
     specials = validate_special_tokens(special_tokens)
     counted = count_words(documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
     words = [[bytes([b]) for b in word.encode("utf-8")] for word in counted.counts]
@@ -109,18 +114,8 @@ def trace_training(
             excluded.add(pair)
             continue
         existing.add(new_token)
-        words = [merge(symbols, pair, pair[0] + pair[1]) for symbols in words]
-        steps.append(
-            TraceStep(
-                number=len(steps) + 1,
-                pair=pair,
-                count=count,
-                new_id=next_id,
-                new_token=new_token,
-                top_pairs=ranked[:top],
-                words=snapshot(),
-                tokens_after=sum(len(s) * f for s, f in zip(words, freqs)),
-            )
-        )
+        words = [merge(symbols, pair, new_token) for symbols in words]
+        tokens_after = sum(len(s) * f for s, f in zip(words, freqs))
+        steps.append(TraceStep(len(steps) + 1, pair, count, next_id, new_token, ranked[:top], snapshot(), tokens_after))
         next_id += 1
     return TraceResult(initial, steps, stop_reason)

@@ -174,7 +174,7 @@ def train(
     Training stops at ``vocab_size``, when no pair is left, or when the best pair's count is below
     ``min_frequency``. ``tie_break`` is ``"lexicographic"`` (the greatest (left bytes, right bytes)
     pair wins) or ``"first"`` (the pair met first, scanning unique pre-tokens in order of first
-    appearance, left to right: the seeds' naive algorithm). ``workers`` is how many processes count
+    appearance, left to right: the textbook's first-seen tie rule). ``workers`` is how many processes count
     pre-tokens (None: one per CPU for inputs of several megabytes, else this process; 1: this process
     only); the tokenizer does not depend on it.
     """
