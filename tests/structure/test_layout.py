@@ -144,3 +144,14 @@ def test_modules_and_functions_are_short_or_say_why(path):
             f"({LONG_ON_PURPOSE!r})"
         )
     assert _long_functions(path) == []
+
+
+def test_the_readme_lists_every_bpe_core_module():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is organised", 1)[1].split("\n## ", 1)[0]
+    for path in sorted(PACKAGE.glob("*.py")):
+        if path.name not in ("__init__.py", "__main__.py"):
+            assert f"`{path.name}`" in section, f"README's module table lacks {path.name}"
+    for path in sorted(PACKAGE.glob("formats/*.py")):
+        if path.name != "__init__.py":
+            assert f"`{path.stem}`" in section, f"README's module table lacks formats/{path.name}"
