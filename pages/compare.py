@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -29,22 +27,25 @@ from pages._ui.comparison import (
     TABLE_COLUMNS,
     Builtin,
     Comparison,
-    compare_rows,
+    Selection,
     curve_rows,
     curve_series,
     display_names,
     full_vocabulary_sentence,
+    load_tokenizers,
+    measure,
     summary_lines,
     text_digest,
-    versus_frame,
 )
-from pages._ui.render import bold_html, plot_text, sentences_html
 from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
-from pages._ui.widgets import page_header, tokenizer_multiselect, train_with_progress
+from pages._ui.versus import train_section
+from pages._ui.widgets import page_header, show_sentences, tokenizer_multiselect
 
-# Widget keys of this page (all prefixed "cmp."; its other state is under state.CMP_*).
+# Widget keys of this page (all prefixed "cmp."; its other state is under state.CMP_*; the training
+# shortcut's widgets are in pages/_ui/versus.py).
 K_TOKENIZERS = "cmp.tokenizers"
 K_SOURCE = "cmp.source"
 K_SAMPLES = "cmp.samples"
@@ -54,63 +55,12 @@ K_REFERENCE = "cmp.reference"
 K_HEAT_METRIC = "cmp.heat_metric"
 K_CURVE_TOKENIZER = "cmp.curve_tokenizer"
 K_CURVE_LOG = "cmp.curve_log"
-K_TRAIN_SAMPLES = "cmp.train.samples"
-K_TRAIN_FILES = "cmp.train.use_files"
-K_TRAIN_VOCAB = "cmp.train.vocab"
-K_TRAIN_NAME = "cmp.train.name"
-K_TRAIN_GO = "cmp.train.go"
 
 SOURCE_BUILTIN = "Built-in samples"
 SOURCE_FILES = "My files"
 MAX_TOKENIZERS = 6
 #: Characters of each uploaded file that are measured (BPE encoding is pure Python).
 MAX_FILE_CHARS = 200_000
-DEFAULT_TRAIN_MIX = ["eng", "hin", "mya"]
-
-
-@dataclass
-class Selection:
-    """The samples to measure, as ``metrics.compare`` takes them, with what caches and charts need."""
-
-    source: str
-    samples: list = field(default_factory=list)  # Sample objects or (label, text, spaced) tuples
-    sample_key: list[tuple] = field(default_factory=list)  # identifies the samples for the caches
-    texts_for_curve: dict[str, str] = field(default_factory=dict)
-    reference: str | None = None
-    reference_label: str = ""
-    file_texts: dict[str, str] = field(default_factory=dict)  # label -> text of the user's files
-
-
-# ------------------------------------------------------------------------------------------------
-# helpers (presentation only: every number comes from bpe_core.metrics)
-
-
-def show_sentences(lines: Sequence[str]) -> None:
-    """Plain sentences under a chart (escaped: labels may come from file names)."""
-    if lines:
-        st.html(sentences_html(lines))
-
-
-def load_tokenizers(keys: Sequence[str], choices: dict[str, TokenizerChoice]) -> dict[str, object]:
-    """key -> tokenizer for the keys that load; an error for each one that does not."""
-    loaded = {}
-    for key in keys:
-        try:
-            loaded[key] = choices[key].get()
-        except ValueError as exc:
-            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(exc)}")
-    return loaded
-
-
-def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, reference, samples) -> list[dict] | None:
-    """``compare_rows`` for the loaded tokenizers under their display names; None after an error."""
-    tokenizers_by_name = {names[k]: tok for k, tok in loaded.items()}
-    key = tuple((names[k], choices[k].fingerprint) for k in loaded)
-    try:
-        return compare_rows(key, sample_key, reference, tokenizers_by_name, samples)
-    except (ValueError, TypeError) as exc:
-        st.error(f"Could not compare: {md(exc)}")
-        return None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -398,127 +348,6 @@ def curve_section(result: Comparison | None, selection: Selection, choices) -> N
     )
     log_axis = columns[1].toggle("Logarithmic vocabulary axis", key=K_CURVE_LOG)
     draw_curve(key, result.names[key], result.loaded[key], selection, choices, log_axis)
-
-
-# ------------------------------------------------------------------------------------------------
-# train to see the difference
-
-
-@dataclass(frozen=True)
-class Mix:
-    """What the training shortcut is asked to train on, and whether Train was clicked."""
-
-    documents: list[str]
-    trained_on: list[str]  # labels of the samples and files
-    name: str
-    vocab_size: int
-    clicked: bool
-
-
-def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
-    """Draw the training inputs."""
-    columns = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
-    if K_TRAIN_SAMPLES not in st.session_state:
-        st.session_state[K_TRAIN_SAMPLES] = list(DEFAULT_TRAIN_MIX)
-    ids = columns[0].multiselect(
-        "Train on these built-in samples", [s.id for s in builtin.samples],
-        format_func=lambda sid: builtin.by_id[sid].label, key=K_TRAIN_SAMPLES,
-    )  # fmt: skip
-    vocab = columns[1].number_input(
-        "Vocabulary size", min_value=257, max_value=50_000, value=1000, step=100, key=K_TRAIN_VOCAB,
-        help="256 bytes + merges. A small corpus may stop earlier: pairs seen only once are not merged.",
-    )  # fmt: skip
-    auto_name = "mix-" + "-".join(ids[:4]) + ("-more" if len(ids) > 4 else "") + f"-{int(vocab)}"
-    typed = columns[2].text_input("Name", key=K_TRAIN_NAME, placeholder=auto_name, max_chars=80)
-    files = list(selection.file_texts)
-    use_files = bool(files) and st.toggle(f"Also train on my {len(files)} uploaded file(s)", key=K_TRAIN_FILES)
-    documents = [builtin.by_id[sid].text for sid in ids] + ([selection.file_texts[f] for f in files] if use_files else [])
-    trained_on = [builtin.by_id[sid].label for sid in ids] + (files if use_files else [])
-    clicked = columns[3].button("Train", type="primary", key=K_TRAIN_GO, disabled=not documents)
-    if not documents:
-        st.caption("Pick at least one sample (or upload files) to train on.")
-    name = tokenizers.unused_name((typed or "").strip() or auto_name, choices)
-    return Mix(documents, trained_on, name, int(vocab), clicked and bool(documents))
-
-
-def train_mix(mix: Mix) -> None:
-    """Train, register the tokenizer for this session, put it first in the comparison, rerun."""
-    documents, trained_on, name = mix.documents, mix.trained_on, mix.name
-    tokenizer, _ = train_with_progress(
-        documents, mix.vocab_size, describe_error=md, min_frequency=2, pattern="gpt2", name=name
-    )
-    if tokenizer is None:
-        return
-    label = ", ".join(trained_on[:4]) + (f" and {len(trained_on) - 4} more" if len(trained_on) > 4 else "")
-    key = tokenizers.add_session_tokenizer(tokenizer, (label, documents))
-    st.session_state[state.CMP_TRAIN_RESULT] = key
-    st.session_state.setdefault(state.CMP_TRAIN_INFO, {})[key] = trained_on
-    st.session_state[state.CMP_PENDING_SELECT] = [key, "gpt2"]
-    stopped = (tokenizer.training or {}).get("stop_reason")
-    st.session_state[state.CMP_TRAIN_MESSAGE] = (
-        f"Trained **{md(name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
-        f"{tokenizer.vocab_size:,}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
-        "It is unsaved (keep it from the Train page) and now first in the comparison above."
-    )
-    st.rerun()
-
-
-def versus_chart(rows: list[dict], names: list[str], trained_labels: set[str], reference_label: str) -> None:
-    """The trained tokenizer against GPT-2 by sample; ★ marks the samples it was trained on."""
-    frame, order, metric = versus_frame(rows, trained_labels)
-    has_premium = metric == "premium"
-    title = f"Token premium against {reference_label}" if has_premium else "Characters per token"
-    figure = charts.grouped_bars(frame[frame[metric].notna()], metric, names, order, title, METRIC_LABELS[metric])
-    if has_premium:
-        charts.add_parity_line(figure, reference_label)
-    st.plotly_chart(figure, key="cmp.chart.versus")
-    st.caption("★ marks the samples the tokenizer was trained on.")
-    show_sentences(summary_lines(rows, names, metric))
-    table = frame.pivot(index="label", columns="tokenizer", values="tokens").reindex(index=order, columns=names)
-    with st.expander("Tokens per sample"):
-        st.dataframe(table.reset_index(), hide_index=True, key="cmp.versus_table")
-
-
-def show_versus(key: str, selection: Selection, builtin: Builtin, choices) -> None:
-    """The tokenizer trained here last against GPT-2, on the chosen samples (or every language)."""
-    versus = [key, "gpt2"]
-    loaded = load_tokenizers(versus, choices)
-    if len(loaded) != 2:
-        return
-    names = {key: key[4:], "gpt2": "GPT-2"}
-    if names[key] == "GPT-2":
-        names[key] = choices[key].label
-    if selection.samples:
-        samples, sample_key = selection.samples, tuple(selection.sample_key)
-        reference, reference_label = selection.reference, selection.reference_label
-    else:
-        samples = [builtin.by_id[sid] for sid in builtin.natural_ids]
-        sample_key = tuple(("builtin", sid) for sid in builtin.natural_ids)
-        reference, reference_label = REFERENCE_ID, builtin.by_id[REFERENCE_ID].label
-    st.html(f"<p>{bold_html(names[key])} against GPT-2</p>")
-    rows = measure(names, loaded, choices, sample_key, reference, samples)
-    if rows is not None:
-        trained_labels = set(st.session_state.get(state.CMP_TRAIN_INFO, {}).get(key, []))
-        versus_chart(rows, [names[k] for k in versus], trained_labels, reference_label)
-
-
-def train_section(builtin: Builtin, selection: Selection, choices) -> None:
-    st.subheader("Train to see the difference", divider="gray")
-    st.caption(
-        "Train a small tokenizer on a mix of languages or programs and set it against GPT-2: the languages it "
-        "was trained on get cheaper. Try the default mix, then train again without Burmese."
-    )
-    mix = training_mix(builtin, selection, choices)
-    if mix.clicked:
-        train_mix(mix)
-    message = st.session_state.pop(state.CMP_TRAIN_MESSAGE, None)
-    if message:
-        st.success(message)
-    key = st.session_state.get(state.CMP_TRAIN_RESULT)
-    if key and key not in choices:  # deleted or renamed since
-        st.session_state.pop(state.CMP_TRAIN_RESULT, None)
-    elif key:
-        show_versus(key, selection, builtin, choices)
 
 
 def main() -> None:

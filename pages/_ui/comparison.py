@@ -1,13 +1,14 @@
 """The numbers behind the Compare page: cached calls to ``bpe_core.metrics`` (comparison rows and
 compression curves), short display names for tokenizers, metric labels, summary sentences, and the
-frames the charts are drawn from. Computes and names; draws nothing (the page does).
+frames the charts are drawn from. Computes and names; the only things it draws are the errors of
+tokenizers that do not load and of comparisons that fail (the page draws everything else).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -16,6 +17,7 @@ from bpe_core import metrics
 from bpe_core.samples import Sample, load_samples
 
 from . import tokenizers
+from .render import markdown_text as md
 from .tokenizers import TokenizerChoice
 
 #: Up to this many merges the curve has a point at every vocabulary size; above it, CURVE_STEPS points.
@@ -56,6 +58,19 @@ COLUMNS_EXPLAINED = (
     "languages written without spaces.\n"
     "- **Rényi efficiency**: how evenly the text uses the vocabulary (Zouhar et al. 2023)."
 )
+
+
+@dataclass
+class Selection:
+    """The samples to measure, as ``metrics.compare`` takes them, with what caches and charts need."""
+
+    source: str
+    samples: list = field(default_factory=list)  # Sample objects or (label, text, spaced) tuples
+    sample_key: list[tuple] = field(default_factory=list)  # identifies the samples for the caches
+    texts_for_curve: dict[str, str] = field(default_factory=dict)
+    reference: str | None = None
+    reference_label: str = ""
+    file_texts: dict[str, str] = field(default_factory=dict)  # label -> text of the user's files
 
 
 @dataclass(frozen=True)
@@ -168,3 +183,25 @@ def versus_frame(rows: list[dict], trained_labels: set[str]) -> tuple[pd.DataFra
     starred = {v: f"★ {v}" if v in trained_labels else v for v in frame["label"]}
     frame = frame.assign(label=frame["label"].map(starred))
     return frame, list(dict.fromkeys(frame["label"])), metric
+
+
+def load_tokenizers(keys: Sequence[str], choices: dict[str, TokenizerChoice]) -> dict[str, object]:
+    """key -> tokenizer for the keys that load; an error for each one that does not."""
+    loaded = {}
+    for key in keys:
+        try:
+            loaded[key] = choices[key].get()
+        except ValueError as exc:
+            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(exc)}")
+    return loaded
+
+
+def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, reference, samples) -> list[dict] | None:
+    """``compare_rows`` for the loaded tokenizers under their display names; None after an error."""
+    tokenizers_by_name = {names[k]: tok for k, tok in loaded.items()}
+    key = tuple((names[k], choices[k].fingerprint) for k in loaded)
+    try:
+        return compare_rows(key, sample_key, reference, tokenizers_by_name, samples)
+    except (ValueError, TypeError) as exc:
+        st.error(f"Could not compare: {md(exc)}")
+        return None

@@ -1,5 +1,5 @@
-"""Widgets more than one page draws: the page header (with flash messages), the tokenizer picker,
-and the training progress bar with its ETA.
+"""Widgets more than one page (or section) draws: the page header (with flash messages), the
+tokenizer pickers, a block of sentences, and the training progress bar with its ETA.
 
 The progress text is computed by pure functions (``format_seconds``, ``progress_text``) so it can be
 tested without a browser; session keys come from ``state``.
@@ -16,6 +16,7 @@ import bpe_core
 from bpe_core import Tokenizer
 
 from . import state
+from .render import sentences_html
 from .tokenizers import TokenizerChoice
 
 #: Seconds between two redraws of the progress bar (the last step is always drawn).
@@ -55,6 +56,12 @@ def tokenizer_multiselect(label: str, choices: dict[str, TokenizerChoice], *, ke
     return st.multiselect(
         label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit, help=help
     )
+
+
+def show_sentences(lines: Sequence[str]) -> None:
+    """Plain sentences under a chart, escaped (they may quote file names); nothing when there are none."""
+    if lines:
+        st.html(sentences_html(lines))
 
 
 # ------------------------------------------------------------------------------------------------
