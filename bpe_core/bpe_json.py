@@ -166,16 +166,29 @@ def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[byte
     return merges, counts
 
 
-def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
-    """The ``Tokenizer`` keyword arguments in JSON text; ``source`` names it in error messages.
-    Problems with the parts themselves (e.g. a merge out of order) are found by the ``Tokenizer``."""
+def parse_json(text: str, *, source: str) -> Any:
+    """``json.loads`` with an error that names ``source`` and the place."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "the file may be truncated or edited by hand"
         ) from None
+
+
+def decode_file(raw: bytes, *, source: str) -> str:
+    """A tokenizer file's bytes as text; ValueError when they are not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{source} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
+
+
+def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
+    """The ``Tokenizer`` keyword arguments in JSON text; ``source`` names it in error messages.
+    Problems with the parts themselves (e.g. a merge out of order) are found by the ``Tokenizer``."""
+    data = parse_json(text, source=source)
     try:
         return from_dict(data)
     except (ValueError, TypeError) as exc:
@@ -190,8 +203,4 @@ def read(path: str | os.PathLike) -> str:
             raw = handle.read()
     except OSError as exc:
         raise ValueError(f"cannot read tokenizer file {path}: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
-    return text
+    return decode_file(raw, source=path)

@@ -85,6 +85,8 @@ def count_pairs(words: list[str], freqs: list[int]) -> tuple[dict[str, int], dic
     return pair_counts, where, total_tokens
 
 
+# long on purpose: the loop's state (counts, index, heap) is shared by every step, and local names
+# are what keeps it fast.
 def learn_merges(
     words: list[str],
     freqs: list[int],
@@ -108,8 +110,6 @@ def learn_merges(
     met: ``replace`` changes nothing). A pair counted below ``min_frequency`` when it appears can only
     lose counts afterwards, so it never enters the heap.
     """
-    # long on purpose: the loop's state (counts, index, heap) is shared by every step, and local
-    # names are what keeps it fast.
     existing = set(token_bytes.values())
     pair_counts, where, total_tokens = count_pairs(words, freqs)
     counts_get = pair_counts.get

@@ -459,6 +459,21 @@ def _format(value: float, metric: str) -> str:
     return f"{value:.1f}"
 
 
+# One sentence per metric: {tok} the tokenizer, {top}/{low} the labels with the highest/lowest value,
+# {hi}/{lo} those values formatted.
+_SENTENCES = {
+    "chars_per_token": "{tok} fits the most characters into a token for {top} ({hi}) and the fewest for {low} ({lo}).",
+    "bytes_per_token": "{tok} fits the most bytes into a token for {top} ({hi}) and the fewest for {low} ({lo}).",
+    "bytes_per_char": "{top} needs the most UTF-8 bytes per character ({hi}) and {low} the fewest ({lo}).",
+    "tokens": "{tok} uses the most tokens for {top} ({hi}) and the fewest for {low} ({lo}).",
+    "fertility": "{tok} uses the most tokens per word for {top} ({hi}) and the fewest for {low} ({lo}).",
+    "split_share": "{tok} splits {hi} of {top} words into several tokens but only {lo} of {low} words.",
+    "renyi_efficiency": (
+        "{tok}'s token distribution is most even for {top} (Rényi efficiency {hi}) and least even for {low} ({lo})."
+    ),
+}
+
+
 def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, metric: str = "premium") -> str:
     """A plain sentence about ``tokenizer_label``'s rows from ``compare`` for one metric, e.g.
     "GPT-2 needs 7.5x more tokens for Hindi than for English." ValueError if there is nothing to say."""
@@ -484,19 +499,5 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
         if premium > 0.95:
             return f"{tok} needs about as many tokens for every language as for {reference}."
         return f"{tok} needs fewer tokens for every language than for {reference} (at most {premium:.2f}x, for {top['label']})."
-    if metric == "chars_per_token":
-        return f"{tok} fits the most characters into a token for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
-    if metric == "bytes_per_token":
-        return f"{tok} fits the most bytes into a token for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
-    if metric == "bytes_per_char":
-        return f"{top['label']} needs the most UTF-8 bytes per character ({hi_value}) and {low['label']} the fewest ({lo_value})."
-    if metric == "tokens":
-        return f"{tok} uses the most tokens for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
-    if metric == "fertility":
-        return f"{tok} uses the most tokens per word for {top['label']} ({hi_value}) and the fewest for {low['label']} ({lo_value})."
-    if metric == "split_share":
-        return f"{tok} splits {hi_value} of {top['label']} words into several tokens but only {lo_value} of {low['label']} words."
-    return (
-        f"{tok}'s token distribution is most even for {top['label']} (Rényi efficiency {hi_value}) "
-        f"and least even for {low['label']} ({lo_value})."
-    )
+    template = _SENTENCES[metric]
+    return template.format(tok=tok, top=top["label"], low=low["label"], hi=hi_value, lo=lo_value)

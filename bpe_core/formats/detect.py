@@ -3,10 +3,10 @@ Face ``tokenizer.json``, or a ``.tiktoken`` rank file. Each format's reading is 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from ..bpe_json import decode_file, parse_json
 from ..tokenizer import Tokenizer
 from .huggingface import from_huggingface_dict
 from .tiktoken_file import parse_tiktoken_ranks
@@ -25,20 +25,11 @@ def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokeni
 
 def loads_any(raw: bytes, *, source: str = "<upload>", pattern: str | None = "gpt2") -> Tokenizer:
     """Like ``load_any`` for file content already in memory (e.g. an upload)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{source} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
+    text = decode_file(raw, source=source)
     stripped = text.lstrip()
     stem = Path(source).stem or "tokenizer"
     if stripped.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "the file may be truncated"
-            ) from None
+        data = parse_json(text, source=source)
         if isinstance(data, dict) and "model" in data and "format" not in data:
             try:
                 return from_huggingface_dict(data, name=stem)

@@ -129,7 +129,7 @@ def _long_functions(path: Path) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             length = node.end_lineno - first + 1
-            said = "\n".join(lines[max(0, first - 2) : node.lineno + 12])
+            said = "\n".join(lines[max(0, first - 4) : node.lineno + 12])
             if length > MAX_FUNCTION_LINES and LONG_ON_PURPOSE not in said:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
     return found
