@@ -187,7 +187,8 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
     with left:
         selected = tokenizer_multiselect(
             "Tokenizers", choices, key=K_TOKENIZERS, limit=MAX_TOKENIZERS,
-            help="The default tokenizer, GPT-2, cl100k, tokenizers trained in this session (✱) and your library (📁).",
+            help="The default tokenizer, GPT-2, cl100k, tokenizers trained in this session (✱) and your "
+            "library (📁).",
         )  # fmt: skip
         st.caption(
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
@@ -245,7 +246,8 @@ def table_section(frame: pd.DataFrame) -> None:
     st.subheader("Full table", divider="gray")
     table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
     config = {"label": "sample", "sample": "sample id"} | {
-        column: st.column_config.NumberColumn(label, format=number) for column, (label, number) in NUMBER_COLUMNS.items()
+        column: st.column_config.NumberColumn(label, format=number)
+        for column, (label, number) in NUMBER_COLUMNS.items()
     }
     st.dataframe(table, hide_index=True, key="cmp.table", column_config=config)
     st.download_button(

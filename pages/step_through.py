@@ -172,7 +172,11 @@ def pair_counts(title: str, step) -> None:
         st.caption("No pairs left.")
         return
     rows = [
-        {"pair": f"{symbol_text(a)!r} + {symbol_text(b)!r}", "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
+        {
+            "pair": f"{symbol_text(a)!r} + {symbol_text(b)!r}",
+            "count": count,
+            "chosen": "✔" if (a, b) == step.pair else "",
+        }
         for (a, b), count in step.top_pairs
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)

@@ -29,7 +29,9 @@ MAX_TOKENIZERS = 6
 TEXT = "tokenize.text"
 TOKENIZERS = "tokenize.tokenizers"
 REFERENCE = "tokenize.reference"
-SPECIAL_TEXT_NOTE = "Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens."
+SPECIAL_TEXT_NOTE = (
+    "Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens."
+)
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,9 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
     with columns[0]:
         choice = tokenizer_picker("Tokenizer", choices, key="tokenize.decode_tokenizer", default=default)
     with columns[1]:
-        raw_ids = st.text_input("Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995")
+        raw_ids = st.text_input(
+            "Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995"
+        )
     if not raw_ids.strip():
         return
     try:

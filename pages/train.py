@@ -118,7 +118,8 @@ def corpus_section() -> Corpus:
     st.header("1 · Corpus", divider="gray")
     limit = upload_limit_mb()
     uploads = file_uploader(
-        f"Corpus files: plain text, Markdown, source code, or JSONL with a \"text\" field (UTF-8, up to {limit} MB each)",
+        "Corpus files: plain text, Markdown, source code, or JSONL with a \"text\" field "
+        f"(UTF-8, up to {limit} MB each)",
         UPLOADER,
         help="Each file is one document; each line of a .jsonl file is one document. "
         f"The upload limit ({limit} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
@@ -182,7 +183,8 @@ def settings_section(corpus: Corpus) -> Settings:
         )  # fmt: skip
         tie_break = st.radio(
             "Tie rule (pairs with equal counts)", ["lexicographic", "first"], horizontal=True, key="train.tie_break",
-            help="lexicographic: the greatest (left bytes, right bytes) pair wins. first: the pair met first in the corpus wins.",
+            help="lexicographic: the greatest (left bytes, right bytes) pair wins. "
+            "first: the pair met first in the corpus wins.",
         )  # fmt: skip
         specials_text = st.text_area(
             "Special tokens (separated by commas or new lines)", key="train.specials", placeholder="<|endoftext|>",

@@ -36,7 +36,9 @@ def grouped_bars(
             y=part[metric].tolist(),
             hovertemplate="%{x}: %{y:.2f}<extra>" + plot_text(name) + "</extra>",
         )
-    return compact(figure, 430, barmode="group", title=plot_text(title), yaxis_title=axis_title, legend_title_text="tokenizer")
+    return compact(
+        figure, 430, barmode="group", title=plot_text(title), yaxis_title=axis_title, legend_title_text="tokenizer"
+    )
 
 
 def add_parity_line(figure: go.Figure, reference_label: str) -> None:

@@ -59,5 +59,10 @@ def download_buttons(fingerprint: str, tokenizer: Tokenizer, key_prefix: str) ->
                 st.caption(f"Not available: {note}")
             else:
                 st.download_button(
-                    f"⬇ {label}", data=data, file_name=base + suffix, mime=mime, key=f"{key_prefix}.dl.{fmt}", help=note
+                    f"⬇ {label}",
+                    data=data,
+                    file_name=base + suffix,
+                    mime=mime,
+                    key=f"{key_prefix}.dl.{fmt}",
+                    help=note,
                 )

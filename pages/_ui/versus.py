@@ -54,8 +54,9 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
     typed = columns[2].text_input("Name", key=K_TRAIN_NAME, placeholder=auto_name, max_chars=80)
     files = list(selection.file_texts)
     use_files = bool(files) and st.toggle(f"Also train on my {len(files)} uploaded file(s)", key=K_TRAIN_FILES)
-    documents = [builtin.by_id[sid].text for sid in ids] + ([selection.file_texts[f] for f in files] if use_files else [])
-    trained_on = [builtin.by_id[sid].label for sid in ids] + (files if use_files else [])
+    chosen_files = files if use_files else []
+    documents = [builtin.by_id[sid].text for sid in ids] + [selection.file_texts[f] for f in chosen_files]
+    trained_on = [builtin.by_id[sid].label for sid in ids] + chosen_files
     clicked = columns[3].button("Train", type="primary", key=K_TRAIN_GO, disabled=not documents)
     if not documents:
         st.caption("Pick at least one sample (or upload files) to train on.")

@@ -49,7 +49,9 @@ def tokenizer_picker(
     return choices[chosen]
 
 
-def tokenizer_multiselect(label: str, choices: dict[str, TokenizerChoice], *, key: str, limit: int, help=None) -> list[str]:
+def tokenizer_multiselect(
+    label: str, choices: dict[str, TokenizerChoice], *, key: str, limit: int, help: str | None = None
+) -> list[str]:
     """A multiselect of tokenizer keys shown by label (keys no longer available are dropped first)."""
     if key in st.session_state:
         st.session_state[key] = [k for k in st.session_state[key] if k in choices]
