@@ -71,7 +71,8 @@ def tokens_html_cached(
     _reference: Encoded | None,
 ) -> str:
     """``render.render_tokens_html`` for an encoded text, cached (marks cuts missing from the reference).
-    ``_encoded`` must be ``encode_text``'s result for ``text``, so its cache key stands for it."""
+    ``_encoded`` must be ``encode_text``'s result for ``text`` and ``treat_special``, whose cache key
+    stands for it here."""
     marked = None
     if _reference is not None:
         marked = render.cut_positions(_encoded.infos) - render.cut_positions(_reference.infos)

@@ -4,6 +4,7 @@
 tokenizers a session can pick), ``samples`` (built-in text), ``uploads`` (uploaded files, read once),
 ``exports`` (download buttons), ``encoding`` (cached encoding of page text), ``render`` (HTML of
 tokens, escaped), ``charts`` (plotly figures), ``tables`` (pandas tables of merges and tokenizers),
-``widgets`` (the page header, the tokenizer picker, the training progress bar). No BPE algorithm
+``widgets`` (the page header, tokenizer pickers, sentences, the training progress bar),
+``comparison`` (the Compare page's numbers) and ``versus`` (its training shortcut). No BPE algorithm
 lives here: every computation is a call into ``bpe_core``.
 """

@@ -2,7 +2,7 @@
 tokenizer pickers, a block of sentences, and the training progress bar with its ETA.
 
 The progress text is computed by pure functions (``format_seconds``, ``progress_text``) so it can be
-tested without a browser; session keys come from ``state``.
+tested without a browser. No session keys of its own (they are in ``state``) and no HTML (``render``).
 """
 
 from __future__ import annotations
