@@ -30,6 +30,7 @@ class Progress:
     total: int
     elapsed: float  # seconds since this phase started
     eta: float | None  # seconds left in this phase, if known
+    at: float = 0.0  # the clock's reading for this report
 
     @property
     def fraction(self) -> float:
@@ -54,4 +55,4 @@ class PhaseClock:
             self.phase = phase
             self._started = now
         elapsed = now - self._started
-        return Progress(phase, done, total, elapsed, eta_seconds(done, total, elapsed))
+        return Progress(phase, done, total, elapsed, eta_seconds(done, total, elapsed), now)

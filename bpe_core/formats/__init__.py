@@ -16,10 +16,11 @@ from ..tokenizer import Tokenizer
 from .detect import load_any, loads_any
 from .gpt2_files import load_gpt2_files, save_gpt2_files
 from .huggingface import from_huggingface_dict, load_huggingface, save_huggingface, to_huggingface_dict
-from .tiktoken_file import load_tiktoken, save_tiktoken
+from .tiktoken_file import dumps_tiktoken, load_tiktoken, save_tiktoken
 
 __all__ = [
     "dumps",
+    "dumps_tiktoken",
     "from_huggingface_dict",
     "load_any",
     "load_gpt2_files",

@@ -31,9 +31,10 @@ def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[byt
     return ranks
 
 
-def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
-    """Write the mergeable tokens as a ``.tiktoken`` file (``base64 rank`` lines). The format holds
-    neither the pattern nor special tokens: pass them again when loading."""
+def dumps_tiktoken(tokenizer: Tokenizer) -> str:
+    """The mergeable tokens as ``.tiktoken`` text (``base64 rank`` lines). The format holds neither
+    the pattern nor special tokens: pass them again when loading. ValueError for tokenizers tiktoken
+    cannot express (see ``Tokenizer.to_tiktoken``)."""
     tokenizer.to_tiktoken()  # refuse layouts tiktoken cannot express
     special_ids = set(tokenizer.special_tokens.values())
     lines = [
@@ -41,7 +42,12 @@ def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
         for token_id, token in sorted(tokenizer.vocab.items())
         if token_id not in special_ids
     ]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+    return "\n".join(lines) + "\n"
+
+
+def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+    """Write ``dumps_tiktoken`` to ``path``."""
+    Path(path).write_text(dumps_tiktoken(tokenizer), encoding="ascii")
 
 
 def load_tiktoken(

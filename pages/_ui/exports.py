@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
-from pathlib import Path
 
 import streamlit as st
 
@@ -22,14 +20,6 @@ FORMATS = {
 }
 
 
-def _tiktoken_bytes(tokenizer: Tokenizer) -> bytes:
-    # bpe_core.formats writes .tiktoken files only to a path: go through a temporary folder.
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "tokenizer.tiktoken"
-        formats.save_tiktoken(tokenizer, path)
-        return path.read_bytes()
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def export_files(fingerprint: str, _tokenizer: Tokenizer) -> dict[str, tuple[bytes | None, str]]:
     """The tokenizer in three formats: format -> (data or None, note)."""
@@ -41,7 +31,7 @@ def export_files(fingerprint: str, _tokenizer: Tokenizer) -> dict[str, tuple[byt
     except ValueError as exc:
         out["huggingface"] = (None, str(exc))
     try:
-        out["tiktoken"] = (_tiktoken_bytes(_tokenizer), ".tiktoken ranks (pattern and special tokens not included)")
+        out["tiktoken"] = (formats.dumps_tiktoken(_tokenizer).encode("ascii"), ".tiktoken ranks (pattern and special tokens not included)")
     except ValueError as exc:
         out["tiktoken"] = (None, str(exc))
     return out

@@ -14,6 +14,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.progress import PhaseClock, eta_seconds
 
 from . import state
 from .render import sentences_html
@@ -86,7 +87,7 @@ def progress_text(phase: str, done: int, total: int, elapsed: float) -> tuple[fl
     (the phase's elapsed time scaled to the steps left)."""
     label, low, high = _PHASES.get(phase, (phase, 0.0, 1.0))
     fraction = done / total if total else 0.0
-    eta = elapsed * (total - done) / done if done and total else None
+    eta = eta_seconds(done, total, elapsed)
     unit = "merges" if phase == "merge" else ("documents" if phase == "count" and total < 10**6 else "")
     amount = f"{done:,}/{total:,} {unit}".strip() if total else f"{done:,}"
     text = f"{label}: {amount} · {format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}"
@@ -99,19 +100,15 @@ class TrainingProgress:
 
     def __init__(self, bar, clock: Callable[[], float] = time.perf_counter) -> None:
         self.bar = bar
-        self.clock = clock
-        self.phase: str | None = None
-        self.started = clock()
-        self.last = 0.0
+        self.phases = PhaseClock(now=clock)
+        self.last = float("-inf")
 
     def __call__(self, phase: str, done: int, total: int) -> None:
-        now = self.clock()
-        if phase != self.phase:
-            self.phase, self.started = phase, now
-        if now - self.last < REDRAW_SECONDS and done < total:
+        progress = self.phases(phase, done, total)
+        if progress.at - self.last < REDRAW_SECONDS and done < total:
             return
-        self.last = now
-        fraction, text = progress_text(phase, done, total, now - self.started)
+        self.last = progress.at
+        fraction, text = progress_text(phase, done, total, progress.elapsed)
         self.bar.progress(fraction, text=text)
 
 
