@@ -230,30 +230,44 @@ def self_encoding_ids(pair_rank: PairRanks, byte_ids: Iterable[int]) -> set[int]
     right_of: dict[int, dict[int, int]] = {}  # left id -> {right id: rank}
     for (left, right), (rank, _merged) in pair_rank.items():
         right_of.setdefault(left, {})[right] = rank
-    no_chain: tuple[tuple[int, int], ...] = ()
-    first_symbols = dict.fromkeys(byte_ids, no_chain)  # id -> ((symbol, rank absorbing it), ...)
-    last_symbols = dict(first_symbols)
-    proved = set(first_symbols)
+    # A token's chains are walked through its parts rather than stored: no allocation per token.
+    left_part: dict[int, int] = {}
+    right_part: dict[int, int] = {}
+    made_at: dict[int, int] = {}
+    proved = set(byte_ids)
     for (left, right), (rank, merged) in pair_rank.items():
-        right_firsts = first_symbols[right] + ((right, rank),)
-        left_lasts = last_symbols[left] + ((left, rank),)
-        first_symbols[merged] = first_symbols[left] + ((left, rank),)
-        last_symbols[merged] = last_symbols[right] + ((right, rank),)
-        if left in proved and right in proved and not _crosses(left_lasts, right_firsts, right_of):
+        if left in proved and right in proved and not _crosses(left, right, rank, right_of, left_part, right_part, made_at):
             proved.add(merged)
+        left_part[merged] = left
+        right_part[merged] = right
+        made_at[merged] = rank
     return proved
 
 
-def _crosses(left_lasts, right_firsts, right_of: dict[int, dict[int, int]]) -> bool:
-    """Whether a merge joins a last symbol of the left part to a first symbol of the right part
-    before the parts are complete (see ``self_encoding_ids``)."""
-    for x, rho in left_lasts:
+def _chain(token: int, rank: int, part: dict[int, int], made_at: dict[int, int]) -> list[tuple[int, int]]:
+    """``token`` and the symbols it absorbed on one side (via ``part``), each with the rank of the
+    merge that absorbed it (``rank`` for ``token`` itself)."""
+    chain = [(token, rank)]
+    while token in part:
+        chain.append((part[token], made_at[token]))
+        token = part[token]
+    return chain
+
+
+def _crosses(left, right, rank, right_of, left_part, right_part, made_at) -> bool:
+    """Whether a merge joins a last symbol of ``left`` to a first symbol of ``right`` before the two
+    are complete (see ``self_encoding_ids``)."""
+    firsts = None
+    for x, rho in _chain(left, rank, right_part, made_at):
         row = right_of.get(x)
-        if row is not None:
-            for y, sigma in right_firsts:
-                cross = row.get(y)
-                if cross is not None and cross < rho and cross <= sigma:
-                    return True
+        if row is None:
+            continue
+        if firsts is None:
+            firsts = _chain(right, rank, left_part, made_at)
+        for y, sigma in firsts:
+            cross = row.get(y)
+            if cross is not None and cross < rho and cross <= sigma:
+                return True
     return False
 
 
