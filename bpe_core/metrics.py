@@ -25,7 +25,7 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
                     (tokenization-scorer) defaults |V| to the number of distinct tokens observed; we
                     use the tokenizer's vocabulary, so values on a short text are small (H_a <= ln N).
 
-Word metrics (words, fertility, split_share) are None for languages written without spaces between
+Compression against vocabulary size is ``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written without spaces between
 words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
 """
 
@@ -37,8 +37,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
+from .pretokenize import replace_surrogates
 from .samples import get_sample, sample_ids
 
 RENYI_ALPHA = 2.5
@@ -84,16 +85,17 @@ class TextMetrics:
 # building blocks
 
 
-def _ratio(numerator: float, denominator: float) -> float | None:
+def ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator``, or None when the denominator is 0."""
     return numerator / denominator if denominator else None
 
 
-def _clean(text: str) -> str:
-    # Lone surrogates cannot be UTF-8 encoded; replace them with U+FFFD as the tokenizers do.
+def clean_text(text: str) -> str:
+    """``text`` as the tokenizers see it: lone surrogates (not UTF-8 encodable) become U+FFFD."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        text = replace_surrogates(text)
     return text
 
 
@@ -206,7 +208,7 @@ def measure(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    text = _clean(text)
+    text = clean_text(text)
     ids = list(tokenizer.encode_ordinary(text))
     return _metrics(tokenizer, text, ids, spaced=spaced, alpha=alpha, vocab_size=vocab_size)
 
@@ -221,7 +223,7 @@ def _metrics(tokenizer: Any, text: str, ids: list[int], *, spaced: bool, alpha: 
     if spaced:
         spans = word_spans(text)
         words = len(spans)
-        fertility = _ratio(n_tokens, words)
+        fertility = ratio(n_tokens, words)
         split_share = _split_share(text, encoded, _token_bytes(tokenizer, ids), spans) if spans else None
     return TextMetrics(
         characters=n_chars,
@@ -229,9 +231,9 @@ def _metrics(tokenizer: Any, text: str, ids: list[int], *, spaced: bool, alpha: 
         tokens=n_tokens,
         unique_tokens=len(set(ids)),
         words=words,
-        chars_per_token=_ratio(n_chars, n_tokens),
-        bytes_per_token=_ratio(n_bytes, n_tokens),
-        bytes_per_char=_ratio(n_bytes, n_chars),
+        chars_per_token=ratio(n_chars, n_tokens),
+        bytes_per_token=ratio(n_bytes, n_tokens),
+        bytes_per_char=ratio(n_bytes, n_chars),
         fertility=fertility,
         split_share=split_share,
         renyi_efficiency=renyi_efficiency(ids, size, alpha) if size else None,
@@ -344,108 +346,6 @@ def compare(
 
 
 # --------------------------------------------------------------------------------------------------
-# compression as the vocabulary grows
-
-
-def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
-    if steps < 2:
-        raise ValueError(f"steps must be at least 2, got {steps}")
-    if total == 0:
-        return [0]
-    if spacing == "linear":
-        values = {round(i * total / (steps - 1)) for i in range(steps)}
-    elif spacing == "log":
-        # 0, then steps - 1 points spread geometrically from 1 to total
-        values = {0, total}
-        if steps > 2:
-            values.update(round(total ** (i / (steps - 2))) for i in range(steps - 1))
-    else:
-        raise ValueError(f"spacing must be 'linear' or 'log', got {spacing!r}")
-    return sorted(min(max(v, 0), total) for v in values)
-
-
-def compression_by_vocab_size(
-    tokenizer: Any,
-    texts: Mapping[str, str],
-    steps: int = 20,
-    *,
-    merges: Sequence[int] | None = None,
-    spacing: Literal["linear", "log"] = "linear",
-) -> list[dict[str, Any]]:
-    """Characters per token of each text at several vocabulary sizes up to the tokenizer's own.
-
-    The tokenizer of size ``vocab_size - (total merges - k)`` is ``tokenizer.truncated(k)``: the
-    first k merges (256 bytes + special tokens + k). Rather than rebuilding and re-encoding with each
-    truncated tokenizer, every distinct pre-token is run through BPE once, recording the rank of
-    each merge it applies; the token count at k follows from how many of those ranks are below k
-    (equal to ``truncated(k).encode_ordinary`` by construction, see ``Tokenizer.applied_merge_ranks``).
-
-    ``texts`` maps a label to a text. By default ``steps`` merge counts are spread evenly (or
-    geometrically with ``spacing="log"``) from 0 to all merges; ``merges`` lists them explicitly.
-    A ``tiktoken.Encoding`` is converted with ``Tokenizer.from_tiktoken`` first.
-
-    Rows (text-major, merge counts increasing): text, merges, vocab_size, characters, bytes, tokens,
-    chars_per_token, bytes_per_token.
-    """
-    if not hasattr(tokenizer, "merge_records"):
-        if hasattr(tokenizer, "_mergeable_ranks"):
-            from .tokenizer import Tokenizer
-
-            tokenizer = Tokenizer.from_tiktoken(tokenizer)
-        else:
-            raise TypeError(
-                f"compression_by_vocab_size needs a bpe_core Tokenizer (or a tiktoken Encoding), "
-                f"not {type(tokenizer).__name__}"
-            )
-    records = tokenizer.merge_records
-    total = len(records)
-    if merges is None:
-        points = _merge_counts_to_try(total, steps, spacing)
-    else:
-        points = sorted(set(merges))
-        bad = [k for k in points if not isinstance(k, int) or isinstance(k, bool) or k < 0 or k > total]
-        if bad:
-            raise ValueError(f"merge counts must be integers in 0..{total}, got {bad[0]!r}")
-    pretokenizer = tokenizer.pretokenizer
-    full_size = tokenizer.vocab_size
-    traces: dict[bytes, list[int]] = {}
-    rows = []
-    for label, text in texts.items():
-        text = _clean(text)
-        n_chars = len(text)
-        n_bytes = len(text.encode("utf-8"))
-        # how many merges of each rank the text applies
-        applied_by_rank: Counter = Counter()
-        for piece in pretokenizer.pieces(text):
-            data = piece.encode("utf-8")
-            trace = traces.get(data)
-            if trace is None:
-                trace = traces[data] = tokenizer.applied_merge_ranks(data)
-            applied_by_rank.update(trace)
-        sorted_ranks = sorted(applied_by_rank.items())
-        index = 0
-        applied_below = 0
-        for k in points:
-            while index < len(sorted_ranks) and sorted_ranks[index][0] < k:
-                applied_below += sorted_ranks[index][1]
-                index += 1
-            tokens = n_bytes - applied_below
-            rows.append(
-                {
-                    "text": label,
-                    "merges": k,
-                    "vocab_size": full_size - (total - k),
-                    "characters": n_chars,
-                    "bytes": n_bytes,
-                    "tokens": tokens,
-                    "chars_per_token": _ratio(n_chars, tokens),
-                    "bytes_per_token": _ratio(n_bytes, tokens),
-                }
-            )
-    return rows
-
-
-# --------------------------------------------------------------------------------------------------
 # one sentence for a reader
 
 
@@ -490,7 +390,6 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
     top = max(mine, key=lambda r: r[metric])
     low = min(mine, key=lambda r: r[metric])
     tok = tokenizer_label
-    hi_value, lo_value = _format(top[metric], metric), _format(low[metric], metric)
     if metric == "premium":
         reference = top.get("reference")
         premium = top[metric]
@@ -499,5 +398,5 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
         if premium > 0.95:
             return f"{tok} needs about as many tokens for every language as for {reference}."
         return f"{tok} needs fewer tokens for every language than for {reference} (at most {premium:.2f}x, for {top['label']})."
-    template = _SENTENCES[metric]
-    return template.format(tok=tok, top=top["label"], low=low["label"], hi=hi_value, lo=lo_value)
+    hi, lo = _format(top[metric], metric), _format(low[metric], metric)
+    return _SENTENCES[metric].format(tok=tok, top=top["label"], low=low["label"], hi=hi, lo=lo)

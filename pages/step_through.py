@@ -117,7 +117,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     if mode != "textbook":
         tie_break = options[1].radio(
             "Tie rule", ["first", "lexicographic"], horizontal=True, key="steps.tie",
-            help="first: the pair met first wins (the seeds' naive algorithm). lexicographic: the greatest pair wins.",
+            help="first: the pair met first wins (the textbook's first-seen rule). lexicographic: the greatest pair wins.",
         )  # fmt: skip
     if per_line:
         documents = tuple(line for line in text.splitlines() if line.strip())

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from bpe_core import metrics
+from bpe_core import metrics, vocab_sweep
 from bpe_core.samples import Sample, load_samples
 
 from . import tokenizers
@@ -146,10 +146,10 @@ def compare_rows(
 def curve_rows(
     fingerprint: str, sample_key: tuple, points: tuple[int, ...] | None, _tokenizer, _texts: dict
 ) -> list[dict]:
-    """``metrics.compression_by_vocab_size`` cached on the tokenizer fingerprint and sample digests."""
+    """``vocab_sweep.compression_by_vocab_size`` cached on the tokenizer fingerprint and sample digests."""
     if points is None:
-        return metrics.compression_by_vocab_size(_tokenizer, _texts, CURVE_STEPS, spacing="log")
-    return metrics.compression_by_vocab_size(_tokenizer, _texts, merges=list(points))
+        return vocab_sweep.compression_by_vocab_size(_tokenizer, _texts, CURVE_STEPS, spacing="log")
+    return vocab_sweep.compression_by_vocab_size(_tokenizer, _texts, merges=list(points))
 
 
 

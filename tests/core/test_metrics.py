@@ -9,7 +9,8 @@ import pytest
 
 import bpe_core
 from bpe_core import metrics
-from bpe_core.metrics import compare, compression_by_vocab_size, measure, summary_sentence, word_spans
+from bpe_core.metrics import compare, measure, summary_sentence, word_spans
+from bpe_core.vocab_sweep import compression_by_vocab_size
 from bpe_core.samples import get_sample, load_samples
 
 

@@ -11,8 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "bpe_core"
 UI_LIBRARIES = {"streamlit", "plotly", "pandas"}
-MAX_MODULE_LINES = 400
-MAX_FUNCTION_LINES = 60
+#: "About 400 lines" and "about 60 lines", with a little room.
+MAX_MODULE_LINES = 420
+MAX_FUNCTION_LINES = 65
 #: A comment with this text, on the line before a long function or inside its first lines (or
 #: anywhere in a long module's first 30 lines), says why it is long.
 LONG_ON_PURPOSE = "long on purpose"
