@@ -228,38 +228,31 @@ def learn_merges(
             freq = freqs[index]
             replaced += (len(word) - size) * freq
             words[index] = merged
+            # Around each new symbol, the pair it broke loses this word's count and the pair it
+            # forms gains it: on its left (unless that is a new symbol too, handled as its right),
+            # then on its right.
             j = merged.find(new)
             while j >= 0:
-                if j:
-                    x = merged[j - 1]
-                    if x != new:
-                        pair_counts[x + a] -= freq
-                        fresh = x + new
-                        pair_counts[fresh] = counts_get(fresh, 0) + freq
-                        holders = where_get(fresh)
-                        if holders is None:
-                            where[fresh] = [index]
-                            created.append(fresh)
-                        elif holders[-1] != index:
-                            holders.append(index)
-                j += 1
-                if j == size:
-                    break
-                y = merged[j]
-                if y != new:
-                    pair_counts[b + y] -= freq
-                    fresh = new + y
-                else:
-                    pair_counts[ba] -= freq
-                    fresh = new + new
-                pair_counts[fresh] = counts_get(fresh, 0) + freq
-                holders = where_get(fresh)
-                if holders is None:
-                    where[fresh] = [index]
-                    created.append(fresh)
-                elif holders[-1] != index:
-                    holders.append(index)
-                j = merged.find(new, j)
+                for side in (j - 1, j + 1):
+                    if side < 0 or side == size:
+                        continue
+                    neighbour = merged[side]
+                    if side < j:
+                        if neighbour == new:
+                            continue
+                        pair_counts[neighbour + a] -= freq
+                        fresh = neighbour + new
+                    else:
+                        pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                        fresh = new + neighbour
+                    pair_counts[fresh] = counts_get(fresh, 0) + freq
+                    holders = where_get(fresh)
+                    if holders is None:
+                        where[fresh] = [index]
+                        created.append(fresh)
+                    elif holders[-1] != index:
+                        holders.append(index)
+                j = merged.find(new, j + 1)
         pair_counts.pop(pair, None)
         for fresh in created:
             live = pair_counts[fresh]

@@ -17,6 +17,19 @@ def pretokenize(text: str, pattern: str | None) -> list[str]:
     return [m.group() for m in regex.finditer(f"(?:{pattern})|[\\s\\S]", text) if m.group()]
 
 
+def replace_pair(symbols, pair, new):
+    """Every occurrence of ``pair`` in ``symbols`` replaced by ``new``, left to right, no overlap."""
+    out, i = [], 0
+    while i < len(symbols):
+        if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == pair:
+            out.append(new)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
 def naive_train(documents, num_merges, *, pattern=GPT2, tie_break="first", min_frequency=1, specials=()):
     """Return the merges as (left bytes, right bytes), the seeds' way."""
     word_freqs: dict[tuple[bytes, ...], int] = {}
@@ -53,21 +66,13 @@ def naive_train(documents, num_merges, *, pattern=GPT2, tie_break="first", min_f
         merges.append(best)
         new_freqs = {}
         for symbols, freq in word_freqs.items():
-            out, i = [], 0
-            while i < len(symbols):
-                if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == best:
-                    out.append(best[0] + best[1])
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            new_freqs[tuple(out)] = freq
+            new_freqs[tuple(replace_pair(symbols, best, best[0] + best[1]))] = freq
         word_freqs = new_freqs
     return merges
 
 
 def naive_encode_word(word: bytes, merges: list[tuple[bytes, bytes]]) -> list[bytes]:
-    """Seed 000's priority-ordered encoding of one pre-token."""
+    """The priority-ordered encoding of one pre-token (lowest-ranked pair first)."""
     priority = {pair: rank for rank, pair in enumerate(merges)}
     symbols = [bytes([b]) for b in word]
     while True:
@@ -78,15 +83,7 @@ def naive_encode_word(word: bytes, merges: list[tuple[bytes, bytes]]) -> list[by
                 best, best_rank = pair, rank
         if best is None:
             return symbols
-        out, i = [], 0
-        while i < len(symbols):
-            if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == best:
-                out.append(best[0] + best[1])
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
+        symbols = replace_pair(symbols, best, best[0] + best[1])
 
 
 def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequency, tie_break):
@@ -123,16 +120,7 @@ def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequ
             continue
         existing.add(made)
         token_bytes[next_id] = made
-        for index, word in enumerate(words):
-            out, i = [], 0
-            while i < len(word):
-                if i < len(word) - 1 and (word[i], word[i + 1]) == best:
-                    out.append(next_id)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            words[index] = out
+        words = [replace_pair(word, best, next_id) for word in words]
         total = sum(len(w) * f for w, f in zip(words, freqs))
         merges.append((best[0], best[1], next_id, best_count, total))
         next_id += 1
