@@ -9,9 +9,11 @@ no I/O of its own.
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 from .counting import WordCounts, count_files, count_words
 from .merge_loop import (
@@ -29,11 +31,15 @@ from .pretokenize import PreTokenizer, preset_name, replace_surrogates
 from .special_tokens import validate_special_tokens
 from .tokenizer import Tokenizer
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "STOP_MIN_FREQUENCY",
     "STOP_NO_PAIRS",
     "STOP_VOCAB_SIZE",
     "TIE_BREAKS",
+    "TrainingOptions",
     "WordCounts",
     "count_words",
     "train",
@@ -78,21 +84,49 @@ def _validate_settings(vocab_size, min_frequency, tie_break, special_tokens) -> 
     return specials
 
 
-def train_from_counts(
-    word_counts: WordCounts,
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-    started: float | None = None,
+class TrainingOptions(TypedDict, total=False):
+    """The keywords ``train_files`` and ``train_from_counts`` share with ``train`` (see its docstring
+    for their meaning; ``workers`` does not apply to ``train_from_counts``)."""
+
+    min_frequency: int
+    pattern: str | None
+    special_tokens: Sequence[str]
+    tie_break: TieBreak
+    progress: ProgressCallback | None
+    name: str
+    workers: int | None
+
+
+def _options(function: Callable, given: dict, *, exclude: tuple[str, ...] = ()) -> dict:
+    """``train``'s defaults updated with ``given``; TypeError naming any keyword ``train`` lacks."""
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(train).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name not in exclude
+    }
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise TypeError(
+            f"{function.__name__}() got an unexpected keyword argument {unknown[0]!r} "
+            f"(it takes {', '.join(defaults)})"
+        )
+    return {**defaults, **given}
+
+
+def train_from_counts(word_counts: WordCounts, vocab_size: int, **options: Unpack[TrainingOptions]) -> Tokenizer:
+    """Train from pre-token counts already made by ``count_words`` (the reduce step's output), with
+    ``train``'s keywords but ``workers``."""
+    options = _options(train_from_counts, options, exclude=("workers",))
+    return _merge_counts(word_counts, vocab_size, time.perf_counter(), **options)
+
+
+def _merge_counts(
+    word_counts: WordCounts, vocab_size: int, started: float, *, min_frequency, pattern, special_tokens, tie_break,
+    progress, name,
 ) -> Tokenizer:
-    """Train from pre-token counts already made by ``count_words`` (the reduce step's output)."""
+    """The merge loop on ``word_counts`` and the ``Tokenizer`` it makes (``started``: when training
+    began, for the recorded duration)."""
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
-    started = time.perf_counter() if started is None else started
     pretokenizer = PreTokenizer.build(pattern)
     settings = {
         "vocab_size": vocab_size,
@@ -194,16 +228,9 @@ def train(
     else:
         counted = documents
     word_counts = count_words(counted, pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
-    return train_from_counts(
-        word_counts,
-        vocab_size,
-        min_frequency=min_frequency,
-        pattern=pattern,
-        special_tokens=specials,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
+    return _merge_counts(
+        word_counts, vocab_size, started, min_frequency=min_frequency, pattern=pattern, special_tokens=specials,
+        tie_break=tie_break, progress=progress, name=name,
     )
 
 
@@ -220,39 +247,23 @@ def _counting_progress(documents: Iterable[str], progress: ProgressCallback, tot
 
 
 def train_files(
-    paths: Sequence[str | os.PathLike] | str | os.PathLike,
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-    workers: int | None = None,
+    paths: Sequence[str | os.PathLike] | str | os.PathLike, vocab_size: int, **options: Unpack[TrainingOptions]
 ) -> Tokenizer:
-    """Train on UTF-8 files, streamed block by block (only pre-token counts are kept in memory).
+    """Train on UTF-8 files, streamed block by block (only pre-token counts are kept in memory), with
+    ``train``'s keywords.
 
     Each file is one document. Blocks are cut at newlines, so with ``pattern=None`` a file's lines are
-    pre-split there. Same keywords as ``train``. With a preset pattern, counting is split into tasks
-    at safe cuts and, for ``workers`` other than 1, spread over worker processes.
+    pre-split there. With a preset pattern, counting is split into tasks at safe cuts and, for
+    ``workers`` other than 1, spread over worker processes.
     """
     started = time.perf_counter()
+    options = _options(train_files, options)
+    workers = check_workers(options.pop("workers"))
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
+    specials = _validate_settings(vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"])
     word_counts = count_files(
-        paths, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=check_workers(workers),
-        progress=progress,
+        paths, pretokenizer=PreTokenizer.build(options["pattern"]), special_tokens=specials, workers=workers,
+        progress=options["progress"],
     )
-    return train_from_counts(
-        word_counts,
-        vocab_size,
-        min_frequency=min_frequency,
-        pattern=pattern,
-        special_tokens=specials,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
-    )
+    return _merge_counts(word_counts, vocab_size, started, **options)

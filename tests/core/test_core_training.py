@@ -228,3 +228,14 @@ def test_lone_surrogates_train_as_the_replacement_character_encoding_uses():
     merged = {a + b for a, b in tok.merges}
     assert any(replacement in token for token in merged)
     assert len(tok.encode("x\ud800y x\ud800y x\ud800y")) == 1
+
+
+def test_train_files_and_train_from_counts_take_trains_keywords_and_name_a_wrong_one(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("ab ab ab", encoding="utf-8")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'min_freq'.*min_frequency"):
+        bpe_core.train_files(path, 300, min_freq=1)
+    counts = bpe_core.count_words(["ab ab ab"], pretokenizer=bpe_core.pretokenize.PreTokenizer.build("gpt2"))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
+        bpe_core.train_from_counts(counts, 300, workers=2)
+    assert bpe_core.train_files(path, 300, min_frequency=1).merges == bpe_core.train("ab ab ab", 300, min_frequency=1).merges
