@@ -1,12 +1,16 @@
 """A deliberately simple reference trainer and encoder, written from the seeds' description.
 
-Nothing here is shared with bpe_core: pre-tokenization uses the `regex` module directly and pair
-counts are recomputed from scratch at every step, exactly as seed 000 does by hand.
+Only the plain merge step is shared with bpe_core (``bpe.merge``, checked on its own against
+``str.replace``): pre-tokenization uses the `regex` module directly and pair counts are recomputed
+from scratch at every step, exactly as seed 000 does by hand.
 """
 
 from __future__ import annotations
 
 import regex
+
+# The one shared step: bpe_core.bpe.merge, itself checked against str.replace in tests/core/test_bpe.py.
+from bpe_core.bpe import merge as replace_pair
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 
@@ -15,19 +19,6 @@ def pretokenize(text: str, pattern: str | None) -> list[str]:
     if pattern is None:
         return [text] if text else []
     return [m.group() for m in regex.finditer(f"(?:{pattern})|[\\s\\S]", text) if m.group()]
-
-
-def replace_pair(symbols, pair, new):
-    """Every occurrence of ``pair`` in ``symbols`` replaced by ``new``, left to right, no overlap."""
-    out, i = [], 0
-    while i < len(symbols):
-        if i < len(symbols) - 1 and (symbols[i], symbols[i + 1]) == pair:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
 
 
 def naive_train(documents, num_merges, *, pattern=GPT2, tie_break="first", min_frequency=1, specials=()):
