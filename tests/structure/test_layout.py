@@ -156,3 +156,26 @@ def test_the_readme_lists_every_bpe_core_module():
     for path in sorted(PACKAGE.glob("formats/*.py")):
         if path.name != "__init__.py":
             assert f"`{path.stem}`" in section, f"README's module table lacks formats/{path.name}"
+
+
+def test_each_module_imports_only_modules_the_readme_lists_before_it():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is organised", 1)[1].split("\n## ", 1)[0]
+    order: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            for name in line.split("|")[1].replace("`", "").replace("(+ the", "").split(","):
+                name = name.strip().split()[0].removesuffix(".py").rstrip("/")
+                order.append(f"bpe_core.{name}")
+    position = {name: index for index, name in enumerate(order)}
+
+    def layer(module: str) -> int:
+        while module not in position and "." in module:
+            module = module.rpartition(".")[0]  # formats.huggingface is in the formats row
+        return position.get(module, len(order))  # __main__ sits above everything
+
+    assert len(order) > 20
+    for module, targets in import_graph().items():
+        for target in targets:
+            if layer(target) != layer(module):
+                assert layer(target) < layer(module), f"{module} imports {target}, listed after it"
