@@ -14,7 +14,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
 from operator import mul
 
 from . import corpus
@@ -74,19 +74,31 @@ def count_words(
     ``workers`` is the number of processes that count (None: automatic, i.e. one per CPU once the
     input passes ``PARALLEL_MIN_CHARS``; 1: this process only). The result does not depend on it.
     """
-    workers = check_workers(workers)
-    special_regex = special_token_regex(special_tokens)
-    guard = max((len(t) for t in set(special_tokens)), default=0)
-    result = WordCounts()
-    stats = result.stats
-    cut_regex = safe_cut_regex(pretokenizer.source)
-
-    def parts():
+    def documents() -> Iterator[tuple[str]]:
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"training texts must be str, got {type(text).__name__}")
+            yield (text,)
+
+    return _count_documents(documents(), pretokenizer, special_tokens, check_workers(workers))
+
+
+def _count_documents(
+    documents: Iterable[Iterable[str]], pretokenizer: PreTokenizer, special_tokens: Sequence[str], workers: int | None
+) -> WordCounts:
+    """Count documents, each given as consecutive blocks of text, cut into independent parts and
+    counted in tasks (see the module docstring; without safe cuts, parts end only at special tokens
+    and at the end of a document)."""
+    result = WordCounts()
+    stats = result.stats
+    cut_regex = safe_cut_regex(pretokenizer.source)
+    special_regex = special_token_regex(special_tokens)
+    guard = max((len(t) for t in special_tokens), default=0)
+
+    def parts() -> Iterator[str]:
+        for blocks in documents:
             stats.documents += 1
-            yield from independent_parts((text,), cut_regex, special_regex, guard, TASK_CHARS, stats)
+            yield from independent_parts(blocks, cut_regex, special_regex, guard, TASK_CHARS, stats)
 
     count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, result)
     return result
@@ -273,7 +285,7 @@ def count_files(
             raise ValueError(f"{os.fspath(path)} is not a readable file")
         sizes.append(os.path.getsize(path))
     total_bytes = sum(sizes)
-    starts = [sum(sizes[:index]) for index in range(len(sizes))]  # bytes read before each file
+    starts = [0, *accumulate(sizes)][:-1]  # bytes read before each file
     if progress:
         progress("count", 0, total_bytes)
 
@@ -283,20 +295,10 @@ def count_files(
                 progress("count", done_before + read, total_bytes)
             yield text
 
+    if safe_cut_regex(pretokenizer.source) is not None:
+        documents = (chunks(path, start) for path, start in zip(paths, starts))
+        return _count_documents(documents, pretokenizer, special_tokens, workers)
     result = WordCounts()
-    cut_regex = safe_cut_regex(pretokenizer.source)
-    if cut_regex is None:
-        for path, start in zip(paths, starts):
-            result.update(count_stream(chunks(path, start), pretokenizer=pretokenizer, special_tokens=special_tokens))
-        return result
-    special_regex = special_token_regex(special_tokens)
-    guard = max((len(t) for t in special_tokens), default=0)
-    stats = result.stats
-
-    def parts() -> Iterator[str]:
-        for path, start in zip(paths, starts):
-            stats.documents += 1
-            yield from independent_parts(chunks(path, start), cut_regex, special_regex, guard, TASK_CHARS, stats)
-
-    count_tasks(batches(parts(), TASK_CHARS), pretokenizer, workers, result)
+    for path, start in zip(paths, starts):
+        result.update(count_stream(chunks(path, start), pretokenizer=pretokenizer, special_tokens=special_tokens))
     return result

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 # long on purpose: the public class, whose many short methods each delegate to a module of one job.
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from . import batch, bpe_json, tiktoken_bridge
 from .bpe import PieceEncoder, merges_from_ranks, self_encoding_ids
