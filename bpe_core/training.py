@@ -117,6 +117,9 @@ def train_from_counts(word_counts: WordCounts, vocab_size: int, **options: Unpac
     """Train from pre-token counts already made by ``count_words`` (the reduce step's output), with
     ``train``'s keywords but ``workers``."""
     options = _options(train_from_counts, options, exclude=("workers",))
+    options["special_tokens"] = _validate_settings(
+        vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
+    )
     return _merge_counts(word_counts, vocab_size, time.perf_counter(), **options)
 
 
@@ -124,9 +127,10 @@ def _merge_counts(
     word_counts: WordCounts, vocab_size: int, started: float, *, min_frequency, pattern, special_tokens, tie_break,
     progress, name,
 ) -> Tokenizer:
-    """The merge loop on ``word_counts`` and the ``Tokenizer`` it makes (``started``: when training
+    """The merge loop on ``word_counts`` and the ``Tokenizer`` it makes, with settings the caller has
+    checked (``special_tokens`` as ``_validate_settings`` returns them; ``started``: when training
     began, for the recorded duration)."""
-    specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
+    specials = special_tokens
     pretokenizer = PreTokenizer.build(pattern)
     settings = {
         "vocab_size": vocab_size,
@@ -261,9 +265,12 @@ def train_files(
     workers = check_workers(options.pop("workers"))
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    specials = _validate_settings(vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"])
+    options["special_tokens"] = _validate_settings(
+        vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
+    )
     word_counts = count_files(
-        paths, pretokenizer=PreTokenizer.build(options["pattern"]), special_tokens=specials, workers=workers,
+        paths, pretokenizer=PreTokenizer.build(options["pattern"]), special_tokens=options["special_tokens"],
+        workers=workers,
         progress=options["progress"],
     )
     return _merge_counts(word_counts, vocab_size, started, **options)
