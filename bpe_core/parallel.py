@@ -80,7 +80,7 @@ class Worker:
         except (ImportError, AttributeError, OSError):
             pass
 
-    def send(self, message: tuple) -> None:
+    def send(self, message: object) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.process.stdin.write(len(data).to_bytes(8, "little") + data)
@@ -89,12 +89,8 @@ class Worker:
             raise WorkerFailed(str(exc)) from None
 
     def receive(self):
-        header = self.process.stdout.read(8)
-        if len(header) < 8:
-            raise WorkerFailed("worker exited")
-        size = int.from_bytes(header, "little")
-        data = self.process.stdout.read(size)
-        if len(data) < size:
+        data = _read_message(self.process.stdout)
+        if data is None:
             raise WorkerFailed("worker exited")
         status, value = pickle.loads(data)
         if status == "error":
@@ -223,10 +219,13 @@ def _any_ready(pool: list[Worker]) -> bool:
 
 
 def _read_message(stream) -> bytes | None:
+    """One length-prefixed message, or None when the stream ends before it is whole."""
     header = stream.read(8)
     if len(header) < 8:
         return None
-    return stream.read(int.from_bytes(header, "little"))
+    size = int.from_bytes(header, "little")
+    data = stream.read(size)
+    return data if len(data) == size else None
 
 
 def worker_main() -> None:
