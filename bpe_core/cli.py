@@ -1,14 +1,17 @@
 """The ``python -m bpe_core`` command line: train, encode, decode, inspect, export, compare.
 
-Every subcommand prints a one-line error (exit status 2) instead of a traceback when the input is
-bad. Tokenizers are named as ``gpt2``, ``cl100k`` or a file path (bpe_core JSON, Hugging Face
-``tokenizer.json`` or ``.tiktoken``).
+Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
+input is bad or an output cannot be written; outputs are checked before any work starts, written
+atomically, and a failed write leaves no temporary file behind. Tokenizers are named as ``gpt2``,
+``cl100k`` or a file path (bpe_core JSON, Hugging Face ``tokenizer.json`` or ``.tiktoken``). The
+library does the work; this module only parses arguments, prints and writes files.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -67,6 +70,45 @@ class ProgressBar:
             self.stream.write("\n")
 
 
+def check_output(path: str, *, folder: bool = False) -> Path:
+    """Check an output path before any work is done; ValueError saying what to do when the folder it
+    goes into does not exist, when a file output names a folder, or a folder output names a file.
+
+    >>> check_output("tokenizer.json").name
+    'tokenizer.json'
+    """
+    if not str(path).strip():
+        raise ValueError("the output path is empty: give a file name with -o")
+    target = Path(path)
+    parent = target.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o")
+    if folder and target.exists() and not target.is_dir():
+        raise ValueError(f"cannot write {path}: it is a file, and this export writes a folder; choose another -o")
+    if not folder and target.is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
+    return target
+
+
+def write_output(path: str, text: str, *, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); on failure the
+    temporary file is removed and the reason is a ValueError."""
+    target = check_output(path)
+    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(temporary, "w", encoding=encoding) as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        # Gone after the rename; still there after any failure (disk full, interrupted...).
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
 def _read_text(args) -> str:
     if getattr(args, "text", None) is not None:
         return args.text
@@ -90,6 +132,7 @@ def _allowed(value: str | None):
 
 
 def cmd_train(args) -> int:
+    check_output(args.output)  # before training, so a bad -o costs no training time
     bar = ProgressBar(force=args.progress)
     tokenizer = train_files(
         args.files,
@@ -102,7 +145,7 @@ def cmd_train(args) -> int:
         name=args.name,
     )
     bar.close()
-    tokenizer.save(args.output)
+    write_output(args.output, tokenizer.to_json())
     training = tokenizer.training
     corpus = training["corpus"]
     tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
@@ -175,15 +218,19 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_export(args) -> int:
+    check_output(args.output, folder=args.format == "gpt2")
     tokenizer = resolve_tokenizer(args.tokenizer)
     if args.format == "bpe_core":
-        tokenizer.save(args.output)
+        write_output(args.output, tokenizer.to_json())
     elif args.format == "huggingface":
-        formats.save_huggingface(tokenizer, args.output)
+        write_output(args.output, json.dumps(formats.to_huggingface_dict(tokenizer), ensure_ascii=False))
     elif args.format == "tiktoken":
-        formats.save_tiktoken(tokenizer, args.output)
+        write_output(args.output, formats.dumps_tiktoken(tokenizer), encoding="ascii")
     else:
-        formats.save_gpt2_files(tokenizer, args.output)
+        try:
+            formats.save_gpt2_files(tokenizer, args.output)
+        except OSError as exc:
+            raise ValueError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
     return 0
 
@@ -315,8 +362,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
+    except BrokenPipeError:  # e.g. `| head`: the reader left; nothing more to say
+        _silence_stdout()
+        return 1
+    except OSError as exc:  # anything the checks above did not foresee, still as one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"{exc.strerror or exc}{where}")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _error(message: str) -> int:
+    """The one-line error the command promises (newlines in a message folded), exit status 2."""
+    print("error: " + " ".join(line.strip() for line in message.splitlines() if line.strip()), file=sys.stderr)
+    return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -15,6 +15,7 @@ depends on whether the workers ran.
 from __future__ import annotations
 
 import collections
+import itertools
 import os
 import pickle
 import subprocess
@@ -39,6 +40,18 @@ def check_workers(workers) -> int | None:
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"workers must be a positive integer or None (automatic), got {workers!r}")
     return workers
+
+
+def worker_count(requested: int, tasks: int) -> int:
+    """How many workers to start: never more than asked for, than there are tasks, or than CPUs
+    (a worker beyond those only costs its start-up).
+
+    >>> worker_count(40, 1)
+    1
+    >>> worker_count(40, 0)
+    0
+    """
+    return max(0, min(requested, tasks, available_cpus()))
 
 
 def batches(parts: Iterable[str], size: int) -> Iterator[list[str]]:
@@ -129,8 +142,11 @@ def ordered_map(
 
     Each worker has one task at a time, sent right after its previous result is read (and before
     that result is yielded), which keeps pipes from filling both ways. If workers cannot be started
-    or die, the tasks they did not hand back, and the rest, are computed here.
+    or die, the tasks they did not hand back, and the rest, are computed here. At most
+    ``worker_count(workers, number of tasks)`` processes start: the first tasks are read ahead to
+    know whether there are fewer tasks than workers.
     """
+    check_workers(workers)
 
     def run_here(task):
         return function(context, task)
@@ -140,6 +156,9 @@ def ordered_map(
     queue: collections.deque[list] = collections.deque()
     pending = None  # a task taken from `tasks` but not yet in `queue`
     tasks = iter(tasks)
+    ahead = list(itertools.islice(tasks, min(workers, available_cpus())))
+    workers = worker_count(workers, len(ahead))
+    tasks = itertools.chain(ahead, tasks)
     try:
         try:
             for _ in range(workers):
