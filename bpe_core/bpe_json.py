@@ -15,18 +15,33 @@ Loading checks everything and reports problems as ``ValueError`` naming the file
 
 This module turns the format into plain data and back (the ``Tokenizer`` keyword arguments), so the
 ``Tokenizer`` can use it for ``save``/``load`` without an import cycle; it knows no other format
-(see ``formats``).
+(see ``formats``). It also holds the two file primitives every writer shares: ``json_value`` (JSON
+from users, where every failure, deep nesting included, is a ``ValueError``) and atomic writing
+(``write_temporary`` + ``publish``: a uniquely named temporary file moved into place, replacing the
+target or never replacing it). It takes no locks; ``workspace`` does that.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import secrets
+import time
+from collections.abc import Callable
 from typing import Any
 
 FORMAT = "bpe_core.tokenizer"
 VERSION = 1
 MERGE_FIELDS = ["left", "right", "id", "count"]
+#: Token ids in the file (vocab and special tokens) are below this: one id per Unicode code point,
+#: the most bpe_core trains (``merge_loop.MAX_VOCAB_SIZE``, which the layer order puts after this module).
+ID_LIMIT = 0x110000
+#: Merge counts and corpus statistics are below this, so tables and charts can hold them as int64.
+COUNT_LIMIT = 1 << 63
+#: Temporary files are ``.bpe_core-<random>.tmp`` next to their target: hidden, never ``*.json``.
+TEMPORARY_PREFIX = ".bpe_core-"
+TEMPORARY_SUFFIX = ".tmp"
 
 
 def _token_entry(token_id: int, token: bytes) -> dict[str, Any]:
@@ -62,13 +77,93 @@ def dumps(
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a crash never leaves a half-written file)."""
+def write_atomic(path: str | os.PathLike, text: str, *, overwrite: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically: readers see the old file or the whole new one, never a
+    half-written one, and concurrent writers never share a temporary file. With ``overwrite=False`` an
+    existing ``path`` is left alone and ``FileExistsError`` is raised. OSError when it cannot write."""
     path = os.fspath(path)
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
+    temporary = write_temporary(os.path.dirname(path) or ".", text)
+    try:
+        publish(temporary, path, overwrite=overwrite)
+    finally:
+        remove_quietly(temporary)  # gone after success; after any failure it must not stay behind
+
+
+def write_temporary(folder: str | os.PathLike, data: str | bytes) -> str:
+    """Write ``data`` (text is UTF-8) to a new, uniquely named temporary file in ``folder``, flushed to
+    disk, and return its path. ``O_EXCL`` makes the name this caller's alone, across threads and
+    processes; the caller moves it into place with ``publish`` and removes it on failure."""
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"cannot write text holding a lone surrogate ({exc.object[exc.start]!r}) as UTF-8") from None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temporary = os.path.join(os.fspath(folder), f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+        try:
+            descriptor = os.open(temporary, flags, 0o666)  # 0o666: the umask decides, as for open()
+            break
+        except FileExistsError:  # 64 random bits taken: try another
+            continue
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())  # the data is on disk before the name points to it
+    except BaseException:
+        remove_quietly(temporary)
+        raise
+    return temporary
+
+
+def publish(temporary: str, path: str | os.PathLike, *, overwrite: bool) -> None:
+    """Move the finished ``temporary`` file to ``path`` in one step. ``overwrite=False`` never replaces
+    an existing file, even against a concurrent writer: ``FileExistsError`` and ``temporary`` stays.
+
+    No-overwrite uses a hard link (atomic and exclusive on POSIX and NTFS). Where the file system has
+    no hard links it falls back to Windows' rename (which never replaces) or, on POSIX, to a check
+    before ``os.replace``, exclusive only among callers holding the workspace lock."""
+    path = os.fspath(path)
+    if overwrite:
+        patiently(os.replace, temporary, path)
+        return
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise
+    except (OSError, NotImplementedError, AttributeError):  # no hard links here (FAT, some network mounts)
+        if os.name == "nt":
+            os.rename(temporary, path)
+            return
+        if os.path.lexists(path):
+            raise FileExistsError(17, "File exists", path) from None
+        os.replace(temporary, path)
+        return
+    remove_quietly(temporary)
+
+
+def patiently(operation: Callable[..., Any], *args: Any) -> Any:
+    """``operation(*args)``; on Windows, retried for up to 2 s while a ``PermissionError`` says another
+    program (a reader, a virus scanner) has the file open, which blocks replacing or deleting it there."""
+    if os.name != "nt":
+        return operation(*args)
+    deadline = time.monotonic() + 2.0
+    while True:
+        try:
+            return operation(*args)
+        except PermissionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def remove_quietly(path: str | os.PathLike) -> None:
+    """Remove ``path`` if it is there; never raises (cleanup after a failure must not hide the failure)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 class _Problem(ValueError):
@@ -84,6 +179,14 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_id(value: object) -> bool:
+    return _is_int(value) and 0 <= value < ID_LIMIT
+
+
+def _is_count(value: object) -> bool:
+    return _is_int(value) and 0 <= value < COUNT_LIMIT
+
+
 def from_dict(data: Any) -> dict[str, Any]:
     """The ``Tokenizer`` keyword arguments in the JSON form, every field checked."""
     _require(isinstance(data, dict), "the top level must be a JSON object")
@@ -93,20 +196,21 @@ def from_dict(data: Any) -> dict[str, Any]:
         "(for Hugging Face tokenizer.json, GPT-2 vocab.json/merges.txt or .tiktoken files use the import functions)",
     )
     version = data.get("version")
-    _require(_is_int(version), f"'version' must be an integer, got {version!r}")
+    _require(_is_int(version) and version >= 1, f"'version' must be a whole number from 1, got {version!r}")
     _require(version <= VERSION, f"version {version} was written by a newer bpe_core; upgrade bpe_core to read it")
     for key in ("vocab", "merges", "special_tokens"):
         _require(key in data, f"the key {key!r} is missing")
     vocab = _read_vocab(data["vocab"])
     specials = data["special_tokens"]
     _require(isinstance(specials, dict), "'special_tokens' must be an object {token: id}")
+    for token, token_id in specials.items():
+        _require(_is_id(token_id), f"special token {token!r}: the id must be a whole number below {ID_LIMIT:,}")
     fields = data.get("merge_fields", MERGE_FIELDS)
     _require(fields == MERGE_FIELDS, f"'merge_fields' must be {MERGE_FIELDS}, got {fields!r}")
     merges, counts = _read_merges(data["merges"], vocab)
     pattern = data.get("pattern")
     _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
-    training = data.get("training") or None
-    _require(training is None or isinstance(training, dict), "'training' must be an object or null")
+    training = _read_training(data.get("training") or None)
     name = data.get("name", "tokenizer")
     _require(isinstance(name, str), "'name' must be a string")
     return {
@@ -127,7 +231,7 @@ def _read_vocab(entries: Any) -> dict[int, bytes]:
         where = f"vocab entry {position}"
         _require(isinstance(entry, dict), f"{where} must be an object with 'id' and 'text' or 'hex'")
         token_id = entry.get("id")
-        _require(_is_int(token_id) and token_id >= 0, f"{where}: 'id' must be a non-negative integer")
+        _require(_is_id(token_id), f"{where}: 'id' must be a whole number from 0 to {ID_LIMIT - 1:,}, got {token_id!r}")
         _require(token_id not in vocab, f"{where}: id {token_id} appears twice")
         if "text" in entry:
             _require(isinstance(entry["text"], str), f"{where}: 'text' must be a string")
@@ -155,7 +259,7 @@ def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[byte
         left, right, new_id, count = record
         for label, value in (("left", left), ("right", right), ("new", new_id)):
             _require(_is_int(value) and value in vocab, f"{where}: {label} id {value!r} is not in the vocab")
-        _require(count is None or _is_int(count), f"{where}: count must be an integer or null")
+        _require(count is None or _is_count(count), f"{where}: count must be a non-negative integer below 2**63, or null")
         _require(
             vocab[new_id] == vocab[left] + vocab[right],
             f"{where}: token {new_id} is {vocab[new_id]!r}, but {left} + {right} make "
@@ -166,15 +270,81 @@ def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[byte
     return merges, counts
 
 
-def parse_json(text: str, *, source: str) -> Any:
-    """``json.loads`` with an error that names ``source`` and the place."""
+#: What ``training`` holds, as written by ``training``, and what readers (the CLI's ``inspect``, the
+#: app) rely on; other keys are kept when they are plain JSON a few levels deep.
+_TRAINING_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "stop_reason": (lambda v: isinstance(v, str), "a string"),
+    "merges_learned": (_is_count, "a non-negative integer"),
+    "seconds": (lambda v: (_is_int(v) or isinstance(v, float)) and 0 <= v < math.inf, "a non-negative number"),
+    "tokens_after_merge": (lambda v: isinstance(v, list) and all(map(_is_count, v)), "a list of non-negative integers"),
+    "settings": (lambda v: isinstance(v, dict) and all(_is_plain(i, 1) for i in v.values()),
+                 "an object of strings, numbers, true/false/null or lists of them"),
+    "corpus": (lambda v: isinstance(v, dict) and all(map(_is_count, v.values())),
+               "an object of non-negative integers"),
+}  # fmt: skip
+
+
+def _is_plain(value: Any, depth: int) -> bool:
+    """A JSON scalar (finite if a number), or a list/object nesting at most ``depth`` more levels."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth <= 0:
+        return False
+    if isinstance(value, list):
+        return all(_is_plain(item, depth - 1) for item in value)
+    return isinstance(value, dict) and all(_is_plain(item, depth - 1) for item in value.values())
+
+
+def _read_training(training: Any) -> dict[str, Any] | None:
+    """The ``training`` metadata, checked where readers rely on it; None when absent."""
+    if training is None:
+        return None
+    _require(isinstance(training, dict), "'training' must be an object or null")
+    for key, value in training.items():
+        check, expected = _TRAINING_CHECKS.get(key, (lambda v: _is_plain(v, 3), "plain JSON a few levels deep"))
+        _require(check(value), f"'training.{key}' must be {expected}, got {_preview(value)}")
+    return training
+
+
+def _preview(value: Any) -> str:
+    """A short description of a rejected value (it may be huge or deeply nested)."""
+    if isinstance(value, (list, dict)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def json_value(text: str | bytes) -> Any:
+    """``json.loads`` for JSON from users: every failure is a ``ValueError`` that says what is wrong,
+    deep nesting included (Python's parser recurses, so ``[[[...]]]`` a thousand levels deep would be a
+    ``RecursionError``; catching it costs nothing, unlike scanning the text first).
+
+    >>> json_value('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> json_value("[" * 100_000)
+    Traceback (most recent call last):
+    ValueError: nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)
+    """
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
         raise ValueError(
-            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "the file may be truncated or edited by hand"
+            "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)"
         ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise ValueError(f"not valid JSON ({exc})") from None
+
+
+def parse_json(text: str, *, source: str) -> Any:
+    """``json_value`` with an error that names ``source`` and the place."""
+    try:
+        return json_value(text)
+    except ValueError as exc:
+        raise ValueError(f"{source} is {exc}; the file may be truncated, damaged or edited by hand") from None
 
 
 def decode_file(raw: bytes, *, source: str) -> str:
