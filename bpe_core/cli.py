@@ -82,7 +82,9 @@ def check_output(path: str, *, folder: bool = False) -> Path:
     target = Path(path)
     parent = target.parent
     if not parent.is_dir():
-        raise ValueError(f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o")
+        raise ValueError(
+            f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o"
+        )
     if folder and target.exists() and not target.is_dir():
         raise ValueError(f"cannot write {path}: it is a file, and this export writes a folder; choose another -o")
     if not folder and target.is_dir():

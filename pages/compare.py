@@ -105,7 +105,7 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
         ("Clear", "clear", []),
     ]
     for column, (label, name, ids) in zip(st.columns(len(presets)), presets):
-        column.button(label, key=f"cmp.preset.{name}", on_click=set_samples, args=(ids,))
+        column.button(label, key=f"cmp.preset.{name}", on_click=set_samples, args=(ids,))  # plain: presets
     for sample in (by_id[sid] for sid in chosen):
         selection.samples.append(sample)
         selection.sample_key.append((sample.id, sample.label, sample.kind, sample.spaced, text_digest(sample.text)))
@@ -126,7 +126,7 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
 def read_files() -> tuple[dict[str, str], dict[str, str]]:
     """The user's readable files, labelled by name: (label -> text, label -> digest)."""
     uploads = file_uploader(
-        f"Your files: one per language or program, UTF-8 text (up to {upload_limit_mb()} MB each); "
+        f"Your files: one per language or program, UTF-8 text (up to {upload_limit_mb():,} MB each); "
         "the file name is the label",
         K_UPLOADS,
         help="For a fair premium, upload translations of the same text, one language per file.",
@@ -238,7 +238,9 @@ def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], ord
     figure = charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER)
     st.plotly_chart(figure, key="cmp.chart.heat")
     better = "greener is better" if metric in HIGHER_IS_BETTER else "redder costs more"
-    st.caption(f"Rows are samples, columns tokenizers; {better}. Empty cells have no value (e.g. no premium for code).")
+    st.caption(
+        f"Rows are samples, columns tokenizers; {md(better)}. Empty cells have no value (e.g. no premium for code)."
+    )
     show_sentences(summary_lines(rows, names, metric))
 
 
@@ -325,7 +327,7 @@ def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, lo
     sentence = full_vocabulary_sentence(curve, name, tokenizer)
     detail = "every vocabulary size" if points is not None else f"{len({r['merges'] for r in curve})} vocabulary sizes"
     show_sentences([sentence] if sentence else [])
-    st.caption(f"Computed at {detail} from 256 + special tokens to {tokenizer.vocab_size:,}.")
+    st.caption(f"Computed at {md(detail)} from 256 + special tokens to {tokenizer.vocab_size:,}.")
 
 
 def curve_section(result: Comparison | None, selection: Selection, choices) -> None:

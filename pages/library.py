@@ -8,6 +8,7 @@ import streamlit as st
 from bpe_core.workspace import LibraryEntry, describe_age
 
 from pages._ui import exports, state, tables, tokenizers
+from pages._ui.render import markdown_text as md
 from pages._ui.uploads import tokenizer_upload_section
 from pages._ui.widgets import page_header
 
@@ -35,9 +36,9 @@ def rename_selected() -> None:
     try:
         entry = tokenizers.workspace().rename(old, st.session_state.get(NEW_NAME, ""))
     except ValueError as exc:
-        state.flash("error", f"Could not rename: {exc}")
+        state.flash("error", f"Could not rename: {md(exc)}")
         return
-    state.flash("success", f"Renamed **{old}** to **{entry.name}**.")
+    state.flash("success", f"Renamed **{md(old)}** to **{md(entry.name)}**.")
     st.session_state[SELECTED] = entry.name
     st.session_state[NEW_NAME] = ""
 
@@ -47,9 +48,9 @@ def delete_selected() -> None:
     try:
         tokenizers.workspace().delete(name)
     except ValueError as exc:
-        state.flash("error", f"Could not delete: {exc}")
+        state.flash("error", f"Could not delete: {md(exc)}")
         return
-    state.flash("success", f"Deleted **{name}**.")
+    state.flash("success", f"Deleted **{md(name)}**.")
     st.session_state[CONFIRM] = False
 
 
@@ -63,7 +64,7 @@ def manage(entries: list[LibraryEntry], by_name: dict[str, tokenizers.TokenizerC
     rename[0].text_input("New name", key=NEW_NAME, placeholder=selected)
     rename[1].button("Rename", key="library.rename", on_click=rename_selected)
     delete = st.columns([3, 1], vertical_alignment="bottom")
-    sure = delete[0].checkbox(f"Yes, delete {selected} from the library", key=CONFIRM)
+    sure = delete[0].checkbox(f"Yes, delete {md(selected)} from the library", key=CONFIRM)
     delete[1].button("Delete", key="library.delete", disabled=not sure, on_click=delete_selected)
     choice = by_name.get(selected)
     if choice is not None:
@@ -79,11 +80,11 @@ def main() -> None:
     )
     state.keep_widget_state(restore_only=[SELECTED])
     ws = tokenizers.workspace()
-    st.caption(f"Folder: `{ws.folder}` (set the environment variable BPE_WORKBENCH_DIR to use another).")
+    st.caption(f"Folder: {md(ws.folder)} (set the environment variable BPE_WORKBENCH_DIR to use another).")
     try:
         entries = ws.entries()
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         entries = []
     choices, problems = tokenizers.library_choices()
     by_name = {c.key[4:]: c for c in choices}
@@ -92,7 +93,7 @@ def main() -> None:
     else:
         st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
     for problem in problems:
-        st.error(f"**{problem.name}** cannot be used: {problem.error}")
+        st.error(f"**{md(problem.name)}** cannot be used: {md(problem.error)}")
     if entries:
         manage(entries, by_name)
     st.subheader("Import")

@@ -14,7 +14,8 @@ from bpe_core import Tokenizer, token_display
 
 from pages._ui import charts, state, tables, tokenizers
 from pages._ui.encoding import MAX_STATS_CHARS, encode_text
-from pages._ui.render import render_tokens_html
+from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text, render_tokens_html
 from pages._ui.render import symbol_text as shown
 from pages._ui.samples import sample_text
 from pages._ui.tokenizers import TokenizerChoice
@@ -150,8 +151,8 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
     pieces = picked.tokenizer.encode(query, disallowed_special=())
     merged = list(dict.fromkeys(i for i in pieces if i in picked.forest.made_by))
     st.info(
-        f"{query!r} is not a single token of {picked.choice.label}; it encodes as "
-        + " · ".join(repr(token_display(picked.vocab[i])) for i in pieces[:40])
+        f"{md(repr(query))} is not a single token of {md(picked.choice.label)}; it encodes as "
+        + " · ".join(md(repr(token_display(picked.vocab[i]))) for i in pieces[:40])
         + ("…" if len(pieces) > 40 else "")
     )
     if not merged:
@@ -173,7 +174,7 @@ def find_by_id(picked: Picked, default_id: int) -> int | None:
     try:
         picked.tokenizer.token_bytes(int(chosen))
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return None
     return int(chosen)
 
@@ -182,11 +183,11 @@ def show_token(picked: Picked, token_id: int) -> None:
     """A token's facts, its derivation tree and the merges that use it."""
     token, forest = picked.vocab[token_id], picked.forest
     record = forest.made_by.get(token_id)
-    st.subheader(f"{token_display(token)!r}", anchor=False)
+    st.subheader(md(repr(token_display(token))), anchor=False)
     facts = [("id", token_id), ("bytes", len(token)), ("merge rank", record.rank if record else "—"),
              ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
     for column, (label, value) in zip(st.columns(4), facts):
-        column.metric(label, value)
+        column.metric(label, value)  # plain: constant labels, numbers
     if picked.tokenizer.is_special(token_id):
         st.info("A special token: added whole, never built by merges.")
     elif record is None:
@@ -194,13 +195,13 @@ def show_token(picked: Picked, token_id: int) -> None:
     else:
         count = f", seen {record.count:,} times when it was chosen" if record.count is not None else ""
         st.markdown(
-            f"Made by merge **{record.rank}**: {shown(picked.vocab[record.left])!r} (id {record.left}) + "
-            f"{shown(picked.vocab[record.right])!r} (id {record.right}){count}."
+            f"Made by merge **{record.rank:,}**: {md(repr(shown(picked.vocab[record.left])))} (id {record.left:d}) + "
+            f"{md(repr(shown(picked.vocab[record.right])))} (id {record.right:d}){md(count)}."
         )
         dot, clipped = derivation_dot(picked, token_id)
         st.graphviz_chart(dot)
         if clipped:
-            st.caption(f"The tree is cut at {MAX_TREE_NODES} nodes.")
+            st.caption(f"The tree is cut at {MAX_TREE_NODES:,} nodes.")
     users = forest.used_in.get(token_id, [])
     st.markdown(f"**Tokens built from it**: {len(users):,}")
     if users:
@@ -238,7 +239,7 @@ def segmentation_tab(picked: Picked) -> None:
         infos = partial.encode_with_details(text, disallowed_special=())
         full = encode_text(picked.choice.fingerprint, text, False, picked.tokenizer)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     columns = st.columns(3)
     columns[0].metric(f"tokens with {k:,} merges", f"{len(infos):,}")
@@ -247,8 +248,8 @@ def segmentation_tab(picked: Picked) -> None:
     if k:
         last = picked.forest.records[int(k) - 1]
         st.caption(
-            f"Merge {k - 1} (the last applied) makes {shown(vocab[last.id])!r} from "
-            f"{shown(vocab[last.left])!r} + {shown(vocab[last.right])!r}."
+            f"Merge {k - 1:,} (the last applied) makes {md(repr(shown(vocab[last.id])))} from "
+            f"{md(repr(shown(vocab[last.left])))} + {md(repr(shown(vocab[last.right])))}."
         )
     st.html(render_tokens_html(text, infos, rank_of=partial.merge_rank_of))
 
@@ -259,10 +260,10 @@ def sunburst(picked: Picked, subset: int) -> go.Figure:
     records = forest.records[:subset]
     roots = dict.fromkeys(r.left for r in records if r.left not in forest.made_by)
     ids = [str(b) for b in roots] + [str(r.id) for r in records]
-    labels = [shown(vocab[b]) for b in roots] + [shown(vocab[r.id]) for r in records]
+    labels = [plot_text(shown(vocab[b])) for b in roots] + [plot_text(shown(vocab[r.id])) for r in records]
     parents = [""] * len(roots) + [str(r.left) for r in records]
     hover = [f"byte {vocab[b].hex()} · id {b}" for b in roots] + [
-        f"rank {r.rank} · id {r.id} · {shown(vocab[r.left])!r} + {shown(vocab[r.right])!r}"
+        plot_text(f"rank {r.rank} · id {r.id} · {shown(vocab[r.left])!r} + {shown(vocab[r.right])!r}")
         + (f" · count {r.count:,}" if r.count is not None else "")
         for r in records
     ]
@@ -279,9 +280,9 @@ def overview_tab(picked: Picked) -> None:
     longest = max(forest.records, key=lambda r: (forest.length[r.id], -r.rank))
     columns = st.columns(4)
     columns[0].metric("merges", f"{n_merges:,}")
-    columns[1].metric("deepest tree", max(depths))
+    columns[1].metric("deepest tree", f"{max(depths):,}")
     columns[2].metric("mean depth", f"{sum(depths) / len(depths):.2f}")
-    columns[3].metric("longest token (bytes)", forest.length[longest.id])
+    columns[3].metric("longest token (bytes)", f"{forest.length[longest.id]:,}")
     left, right = st.columns(2)
     with left:
         figure = charts.count_bars(depths, "derivation tree depth", "merged tokens", "Depth distribution")
@@ -320,12 +321,12 @@ def check_texts(choice: TokenizerChoice) -> tuple[str, list[str]]:
     """The texts to encode: the tokenizer's own training text when this session has it, else the default's."""
     corpus = tokenizers.corpus_for(choice.key)
     if corpus is not None:
-        st.markdown(f"Encoding the tokenizer's own training text: **{corpus[0]}**.")
+        st.markdown(f"Encoding the tokenizer's own training text: **{md(corpus[0])}**.")
         return corpus
     label, texts = tokenizers.corpus_for(tokenizers.DEFAULT_KEY)
     st.markdown(
-        f"The training text of **{choice.label}** is not available in this session, so the check uses "
-        f"**{label}** instead."
+        f"The training text of **{md(choice.label)}** is not available in this session, so the check uses "
+        f"**{md(label)}** instead."
     )
     return label, texts
 
@@ -340,7 +341,7 @@ def unused_tab(picked: Picked) -> None:
     try:
         usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, texts)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     n_merges = len(picked.forest.records)
     unused = [r for r in picked.forest.records if r.id not in usage]
@@ -374,11 +375,11 @@ def pick_tokenizer() -> Picked | None:
     try:
         tokenizer = choice.get()
     except ValueError as exc:
-        st.error(f"{choice.label} could not be loaded: {exc}")
+        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
         return None
     picked = Picked(choice, tokenizer, forest_of(choice.fingerprint, tokenizer))
     if not picked.forest.records:
-        st.warning(f"{choice.label} has no merges: every token is a single byte (or a special token).")
+        st.warning(f"{md(choice.label)} has no merges: every token is a single byte (or a special token).")
         return None
     return picked
 

@@ -12,6 +12,7 @@ from bpe_core.textbook import TextbookResult, train_textbook
 from bpe_core.trace import trace_training
 
 from pages._ui import charts, state
+from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, words_html
 from pages._ui.widgets import page_header
 
@@ -146,10 +147,10 @@ def navigation(position: int, steps: int) -> None:
     ]
     for column, (label, icon, key, target, disabled) in zip(nav, buttons):
         column.button(
-            label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,
+            label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
             type="primary" if key == "steps.next" else "secondary",
         )  # fmt: skip
-    nav[4].progress(position / steps if steps else 1.0, text=f"Merge {position} of {steps}")
+    nav[4].progress(position / steps if steps else 1.0, text=f"Merge {position:,} of {steps:,}")
 
 
 def step_heading(trace: Trace, step, tie_break: str) -> None:
@@ -157,17 +158,17 @@ def step_heading(trace: Trace, step, tie_break: str) -> None:
     if trace.textbook:
         new_label, id_text = step.merged, ""
     else:
-        new_label, id_text = symbol_text(step.new_token), f" (new id {step.new_id})"
-    left_part, right_part = (symbol_text(p) for p in step.pair)
-    st.subheader(f"Merge {step.number}: {left_part!r} + {right_part!r} → {new_label!r}{id_text}")
+        new_label, id_text = symbol_text(step.new_token), f" (new id {step.new_id:d})"
+    left_part, right_part = (repr(symbol_text(p)) for p in step.pair)
+    st.subheader(f"Merge {step.number:,}: {md(left_part)} + {md(right_part)} → {md(repr(new_label))}{md(id_text)}")
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
     rule = "the pair met first" if trace.textbook or tie_break == "first" else "the greatest pair"
-    tie_note = f"; {tied} other pair(s) tie with it, and ties go to {rule}" if tied else ""
-    st.caption(f"The pair occurs {step.count:,} time(s), the highest count{tie_note}.")
+    tie_note = f"; {tied:,} other pair(s) tie with it, and ties go to {rule}" if tied else ""
+    st.caption(f"The pair occurs {step.count:,} time(s), the highest count{md(tie_note)}.")
 
 
 def pair_counts(title: str, step) -> None:
-    st.markdown(f"**{title}**")
+    st.markdown(f"**{title}**")  # plain: the titles are written in this page
     if step is None:
         st.caption("No pairs left.")
         return
@@ -201,10 +202,10 @@ def show_step(trace: Trace, position: int, tie_break: str) -> None:
         pair_counts(counts_title, counts_step)
     with right:
         when = "before any merge" if position == 0 else "after this merge"
-        st.markdown(f"**Sequence {when}** (unique words, ×frequency)")
+        st.markdown(f"**Sequence {when}** (unique words, ×frequency)")  # plain: `when` is one of two phrases
         st.html(words_html(words[:MAX_WORDS_SHOWN], highlight))
         if len(words) > MAX_WORDS_SHOWN:
-            st.caption(f"First {MAX_WORDS_SHOWN} of {len(words):,} unique words.")
+            st.caption(f"First {MAX_WORDS_SHOWN:,} of {len(words):,} unique words.")
         token_total = sum(len(symbols) * freq for symbols, freq in words)
         initial_total = sum(len(symbols) * freq for symbols, freq in trace.initial)
         st.caption(f"{token_total:,} symbols in all (started with {initial_total:,}).")
@@ -214,7 +215,7 @@ def show_history(trace: Trace, position: int) -> None:
     """The merges so far, and the symbol count after each merge."""
     below = st.columns(2)
     with below[0]:
-        st.markdown(f"**Merges so far** ({position})")
+        st.markdown(f"**Merges so far** ({position:,})")
         rows = [
             {
                 "#": s.number,
@@ -226,7 +227,7 @@ def show_history(trace: Trace, position: int) -> None:
         ]
         st.dataframe(pd.DataFrame(rows, columns=["#", "pair", "new token", "count"]), hide_index=True, height=250)
         if position == len(trace.steps):
-            st.caption(f"Training stopped: {trace.stop_reason}.")
+            st.caption(f"Training stopped: {md(trace.stop_reason)}.")
     with below[1]:
         totals = [sum(len(s) * f for s, f in words) for words in [trace.initial, *map(trace.words_after, trace.steps)]]
         figure = charts.line(
@@ -239,7 +240,7 @@ def show_history(trace: Trace, position: int) -> None:
 
 def show_probe(trace: Trace, position: int, mode: str) -> None:
     """Encode the user's text with the first ``position`` merges."""
-    st.markdown(f"**Encode with the first {position} merge(s)**")
+    st.markdown(f"**Encode with the first {position:,} merge(s)**")
     probe = st.text_input("Text to encode", key="steps.probe")
     if not probe.strip():
         return
@@ -254,10 +255,10 @@ def show_probe(trace: Trace, position: int, mode: str) -> None:
         tokenizer = Tokenizer(vocab, [s.pair for s in steps], pattern="gpt2" if mode == "bytes" else None)
         infos = tokenizer.encode_with_details(probe)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     st.html(render_tokens_html(probe, infos, rank_of=tokenizer.merge_rank_of, show_whitespace=True))
-    st.caption(f"{len(infos)} token(s); ids: {[i.id for i in infos]}")
+    st.caption(f"{len(infos):,} token(s); ids: {md([i.id for i in infos])}")
 
 
 def main() -> None:
@@ -280,12 +281,12 @@ def main() -> None:
     try:
         trace = trace_of(documents, num_merges, mode, tie_break)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     position = current_position((documents, num_merges, mode, tie_break), len(trace.steps))
     navigation(position, len(trace.steps))
     if not trace.steps:
-        st.warning(f"No merge is possible on this input ({trace.stop_reason}).")
+        st.warning(f"No merge is possible on this input ({md(trace.stop_reason)}).")
     show_step(trace, position, tie_break)
     show_history(trace, position)
     show_probe(trace, position, mode)

@@ -12,6 +12,7 @@ import streamlit as st
 from bpe_core import Tokenizer, token_display
 
 from pages._ui import render, state, tokenizers
+from pages._ui.render import markdown_text as md
 from pages._ui.encoding import MAX_RENDER_CHARS, MAX_STATS_CHARS, Encoded, encode_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -98,16 +99,16 @@ def read_text() -> tuple[str, bool]:
     """The typed text, or the uploaded file's text while one is loaded: (text, from a file)."""
     text = st.text_area("Text", key=TEXT, height=140)
     uploads = file_uploader(
-        f"…or a UTF-8 text file (up to {upload_limit_mb()} MB; it replaces the typed text while it is loaded)",
+        f"…or a UTF-8 text file (up to {upload_limit_mb():,} MB; it replaces the typed text while it is loaded)",
         "tokenize.upload",
         multiple=False,
     )
     for upload in uploads:
         if upload.error:
-            st.error(f"{upload.error.rstrip('.')}. The typed text is used instead.")
+            st.error(f"{md(upload.error.rstrip('.'))}. The typed text is used instead.")
             continue
         st.caption(
-            f"Using **{upload.name}** ({len(upload.text):,} characters). Remove the file to go back to the typed text."
+            f"Using **{md(upload.name)}** ({len(upload.text):,} characters). Remove the file to go back to the typed text."
         )
         return upload.text, True
     return text, False
@@ -156,7 +157,7 @@ def encode_all(view: View, choices: dict[str, TokenizerChoice]) -> tuple[dict[st
             encoded[key] = encode_text(choice.fingerprint, view.text, view.treat_special, tokenizer)
             loaded[key] = tokenizer
         except ValueError as exc:
-            st.error(f"{choice.label}: {exc}")
+            st.error(f"{md(choice.label)}: {md(exc)}")
     return encoded, loaded
 
 
@@ -183,7 +184,7 @@ def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[s
 
 def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Tokenizer, against) -> None:
     """One tokenizer's coloured tokens and ids; ``against`` is (reference choice, its encoding) or None."""
-    st.markdown(f"**{choice.label}** · {enc.ids_total:,} tokens")
+    st.markdown(f"**{md(choice.label)}** · {enc.ids_total:,} tokens")
     markup = tokens_html_cached(
         choice.fingerprint,
         against[0].fingerprint if against else None,
@@ -214,7 +215,7 @@ def show_tokens(view: View, choices, encoded: dict[str, Encoded], loaded: dict[s
                 show_one(view, choices[key], encoded[key], loaded[key], against)
     if reference:
         st.caption(
-            f"A red bar marks a cut (token start) that **{choices[reference].label}** does not make. "
+            f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
             + SPECIAL_TEXT_NOTE
         )
     else:
@@ -249,7 +250,7 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
         decoder = choice.get()
         decoded = decoder.decode(ids)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
     st.code(decoded, language=None, wrap_lines=True)

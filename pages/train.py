@@ -13,6 +13,7 @@ import bpe_core
 from bpe_core.pretokenize import PreTokenizer
 
 from pages._ui import charts, exports, state, tables, tokenizers
+from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
 from pages._ui.uploads import Upload, file_uploader, session_uploads, tokenizer_upload_section, upload_limit_mb
@@ -105,12 +106,12 @@ def earlier_uploads(in_uploader: list[str]) -> list[str]:
 
 def add_upload(corpus: Corpus, upload: Upload) -> None:
     if upload.error:
-        st.error(f"Skipped {upload.name}: {upload.error}")
+        st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
         return
     if upload.warnings:
-        shown = "\n".join(f"- {w}" for w in upload.warnings[:5])
-        more = f"\n- … and {len(upload.warnings) - 5} more" if len(upload.warnings) > 5 else ""
-        st.warning(f"{upload.name}: {len(upload.warnings)} line(s) skipped\n{shown}{more}")
+        shown = "\n".join(f"- {md(w)}" for w in upload.warnings[:5])
+        more = f"\n- … and {len(upload.warnings) - 5:,} more" if len(upload.warnings) > 5 else ""
+        st.warning(f"{md(upload.name)}: {len(upload.warnings):,} line(s) skipped\n{shown}{more}")  # plain: md() above
     corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}".encode())
 
 
@@ -119,10 +120,10 @@ def corpus_section() -> Corpus:
     limit = upload_limit_mb()
     uploads = file_uploader(
         "Corpus files: plain text, Markdown, source code, or JSONL with a \"text\" field "
-        f"(UTF-8, up to {limit} MB each)",
+        f"(UTF-8, up to {limit:,} MB each)",
         UPLOADER,
         help="Each file is one document; each line of a .jsonl file is one document. "
-        f"The upload limit ({limit} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
+        f"The upload limit ({limit:,} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
         split_jsonl=True,
         remember_removed=True,
     )
@@ -161,9 +162,9 @@ def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     try:
         pieces = PreTokenizer.build(pattern).pieces(preview_text[:2000])
     except ValueError as exc:
-        st.error(f"Invalid pre-tokenization regex: {exc}")
+        st.error(f"Invalid pre-tokenization regex: {md(exc)}")
         return str(exc)
-    st.caption(f"How the preview splits into {len(pieces)} pre-tokens (· is a space, ↵ a newline):")
+    st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (· is a space, ↵ a newline):")
     st.html(pieces_html(pieces))
     return None
 
@@ -228,10 +229,10 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     try:
         stats = corpus_statistics(corpus.signature, settings.pattern, tuple(settings.special_tokens), corpus.documents)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(md(exc))
         return
     for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS):
-        column.metric(label, f"{stats[label]:,}")
+        column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
     if stats["special tokens cut out"]:
         st.caption(f"{stats['special tokens cut out']:,} special-token occurrences are cut out before counting.")
     with st.expander("Sources"):
@@ -256,7 +257,7 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
     )
     if tokenizer is None:
         return
-    bar.progress(1.0, text=f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")
+    bar.progress(1.0, text=f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
     key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
     st.session_state[state.TRAIN_RESULT] = key
     st.session_state[SAVE_NAME] = tokenizer.name
@@ -304,7 +305,7 @@ def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
     columns[2].metric("training time", format_seconds(training.get("seconds")))
     columns[3].metric("chars / token", tables.ratio_text(corpus.get("characters", 0), after[-1]) if after else "—")
     columns[4].metric("bytes / token", tables.ratio_text(corpus.get("bytes", 0), after[-1]) if after else "—")
-    st.caption(f"Stopped because: **{training.get('stop_reason', 'unknown')}**.")
+    st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
     with st.expander("Settings and corpus"):
         table = {f"setting: {k}": str(v) for k, v in training.get("settings", {}).items()}
         table |= {f"corpus: {k}": f"{v:,}" if isinstance(v, int) else str(v) for k, v in corpus.items()}
@@ -316,7 +317,7 @@ def keep_section(choice: tokenizers.TokenizerChoice, tokenizer: bpe_core.Tokeniz
     if choice.kind == "session":
         st.warning("Not saved yet: unsaved tokenizers disappear when the page is reloaded.")
     else:
-        st.success(f"Saved in the library as **{choice.key.removeprefix('lib:')}**.")
+        st.success(f"Saved in the library as **{md(choice.key.removeprefix('lib:'))}**.")
     if SAVE_NAME not in st.session_state:
         st.session_state[SAVE_NAME] = tokenizer.name
     save_cols = st.columns([3, 1, 1], vertical_alignment="bottom")
@@ -326,10 +327,10 @@ def keep_section(choice: tokenizers.TokenizerChoice, tokenizer: bpe_core.Tokeniz
         try:
             new_key = tokenizers.save_to_library(choice.key, tokenizer, save_name, overwrite=overwrite)
         except ValueError as exc:
-            st.error(f"Could not save: {exc}")
+            st.error(f"Could not save: {md(exc)}")
         else:
             st.session_state[state.TRAIN_RESULT] = new_key
-            state.flash("success", f"Saved **{new_key[4:]}** to the library ({tokenizers.workspace().folder}).")
+            state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.workspace().folder)}).")
             st.rerun()
     exports.download_buttons(choice.fingerprint, tokenizer, "train")
 
@@ -342,7 +343,7 @@ def result_section() -> None:
         return
     choice = choices[result_key]
     tokenizer = choice.get()
-    st.header(f"4 · Result: {tokenizer.name}", divider="gray")
+    st.header(f"4 · Result: {md(tokenizer.name)}", divider="gray")
     result_summary(tokenizer)
     result_figures(tokenizer)
     keep_section(choice, tokenizer)

@@ -37,7 +37,8 @@ def grouped_bars(
             hovertemplate="%{x}: %{y:.2f}<extra>" + plot_text(name) + "</extra>",
         )
     return compact(
-        figure, 430, barmode="group", title=plot_text(title), yaxis_title=axis_title, legend_title_text="tokenizer"
+        figure, 430, barmode="group", title=plot_text(title), yaxis_title=plot_text(axis_title),
+        legend_title_text="tokenizer",
     )
 
 
@@ -69,7 +70,7 @@ def heatmap(grid: pd.DataFrame, title: str, higher_is_better: bool) -> go.Figure
             hovertemplate="%{y} · %{x}: %{z:.3f}<extra></extra>",
         )
     )
-    return compact(figure, max(300, 26 * len(grid.index) + 120), title=title, yaxis_autorange="reversed")
+    return compact(figure, max(300, 26 * len(grid.index) + 120), title=plot_text(title), yaxis_autorange="reversed")
 
 
 def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: int, **layout) -> go.Figure:
@@ -86,13 +87,18 @@ def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: i
 def line(x: Sequence, y: Sequence, *, name: str, title: str, x_title: str, y_title: str, height: int,
          markers: bool = False, top: int = 40) -> go.Figure:  # fmt: skip
     """A single line (with markers if asked) under a title."""
-    figure = go.Figure(go.Scatter(x=list(x), y=list(y), mode="lines+markers" if markers else "lines", name=name))
-    return compact(figure, height, top=top, title=title, xaxis_title=x_title, yaxis_title=y_title)
+    figure = go.Figure(
+        go.Scatter(x=list(x), y=list(y), mode="lines+markers" if markers else "lines", name=plot_text(name))
+    )
+    return compact(
+        figure, height, top=top, title=plot_text(title), xaxis_title=plot_text(x_title), yaxis_title=plot_text(y_title)
+    )
 
 
 def count_bars(values: Iterable[int], x_title: str, y_title: str, title: str) -> go.Figure:
     """How often each value occurs, as bars in value order."""
     counts = Counter(values)
     keys = sorted(counts)
-    figure = px.bar(x=keys, y=[counts[k] for k in keys], labels={"x": x_title, "y": y_title}, title=title)
+    labels = {"x": plot_text(x_title), "y": plot_text(y_title)}
+    figure = px.bar(x=keys, y=[counts[k] for k in keys], labels=labels, title=plot_text(title))
     return compact(figure, 300, top=40)

@@ -12,6 +12,8 @@ import streamlit as st
 
 from bpe_core import Tokenizer, formats
 
+from .render import markdown_text as md
+
 #: format -> (file name suffix, MIME type, button label)
 FORMATS = {
     "bpe_core": (".json", "application/json", "bpe_core JSON"),
@@ -45,14 +47,14 @@ def download_buttons(fingerprint: str, tokenizer: Tokenizer, key_prefix: str) ->
         data, note = files[fmt]
         with column:
             if data is None:
-                st.button(f"⬇ {label}", disabled=True, key=f"{key_prefix}.dl.{fmt}", help=note)
-                st.caption(f"Not available: {note}")
+                st.button(f"⬇ {label}", disabled=True, key=f"{key_prefix}.dl.{fmt}", help=md(note))  # plain: FORMATS
+                st.caption(f"Not available: {md(note)}")
             else:
                 st.download_button(
-                    f"⬇ {label}",
+                    f"⬇ {label}",  # plain: FORMATS
                     data=data,
                     file_name=base + suffix,
                     mime=mime,
                     key=f"{key_prefix}.dl.{fmt}",
-                    help=note,
+                    help=md(note),
                 )

@@ -1,7 +1,8 @@
 """HTML for the pages: token spans, cut differences, pre-token pieces, sentences, and escaping of
 user text for Markdown and plotly.
 
-Every piece of user text (typed text, file and tokenizer names) is escaped here. Pure functions of
+Every piece of user text (typed text, file and tokenizer names, token texts, error messages) is escaped
+here: HTML by the builders below, Markdown sinks by ``markdown_text``, plotly by ``plot_text``. Pure functions of
 their arguments: no streamlit import, no state, nothing drawn (pages pass the result to ``st.html``).
 """
 
@@ -51,14 +52,33 @@ def _attribute(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+# An underscore between two letters or digits can neither open nor close emphasis (CommonMark), so
+# names such as vocab_size are left as they are; every other underscore is escaped.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<>#|~:$&!@]|(?<![^\W_])_|_(?![^\W_]))")
+_WWW_DOT = re.compile(r"(?i)(www)\.")
+
+
 def markdown_text(text: object) -> str:
-    """User text (file or tokenizer names, messages quoting them) for Markdown: punctuation escaped."""
-    return re.sub(r"([\\`*_\[\]<>#|~:$&])", r"\\\1", str(text))
+    r"""Text for any sink that reads Markdown (``st.markdown``, ``st.caption``, headers, ``st.error`` and
+    the other alerts, widget labels, ``help`` tooltips, flash messages), shown exactly as written.
+
+    The one helper for user text there (tokenizer and file names, token texts, regexes, messages that
+    quote them): Markdown punctuation is backslash-escaped, so no link, image, HTML tag, emphasis, code,
+    heading, table, math or Streamlit directive (``:red[...]``, ``:material/...:``) can start, and
+    GitHub's bare autolinks (``https://...``, ``www.``..., e-mail addresses) cannot form.
+    Escaped punctuation renders as itself, so the text reads the same. Not for code spans (backticks
+    show backslashes literally).
+
+    >>> print(markdown_text("[x](https://e.x/) **b** _i_ www.e.x vocab_size"))
+    \[x\](https\://e.x/) \*\*b\*\* \_i\_ www\.e.x vocab_size
+    """
+    return _WWW_DOT.sub(r"\1\\.", _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)))
 
 
-def plot_text(text: str) -> str:
-    """User text for plotly, which reads a few HTML tags in labels: escape them."""
-    return _text(text)
+def plot_text(text: object) -> str:
+    """Text for plotly labels, titles, legend names and hover text: plotly reads a few HTML tags there
+    (``<b>``, ``<a href>``, ``<br>``), so ``&``, ``<`` and ``>`` are escaped and show as themselves."""
+    return _text(str(text))
 
 
 def visible_whitespace(text: str) -> str:

@@ -19,6 +19,7 @@ from bpe_core import Tokenizer, formats
 from bpe_core.corpus import decode_text, documents_from_bytes
 
 from . import state
+from .render import markdown_text as md
 from .tokenizers import workspace
 
 
@@ -81,7 +82,7 @@ def file_uploader(
     is one text. ``remember_removed`` keeps files the user removed (or that the uploader lost when the
     page was left) in ``session_uploads(key)``; otherwise they are forgotten.
     """
-    files = st.file_uploader(label, accept_multiple_files=multiple, key=key, help=help)
+    files = st.file_uploader(label, accept_multiple_files=multiple, key=key, help=help)  # plain: callers' text
     files = list(files or []) if multiple else ([files] if files is not None else [])
     read = session_uploads(key)
     if not remember_removed:
@@ -120,7 +121,7 @@ def tokenizer_upload_section(widget_key: str) -> None:
         type=["json", "tiktoken"],
         accept_multiple_files=True,
         key=widget_key,
-        help=f"Up to {upload_limit_mb()} MB per file. Imported tokenizers are saved to the library. "
+        help=f"Up to {upload_limit_mb():,} MB per file. Imported tokenizers are saved to the library. "
         ".tiktoken files hold no pattern or special tokens: they get the GPT-2 pattern.",
     )
     done: set = st.session_state.setdefault(state.IMPORTED_FILES, set())
@@ -135,9 +136,9 @@ def tokenizer_upload_section(widget_key: str) -> None:
             name = ws.unique_name(tokenizer.name or Path(upload.name).stem)
             ws.save(tokenizer, name)
         except ValueError as exc:
-            st.error(f"Could not load {upload.name}: {exc}")
+            st.error(f"Could not load {md(upload.name)}: {md(exc)}")
             continue
         st.success(
-            f"Loaded {upload.name} into the library as **{name}** "
+            f"Loaded {md(upload.name)} into the library as **{md(name)}** "
             f"({tokenizer.vocab_size:,} ids, {len(tokenizer.merges):,} merges)."
         )

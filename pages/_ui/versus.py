@@ -68,7 +68,7 @@ def train_mix(mix: Mix) -> None:
     """Train, register the tokenizer for this session, put it first in the comparison, rerun."""
     documents, trained_on, name = mix.documents, mix.trained_on, mix.name
     tokenizer, _ = train_with_progress(
-        documents, mix.vocab_size, describe_error=md, min_frequency=2, pattern="gpt2", name=name
+        documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name=name
     )
     if tokenizer is None:
         return
@@ -136,7 +136,7 @@ def train_section(builtin: Builtin, selection: Selection, choices) -> None:
         train_mix(mix)
     message = st.session_state.pop(state.CMP_TRAIN_MESSAGE, None)
     if message:
-        st.success(message)
+        st.success(message)  # plain: built with md() in train_mix
     key = st.session_state.get(state.CMP_TRAIN_RESULT)
     if key and key not in choices:  # deleted or renamed since
         st.session_state.pop(state.CMP_TRAIN_RESULT, None)

@@ -17,7 +17,7 @@ from bpe_core import Tokenizer
 from bpe_core.progress import PhaseClock, eta_seconds
 
 from . import state
-from .render import sentences_html
+from .render import markdown_text, sentences_html
 from .tokenizers import TokenizerChoice
 
 #: Seconds between two redraws of the progress bar (the last step is always drawn).
@@ -28,11 +28,11 @@ _PHASES = {"count": ("Counting pre-tokens", 0.0, 0.2), "merge": ("Learning merge
 def page_header(title: str, caption: str | None = None) -> None:
     """Start the page's run (``state.begin_page``), then its title, caption and flash messages."""
     messages = state.begin_page(title)
-    st.title(title)
+    st.title(title)  # plain: page titles are constants written in the pages
     if caption:
-        st.caption(caption)
+        st.caption(caption)  # plain: page captions are constants written in the pages
     for kind, message in messages:
-        getattr(st, kind)(message)
+        getattr(st, kind)(message)  # flash messages are escaped where they are queued (state.flash)
 
 
 def tokenizer_picker(
@@ -46,7 +46,8 @@ def tokenizer_picker(
     """A selectbox over ``choices`` remembering its selection by tokenizer key."""
     keys = list(choices)
     state.ensure_option(key, keys, default)
-    chosen = st.selectbox(label, keys, format_func=lambda k: choices[k].label, key=key, help=help)
+    # The label and help are the callers' text (the audit checks the callers); options are plain text.
+    chosen = st.selectbox(label, keys, format_func=lambda k: choices[k].label, key=key, help=help)  # plain: callers
     return choices[chosen]
 
 
@@ -57,7 +58,8 @@ def tokenizer_multiselect(
     if key in st.session_state:
         st.session_state[key] = [k for k in st.session_state[key] if k in choices]
     return st.multiselect(
-        label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit, help=help
+        label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit,  # plain: callers
+        help=help,  # plain: callers
     )
 
 
@@ -109,19 +111,20 @@ class TrainingProgress:
             return
         self.last = progress.at
         fraction, text = progress_text(phase, done, total, progress.elapsed)
-        self.bar.progress(fraction, text=text)
+        self.bar.progress(fraction, text=text)  # plain: progress_text writes numbers and phase names
 
 
 def train_with_progress(
-    documents: Sequence[str], vocab_size: int, *, describe_error: Callable[[Exception], str] = str, **options
+    documents: Sequence[str], vocab_size: int, **options
 ) -> tuple[Tokenizer | None, object]:
     """``bpe_core.train`` under a progress bar: (tokenizer, bar), or (None, bar) after showing
-    "Training failed: …" (the bar is removed then). ``options`` go to ``bpe_core.train``."""
+    "Training failed: …" with the message as plain text (the bar is removed then). ``options`` go to
+    ``bpe_core.train``."""
     bar = st.progress(0.0, text="Starting…")
     try:
         tokenizer = bpe_core.train(list(documents), int(vocab_size), progress=TrainingProgress(bar), **options)
     except (ValueError, TypeError) as exc:
         bar.empty()
-        st.error(f"Training failed: {describe_error(exc)}")
+        st.error(f"Training failed: {markdown_text(exc)}")
         return None, bar
     return tokenizer, bar

@@ -64,7 +64,7 @@ def test_cuts_legend_pieces_words_and_sentences_escape():
 
 
 def test_markdown_and_plot_text():
-    assert render.markdown_text("a_b*c") == r"a\_b\*c"
+    assert render.markdown_text("a_b*c _d_") == r"a_b\*c \_d\_"  # an underscore inside a word is inert
     assert render.plot_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
     assert render.cut_positions([]) == set()
 
