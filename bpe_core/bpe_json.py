@@ -15,10 +15,8 @@ Loading checks everything and reports problems as ``ValueError`` naming the file
 
 This module turns the format into plain data and back (the ``Tokenizer`` keyword arguments), so the
 ``Tokenizer`` can use it for ``save``/``load`` without an import cycle; it knows no other format
-(see ``formats``). It also holds the two file primitives every writer shares: ``json_value`` (JSON
-from users, where every failure, deep nesting included, is a ``ValueError``) and atomic writing
-(``write_temporary`` + ``publish``: a uniquely named temporary file moved into place, replacing the
-target or never replacing it). It takes no locks; ``workspace`` does that.
+(see ``formats``). Parsing and atomic writing are ``safe_io``'s: JSON nested too deeply is a
+``ValueError``, and ``write_atomic`` (used by ``Tokenizer.save``) never shares a temporary file.
 """
 
 from __future__ import annotations
@@ -26,22 +24,21 @@ from __future__ import annotations
 import json
 import math
 import os
-import secrets
-import time
 from collections.abc import Callable
 from typing import Any
+
+from .safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
 
 FORMAT = "bpe_core.tokenizer"
 VERSION = 1
 MERGE_FIELDS = ["left", "right", "id", "count"]
-#: Token ids in the file (vocab and special tokens) are below this: one id per Unicode code point,
-#: the most bpe_core trains (``merge_loop.MAX_VOCAB_SIZE``, which the layer order puts after this module).
-ID_LIMIT = 0x110000
+#: Token ids in the file (vocab and special tokens) are below this: tiktoken stores ids as unsigned
+#: 32-bit integers, so no tokenizer holds a larger one (``token_ids.MAX_TOKEN_ID`` + 1). Training uses
+#: far fewer (``merge_loop.MAX_VOCAB_SIZE``), but an imported tokenizer may have sparse large ids and
+#: must survive being saved and loaded again.
+ID_LIMIT = 2**32
 #: Merge counts and corpus statistics are below this, so tables and charts can hold them as int64.
 COUNT_LIMIT = 1 << 63
-#: Temporary files are ``.bpe_core-<random>.tmp`` next to their target: hidden, never ``*.json``.
-TEMPORARY_PREFIX = ".bpe_core-"
-TEMPORARY_SUFFIX = ".tmp"
 
 
 def _token_entry(token_id: int, token: bytes) -> dict[str, Any]:
@@ -75,95 +72,6 @@ def dumps(
         "training": training or None,
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
-
-
-def write_atomic(path: str | os.PathLike, text: str, *, overwrite: bool = True) -> None:
-    """Write ``text`` to ``path`` atomically: readers see the old file or the whole new one, never a
-    half-written one, and concurrent writers never share a temporary file. With ``overwrite=False`` an
-    existing ``path`` is left alone and ``FileExistsError`` is raised. OSError when it cannot write."""
-    path = os.fspath(path)
-    temporary = write_temporary(os.path.dirname(path) or ".", text)
-    try:
-        publish(temporary, path, overwrite=overwrite)
-    finally:
-        remove_quietly(temporary)  # gone after success; after any failure it must not stay behind
-
-
-def write_temporary(folder: str | os.PathLike, data: str | bytes) -> str:
-    """Write ``data`` (text is UTF-8) to a new, uniquely named temporary file in ``folder``, flushed to
-    disk, and return its path. ``O_EXCL`` makes the name this caller's alone, across threads and
-    processes; the caller moves it into place with ``publish`` and removes it on failure."""
-    if isinstance(data, str):
-        try:
-            data = data.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(f"cannot write text holding a lone surrogate ({exc.object[exc.start]!r}) as UTF-8") from None
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        temporary = os.path.join(os.fspath(folder), f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
-        try:
-            descriptor = os.open(temporary, flags, 0o666)  # 0o666: the umask decides, as for open()
-            break
-        except FileExistsError:  # 64 random bits taken: try another
-            continue
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())  # the data is on disk before the name points to it
-    except BaseException:
-        remove_quietly(temporary)
-        raise
-    return temporary
-
-
-def publish(temporary: str, path: str | os.PathLike, *, overwrite: bool) -> None:
-    """Move the finished ``temporary`` file to ``path`` in one step. ``overwrite=False`` never replaces
-    an existing file, even against a concurrent writer: ``FileExistsError`` and ``temporary`` stays.
-
-    No-overwrite uses a hard link (atomic and exclusive on POSIX and NTFS). Where the file system has
-    no hard links it falls back to Windows' rename (which never replaces) or, on POSIX, to a check
-    before ``os.replace``, exclusive only among callers holding the workspace lock."""
-    path = os.fspath(path)
-    if overwrite:
-        patiently(os.replace, temporary, path)
-        return
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
-        raise
-    except (OSError, NotImplementedError, AttributeError):  # no hard links here (FAT, some network mounts)
-        if os.name == "nt":
-            os.rename(temporary, path)
-            return
-        if os.path.lexists(path):
-            raise FileExistsError(17, "File exists", path) from None
-        os.replace(temporary, path)
-        return
-    remove_quietly(temporary)
-
-
-def patiently(operation: Callable[..., Any], *args: Any) -> Any:
-    """``operation(*args)``; on Windows, retried for up to 2 s while a ``PermissionError`` says another
-    program (a reader, a virus scanner) has the file open, which blocks replacing or deleting it there."""
-    if os.name != "nt":
-        return operation(*args)
-    deadline = time.monotonic() + 2.0
-    while True:
-        try:
-            return operation(*args)
-        except PermissionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
-def remove_quietly(path: str | os.PathLike) -> None:
-    """Remove ``path`` if it is there; never raises (cleanup after a failure must not hide the failure)."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 class _Problem(ValueError):
@@ -231,7 +139,7 @@ def _read_vocab(entries: Any) -> dict[int, bytes]:
         where = f"vocab entry {position}"
         _require(isinstance(entry, dict), f"{where} must be an object with 'id' and 'text' or 'hex'")
         token_id = entry.get("id")
-        _require(_is_id(token_id), f"{where}: 'id' must be a whole number from 0 to {ID_LIMIT - 1:,}, got {token_id!r}")
+        _require(_is_id(token_id), f"{where}: 'id' must be a whole number below {ID_LIMIT:,}, got {_preview(token_id)}")
         _require(token_id not in vocab, f"{where}: id {token_id} appears twice")
         if "text" in entry:
             _require(isinstance(entry["text"], str), f"{where}: 'text' must be a string")
@@ -259,7 +167,7 @@ def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[byte
         left, right, new_id, count = record
         for label, value in (("left", left), ("right", right), ("new", new_id)):
             _require(_is_int(value) and value in vocab, f"{where}: {label} id {value!r} is not in the vocab")
-        _require(count is None or _is_count(count), f"{where}: count must be a non-negative integer below 2**63, or null")
+        _require(count is None or _is_count(count), f"{where}: count must be null or an integer from 0 below 2**63")
         _require(
             vocab[new_id] == vocab[left] + vocab[right],
             f"{where}: token {new_id} is {vocab[new_id]!r}, but {left} + {right} make "
@@ -316,35 +224,30 @@ def _preview(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def json_value(text: str | bytes) -> Any:
-    """``json.loads`` for JSON from users: every failure is a ``ValueError`` that says what is wrong,
-    deep nesting included (Python's parser recurses, so ``[[[...]]]`` a thousand levels deep would be a
-    ``RecursionError``; catching it costs nothing, unlike scanning the text first).
-
-    >>> json_value('{"a": [1, 2]}')
-    {'a': [1, 2]}
-    >>> json_value("[" * 100_000)
-    Traceback (most recent call last):
-    ValueError: nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise ValueError(
-            "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)"
-        ) from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise ValueError(f"not valid JSON ({exc})") from None
-
-
 def parse_json(text: str, *, source: str) -> Any:
     """``json_value`` with an error that names ``source`` and the place."""
     try:
         return json_value(text)
     except ValueError as exc:
         raise ValueError(f"{source} is {exc}; the file may be truncated, damaged or edited by hand") from None
+
+
+def with_stored_name(raw: bytes, name: str) -> bytes:
+    """A file's bytes with the name stored in it set to ``name`` (for renaming a library file without
+    building the tokenizer); bytes that are not a bpe_core JSON object (a corrupt file) come back as
+    they are.
+
+    >>> with_stored_name(b'{"format": "bpe_core.tokenizer", "name": "a"}', "b")
+    b'{\\n "format": "bpe_core.tokenizer",\\n "name": "b"\\n}'
+    """
+    try:
+        document = json_value(raw.decode("utf-8"))
+        if not isinstance(document, dict) or document.get("format") != FORMAT:
+            return raw
+        document["name"] = name
+        return json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, a lone surrogate, too deep to write
+        return raw
 
 
 def decode_file(raw: bytes, *, source: str) -> str:

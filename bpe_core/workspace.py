@@ -5,26 +5,43 @@ but free of any UI code: it only lists, saves, loads, renames and deletes files.
 ``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench`` (``~/.local/share/bpe-workbench``);
 tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
 
-Names are sanitized (letters, digits, space, ``.``, ``_``, ``-``; at most 80 characters) so a name can
-never escape the folder. A file that cannot be read as a tokenizer is listed with its error instead of
-breaking the listing.
+Names are sanitized (letters, digits, space, ``.``, ``_``, ``-``; at most 80 characters and 120 UTF-8
+bytes) so a name can never escape the folder or be too long for the file system. A file that cannot be
+read as a tokenizer is listed with its error instead of breaking the listing.
+
+Every change (save, rename, delete) is atomic and safe against other threads and processes using the
+same folder (app sessions, the CLI, scripts), on Linux, macOS and Windows: it holds the folder's lock
+(``.bpe_core.lock``: an OS file lock the OS releases if its holder dies, so never stale; waiting longer
+than ``lock_timeout`` is a ``ValueError``, never a hang), writes a uniquely named temporary file and
+moves it into place in one step, takes a new name with a hard link that fails if the name exists, and
+first removes temporary files a crash left behind (see ``safe_io``). Listing and loading take no lock:
+they only ever see whole files. This module does not know the app.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
+import stat
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import bpe_json, safe_io
 from .tokenizer import Tokenizer
 
 #: Environment variable that overrides the workspace folder.
 ENV_VAR = "BPE_WORKBENCH_DIR"
-#: File suffix of tokenizers in the library.
-SUFFIX = ".json"
+SUFFIX = ".json"  # of tokenizers in the library
 MAX_NAME_LENGTH = 80
+MAX_NAME_BYTES = 120  # file systems count bytes (255 on most, 143 under eCryptfs); a character takes up to 4
+#: The lock file in the tokenizers folder (hidden, never deleted: deleting lock files races).
+LOCK_NAME = ".bpe_core.lock"
+#: Seconds a change waits for another to finish before giving up.
+LOCK_TIMEOUT = 30.0
 
 _UNSAFE = re.compile(r"[^\w .-]+", re.UNICODE)
 _SPACES = re.compile(r"\s+")
@@ -43,21 +60,48 @@ def default_root() -> Path:
 
 def sanitize_name(name: str) -> str:
     """A safe library name for ``name``: unsafe characters become ``_``, whitespace is collapsed,
-    leading dots and surrounding spaces are dropped. ValueError if no letter or digit is left."""
+    leading dots and surrounding spaces are dropped, and it is cut to 80 characters and 120 UTF-8
+    bytes. ValueError if no letter or digit is left.
+
+    >>> sanitize_name("../my model.json")
+    '_my model'
+    >>> len(sanitize_name("\\U00020000" * 63).encode("utf-8"))  # 63 four-byte CJK letters
+    120
+    """
+    cleaned = _clean(name)
+    return _finish(_cut(cleaned[:MAX_NAME_LENGTH], MAX_NAME_BYTES).rstrip(" ."), name)
+
+
+def _clean(name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"a tokenizer name must be a string, not {type(name).__name__}")
-    cleaned = _UNSAFE.sub("_", name)
+    cleaned = _UNSAFE.sub("_", name)  # lone surrogates too: they are not word characters
     cleaned = _SPACES.sub(" ", cleaned).strip().lstrip(".").strip()
     if cleaned.lower().endswith(SUFFIX):
         cleaned = cleaned[: -len(SUFFIX)].rstrip()
-    cleaned = cleaned[:MAX_NAME_LENGTH].rstrip(" .")
+    return cleaned
+
+
+def _finish(cleaned: str, name: str) -> str:
     if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
         raise ValueError(
             f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'"
         )
-    if cleaned.lower() in _RESERVED:
-        cleaned = f"{cleaned}_"
-    return cleaned
+    return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
+    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+def _safe_as_is(name: str) -> bool:
+    """Whether ``name`` is already a safe file name, whatever its length (files saved before names
+    were limited by bytes keep working)."""
+    try:
+        return _finish(_clean(name).rstrip(" ."), name) == name
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -80,10 +124,12 @@ class LibraryEntry:
 
 
 class Workspace:
-    """A library of tokenizers stored under ``root`` (created on first write)."""
+    """A library of tokenizers stored under ``root`` (created on first write). Changes wait at most
+    ``lock_timeout`` seconds for a change by another thread or process to finish."""
 
-    def __init__(self, root: str | os.PathLike | None = None) -> None:
+    def __init__(self, root: str | os.PathLike | None = None, *, lock_timeout: float = LOCK_TIMEOUT) -> None:
         self.root = Path(root).expanduser() if root is not None else default_root()
+        self.lock_timeout = lock_timeout
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -95,12 +141,28 @@ class Workspace:
     def path_of(self, name: str) -> Path:
         return self.folder / f"{sanitize_name(name)}{SUFFIX}"
 
+    def _lookup(self, name: str) -> Path:
+        """The file of an existing tokenizer: its exact name when that is a safe file name (names
+        saved before the byte limit), else the sanitized name."""
+        clean = sanitize_name(name)
+        if name != clean and _safe_as_is(name) and _is_file(self.folder / f"{name}{SUFFIX}"):
+            return self.folder / f"{name}{SUFFIX}"
+        return self.folder / f"{clean}{SUFFIX}"
+
     def _ensure_folder(self) -> Path:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"cannot create the workspace folder {self.folder}: {exc.strerror or exc}") from None
         return self.folder
+
+    @contextmanager
+    def _changing(self) -> Iterator[Path]:
+        """The folder, locked for one change, with stale temporary files cleared first."""
+        folder = self._ensure_folder()
+        with safe_io.folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
+            self.remove_stale_files()
+            yield folder
 
     # ---------------------------------------------------------------------------------------------
     # listing
@@ -122,17 +184,8 @@ class Workspace:
                 info = path.stat()
             except OSError:
                 continue  # vanished while listing
-            if not path.is_file():
-                continue
-            found.append(
-                LibraryEntry(
-                    name=path.name[: -len(SUFFIX)],
-                    path=path,
-                    size=info.st_size,
-                    modified=info.st_mtime,
-                    modified_ns=info.st_mtime_ns,
-                )
-            )
+            if stat.S_ISREG(info.st_mode):
+                found.append(_entry_from(path, info))
         found.sort(key=lambda entry: (entry.name.lower(), entry.name))
         return found
 
@@ -140,19 +193,25 @@ class Workspace:
         return [entry.name for entry in self.entries()]
 
     def exists(self, name: str) -> bool:
-        return self.path_of(name).is_file()
+        return _is_file(self._lookup(name))
 
     def check(self, entry: LibraryEntry) -> tuple[LibraryEntry, Tokenizer | None]:
         """Load ``entry``; return it with ``vocab_size``/``merges`` or ``error`` filled in."""
         try:
             tokenizer = self._load_path(entry.path, entry.name)
         except ValueError as exc:
-            return _replace(entry, error=str(exc)), None
-        return _replace(entry, vocab_size=tokenizer.vocab_size, merges=len(tokenizer.merges)), tokenizer
+            return replace(entry, error=str(exc)), None
+        return replace(entry, vocab_size=tokenizer.vocab_size, merges=len(tokenizer.merges)), tokenizer
 
     def scan(self) -> list[tuple[LibraryEntry, Tokenizer | None]]:
         """Every entry, loaded: ``(entry, tokenizer)``, or ``(entry with error, None)`` if corrupt."""
         return [self.check(entry) for entry in self.entries()]
+
+    def remove_stale_files(self, *, older_than: float = safe_io.STALE_SECONDS) -> list[str]:
+        """Remove temporary files a crashed writer left in the folder, if older than ``older_than``
+        seconds (younger ones may belong to a write in progress); returns the names removed. Every
+        change does this first."""
+        return safe_io.remove_stale_temporaries(self.folder, older_than=older_than)
 
     # ---------------------------------------------------------------------------------------------
     # single tokenizers
@@ -168,90 +227,176 @@ class Workspace:
 
     def load(self, name: str) -> Tokenizer:
         """The tokenizer saved as ``name``; ValueError if missing or corrupt."""
-        path = self.path_of(name)
-        if not path.is_file():
+        path = self._lookup(name)
+        if not _is_file(path):
             raise ValueError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
         return self._load_path(path, path.name[: -len(SUFFIX)])
 
     def save(self, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> LibraryEntry:
         """Save ``tokenizer`` as ``name`` (sanitized; the file records that name, the object keeps its own).
 
-        ValueError if a tokenizer of that name exists and ``overwrite`` is false.
+        ValueError if a tokenizer of that name exists and ``overwrite`` is false: of several callers
+        saving one new name at once, exactly one succeeds.
         """
-        if not isinstance(tokenizer, Tokenizer):
-            raise TypeError(f"expected a bpe_core Tokenizer, got {type(tokenizer).__name__}")
         clean = sanitize_name(name)
-        self._ensure_folder()
-        path = self.path_of(clean)
-        if path.exists() and not overwrite:
-            raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name or overwrite it")
-        previous_name = tokenizer.name
-        tokenizer.name = clean  # the file stores the library name; the object is left as it was
-        try:
-            tokenizer.save(path)
-        except OSError as exc:
-            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
-        finally:
-            tokenizer.name = previous_name
-        return self._entry(path)
+        text = _named(tokenizer, clean).to_json()  # the slow part, outside the lock
+        with self._changing() as folder:
+            try:
+                return _publish(text, folder / f"{clean}{SUFFIX}", overwrite=overwrite)
+            except FileExistsError:
+                raise ValueError(
+                    f"a tokenizer named {clean!r} already exists; pick another name or overwrite it"
+                ) from None
+
+    def save_as_new(self, tokenizer: Tokenizer, name: str) -> LibraryEntry:
+        """Save ``tokenizer`` as ``name`` or, when taken, the first free ``name 2``, ``name 3``...
+        Picking the name and writing are one step, so two imports of one name get two names."""
+        base = sanitize_name(name)
+        _named(tokenizer, base)  # TypeError before taking the lock
+        with self._changing() as folder:
+            for _attempt in range(100):
+                candidate = self.unique_name(base)
+                try:
+                    text = _named(tokenizer, candidate).to_json()
+                    return _publish(text, folder / f"{candidate}{SUFFIX}", overwrite=False)
+                except FileExistsError:
+                    continue  # taken by a program that does not use the lock: the next number
+        raise ValueError(f"cannot find a free name like {base!r} in {self.folder}: other programs keep taking them")
 
     def rename(self, old: str, new: str, *, overwrite: bool = False) -> LibraryEntry:
-        """Rename a tokenizer; its file's stored name is updated too. Returns the new entry."""
-        source = self.path_of(old)
-        if not source.is_file():
-            raise ValueError(f"there is no tokenizer named {old!r} in the library")
+        """Rename a tokenizer; its file's stored name is updated too. Returns the new entry.
+
+        ValueError if ``old`` is missing or ``new`` is taken (unless ``overwrite``): of several callers
+        renaming to one name, or renaming/deleting one tokenizer, exactly one succeeds.
+        """
         clean = sanitize_name(new)
-        target = self.path_of(clean)
-        if target == source:
-            return self._entry(source)
-        same_file = target.exists() and _same_file(source, target)
-        if target.exists() and not same_file and not overwrite:
-            raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name")
-        try:
-            tokenizer = self._load_path(source, clean)
-        except ValueError:
-            tokenizer = None  # corrupt files can still be renamed, as they are
-        try:
-            if tokenizer is not None:
-                tokenizer.save(target)
-                if not same_file:
-                    source.unlink()
-            else:
-                os.replace(source, target)
-        except OSError as exc:
-            raise ValueError(f"cannot rename {source.name} to {target.name}: {exc.strerror or exc}") from None
-        return self._entry(target)
+        if not self.folder.is_dir():
+            raise ValueError(f"there is no tokenizer named {old!r} in the library")
+        with self._changing() as folder:
+            source = self._lookup(old)
+            target = folder / f"{clean}{SUFFIX}"
+            raw = _read_existing(source, old)
+            if target == source:
+                return _entry_at(source)
+            # On case-insensitive file systems "a" -> "A" is the same file under another case.
+            same_file = _same_file(source, target)
+            if not same_file and os.path.lexists(target) and not overwrite:
+                raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name")
+            data = bpe_json.with_stored_name(raw, clean)
+            if same_file:  # only the case changes: move the file, then rewrite it in place
+                try:
+                    safe_io.patiently(os.rename, source, target)
+                except OSError as exc:
+                    raise ValueError(f"cannot rename {source.name} to {target.name}: {exc.strerror or exc}") from None
+                return _publish(data, target, overwrite=True)
+            try:
+                entry = _publish(data, target, overwrite=overwrite)
+            except FileExistsError:
+                raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name") from None
+            _remove_source(source, target, undo=not overwrite)
+            return entry
 
     def delete(self, name: str) -> None:
-        """Delete a tokenizer; ValueError if it does not exist."""
-        path = self.path_of(name)
-        if not path.is_file():
+        """Delete a tokenizer; ValueError if it does not exist (of two deletes at once, one succeeds)."""
+        if not self.folder.is_dir():
             raise ValueError(f"there is no tokenizer named {name!r} in the library")
-        try:
-            path.unlink()
-        except OSError as exc:
-            raise ValueError(f"cannot delete {path}: {exc.strerror or exc}") from None
+        with self._changing():
+            path = self._lookup(name)
+            if not _is_file(path):
+                raise ValueError(f"there is no tokenizer named {name!r} in the library")
+            try:
+                safe_io.patiently(os.unlink, path)
+            except FileNotFoundError:
+                raise ValueError(f"there is no tokenizer named {name!r} in the library") from None
+            except OSError as exc:
+                raise ValueError(f"cannot delete {path}: {exc.strerror or exc}") from None
 
     def unique_name(self, name: str) -> str:
-        """``name`` sanitized, with `` 2``, `` 3``... appended if it is already taken."""
+        """``name`` sanitized, with `` 2``, `` 3``... appended if it is already taken. Only a hint when
+        others may save at the same time: ``save_as_new`` picks and writes in one step."""
         base = sanitize_name(name)
         candidate = base
         number = 2
-        while self.path_of(candidate).exists():
+        while os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
             suffix = f" {number}"
-            candidate = base[: MAX_NAME_LENGTH - len(suffix)].rstrip(" .") + suffix
+            candidate = _cut(base[: MAX_NAME_LENGTH - len(suffix)], MAX_NAME_BYTES - len(suffix)).rstrip(" .") + suffix
             number += 1
         return candidate
 
-    def _entry(self, path: Path) -> LibraryEntry:
-        info = path.stat()
-        return LibraryEntry(
-            name=path.name[: -len(SUFFIX)],
-            path=path,
-            size=info.st_size,
-            modified=info.st_mtime,
-            modified_ns=info.st_mtime_ns,
-        )
+
+# -------------------------------------------------------------------------------------------------
+# file steps (called with the folder locked)
+
+
+def _named(tokenizer: Tokenizer, name: str) -> Tokenizer:
+    """A shallow copy named ``name``: the caller's object is never renamed, even for a moment, so
+    threads saving one tokenizer under different names cannot see each other's name."""
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"expected a bpe_core Tokenizer, got {type(tokenizer).__name__}")
+    twin = copy.copy(tokenizer)
+    twin.name = name
+    return twin
+
+
+def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
+    """Write ``data`` to ``path`` atomically; FileExistsError if taken and not ``overwrite``."""
+    try:
+        temporary = safe_io.write_temporary(path.parent, data)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.stat(temporary)  # the published file's own (same inode), whatever happens next
+        safe_io.publish(temporary, path, overwrite=overwrite)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        safe_io.remove_quietly(temporary)
+    return _entry_from(path, info)
+
+
+def _read_existing(path: Path, name: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise ValueError(f"there is no tokenizer named {name!r} in the library") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
+    """The last step of a rename; if the old file cannot go, the new one is taken back (``undo``)."""
+    try:
+        safe_io.patiently(os.unlink, source)
+    except FileNotFoundError:
+        pass  # removed by a program that ignores the lock: the tokenizer lives on under its new name
+    except OSError as exc:
+        if undo:
+            safe_io.remove_quietly(target)
+        raise ValueError(f"cannot rename {source.name}: cannot remove it ({exc.strerror or exc})") from None
+
+
+def _entry_from(path: Path, info: os.stat_result) -> LibraryEntry:
+    return LibraryEntry(
+        name=path.name[: -len(SUFFIX)], path=path, size=info.st_size, modified=info.st_mtime,
+        modified_ns=info.st_mtime_ns,
+    )  # fmt: skip
+
+
+def _entry_at(path: Path) -> LibraryEntry:
+    try:
+        return _entry_from(path, path.stat())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):  # missing, or a name the file system refuses
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -259,12 +404,6 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
-
-
-def _replace(entry: LibraryEntry, **changes) -> LibraryEntry:
-    from dataclasses import replace
-
-    return replace(entry, **changes)
 
 
 def describe_age(timestamp: float, now: float | None = None) -> str:
