@@ -42,8 +42,9 @@ _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
 def live_markup(source: str) -> list[str]:
     """What in ``source`` (text handed to a Markdown sink) would render as markup that fetches or
     links: links and images, raw HTML or autolinks in angle brackets, GitHub's bare autolinks. Escaped
-    characters (a backslash before ASCII punctuation) are taken out first: they render as text."""
-    bare = _ESCAPED.sub("", source)
+    characters (a backslash before ASCII punctuation) are taken out first: they render as text; so
+    are code spans, which show their content as written."""
+    bare = re.sub(r"`[^`]*`", "", _ESCAPED.sub("", source))
     found = []
     if re.search(r"\]\s*\(", bare) or "![" in bare:
         found.append("link or image")
