@@ -2,13 +2,29 @@
 
 tiktoken ranks a merge by the id of the token it makes, so the merges must make ids in increasing
 order and every multi-byte token must come from a merge; and tiktoken takes a piece that is a token
-whole, so every token must encode to itself (true of trained tokenizers, GPT-2 and cl100k). This
-module only converts; the reverse direction is ``Tokenizer.from_tiktoken``.
+whole, so every token must encode to itself (true of trained tokenizers, GPT-2 and cl100k). tiktoken
+finds special tokens with an alternation in hash order, so where one special token starts another
+(``<a>`` and ``<a><b>``) it may match either, while bpe_core always takes the longest: such
+tokenizers are refused too. This module only converts; the reverse is ``Tokenizer.from_tiktoken``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
+
+def special_token_prefix(special_tokens: Iterable[str]) -> tuple[str, str] | None:
+    """Two special tokens of which the first starts the second, or None.
+
+    >>> special_token_prefix(["<a>", "<b>", "<a><b>"])
+    ('<a>', '<a><b>')
+    """
+    ordered = sorted(special_tokens)
+    # A token that starts others sorts right before them, with nothing between it and the first one.
+    for short, long in zip(ordered, ordered[1:]):
+        if long.startswith(short):
+            return short, long
+    return None
 
 
 def to_encoding(
@@ -26,6 +42,14 @@ def to_encoding(
     import tiktoken
 
     problem = f"{name!r} cannot become a tiktoken encoding"
+    overlap = special_token_prefix(special_tokens)
+    if overlap:
+        short, long = overlap
+        raise ValueError(
+            f"{problem}: special token {short!r} starts special token {long!r}; tiktoken may match "
+            f"either one in {long!r} (it tries them in hash order), bpe_core always matches the "
+            "longest, so the ids could differ: rename one of them"
+        )
     if any(b <= a for a, b in zip(merged_ids, merged_ids[1:])):
         raise ValueError(
             f"{problem}: its merges do not make ids in increasing order (tiktoken uses the id as the "

@@ -15,12 +15,14 @@ from __future__ import annotations
 # long on purpose: the public class, whose many short methods each delegate to a module of one job.
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
-from . import batch, bpe_json, tiktoken_bridge
+from . import batch, bpe_json, tiktoken_bridge, token_ids
 from .bpe import PieceEncoder, merges_from_ranks, self_encoding_ids
 from .encoder import TextEncoder
 from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
+from .stages import Pipeline, StagedPreTokenizer, build_pretokenizer
 from .special_tokens import (
     SpecialTokens,
     allowed_and_disallowed,
@@ -28,16 +30,19 @@ from .special_tokens import (
     special_token_regex,
     split_on_special_tokens,
 )
+from .tiktoken_compat import TiktokenSurface, check_num_threads
 from .tokens import MergeRecord, TokenInfo, piece_token_infos, token_display
 from .vocabulary import check_vocab, index_tokens, rank_merges, resolve_special_tokens
 
-class Tokenizer:
+
+class Tokenizer(TiktokenSurface):
     """A byte-level BPE tokenizer: a vocabulary of byte strings, ranked merges, special tokens and a
     pre-tokenization pattern.
 
     Any id layout works: ids need not put the single bytes at 0..255 (GPT-2 does not). A piece whose
     text is a token that encodes to itself (see ``bpe.self_encoding_ids``, proved at construction)
-    is looked up whole instead of merged.
+    is looked up whole instead of merged. It is also a drop-in for ``tiktoken.Encoding``: the methods
+    with tiktoken's names take tiktoken's arguments (the rest of that surface is ``TiktokenSurface``).
     """
 
     def __init__(
@@ -46,7 +51,7 @@ class Tokenizer:
         merges: Sequence[tuple[bytes, bytes]],
         *,
         special_tokens: Mapping[str, int] | Sequence[str] = (),
-        pattern: str | None = "gpt2",
+        pattern: str | Pipeline | None = "gpt2",
         name: str = "tokenizer",
         merge_counts: Sequence[int | None] | None = None,
         training: Mapping[str, object] | None = None,
@@ -70,13 +75,15 @@ class Tokenizer:
         self._merges = merge_list
         self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * len(merge_list)
         self._special_tokens = specials
+        self._special_ids = frozenset(specials.values())
+        self._max_token_id = max(full_vocab)
         self._special_bytes_to_id = {t.encode("utf-8"): i for t, i in specials.items()}
         self._special_regex = special_token_regex(specials)
         self._token_to_id = token_to_id
         self._pair_rank = pair_rank
         self._rank_by_id: dict[int, int] | None = None
         self._pattern_argument = pattern
-        self._pretokenizer = PreTokenizer.build(pattern)
+        self._pretokenizer = build_pretokenizer(pattern)
         self._piece_encoder = PieceEncoder(pair_rank, [token_to_id[bytes([b])] for b in range(256)])
         if self_encoding is None:
             self_encoding = frozenset(self_encoding_ids(pair_rank, self._piece_encoder.byte_ids))
@@ -159,7 +166,8 @@ class Tokenizer:
 
     @property
     def max_token_id(self) -> int:
-        return max(self._vocab)
+        """The largest id (tiktoken's ``max_token_value``)."""
+        return self._max_token_id
 
     def __repr__(self) -> str:
         pattern = self.pattern_name or ("None" if self.pattern is None else "custom")
@@ -169,34 +177,47 @@ class Tokenizer:
         )
 
     def token_bytes(self, token_id: int) -> bytes:
-        """The bytes of one id; ValueError for unknown ids."""
+        """The bytes of one id (a special token's UTF-8 bytes for its id). An id that is not an
+        integer is a TypeError, an unknown one a KeyError; both are ValueErrors (see ``token_ids``)."""
+        if type(token_id) is not int:
+            token_id = token_ids.checked_id(token_id)
         try:
             return self._vocab[token_id]
-        except (KeyError, TypeError):
-            raise ValueError(self._unknown_id_message(token_id)) from None
+        except KeyError:
+            raise self._unknown_id(token_id) from None
 
     def token_id(self, token: bytes | str) -> int:
-        """The id of a token given as bytes (or str, UTF-8 encoded); ValueError if absent."""
-        encoded = token.encode("utf-8") if isinstance(token, str) else bytes(token)
+        """The id of a token given whole as bytes or str (UTF-8 encoded), special tokens included;
+        ``token_ids.UnknownTokenError`` (a ValueError and a KeyError) if there is no such token."""
+        if isinstance(token, str):
+            encoded = token.encode("utf-8")
+        elif isinstance(token, (bytes, bytearray, memoryview)):
+            encoded = bytes(token)
+        else:
+            raise TypeError(f"a token is given as str or bytes, not {type(token).__name__}: {token!r}")
         if encoded in self._token_to_id:
             return self._token_to_id[encoded]
         if encoded in self._special_bytes_to_id:
             return self._special_bytes_to_id[encoded]
-        raise ValueError(f"{token!r} is not a token of {self.name!r}")
+        raise token_ids.UnknownTokenError(f"{token!r} is not a token of {self.name!r}")
 
     def merge_rank_of(self, token_id: int) -> int | None:
-        """The rank of the merge that made ``token_id`` (None for single bytes and special tokens)."""
+        """The rank of the merge that made ``token_id`` (None for single bytes and special tokens);
+        an unknown id raises as in ``token_bytes``."""
         if self._rank_by_id is None:
             self._rank_by_id = {new_id: rank for rank, new_id in self._pair_rank.values()}
-        return self._rank_by_id.get(token_id)
+        self.token_bytes(token_id)  # checks the id
+        return self._rank_by_id.get(int(token_id))
 
     def is_special(self, token_id: int) -> bool:
-        return token_id in self._special_tokens.values()
+        """Whether ``token_id`` is a special token's id (False for any other integer, even unknown)."""
+        if type(token_id) is not int:
+            token_id = token_ids.checked_id(token_id)
+        return token_id in self._special_ids
 
-    def _unknown_id_message(self, token_id: object) -> str:
-        return (
-            f"unknown token id {token_id!r}: {self.name!r} has ids 0..{self.max_token_id} "
-            f"({self.vocab_size} in all); check the ids come from this tokenizer"
+    def _unknown_id(self, token_id: object) -> token_ids.UnknownTokenError:
+        return token_ids.UnknownTokenError(
+            token_ids.unknown_id_message(token_id, owner=self.name, max_id=self.max_token_id, count=self.vocab_size)
         )
 
     @property
@@ -267,28 +288,35 @@ class Tokenizer:
                 out.extend(self.encode_ordinary(segment))
         return out
 
-    def encode_ordinary_batch(self, texts: Iterable[str], *, workers: int | None = None) -> list[list[int]]:
-        """``encode_ordinary`` of each text, in worker processes for large batches.
+    def encode_ordinary_batch(
+        self, text: Iterable[str], *, num_threads: int = 8, workers: int | None = None
+    ) -> list[list[int]]:
+        """``encode_ordinary`` of each text in ``text`` (tiktoken's name for the list), in worker
+        processes for large batches.
 
         ``workers`` is how many worker processes encode (None: automatic, one per CPU once the batch
         holds ``batch.BATCH_PARALLEL_MIN_CHARS`` characters, else this process; 1: this process).
         Texts are cut at safe cuts into tasks of about ``batch.BATCH_TASK_CHARS`` characters, so one
-        long text is spread over the workers too. The ids never depend on ``workers``.
+        long text is spread over the workers too. The ids never depend on ``workers``. tiktoken's
+        ``num_threads`` is checked and otherwise unused: threads do not speed up Python code.
         """
-        return self._encode_batch(texts, set(), set(), workers)
+        check_num_threads(num_threads)
+        return self._encode_batch(text, set(), set(), workers)
 
     def encode_batch(
         self,
-        texts: Iterable[str],
+        text: Iterable[str],
         *,
+        num_threads: int = 8,
         allowed_special: SpecialTokens = frozenset(),
         disallowed_special: SpecialTokens = "all",
         workers: int | None = None,
     ) -> list[list[int]]:
-        """``encode`` of each text, with the same keywords, and ``workers`` as in
-        ``encode_ordinary_batch``."""
+        """``encode`` of each text in ``text``, with the same keywords, and ``num_threads`` and
+        ``workers`` as in ``encode_ordinary_batch``."""
+        check_num_threads(num_threads)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
-        return self._encode_batch(texts, allowed, disallowed, workers)
+        return self._encode_batch(text, allowed, disallowed, workers)
 
     def _encode_batch(
         self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None
@@ -324,7 +352,10 @@ class Tokenizer:
         special_regex = self._allowed_regex(allowed)
         specials = self._special_tokens
         encode_piece = self._encode_piece
-        for piece, is_special in stream_pieces(texts, self._pretokenizer, special_regex, guard=guard, check=check):
+        splitter = self._pretokenizer
+        if isinstance(splitter, StagedPreTokenizer):  # it may look anywhere: whole segments
+            splitter, encode_piece = PreTokenizer.build(None), self.encode_ordinary
+        for piece, is_special in stream_pieces(texts, splitter, special_regex, guard=guard, check=check):
             if is_special:
                 yield specials[piece]
             else:
@@ -352,6 +383,8 @@ class Tokenizer:
             if is_special:
                 token_id = self._special_tokens[segment]
                 out.append(TokenInfo(token_id, self._vocab[token_id], position, position + len(segment), False, True))
+            elif isinstance(self._pretokenizer, StagedPreTokenizer):  # spans through normalization
+                out.extend(self._pretokenizer.token_infos(segment, self._encode_piece, self._vocab, offset=position))
             else:
                 for start, end in self._pretokenizer.spans(segment):
                     piece = segment[start:end]
@@ -359,30 +392,67 @@ class Tokenizer:
             position += len(segment)
         return out
 
+    def _encode_with_last_piece(
+        self, text: str, *, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
+    ) -> tuple[list[int], int]:
+        """``encode``'s ids and how many of them the last pre-token made (0 when the text is empty or
+        ends with a special token): ``TiktokenSurface.encode_with_unstable``'s starting point."""
+        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        allowed, _ = self._allowed_and_disallowed(allowed_special, disallowed_special)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = replace_surrogates(text)
+        last_segment, last_is_special = "", True
+        for last_segment, last_is_special in self._segments(text, allowed):
+            pass
+        pieces = [] if last_is_special else self._pretokenizer.pieces(last_segment)
+        return ids, len(self._encode_piece(pieces[-1])) if pieces else 0
+
+    def _ordinary_token_ids(self) -> Mapping[bytes, int]:
+        """Token bytes -> id, special tokens left out (for ``TiktokenSurface``)."""
+        return self._token_to_id
+
+    def _bpe_bytes(self, data: bytes) -> tuple[int, ...]:
+        """BPE on ``data`` as one piece, with no pre-tokenization (for ``TiktokenSurface``)."""
+        return self._piece_encoder.encode(data)
+
     # ----------------------------------------------------------------------------------------------
     # decoding
 
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes of ``ids`` concatenated; ValueError naming the first unknown id."""
-        vocab = self._vocab
-        try:
-            return b"".join([vocab[i] for i in ids])
-        except (KeyError, TypeError):
-            for i in ids:
-                if not isinstance(i, int) or isinstance(i, bool) or i not in vocab:
-                    raise ValueError(self._unknown_id_message(i)) from None
-            raise
+    def decode_bytes(self, tokens: Iterable[int]) -> bytes:
+        """The bytes of the ids ``tokens`` concatenated. The first bad id raises, named with its
+        position: a TypeError for one that is not an integer (a float, a bool), a KeyError for an
+        unknown one, both also ValueErrors (see ``token_ids``)."""
+        return b"".join(self._bytes_of_ids(tokens))
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Decode ``ids`` to text. Invalid UTF-8 (a token sequence that splits a character) becomes
-        U+FFFD with the default ``errors="replace"``; pass ``errors="strict"`` to raise instead."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+    def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
+        """Decode the ids ``tokens`` to text. Invalid UTF-8 (a token sequence that splits a character)
+        becomes U+FFFD with the default ``errors="replace"``; pass ``errors="strict"`` to raise instead.
+        Bad ids raise as in ``decode_bytes``."""
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
-    def decode_single_token_bytes(self, token_id: int) -> bytes:
-        return self.token_bytes(token_id)
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one id, special tokens included (tiktoken's name for ``token_bytes``)."""
+        return self.token_bytes(token)
 
-    def decode_tokens_bytes(self, ids: Iterable[int]) -> list[bytes]:
-        return [self.token_bytes(i) for i in ids]
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each id; bad ids raise as in ``decode_bytes``."""
+        return list(self._bytes_of_ids(tokens))
+
+    def _bytes_of_ids(self, tokens: Iterable[int]) -> Sequence[bytes]:
+        ids = token_ids.id_list(tokens)
+        if len(ids) > 1 and token_ids.plain_ids(ids):
+            try:
+                # One C call looks every id up: with the type check, as fast as decoding was without it.
+                return itemgetter(*ids)(self._vocab)
+            except KeyError:
+                pass  # an unknown id: found and named below
+        return list(map(self._vocab.__getitem__, self._checked_ids(ids)))
+
+    def _checked_ids(self, ids: Iterable[object]) -> list[int]:
+        """``ids`` as plain ints, all known; the first bad one raises (see ``token_ids``)."""
+        return token_ids.checked_ids(ids, self._vocab, unknown=self._unknown_id)
 
     # ----------------------------------------------------------------------------------------------
     # derived views
