@@ -55,7 +55,11 @@ def _attribute(text: str) -> str:
 # An underscore between two letters or digits can neither open nor close emphasis (CommonMark), so
 # names such as vocab_size are left as they are; every other underscore is escaped.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<>#|~:$&!@]|(?<![^\W_])_|_(?![^\W_]))")
-_WWW_DOT = re.compile(r"(?i)(www)\.")
+# Streamlit finds bare URLs, e-mail addresses and material icons in the text *after* escapes are
+# resolved, so escaping cannot stop them: an invisible word joiner (U+2060) after ":" and "@" and
+# between "www" and "." breaks the patterns without changing what is shown.
+_AUTOLINK_BREAKS = re.compile(r"(?i)(:(?=\S)|@|www(?=\.))")
+WORD_JOINER = "\u2060"
 
 
 def markdown_text(text: object) -> str:
@@ -64,15 +68,18 @@ def markdown_text(text: object) -> str:
 
     The one helper for user text there (tokenizer and file names, token texts, regexes, messages that
     quote them): Markdown punctuation is backslash-escaped, so no link, image, HTML tag, emphasis, code,
-    heading, table, math or Streamlit directive (``:red[...]``, ``:material/...:``) can start, and
-    GitHub's bare autolinks (``https://...``, ``www.``..., e-mail addresses) cannot form.
-    Escaped punctuation renders as itself, so the text reads the same. Not for code spans (backticks
-    show backslashes literally).
+    heading, table, math or Streamlit directive (``:red[...]``) can start; an invisible word joiner
+    (U+2060) after ``:`` and ``@`` and in ``www.`` keeps GitHub's bare autolinks (``https://...``,
+    ``www.``..., e-mail addresses) and material icons (``:material/home:``) from forming. Escaped
+    punctuation renders as itself, so the text reads the same. Not for code spans (backticks show
+    backslashes literally).
 
-    >>> print(markdown_text("[x](https://e.x/) **b** _i_ www.e.x vocab_size"))
-    \[x\](https\://e.x/) \*\*b\*\* \_i\_ www\.e.x vocab_size
+    >>> shown = markdown_text("[x](https://e.x/) **b** _i_ vocab_size")
+    >>> print(shown.replace(WORD_JOINER, "|"))
+    \[x\](https\:|//e.x/) \*\*b\*\* \_i\_ vocab_size
     """
-    return _WWW_DOT.sub(r"\1\\.", _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)))
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+    return _AUTOLINK_BREAKS.sub(lambda match: match.group(1) + WORD_JOINER, escaped)
 
 
 def plot_text(text: object) -> str:

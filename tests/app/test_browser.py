@@ -217,3 +217,109 @@ def test_train_tokenize_forest_steps(server, tmp_path):
             raise
         finally:
             browser.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# user text never becomes markup
+
+HOSTILE = "[x](https://e.x/) ![i](https://e.x/i.png) **b** <b>z</b>"
+HOSTILE_PAGES = [
+    ("Train", "Train a tokenizer"),
+    ("Tokenize", "Tokenize"),
+    ("Merge forest", "Merge forest"),
+    ("Library", "Tokenizer library"),
+    ("Home", "BPE workbench"),
+    ("Compare", "Compare tokenizers across languages and code"),
+]
+
+
+def _no_live_markup(page, where: str, fetched: list[str]) -> None:
+    """No link to, image from or request for e.x on the page, and no <b> made from user text."""
+    assert page.locator('a[href^="https://e.x"]').count() == 0, f"{where}: a live link to e.x"
+    assert page.locator('img[src^="https://e.x"]').count() == 0, f"{where}: an image from e.x"
+    assert page.locator("b", has_text="z").count() == 0, f"{where}: <b>z</b> rendered as bold"
+    assert not fetched, f"{where}: the browser contacted {fetched}"
+
+
+def _shows_text(page, text: str) -> None:
+    """Wait until the page shows ``text`` as written (invisible word joiners aside)."""
+    page.wait_for_function(
+        "text => document.body.innerText.replaceAll('\\u2060', '').includes(text)", arg=text, timeout=60_000
+    )
+
+
+def _import_tokenizer(page, payload: bytes) -> None:
+    """Import a tokenizer file (named like the hostile text) on the Library page."""
+    from playwright.sync_api import expect
+
+    upload = page.locator('[data-testid="stFileUploader"] input[type="file"]').last
+    upload.set_input_files({"name": "[x](e.x) **b** <b>z.json", "mimeType": "application/json", "buffer": payload})
+    expect(page.get_by_text("into the library as").first).to_be_visible()
+    _settle(page)
+
+
+def _train_hostile(page) -> None:
+    """Train on pasted hostile text, no pre-tokenization, with the hostile text as the name."""
+    _nav(page, "Train", "Train a tokenizer")
+    paste = page.get_by_label("Or paste text (one document)")
+    paste.fill((HOSTILE + "\n") * 30)
+    paste.press("Control+Enter")
+    _settle(page)
+    name = page.get_by_label("Tokenizer name")
+    name.fill(HOSTILE)
+    name.press("Enter")
+    _settle(page)
+    page.get_by_role("combobox", name="Pre-tokenization").click()
+    page.get_by_role("option", name="None (each document is one piece)").click()
+    _settle(page)
+    vocab = page.get_by_label("Vocabulary size (256 bytes + special tokens + merges)")
+    vocab.fill("316")
+    vocab.press("Enter")
+    _settle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    _shows_text(page, f"4 · Result: {HOSTILE}")  # the header, as written
+    _settle(page)
+
+
+def test_hostile_names_and_tokens_stay_text(server):
+    """A tokenizer named with Markdown and HTML that links, fetches an image and makes bold text,
+    whose tokens hold the same text, imported and trained: every page shows the text as written, with
+    no link, no image and no request to its URL."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    import bpe_core
+
+    imported = bpe_core.train([(HOSTILE + "\n") * 30], 256 + 60, pattern=None, name=HOSTILE)
+    fetched: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            page.set_default_timeout(60_000)
+            page.route("**://e.x/**", lambda route: (fetched.append(route.request.url), route.abort()))
+            page.goto(server["url"])
+            _settle(page)
+            _nav(page, "Library", "Tokenizer library")
+            _import_tokenizer(page, imported.to_json().encode("utf-8"))
+            _no_live_markup(page, "Library after the import", fetched)
+            _train_hostile(page)
+            _no_live_markup(page, "Train", fetched)
+            for title, heading in HOSTILE_PAGES:
+                _nav(page, title, heading)
+                _no_exception(page, title)
+                _no_live_markup(page, title, fetched)
+            _shot(page, "07_hostile_compare")
+            _nav(page, "Tokenize", "Tokenize")
+            _shows_text(page, f"✱ {HOSTILE} (unsaved) ·")  # the column title, as written
+            _nav(page, "Merge forest", "Merge forest")
+            page.get_by_text("Made by merge").first.wait_for()
+            _no_live_markup(page, "Merge forest, the deepest token", fetched)
+            _shot(page, "08_hostile_forest")
+        except BaseException:
+            if page is not None:
+                _shot(page, "failure_hostile")
+            raise
+        finally:
+            browser.close()

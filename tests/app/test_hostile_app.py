@@ -155,7 +155,7 @@ def test_the_audit_finds_unescaped_text():
 
 
 def test_markdown_text_neutralises_links_images_html_and_autolinks():
-    for text in [HOSTILE, HOSTILE_FILE, "see www.e.x or me@e.x", "<https://e.x>"]:
+    for text in [HOSTILE, HOSTILE_FILE, "see www.e.x or me@e.x", "<https://e.x>", "a :material/home: icon"]:
         assert live_markup(text), text  # the detector sees the raw text as live
         escaped = markdown_text(text)
         assert live_markup(escaped) == [], (text, escaped)

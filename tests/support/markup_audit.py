@@ -40,28 +40,41 @@ _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
 
 
 def live_markup(source: str) -> list[str]:
-    """What in ``source`` (text handed to a Markdown sink) would render as markup that fetches or
-    links: links and images, raw HTML or autolinks in angle brackets, GitHub's bare autolinks. Escaped
-    characters (a backslash before ASCII punctuation) are taken out first: they render as text; so
-    are code spans, which show their content as written."""
-    bare = re.sub(r"`[^`]*`", "", _ESCAPED.sub("", source))
+    """What in ``source`` (text handed to a Markdown sink) would render as markup that fetches, links
+    or changes the text, as Streamlit's Markdown renders it.
+
+    Syntax (links, images, raw HTML, <autolinks>, emphasis) is looked for with escaped characters (a
+    backslash before ASCII punctuation) taken out, since those render as text. GitHub's bare autolinks
+    (``https://``, ``www.``, e-mail addresses) and material icons are found by Streamlit in the text
+    *after* escapes are resolved, so they are looked for there. Code spans show their content as
+    written and are left out."""
+    without_code = re.sub(r"(?<!\\)`[^`]*`", "", source)
+    bare = _ESCAPED.sub("", without_code)
+    text = _resolve_escapes(without_code)
     found = []
     if re.search(r"\]\s*\(", bare) or "![" in bare:
         found.append("link or image")
     if re.search(r"<[A-Za-z/!?]", bare):
         found.append("HTML tag or <autolink>")
-    if re.search(r"(?i)https?:|www\.", bare):
+    if re.search(r"(?i)https?://|www\.", text):
         found.append("bare URL autolink")
-    if re.search(r"\w@\w", bare):
+    if re.search(r"[-.\w+]@[-\w]", text):
         found.append("e-mail autolink")
+    if re.search(r":material/", text):
+        found.append("material icon")
     if "**b**" in bare or "<b>" in bare:
         found.append("markup from user text")
     return found
 
 
-def shown_text(source: str) -> str:
-    """The text a Markdown source shows once its backslash escapes are resolved."""
+def _resolve_escapes(source: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", source)
+
+
+def shown_text(source: str) -> str:
+    """The text a Markdown source shows once its backslash escapes are resolved (without the
+    invisible word joiners ``markdown_text`` puts into would-be autolinks)."""
+    return _resolve_escapes(source).replace("\u2060", "")
 
 
 # ------------------------------------------------------------------------------------------------
