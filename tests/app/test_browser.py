@@ -301,6 +301,7 @@ def test_hostile_names_and_tokens_stay_text(server):
             page.route("**://e.x/**", lambda route: (fetched.append(route.request.url), route.abort()))
             page.goto(server["url"])
             _settle(page)
+            assert page.get_by_text("Deploy", exact=True).count() == 0  # client.toolbarMode = "minimal"
             _nav(page, "Library", "Tokenizer library")
             _import_tokenizer(page, imported.to_json().encode("utf-8"))
             _no_live_markup(page, "Library after the import", fetched)
