@@ -116,6 +116,7 @@ def report(results: dict, log) -> None:
         ("Encoding", results["encode"] and encoding_bench.encoding_table(results["encode"])),
         ("Batch encoding", results["batch"] and encoding_bench.batch_table(results["batch"])),
         ("Larger than memory (train_files, bpe_core)", results["big"] and training_bench.big_table(results["big"])),
+        ("Tie rules on one long raw stream (issue 10)", training_bench.tie_rule_table(results.get("ties"))),
         ("Tokenize page render, the library's share (issue 4: under a second of server time)",
          results["render"] and render_bench.render_report(results["render"])),
     ]
@@ -128,6 +129,7 @@ def report(results: dict, log) -> None:
         training_bench.training_targets(results["train"])
         + encoding_bench.encoding_targets(results["encode"])
         + training_bench.big_targets(results["big"])
+        + training_bench.tie_rule_targets(results.get("ties"))
     )
     log("\n".join(targets))
 
@@ -155,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"train": [], "encode": [], "batch": None, "render": [], "big": []}
     if not args.skip_train:
         results["train"] = run_training(found, vocabs, repeats, log)
+        log("\n## tie rules: the built-in passages as one raw stream (pattern=None), 3000 merges")
+        results["ties"] = training_bench.tie_rule_rounds(repeats, log)
     if not args.skip_encode:
         results["encode"] = run_encoding(found, data, args.quick, repeats, log)
     if not args.skip_batch and not args.skip_encode:

@@ -4,7 +4,9 @@
 with GPT-2's pre-tokenization, in a child process per run, timing the training call only; the child
 then encodes the held-out text with the result, for characters per token. ``big_runs`` is the
 larger-than-memory case: ``bpe_core.train_files`` on generated files under a 1.5 GB address-space
-limit, timing wall and CPU seconds (the counting workers' included).
+limit, timing wall and CPU seconds (the counting workers' included). ``tie_rule_rounds`` times
+bpe_core's tie rules against each other on one long raw stream (the built-in passages, 34 KB, as
+one document with ``pattern=None``), where the first-seen rule used to be 90x slower.
 
 What it does not measure: reading the corpus, interpreter start-up, building a tokenizer for
 encoding, or the quality of the merges beyond held-out characters per token (the tests check that
@@ -112,7 +114,20 @@ def child_train_files(spec: dict) -> dict:
     }
 
 
-CHILD_TASKS = {"train": child_train, "train_files": child_train_files}
+def child_tie_rule(spec: dict) -> dict:
+    """bpe_core.train on the built-in passages as one raw stream with one tie rule."""
+    import bpe_core
+    from bpe_core.samples import load_samples
+
+    text = "\n".join(sample.text for sample in load_samples("natural"))
+    started = time.perf_counter()
+    tok = bpe_core.train(text, 256 + spec["merges"], pattern=None, min_frequency=1, tie_break=spec["tie_break"])
+    seconds = time.perf_counter() - started
+    digest = hashlib.sha256(json.dumps(tok.merges, default=lambda b: b.hex()).encode()).hexdigest()
+    return {"seconds": seconds, "merges": len(tok.merges), "bytes": len(text.encode("utf-8")), "merges_sha256": digest}
+
+
+CHILD_TASKS = {"train": child_train, "train_files": child_train_files, "tie_rule": child_tie_rule}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -158,6 +173,44 @@ def big_runs(data_dir: Path, sizes_mb: list[int], vocab_size: int, log=print) ->
             f"unique pre-tokens {result['unique_pretokens']:,}"
         )
     return results
+
+
+def tie_rule_rounds(repeats: int, log=print, merges: int = 3000) -> Rounds:
+    """``repeats`` rounds of every tie rule on one long raw stream, the first rule changing each round."""
+    from bpe_core.tie_rules import TIE_BREAKS
+
+    rounds = Rounds(f"raw stream, {merges} merges")
+    for number in range(repeats):
+        for rule in rotated(list(TIE_BREAKS), number):
+            result = rounds.add(rule, run_child({"task": "tie_rule", "tie_break": rule, "merges": merges}))
+            log(f"  round {number + 1} {rule:13s} {result['seconds']:7.2f} s  merges {result['merges']}")
+    return rounds
+
+
+def tie_rule_table(rounds: Rounds | None) -> str:
+    if rounds is None or not rounds.runs:
+        return ""
+    size = next(iter(rounds.runs.values()))[0]["bytes"]
+    lines = [
+        f"The built-in passages as one document ({size / 1000:.0f} KB, pattern=None, min_frequency 1), {rounds.label}.",
+        "",
+        "| tie rule | time (median) | rule / lexicographic (median of rounds) |",
+        "|---|---|---|",
+    ]
+    for rule in rounds.runs:
+        lines.append(
+            f"| {rule} | {rounds.median(rule, 'seconds'):.2f} s | {fmt_ratio(rounds.ratio(rule, 'lexicographic'))} |"
+        )
+    return "\n".join(lines)
+
+
+def tie_rule_targets(rounds: Rounds | None) -> list[str]:
+    """Issue 10's target: the first-seen rule at most twice the lexicographic rule's time."""
+    if rounds is None or not rounds.has("first", "lexicographic"):
+        return []
+    ratio = rounds.ratio("first", "lexicographic")
+    return [verdict(f"first tie rule on one long raw stream ({rounds.label}) <= 2x lexicographic", ratio <= 2,
+                    f"{ratio:.2f}x")]
 
 
 def training_table(all_rounds: list[Rounds]) -> str:

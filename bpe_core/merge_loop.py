@@ -8,10 +8,10 @@ entry is pushed back with its live count rather than dropped. Only ids up to U+1
 character, hence ``MAX_VOCAB_SIZE``.
 
 Rules (see README, "Training rules"): a pair's count is the number of adjacent positions holding it,
-weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are broken by ``tie_break``;
-a pair whose bytes already exist as a token is never merged (two ids never share bytes) and the loop
-moves on to the next pair. The plain algorithm is ``trace.trace_training``; tests check this loop
-against it and against a naive trainer.
+weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are broken by ``tie_break``
+(each rule's key is in ``tie_rules``); a pair whose bytes already exist as a token is never merged
+(two ids never share bytes) and the loop moves on to the next pair. The plain algorithm is
+``trace.trace_training``; tests check this loop against it and against a naive trainer.
 """
 
 from __future__ import annotations
@@ -20,10 +20,14 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import add
-from typing import Literal
 
-TieBreak = Literal["lexicographic", "first"]
-TIE_BREAKS = ("lexicographic", "first")
+from .tie_rules import KEY_SHIFT, TIE_BREAKS, FirstSeen, TieBreak, symbol_key, tie_key
+
+# TIE_BREAKS, TieBreak and tie_key live in tie_rules and are kept importable from here.
+__all__ = [
+    "MAX_VOCAB_SIZE", "TIE_BREAKS", "LearnedMerge", "ProgressCallback", "TieBreak", "count_pairs", "id_string",
+    "learn_merges", "tie_key",
+]
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -34,8 +38,6 @@ STOP_MIN_FREQUENCY = "best pair count below min_frequency"
 
 #: The largest vocabulary the loop can build: every id must fit in one character.
 MAX_VOCAB_SIZE = 0x110000
-_INVERT = bytes(range(255, -1, -1))
-_KEY_END = "\u0100"  # greater than every inverted byte (0..255): a prefix sorts after its extensions
 
 
 @dataclass(frozen=True)
@@ -54,12 +56,6 @@ def id_string(ids: Sequence[int]) -> str:
     'hi\u0100'
     """
     return "".join(map(chr, ids))
-
-
-def tie_key(token: bytes) -> str:
-    """The heap's tie key for ``lexicographic``: the greatest bytes get the smallest key, and a
-    prefix ("a") sorts after its extensions ("ab"); two keys concatenated compare like the pair."""
-    return token.translate(_INVERT).decode("latin-1") + _KEY_END
 
 
 def count_pairs(words: list[str], freqs: list[int]) -> tuple[dict[str, int], dict[str, list[int]], int]:
@@ -114,20 +110,29 @@ def learn_merges(
     pair_counts, where, total_tokens = count_pairs(words, freqs)
     counts_get = pair_counts.get
     where_get = where.get
-    lexicographic = tie_break == "lexicographic"
     threshold = max(min_frequency, 1)  # pairs below it are never chosen: they only lose counts
-    # Tie keys per symbol: the pair key is key(left) + key(right) (prefix-free, so this compares
-    # like the tuple of the two keys). The "first" rule sorts ties itself and needs no key.
+    # The heap takes the smallest (-count, key). The "first" rule's key is where the pair is first
+    # met, kept by FirstSeen; the other rules' pair key is key(left) + key(right) (each prefix-free
+    # or one character, so this compares like the tuple of the two keys).
+    seen = FirstSeen(words, where, token_bytes) if tie_break == "first" else None
     keys: dict[str, str] = {}
-    if lexicographic:
+    if seen is not None:
+        first = seen.first
+        key_of = first.__getitem__
+        long_labels = seen.starts.get
+    else:
         for token_id, token in token_bytes.items():
             if token_id < MAX_VOCAB_SIZE:
-                keys[chr(token_id)] = tie_key(token)
+                keys[chr(token_id)] = symbol_key(tie_break, token_id, token)
+
+        def key_of(pair: str) -> str:
+            return keys[pair[0]] + keys[pair[1]]
+
     heap = []
     below = False  # whether a pair with a positive count was left out of the heap
     for pair, count in pair_counts.items():
         if count >= threshold:
-            heap.append((-count, keys[pair[0]] + keys[pair[1]] if lexicographic else "", pair))
+            heap.append((-count, key_of(pair), pair))
         else:
             below = True
     heapq.heapify(heap)
@@ -135,54 +140,30 @@ def learn_merges(
     heappop = heapq.heappop
     excluded: set[str] = set()
 
-    def entry(pair: str, count: int):
-        return (-count, keys[pair[0]] + keys[pair[1]] if lexicographic else "", pair)
-
-    def pop_fresh():
-        """Pop the heap until an entry whose stored count is the pair's live count."""
+    def pop_best():
+        """Pop the heap until an entry whose stored count and key are the pair's live ones: a stored
+        entry never ranks after its live one (counts only fall, first occurrences only move later),
+        so that entry is the best pair."""
         nonlocal below
         while heap:
             item = heappop(heap)
             pair = item[2]
-            live = pair_counts.get(pair, 0)
+            live = counts_get(pair, 0)
             if live != -item[0]:
                 if live >= threshold:
-                    heappush(heap, entry(pair, live))
+                    heappush(heap, (-live, key_of(pair), pair))
                 elif live > 0:
                     below = True
                 continue
             if pair in excluded:
                 continue
+            if seen is not None:
+                key = seen.exact(pair)
+                if key != item[1]:
+                    heappush(heap, (item[0], key, pair))
+                    continue
             return pair, live
         return None
-
-    def first_occurrence(pair: str) -> tuple[int, int]:
-        for index in where[pair]:
-            position = words[index].find(pair)
-            if position >= 0:
-                return index, position
-        raise AssertionError("index out of sync")  # internal invariant, not input validation
-
-    def pop_best():
-        best = pop_fresh()
-        if best is None or lexicographic:
-            return best
-        # "first" rule: among all pairs tied at the best count, the one met first.
-        tied = [best]
-        count = best[1]
-        while heap and -heap[0][0] >= count:
-            more = pop_fresh()
-            if more is None:
-                break
-            if more[1] == count:
-                tied.append(more)
-            else:
-                heappush(heap, entry(*more))
-                break
-        tied.sort(key=lambda item: first_occurrence(item[0]))
-        for other in tied[1:]:
-            heappush(heap, entry(*other))
-        return tied[0]
 
     merges: list[LearnedMerge] = []
     stop_reason = STOP_VOCAB_SIZE
@@ -213,8 +194,8 @@ def learn_merges(
         token_bytes[new_id] = new_bytes
         existing.add(new_bytes)
         new = chr(new_id)
-        if lexicographic:
-            keys[new] = tie_key(new_bytes)
+        if seen is None:
+            keys[new] = symbol_key(tie_break, new_id, new_bytes)
         ba = b + a
 
         created: list[str] = []  # the pairs this merge makes (each holds `new`)
@@ -228,6 +209,14 @@ def learn_merges(
             freq = freqs[index]
             replaced += (len(word) - size) * freq
             words[index] = merged
+            # The first rule's labels of a long word: copied up to each pair's left half, the right
+            # half's dropped (``FirstSeen``); they are read at old positions, j + absorbed.
+            labels = long_labels(index) if seen is not None else None
+            if labels is not None:
+                view = memoryview(labels)
+                kept = []
+                previous = 0
+            absorbed = 0  # new symbols before merged[j]
             # Around each new symbol, the pair it broke loses this word's count and the pair it
             # forms gains it: on its left (unless that is a new symbol too, handled as its right),
             # then on its right.
@@ -250,17 +239,33 @@ def learn_merges(
                     if holders is None:
                         where[fresh] = [index]
                         created.append(fresh)
+                        if seen is not None:  # its first occurrence: the first word, leftmost
+                            at = side if side < j else j
+                            label = seen.label(index, at) if labels is None else labels[at + absorbed]
+                            first[fresh] = index << KEY_SHIFT | label
                     elif holders[-1] != index:
                         holders.append(index)
+                if labels is not None:
+                    kept.append(view[previous : j + absorbed + 1])
+                    previous = j + absorbed + 2
+                absorbed += 1
                 j = merged.find(new, j + 1)
+            if labels is not None:
+                kept.append(view[previous:])
+                seen.relabel(index, kept)
+                view.release()
         pair_counts.pop(pair, None)
+        if seen is not None:
+            seen.forget(pair)
         for fresh in created:
             live = pair_counts[fresh]
             if live >= threshold:
-                heappush(heap, entry(fresh, live))
+                heappush(heap, (-live, key_of(fresh), fresh))
             else:
                 below = True
                 del where[fresh]  # never chosen, so never looked up
+                if seen is not None:
+                    seen.forget(fresh)
         total_tokens -= replaced
         merges.append(LearnedMerge(left, right, new_id, count, total_tokens))
         if progress and (len(merges) % report_every == 0 or len(merges) == num_merges):

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from .bpe import merge, pair_counts
 from .counting import count_words
-from .merge_loop import TIE_BREAKS
 from .pretokenize import PreTokenizer
 from .special_tokens import validate_special_tokens
+from .tie_rules import TIE_BREAKS, huggingface_byte_ids
 
 #: Inputs larger than this many characters are refused: the trace recounts everything each step.
 MAX_TRACE_CHARACTERS = 200_000
@@ -69,6 +69,23 @@ def _checked_documents(texts: str | Sequence[str], num_merges: int, tie_break: s
     return documents
 
 
+def _ranked(
+    counts: dict[tuple[bytes, bytes], int], tie_break: str, made: dict[bytes, int]
+) -> list[tuple[tuple[bytes, bytes], int]]:
+    """The pairs best first: highest count, then the tie rule (README, "Training rules")."""
+    if tie_break == "lexicographic":
+        return sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    if tie_break == "first":
+        # Dict order is order of first appearance, so sorting by count alone keeps the "first" rule.
+        return sorted(counts.items(), key=lambda item: -item[1])
+    byte_ids = huggingface_byte_ids() if tie_break == "huggingface" else range(256)
+
+    def symbol_id(symbol: bytes) -> int:
+        return byte_ids[symbol[0]] if len(symbol) == 1 else made[symbol]
+
+    return sorted(counts.items(), key=lambda item: (-item[1], symbol_id(item[0][0]), symbol_id(item[0][1])))
+
+
 def trace_training(
     texts: str | Sequence[str],
     num_merges: int,
@@ -88,6 +105,7 @@ def trace_training(
     existing = {bytes([b]) for b in range(256)} | {t.encode("utf-8") for t in specials}
     next_id = 256 + len(specials)
     excluded: set[tuple[bytes, bytes]] = set()
+    made: dict[bytes, int] = {}  # merged token -> its id
 
     def snapshot() -> list[WordState]:
         return [WordState(tuple(symbols), freq) for symbols, freq in zip(words, freqs)]
@@ -100,11 +118,7 @@ def trace_training(
         if not counts:
             stop_reason = "no pair left to merge"
             break
-        # Dict order is order of first appearance, so sorting by count alone keeps the "first" rule.
-        if tie_break == "lexicographic":
-            ranked = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
-        else:
-            ranked = sorted(counts.items(), key=lambda item: -item[1])
+        ranked = _ranked(counts, tie_break, made)
         pair, count = ranked[0]
         if count < min_frequency:
             stop_reason = "best pair count below min_frequency"
@@ -114,6 +128,7 @@ def trace_training(
             excluded.add(pair)
             continue
         existing.add(new_token)
+        made[new_token] = next_id
         words = [merge(symbols, pair, new_token) for symbols in words]
         tokens_after = sum(len(s) * f for s, f in zip(words, freqs))
         steps.append(TraceStep(len(steps) + 1, pair, count, next_id, new_token, ranked[:top], snapshot(), tokens_after))

@@ -210,11 +210,13 @@ def train(
     ``texts`` is one document (a ``str``) or an iterable of documents. Ids 0..255 are the bytes,
     then the special tokens in order, then one id per merge; ``vocab_size`` counts all of them.
     Training stops at ``vocab_size``, when no pair is left, or when the best pair's count is below
-    ``min_frequency``. ``tie_break`` is ``"lexicographic"`` (the greatest (left bytes, right bytes)
-    pair wins) or ``"first"`` (the pair met first, scanning unique pre-tokens in order of first
-    appearance, left to right: the textbook's first-seen tie rule). ``workers`` is how many processes count
-    pre-tokens (None: one per CPU for inputs of several megabytes, else this process; 1: this process
-    only); the tokenizer does not depend on it.
+    ``min_frequency``. ``tie_break`` picks among pairs with the best count: ``"lexicographic"`` (the
+    greatest (left bytes, right bytes) pair), ``"first"`` (the pair met first, scanning unique
+    pre-tokens in order of first appearance, left to right: the textbook's first-seen rule),
+    ``"huggingface"`` or ``"rustbpe"`` (each tool's own rule, so the merges are theirs; see
+    ``tie_rules``). ``workers`` is how many processes count pre-tokens (None: one per CPU for inputs
+    of several megabytes, else this process; 1: this process only); the tokenizer does not depend
+    on it.
     """
     started = time.perf_counter()
     specials = _validate_settings(vocab_size, min_frequency, tie_break, special_tokens)
