@@ -108,7 +108,8 @@ def read_text() -> tuple[str, bool]:
             st.error(f"{md(upload.error.rstrip('.'))}. The typed text is used instead.")
             continue
         st.caption(
-            f"Using **{md(upload.name)}** ({len(upload.text):,} characters). Remove the file to go back to the typed text."
+            f"Using **{md(upload.name)}** ({len(upload.text):,} characters). "
+            "Remove the file to go back to the typed text."
         )
         return upload.text, True
     return text, False

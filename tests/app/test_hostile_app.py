@@ -43,7 +43,9 @@ LIBRARY = "pages/library.py"
 HOME = "pages/home.py"
 COMPARE = "pages/compare.py"
 #: Element types whose value is a Markdown body.
-MARKDOWN_BODIES = {"markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success", "toast"}
+MARKDOWN_BODIES = {
+    "markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success", "toast",
+}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------
@@ -279,8 +281,9 @@ def test_compare_shows_names_and_file_labels_as_text(hostile):
     assert any("&lt;b&gt;z&lt;/b&gt;" in s for s in figure_strings(at)), "legend names escaped"
     at.radio(key="cmp.source").set_value("My files")
     run(at)
+    passage = ("A town library. " * 20).encode()
     at.file_uploader(key="cmp.uploads").set_value(
-        [(f"{HOSTILE}.txt", ("A town library. " * 20).encode(), "text/plain"), (f"{HOSTILE} bad.txt", b"\xff", "text/plain")]
+        [(f"{HOSTILE}.txt", passage, "text/plain"), (f"{HOSTILE} bad.txt", b"\xff", "text/plain")]
     )
     run(at)
     shown = assert_no_live_markup(at)

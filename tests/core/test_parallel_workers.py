@@ -24,7 +24,9 @@ def started(monkeypatch):
     return count
 
 
-@pytest.mark.parametrize("tasks, cpus, requested, expected", [(1, 8, 40, 1), (3, 2, 40, 2), (5, 8, 3, 3), (0, 8, 40, 0)])
+@pytest.mark.parametrize(
+    "tasks, cpus, requested, expected", [(1, 8, 40, 1), (3, 2, 40, 2), (5, 8, 3, 3), (0, 8, 40, 0)]
+)
 def test_workers_are_capped_by_tasks_and_cpus(started, monkeypatch, tasks, cpus, requested, expected):
     monkeypatch.setattr(parallel, "available_cpus", lambda: cpus)
     work = iter(range(100, 100 + tasks))
