@@ -31,8 +31,8 @@ TIE_BREAKS: tuple[str, ...] = ("lexicographic", "first", "huggingface", "rustbpe
 #: One line per rule, for help texts.
 TIE_RULES: dict[str, str] = {
     "lexicographic": "the greatest (left bytes, right bytes) pair",
-    "first": "the pair met first (pre-tokens in order of first appearance, left to right): minbpe's rule",
-    "huggingface": "the smallest pair of ids, bytes in GPT-2 byte-alphabet order: Hugging Face BpeTrainer's rule",
+    "first": "the pair met first (unique pre-tokens in order of first appearance, left to right): minbpe's rule",
+    "huggingface": "the smallest pair of ids, bytes in GPT-2's byte-alphabet order: Hugging Face BpeTrainer's rule",
     "rustbpe": "the smallest pair of ids, bytes by value: rustbpe's rule",
 }
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core.pretokenize import PreTokenizer
+from bpe_core.tie_rules import TIE_BREAKS, TIE_RULES
 
 from pages._ui import charts, exports, state, tables, tokenizers
 from pages._ui.render import markdown_text as md
@@ -183,9 +184,10 @@ def settings_section(corpus: Corpus) -> Settings:
             key="train.min_frequency",
         )  # fmt: skip
         tie_break = st.radio(
-            "Tie rule (pairs with equal counts)", ["lexicographic", "first"], horizontal=True, key="train.tie_break",
-            help="lexicographic: the greatest (left bytes, right bytes) pair wins. "
-            "first: the pair met first in the corpus wins.",
+            "Tie rule (pairs with equal counts)", list(TIE_BREAKS), horizontal=True, key="train.tie_break",
+            help="  \n".join(f"**{rule}**: {TIE_RULES[rule]}" for rule in TIE_BREAKS)
+            + "  \nWith the GPT-2 pattern, huggingface gives BpeTrainer's merges (same min frequency) and "
+            "rustbpe gives rustbpe's (min frequency 1: rustbpe has none).",
         )  # fmt: skip
         specials_text = st.text_area(
             "Special tokens (separated by commas or new lines)", key="train.specials", placeholder="<|endoftext|>",
