@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .token_ids import MAX_TOKEN_ID
+
 
 def _is_id(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_ID
 
 
 def check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
@@ -20,7 +22,7 @@ def check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
     checked: dict[int, bytes] = {}
     for token_id, token in vocab.items():
         if not _is_id(token_id):
-            raise ValueError(f"vocab ids must be non-negative integers, got {token_id!r}")
+            raise ValueError(f"vocab ids must be integers from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
         if not isinstance(token, (bytes, bytearray)):
             raise TypeError(f"vocab[{token_id}] must be bytes, not {type(token).__name__}")
         checked[token_id] = bytes(token)
@@ -60,7 +62,7 @@ def _special_tokens_with_ids(special_tokens: Mapping[str, int], vocab: dict[int,
         if not isinstance(token, str) or not token:
             raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
         if not _is_id(token_id):
-            raise ValueError(f"special token {token!r} needs a non-negative integer id, got {token_id!r}")
+            raise ValueError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
         encoded = token.encode("utf-8")
         if token_id in vocab and vocab[token_id] != encoded:
             raise ValueError(
