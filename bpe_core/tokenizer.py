@@ -4,7 +4,8 @@ Encoding follows GPT-2's original encoder: split off special tokens, pre-tokeniz
 turn each piece into its bytes and repeatedly apply the merge with the lowest rank among the
 adjacent pairs (all its occurrences, left to right, without overlap) until none applies. The
 algorithm is in ``bpe``, the caches that make it fast in ``encoder``, batches over worker processes
-in ``batch``, and the checks of the parts in ``vocabulary``; this class ties them together.
+in ``batch``, the checks of the parts in ``vocabulary`` and of ids from callers in ``token_ids``,
+and the rest of ``tiktoken.Encoding``'s surface in ``tiktoken_compat``; this class ties them together.
 
 This module does not train (see ``training``) and reads or writes only bpe_core's own JSON file
 (through ``bpe_json``); other tools' formats are in ``formats``. It knows about no UI.
