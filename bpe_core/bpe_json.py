@@ -10,6 +10,11 @@ Layout (version 1)::
      "merges": [[97, 98, 257, 9], ...],          # rank order
      "training": {...settings, corpus statistics...} | null}
 
+A tokenizer that pre-tokenizes in stages (``stages.Pipeline``, e.g. imported from a Hugging Face
+file) is written as version 2: ``"pattern": null`` and ``"pretokenizer": {"normalizers": [...],
+"stages": [{"type": "split", "pattern", "literal", "behavior", "invert"} | {"type": "prefix_space"}]}``;
+every other tokenizer is still written as version 1, which older bpe_core releases read.
+
 A token is written as ``text`` when its bytes are valid UTF-8, else as ``hex``, so any bytes survive.
 Loading checks everything and reports problems as ``ValueError`` naming the file and the place.
 
@@ -28,9 +33,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
+from .stages import Pipeline
 
 FORMAT = "bpe_core.tokenizer"
-VERSION = 1
+#: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).
+VERSION = 2
 MERGE_FIELDS = ["left", "right", "id", "count"]
 #: Token ids in the file (vocab and special tokens) are below this: tiktoken stores ids as unsigned
 #: 32-bit integers, so no tokenizer holds a larger one (``token_ids.MAX_TOKEN_ID`` + 1). Training uses
@@ -51,7 +58,7 @@ def _token_entry(token_id: int, token: bytes) -> dict[str, Any]:
 def dumps(
     *,
     name: str,
-    pattern: str | None,
+    pattern: str | Pipeline | None,
     pattern_name: str | None,
     special_tokens: dict[str, int],
     vocab: dict[int, bytes],
@@ -59,12 +66,14 @@ def dumps(
     training: dict | None,
 ) -> str:
     """The file's text; ``merges`` are (left id, right id, new id, count) in rank order."""
+    staged = isinstance(pattern, Pipeline)
     document = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": 2 if staged else 1,
         "name": name,
-        "pattern": pattern,
+        "pattern": None if staged else pattern,
         "pattern_name": pattern_name,
+        **({"pretokenizer": pattern.to_dict()} if staged else {}),
         "special_tokens": special_tokens,
         "vocab": [_token_entry(i, token) for i, token in sorted(vocab.items())],
         "merge_fields": MERGE_FIELDS,
@@ -118,6 +127,12 @@ def from_dict(data: Any) -> dict[str, Any]:
     merges, counts = _read_merges(data["merges"], vocab)
     pattern = data.get("pattern")
     _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
+    if version >= 2 and data.get("pretokenizer") is not None:
+        _require(pattern is None, "a file with a 'pretokenizer' must have 'pattern': null")
+        try:
+            pattern = Pipeline.from_dict(data["pretokenizer"])
+        except (TypeError, ValueError) as exc:
+            raise _Problem(f"'pretokenizer': {exc}") from None
     training = _read_training(data.get("training") or None)
     name = data.get("name", "tokenizer")
     _require(isinstance(name, str), "'name' must be a string")

@@ -1,18 +1,30 @@
 """Hugging Face ``tokenizer.json`` for byte-level BPE: writing one that HF ``tokenizers`` loads with the
-same ids, and reading GPT-2-style ones (a Split and/or ByteLevel pre-tokenizer, BPE model)."""
+same ids, and reading one exactly or not at all.
+
+Reading takes what byte-level files of recent open models use: normalizers NFC, NFD, NFKC, NFKD,
+Lowercase and Sequences of them; a pre-tokenizer that is a ``Sequence`` of ``Split`` rules (regex or
+literal, any ``behavior``, ``invert``) ending with ``ByteLevel`` (with or without its own regex and
+prefix space); a BPE model; added tokens. Regexes are read from Oniguruma's dialect by
+``oniguruma``. Anything else is refused with a message naming the component, never imported
+approximately. The ids are HF's ``encode(text, add_special_tokens=False)``: the post-processor (a
+template adding ``<|begin_of_text|>``, say), truncation and padding are not part of the tokenizer.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..pretokenize import PRESETS, preset_name
+from ..pretokenize import GPT2_PATTERN, PRESETS
+from ..stages import Pipeline, PrefixSpace, Split
 from ..tokenizer import Tokenizer
 from .bytelevel import bytes_to_printable, printable_to_bytes
 from .gpt2_files import parse_encoder
+from .oniguruma import from_oniguruma
 
 
 # A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no
@@ -20,23 +32,82 @@ from .gpt2_files import parse_encoder
 # engine HF tokenizers uses. An atomic group says the same thing in every engine.
 _POSSESSIVE_INTERVAL = re.compile(r"(\\[pP]\{[^}]*\}|\\.|\[(?:\\.|[^\]\\])*\]|[^\\()\[\]{}|])(\{\d+(?:,\d*)?\})\+")
 
+#: HF's names for the split behaviors and normalizers, and bpe_core's (see ``stages``).
+_BEHAVIORS = {
+    "Isolated": "isolated",
+    "Removed": "removed",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+_NORMALIZERS = {"NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD", "Lowercase": "lowercase"}
+# What bpe_core's own export puts around a custom pattern so that HF keeps unmatched characters.
+_CATCH_ALL = r"|[\s\S]"
+_REFUSED = "it is not imported, since the ids would differ from HF tokenizers'"
+
 
 def oniguruma_pattern(source: str) -> str:
     """``source`` rewritten for Oniguruma (HF tokenizers): possessive intervals become atomic groups."""
     return _POSSESSIVE_INTERVAL.sub(r"(?>\1\2)", source)
 
 
+# ------------------------------------------------------------------------------------------------
+# writing
+
+
+def _normalizer_dict(normalizers: tuple[str, ...]) -> dict[str, Any] | None:
+    hf_names = {ours: theirs for theirs, ours in _NORMALIZERS.items()}
+    nodes = [{"type": hf_names[name]} for name in normalizers]
+    if len(nodes) <= 1:
+        return nodes[0] if nodes else None
+    return {"type": "Sequence", "normalizers": nodes}
+
+
+def _byte_level(*, add_prefix_space: bool, use_regex: bool) -> dict[str, Any]:
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": False, "use_regex": use_regex}
+
+
+def _pipeline_pre_tokenizers(pipeline: Pipeline) -> list[dict[str, Any]]:
+    """HF's pre-tokenizers for ``pipeline``: its Split rules, then ByteLevel, which takes a trailing
+    GPT-2 split (``use_regex``) and a trailing prefix space (``add_prefix_space``)."""
+    stages = list(pipeline.stages)
+    use_regex = bool(stages) and stages[-1] == Split(GPT2_PATTERN)
+    if use_regex:
+        stages.pop()
+    add_prefix_space = bool(stages) and isinstance(stages[-1], PrefixSpace)
+    if add_prefix_space:
+        stages.pop()
+    nodes = []
+    for stage in stages:
+        if isinstance(stage, PrefixSpace):
+            raise ValueError(
+                "a prefix space can only be exported as the last stage (HF's ByteLevel(add_prefix_space=True), "
+                "optionally followed by its GPT-2 regex); tokenizer.json cannot hold it elsewhere"
+            )
+        pattern = {"String": stage.pattern} if stage.literal else {"Regex": oniguruma_pattern(stage.pattern)}
+        hf_behavior = next(theirs for theirs, ours in _BEHAVIORS.items() if ours == stage.behavior)
+        nodes.append({"type": "Split", "pattern": pattern, "behavior": hf_behavior, "invert": stage.invert})
+    return nodes + [_byte_level(add_prefix_space=add_prefix_space, use_regex=use_regex)]
+
+
 def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     """The ``tokenizer.json`` form: BPE model over GPT-2's byte alphabet, the pattern as a Split
-    pre-tokenizer followed by ByteLevel, special tokens as added tokens."""
+    pre-tokenizer followed by ByteLevel (a ``Pipeline``'s stages and normalizers as HF's), special
+    tokens as added tokens."""
     special_ids = set(tokenizer.special_tokens.values())
-    pre_tokenizers: list[dict[str, Any]] = []
-    source = tokenizer.pretokenizer.full_source
-    if source is not None:
-        pre_tokenizers.append(
-            {"type": "Split", "pattern": {"Regex": oniguruma_pattern(source)}, "behavior": "Isolated", "invert": False}
-        )
-    pre_tokenizers.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
+    pattern = tokenizer.pattern
+    normalizer = None
+    if isinstance(pattern, Pipeline):
+        pre_tokenizers = _pipeline_pre_tokenizers(pattern)
+        normalizer = _normalizer_dict(pattern.normalizers)
+    else:
+        pre_tokenizers = []
+        source = tokenizer.pretokenizer.full_source
+        if source is not None:
+            pre_tokenizers.append(
+                {"type": "Split", "pattern": {"Regex": oniguruma_pattern(source)}, "behavior": "Isolated", "invert": False}
+            )
+        pre_tokenizers.append(_byte_level(add_prefix_space=False, use_regex=False))
     return {
         "version": "1.0",
         "truncation": None,
@@ -53,10 +124,10 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             }
             for token, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])
         ],
-        "normalizer": None,
+        "normalizer": normalizer,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre_tokenizers},
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+        "decoder": _byte_level(add_prefix_space=False, use_regex=False),
         "model": {
             "type": "BPE",
             "dropout": None,
@@ -86,37 +157,199 @@ def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
     Path(path).write_text(json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False), encoding="utf-8")
 
 
-def _find_split_regex(node: Any) -> tuple[str | None, bool]:
-    """(regex of a Split pre-tokenizer, whether a ByteLevel with use_regex=True is present)."""
-    if not isinstance(node, dict):
-        return None, False
-    kind = node.get("type")
+# ------------------------------------------------------------------------------------------------
+# reading
+
+
+def _typed(node: Any, where: str) -> str:
+    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+        raise ValueError(f"{where} must be an object with a 'type'")
+    return node["type"]
+
+
+def _flag(node: dict, key: str, default: bool, where: str) -> bool:
+    value = node.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: '{key}' must be true or false, got {value!r}")
+    return value
+
+
+def read_normalizers(node: Any) -> list[str]:
+    """bpe_core's normalizer names for a tokenizer.json ``normalizer`` (None: no normalization);
+    ValueError naming any normalizer this cannot reproduce exactly."""
+    if node is None:
+        return []
+    kind = _typed(node, "the normalizer")
     if kind == "Sequence":
-        regex_source, byte_level_regex = None, False
-        for child in node.get("pretokenizers", []):
-            found, uses = _find_split_regex(child)
-            regex_source = regex_source or found
-            byte_level_regex = byte_level_regex or uses
-        return regex_source, byte_level_regex
-    if kind == "Split":
-        pattern = node.get("pattern", {})
-        return (pattern.get("Regex") if isinstance(pattern, dict) else None), False
-    if kind == "ByteLevel":
-        return None, bool(node.get("use_regex", True))
-    return None, False
+        children = node.get("normalizers")
+        if not isinstance(children, list):
+            raise ValueError("the normalizer Sequence needs a 'normalizers' list")
+        return [name for child in children for name in read_normalizers(child)]
+    if kind not in _NORMALIZERS:
+        raise ValueError(
+            f"the normalizer {kind!r} is not supported (only {', '.join(_NORMALIZERS)} and Sequences of "
+            f"them are); {_REFUSED}"
+        )
+    return [_NORMALIZERS[kind]]
 
 
-def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
-    """Import a byte-level BPE ``tokenizer.json`` (GPT-2 style, or one written by ``save_huggingface``)."""
-    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
-        raise ValueError("not a Hugging Face tokenizer.json: the 'model' object is missing")
-    model = data["model"]
+def _flatten(node: Any, where: str) -> list[dict]:
+    kind = _typed(node, where)
+    if kind != "Sequence":
+        return [node]
+    children = node.get("pretokenizers")
+    if not isinstance(children, list):
+        raise ValueError(f"{where}: a Sequence needs a 'pretokenizers' list")
+    return [leaf for number, child in enumerate(children) for leaf in _flatten(child, f"{where} {number}")]
+
+
+def _split_stage(node: dict, number: int) -> Split:
+    where = f"pre-tokenizer {number} (Split)"
+    pattern = node.get("pattern")
+    if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
+        raise ValueError(f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}')
+    (kind, source), = pattern.items()
+    behavior = node.get("behavior")
+    if behavior not in _BEHAVIORS:
+        raise ValueError(f"{where}: the behavior {behavior!r} is not one of {', '.join(_BEHAVIORS)}")
+    invert = _flag(node, "invert", False, where)
+    if kind == "String":
+        if not source:
+            raise ValueError(f"{where}: an empty String pattern matches everywhere; {_REFUSED}")
+        return Split(source, behavior=_BEHAVIORS[behavior], invert=invert, literal=True)
+    if kind != "Regex":
+        raise ValueError(f"{where}: the pattern kind {kind!r} is neither Regex nor String")
+    try:
+        translated = from_oniguruma(source)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return Split(translated, behavior=_BEHAVIORS[behavior], invert=invert)
+
+
+def read_stages(node: Any) -> list[Split | PrefixSpace]:
+    """bpe_core's stages for a tokenizer.json ``pre_tokenizer``: Splits, then what the final
+    ByteLevel adds (a prefix space, GPT-2's regex); ValueError naming anything else."""
+    if node is None:
+        raise ValueError(f"the file has no pre-tokenizer, so no ByteLevel: not a byte-level BPE file; {_REFUSED}")
+    leaves = _flatten(node, "the pre-tokenizer")
+    stages: list[Split | PrefixSpace] = []
+    for number, leaf in enumerate(leaves):
+        kind = leaf["type"]
+        if kind == "ByteLevel" and number == len(leaves) - 1:
+            where = f"pre-tokenizer {number} (ByteLevel)"
+            if _flag(leaf, "add_prefix_space", False, where):
+                stages.append(PrefixSpace())
+            if _flag(leaf, "use_regex", True, where):
+                stages.append(Split(GPT2_PATTERN))
+        elif kind == "ByteLevel":
+            raise ValueError(f"pre-tokenizer {number} is a ByteLevel before other pre-tokenizers; only a final one is supported")
+        elif kind == "Split":
+            stages.append(_split_stage(leaf, number))
+        else:
+            raise ValueError(
+                f"pre-tokenizer {number} is {kind!r}, which is not supported (only Split rules followed by "
+                f"ByteLevel are); {_REFUSED}"
+            )
+    if not leaves or leaves[-1]["type"] != "ByteLevel":
+        raise ValueError(f"the pre-tokenizer does not end with ByteLevel: not a byte-level BPE file; {_REFUSED}")
+    return stages
+
+
+def _pattern_of(pre_tokenizer: Any, normalizers: list[str]) -> str | Pipeline | None:
+    """The ``Tokenizer`` pattern: a preset name, a regex or None when one regex says it all (GPT-2's
+    ByteLevel regex, bpe_core's own exports), else a ``Pipeline``."""
+    stages = read_stages(pre_tokenizer)
+    if normalizers or len(stages) > 1:
+        return Pipeline(stages, normalizers)
+    if not stages:
+        return None
+    if stages[0] == Split(GPT2_PATTERN):
+        return "gpt2"
+    raw = next(
+        leaf["pattern"].get("Regex") for leaf in _flatten(pre_tokenizer, "the pre-tokenizer") if leaf["type"] == "Split"
+    )
+    if stages[0].behavior == "isolated" and raw is not None:
+        exported_presets = {oniguruma_pattern(source): name for name, source in PRESETS.items()}
+        if raw in exported_presets:  # presets match every character, so their matches tile the text
+            return exported_presets[raw]
+        if raw.startswith("(?:") and raw.endswith(")" + _CATCH_ALL):
+            return from_oniguruma(raw[3 : -len(_CATCH_ALL) - 1])  # bpe_core's export of a custom pattern
+    return Pipeline(stages)
+
+
+def _check_model(model: dict) -> None:
     if model.get("type", "BPE") != "BPE":
         raise ValueError(f"only BPE models can be imported, this one is {model.get('type')!r}")
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
         raise ValueError("the BPE model needs a 'vocab' object and a 'merges' list")
-    added = [t for t in data.get("added_tokens") or [] if isinstance(t, dict)]
-    specials = {t["content"]: t["id"] for t in added if "content" in t and "id" in t}
+    if model.get("dropout") not in (None, 0, 0.0):
+        raise ValueError(f"the BPE model has dropout {model['dropout']!r}, which makes ids random; {_REFUSED}")
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key) not in (None, ""):
+            raise ValueError(f"the BPE model's {key} {model[key]!r} is not supported; {_REFUSED}")
+
+
+def _check_decoder(node: Any) -> None:
+    """None or ByteLevel (alone or in a Sequence): what bpe_core's decode (the tokens' bytes) does."""
+    if node is None:
+        return
+    children = node.get("decoders") if _typed(node, "the decoder") == "Sequence" else [node]
+    for child in children if isinstance(children, list) else [None]:
+        kind = child.get("type") if isinstance(child, dict) else child
+        if kind != "ByteLevel":
+            raise ValueError(
+                f"the decoder {kind!r} is not supported (only ByteLevel is): decoded text would differ from HF's"
+            )
+
+
+def _added_tokens(entries: Any, normalizers: list[str]) -> dict[str, int]:
+    """The added tokens as special tokens, refusing matching rules bpe_core does not have."""
+    specials: dict[str, int] = {}
+    normalized: list[str] = []
+    raw: list[str] = []
+    for entry in entries or []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
+            raise ValueError(f"an added token must be an object with a 'content' string and an 'id', got {entry!r}")
+        content = entry["content"]
+        for flag in ("lstrip", "rstrip", "single_word"):
+            if entry.get(flag):
+                raise ValueError(f"added token {content!r} has {flag}=true, which is not supported; {_REFUSED}")
+        (normalized if entry.get("normalized", True) else raw).append(content)
+        specials[content] = entry["id"]
+    if normalized and normalizers:
+        raise ValueError(
+            f"added token {normalized[0]!r} is matched after normalization (normalized=true) and the file "
+            f"normalizes ({', '.join(normalizers)}), which bpe_core does not do; {_REFUSED}"
+        )
+    clash = _overlap(normalized, raw) if normalized and raw else None
+    if clash:
+        raise ValueError(
+            f"added tokens {clash[0]!r} (normalized=true) and {clash[1]!r} (normalized=false) overlap, and HF "
+            f"matches the two kinds in separate passes; {_REFUSED}"
+        )
+    return specials
+
+
+def _overlap(first: Iterable[str], second: Iterable[str]) -> tuple[str, str] | None:
+    """Two tokens, one from each list, that can overlap in a text (one holds the other, or one ends
+    with the start of the other), or None."""
+    second = list(second)
+    for a in first:
+        for b in second:
+            if a in b or b in a or any(a.endswith(b[:k]) or b.endswith(a[:k]) for k in range(1, min(len(a), len(b)))):
+                return a, b
+    return None
+
+
+def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
+    """Import a byte-level BPE ``tokenizer.json`` exactly (see the module docstring), or raise
+    ValueError naming the component that is not supported."""
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise ValueError("not a Hugging Face tokenizer.json: the 'model' object is missing")
+    model = data["model"]
+    _check_model(model)
+    normalizers = read_normalizers(data.get("normalizer"))
+    specials = _added_tokens(data.get("added_tokens"), normalizers)
     encoder = {text: token_id for text, token_id in model["vocab"].items() if text not in specials}
     vocab = parse_encoder(encoder, what="tokenizer.json vocab")
     merges = []
@@ -126,18 +359,15 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
         if not isinstance(merge, list) or len(merge) != 2:
             raise ValueError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
         merges.append(tuple(printable_to_bytes(part, what=f"merge {rank}") for part in merge))
-    regex_source, byte_level_regex = _find_split_regex(data.get("pre_tokenizer"))
-    if regex_source is not None:
-        suffix = r"|[\s\S]"
-        if regex_source.startswith("(?:") and regex_source.endswith(")" + suffix):
-            regex_source = regex_source[3 : -len(suffix) - 1]
-        exported_presets = {oniguruma_pattern(source): name for name, source in PRESETS.items()}
-        pattern: str | None = preset_name(regex_source) or exported_presets.get(regex_source) or regex_source
-    elif byte_level_regex:
-        pattern = "gpt2"
-    else:
-        pattern = None
-    return Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
+    pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
+    _check_decoder(data.get("decoder"))
+    tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
+    if model.get("ignore_merges") and not tokenizer.tokens_encode_to_themselves:
+        raise ValueError(
+            "the BPE model has ignore_merges=true (a piece that is a token is taken whole) and some tokens do "
+            f"not encode to themselves under the merges, so bpe_core's ids could differ; {_REFUSED}"
+        )
+    return tokenizer
 
 
 def load_huggingface(path: str | os.PathLike) -> Tokenizer:
