@@ -185,7 +185,7 @@ def settings_section(corpus: Corpus) -> Settings:
         )  # fmt: skip
         tie_break = st.radio(
             "Tie rule (pairs with equal counts)", list(TIE_BREAKS), horizontal=True, key="train.tie_break",
-            help="  \n".join(f"**{rule}**: {TIE_RULES[rule]}" for rule in TIE_BREAKS)
+            help="  \n".join(f"**{rule}**: {TIE_RULES[rule]}" for rule in TIE_BREAKS)  # plain: bpe_core's rules
             + "  \nWith the GPT-2 pattern, huggingface gives BpeTrainer's merges (same min frequency) and "
             "rustbpe gives rustbpe's (min frequency 1: rustbpe has none).",
         )  # fmt: skip
