@@ -20,8 +20,9 @@ from operator import itemgetter
 from typing import Any
 
 from . import batch, bpe_json, tiktoken_bridge, token_ids
-from .bpe import PieceEncoder, merges_from_ranks, self_encoding_ids
+from .bpe import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
 from .encoder import TextEncoder
+from .ranks import rank_structure, tiktoken_rule_parts
 from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
 from .stages import Pipeline, StagedPreTokenizer, build_pretokenizer
 from .special_tokens import (
@@ -56,18 +57,23 @@ class Tokenizer(TiktokenSurface):
         name: str = "tokenizer",
         merge_counts: Sequence[int | None] | None = None,
         training: Mapping[str, object] | None = None,
+        rule: str = "bpe",
     ) -> None:
-        self._build(vocab, merges, special_tokens, pattern, name, merge_counts, training, self_encoding=None)
+        self._build(vocab, merges, special_tokens, pattern, name, merge_counts, training, self_encoding=None, rule=rule)
 
     def _build(
-        self, vocab, merges, special_tokens, pattern, name, merge_counts, training, *, self_encoding
+        self, vocab, merges, special_tokens, pattern, name, merge_counts, training, *, self_encoding,
+        rule="bpe", structure=None,
     ) -> None:
         """The constructor's work; ``self_encoding`` is the proved set when already known (the
-        tokenizer this one was derived from proved it), else None to prove it here."""
+        tokenizer this one was derived from proved it), else None to prove it here. ``rule`` is
+        ``"tiktoken"`` for ranks holding late merges or whole-word tokens (see ``ranks``; ``structure``
+        when already recovered)."""
         full_vocab = check_vocab(vocab)
         specials = resolve_special_tokens(special_tokens, full_vocab)
         token_to_id = index_tokens(full_vocab, set(specials.values()))
         pair_rank, merge_list = rank_merges(merges, token_to_id)
+        structure, late = tiktoken_rule_parts(rule, token_to_id, merge_list, structure)
         if merge_counts is not None and len(merge_counts) != len(merge_list):
             raise ValueError(f"merge_counts has {len(merge_counts)} entries for {len(merge_list)} merges")
         self.name = name
@@ -85,9 +91,14 @@ class Tokenizer(TiktokenSurface):
         self._rank_by_id: dict[int, int] | None = None
         self._pattern_argument = pattern
         self._pretokenizer = build_pretokenizer(pattern)
-        self._piece_encoder = PieceEncoder(pair_rank, [token_to_id[bytes([b])] for b in range(256)])
-        if self_encoding is None:
-            self_encoding = frozenset(self_encoding_ids(pair_rank, self._piece_encoder.byte_ids))
+        self._rule = rule
+        self._structure = structure
+        byte_ids = [token_to_id[bytes([b])] for b in range(256)]
+        self._piece_encoder = TiktokenPieceEncoder(pair_rank, late, byte_ids) if late else PieceEncoder(pair_rank, byte_ids)
+        if self_encoding is None and rule == "tiktoken":
+            self_encoding = frozenset(token_to_id.values())  # tiktoken looks every piece up whole first
+        elif self_encoding is None:
+            self_encoding = frozenset(self_encoding_ids(pair_rank, byte_ids))
         self._self_encoding = self_encoding
         self._text_encoder = TextEncoder(self._pretokenizer, self._piece_encoder, self._whole_pieces())
 
@@ -110,11 +121,21 @@ class Tokenizer(TiktokenSurface):
         pattern: str | None = "gpt2",
         name: str = "tokenizer",
     ) -> Tokenizer:
-        """A tokenizer from tiktoken-style ranks (token bytes -> rank, the rank doubling as the id)."""
+        """A tokenizer from tiktoken-style ranks (token bytes -> rank, the rank doubling as the id). The
+        merges are recovered (``ranks.rank_structure``); ranks that also hold late merges or whole-word
+        tokens (Llama 3, Qwen 3.5) give a tokenizer with ``rule="tiktoken"``, which encodes as
+        tiktoken does: every piece that is a token whole, then the merges and late merges by rank."""
         vocab = {rank: token for token, rank in ranks.items()}
         if len(vocab) != len(ranks):
             raise ValueError("two tokens share a rank: ranks must be distinct")
-        return cls(vocab, merges_from_ranks(ranks), special_tokens=special_tokens, pattern=pattern, name=name)
+        structure = rank_structure(ranks)
+        rule = "tiktoken" if structure.late_merges or structure.whole_tokens else "bpe"
+        tokenizer = cls.__new__(cls)
+        tokenizer._build(
+            vocab, structure.merges, special_tokens, pattern, name, None, None,
+            self_encoding=None, rule=rule, structure=structure if rule == "tiktoken" else None,
+        )
+        return tokenizer
 
     # ----------------------------------------------------------------------------------------------
     # properties
@@ -207,8 +228,11 @@ class Tokenizer(TiktokenSurface):
         an unknown id raises as in ``token_bytes``."""
         if self._rank_by_id is None:
             self._rank_by_id = {new_id: rank for rank, new_id in self._pair_rank.values()}
-        self.token_bytes(token_id)  # checks the id
-        return self._rank_by_id.get(int(token_id))
+        if type(token_id) is not int:
+            token_id = token_ids.checked_id(token_id)
+        if token_id not in self._vocab:
+            raise self._unknown_id(token_id)
+        return self._rank_by_id.get(token_id)
 
     def is_special(self, token_id: int) -> bool:
         """Whether ``token_id`` is a special token's id (False for any other integer, even unknown)."""
@@ -226,6 +250,26 @@ class Tokenizer(TiktokenSurface):
         """Whether every ordinary token's bytes encode to that one token (true of trained tokenizers,
         GPT-2 and cl100k; required by tiktoken, which emits a piece that is a token whole)."""
         return len(self._self_encoding) == len(self._token_to_id)
+
+    @property
+    def rule(self) -> str:
+        """``"bpe"`` (BPE with the merge list) or ``"tiktoken"`` (every piece that is a token whole,
+        then the merges and the late merges by rank: ranks with late merges or whole-word tokens)."""
+        return self._rule
+
+    @property
+    def late_merges(self) -> list[tuple[bytes, bytes]]:
+        """The pairs tiktoken joins that are no BPE merge (a part needs a merge ranked after the token),
+        in rank order; empty unless ``rule == "tiktoken"``."""
+        return list(self._structure.late_merges) if self._structure else []
+
+    @property
+    def whole_word_tokens(self) -> list[int]:
+        """The ids of the tokens no two parts ever join: produced only when a whole pre-token equals
+        them (tiktoken's rule); empty unless ``rule == "tiktoken"``."""
+        if not self._structure:
+            return []
+        return [self._token_to_id[token] for token in self._structure.whole_tokens]
 
     def applied_merge_ranks(self, piece: bytes) -> list[int]:
         """The rank of every merge BPE applies to ``piece``, in order (see ``bpe.PieceEncoder``)."""
@@ -473,7 +517,10 @@ class Tokenizer(TiktokenSurface):
             merge_counts=self._merge_counts[:num_merges],
             training=None,
             # A token's own encoding uses no merge ranked after it: dropping later merges keeps it.
-            self_encoding=self._self_encoding - keep,
+            # tiktoken's rule does not carry over (late merges and whole-word tokens are no merges).
+            self_encoding=self._self_encoding - keep if self._rule == "bpe" else None,
+            rule="bpe",
+            structure=None,
         )
         return Tokenizer._rebuilt(parts)
 
@@ -509,6 +556,8 @@ class Tokenizer(TiktokenSurface):
             "name": self.name,
             "merge_counts": self._merge_counts,
             "training": self.training,
+            "rule": self._rule,
+            "structure": self._structure,
         }
 
     def to_json(self) -> str:
@@ -563,7 +612,11 @@ class Tokenizer(TiktokenSurface):
             pattern=self._pretokenizer.full_source,
             ranks={token: token_id for token_id, token in self._vocab.items() if token_id not in special_ids},
             special_tokens=self.special_tokens,
-            merged_ids=[merged for _rank, merged in self._pair_rank.values()],
+            merged_ids=(
+                [merged for _rank, merged in self._pair_rank.values()]
+                if self._rule == "bpe"  # under tiktoken's rule the ids are the ranks already
+                else sorted(i for token, i in self._token_to_id.items() if len(token) > 1)
+            ),
             not_self_encoding=sorted(set(self._token_to_id.values()) - self._self_encoding),
         )
 
