@@ -59,7 +59,7 @@ class Split:
 
     def split(self, text: str) -> list[str]:
         """The pieces this rule leaves of ``text``."""
-        return [text[start:end] for start, end in _kept_spans(self, text)]
+        return _splitter(self)(text)
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,42 @@ def _compiled(rule: Split):
     return compiled
 
 
+def _timed_out(rule: Split, text: str) -> ValueError:
+    return ValueError(
+        f"Split regex {rule.pattern!r} took more than {REGEX_TIMEOUT_SECONDS:g} s on a piece of "
+        f"{len(text):,} characters (catastrophic backtracking?); simplify it"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _splitter(rule: Split) -> Callable[[str], list[str]]:
+    """``rule.split`` as a function of the text alone. Isolated and removed rules run in C: the
+    matches alone when they cover the text (the usual case), else a split that keeps them."""
+    compiled = _compiled(rule)
+    general = lambda text: [text[start:end] for start, end in _kept_spans(rule, text)]  # noqa: E731
+    if rule.behavior not in ("isolated", "removed") or compiled.groups:
+        return general
+    findall = compiled.findall
+    split = regex.compile(f"({compiled.pattern})", flags=compiled.flags).split
+    keep = {("isolated", False): slice(None), ("isolated", True): slice(None),
+            ("removed", False): slice(0, None, 2), ("removed", True): slice(1, None, 2)}[rule.behavior, rule.invert]
+
+    def in_c(text: str) -> list[str]:
+        try:
+            if keep == slice(None):
+                matches = findall(text, timeout=REGEX_TIMEOUT_SECONDS)
+                if sum(map(len, matches)) == len(text) and "" not in matches:
+                    return matches
+            parts = split(text, timeout=REGEX_TIMEOUT_SECONDS)  # gap, match, gap, ..., gap
+        except TimeoutError:
+            raise _timed_out(rule, text) from None
+        if "" in parts[1::2]:
+            return general(text)  # an empty match: the general path says why that is refused
+        return [part for part in parts[keep] if part]
+
+    return in_c
+
+
 def _tiles(rule: Split, text: str) -> list[tuple[int, int, bool]]:
     """``(start, end, is_match)`` tiling ``text``: the matches of the rule and the gaps between."""
     tiles = []
@@ -180,10 +216,7 @@ def _tiles(rule: Split, text: str) -> list[tuple[int, int, bool]]:
             tiles.append((start, end, not rule.invert))
             previous = end
     except TimeoutError:
-        raise ValueError(
-            f"Split regex {rule.pattern!r} took more than {REGEX_TIMEOUT_SECONDS:g} s on a piece of "
-            f"{len(text):,} characters (catastrophic backtracking?); simplify it"
-        ) from None
+        raise _timed_out(rule, text) from None
     if previous < len(text):
         tiles.append((previous, len(text), rule.invert))
     return tiles
@@ -308,6 +341,7 @@ class StagedPreTokenizer:
         self.source = pipeline
         self._normalizers = pipeline.normalizers
         self._stages = pipeline.stages
+        self._splitters = [_splitter(stage) if isinstance(stage, Split) else stage.split for stage in self._stages]
 
     @classmethod
     def build(cls, pipeline: Pipeline) -> StagedPreTokenizer:
@@ -332,8 +366,8 @@ class StagedPreTokenizer:
         if self._normalizers:
             text = normalize(text, self._normalizers)
         pieces = [text] if text else []
-        for stage in self._stages:
-            pieces = [piece for whole in pieces for piece in stage.split(whole) if piece]
+        for split in self._splitters:
+            pieces = split(pieces[0]) if len(pieces) == 1 else [piece for whole in pieces for piece in split(whole)]
         return pieces
 
     def aligned_pieces(self, text: str) -> list[tuple[str, list[int], list[int]]]:

@@ -198,6 +198,21 @@ def test_random_text_every_behavior(text, behavior, invert):
     assert ours.encode(text, allowed_special="all") == hf_ids(hf, text)
 
 
+@given(
+    text=st.text(alphabet="ab1-, \n東", max_size=40),
+    rule=st.sampled_from([r"\d", r"-+", r"[, ]", r"\s+|\d", r"[a-z]+"]),
+    behavior=st.sampled_from(BEHAVIORS),
+    invert=st.booleans(),
+)
+def test_split_rules_cut_like_hf(text, rule, behavior, invert):
+    expected = [piece for piece, _ in split(rule, behavior, invert).pre_tokenize_str(text)]
+    assert Split(from_oniguruma(rule), behavior=behavior, invert=invert).split(text) == expected
+    literal = pre_tokenizers.Split("-", behavior=behavior, invert=invert)
+    assert Split("-", behavior=behavior, invert=invert, literal=True).split(text) == [
+        piece for piece, _ in literal.pre_tokenize_str(text)
+    ]
+
+
 def test_the_rest_of_the_api_works_on_imported_pipelines(tmp_path):
     hf, ours = trained("deepseek-v3")
     text = NATURAL[0] + "<|endoftext|>" + CODE[0] + "東京123456"
