@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from .ranks import rank_structure
 
 Symbol = TypeVar("Symbol")
 #: (left id, right id) -> (rank, merged id), in rank order.
@@ -209,6 +210,38 @@ class PieceEncoder:
         return applied
 
 
+class TiktokenPieceEncoder(PieceEncoder):
+    """``PieceEncoder`` by tiktoken's rule, for ranks that hold late merges (see ``ranks``): the pairs
+    are the merges and the late merges, each ranked by the id of the token it makes (tiktoken's ids
+    are its ranks) and joined one at a time, lowest first, leftmost among equals: never all
+    occurrences of a pair at once, since a late merge can be ranked below the merge that enabled it.
+    ``applied_ranks`` reports the plain merges (``merge_ranks``), as for the first-k views.
+
+    >>> byte_ids = range(2, 258)  # byte b has id b + 2; "abc" is id 0, "ab" id 1: abc joins ab + c late
+    >>> TiktokenPieceEncoder({(99, 100): (0, 1)}, {(1, 101): 0}, byte_ids).encode(b"abcab")
+    (0, 1)
+    """
+
+    def __init__(self, merge_ranks: PairRanks, late: Mapping[tuple[int, int], int], byte_ids: Sequence[int]) -> None:
+        pairs = {pair: (merged, merged) for pair, (_rank, merged) in merge_ranks.items()}
+        pairs.update((pair, (merged, merged)) for pair, merged in late.items())
+        super().__init__(pairs, byte_ids)
+        self.merge_ranks = merge_ranks
+
+    def encode(self, piece: bytes) -> tuple[int, ...]:
+        ids = self.byte_symbols(piece)
+        if len(ids) < 2:
+            return tuple(ids)
+        if len(ids) > LONG_PIECE or self._pair_keys is None:
+            return tuple(encode_heap(ids, self.ranks))
+        return tuple(encode_short(ids, self._pair_keys))
+
+    def applied_ranks(self, piece: bytes) -> list[int]:
+        applied: list[int] = []
+        encode_reference(self.byte_symbols(piece), self.merge_ranks, applied)
+        return applied
+
+
 # --------------------------------------------------------------------------------------------------
 # facts about a merge list
 
@@ -270,196 +303,6 @@ def _crosses(left, right, rank, right_of, left_part, right_part, made_at) -> boo
             if cross is not None and cross < rho and cross <= sigma:
                 return True
     return False
-
-
-@dataclass(frozen=True)
-class RankStructure:
-    """What tiktoken-style ranks hold (see ``rank_structure``); each list in rank order."""
-
-    #: (left, right) for every token two lower-ranked tokens join: a BPE merge list.
-    merges: list[tuple[bytes, bytes]]
-    #: (left, right) for the other tokens tiktoken joins from two parts: one part needs (maybe further
-    #: down) a merge ranked after the token, so this is no BPE merge, but tiktoken makes it in context.
-    late_merges: list[tuple[bytes, bytes]]
-    #: tokens no two parts ever join: tiktoken emits them only for a whole pre-token.
-    whole_tokens: list[bytes]
-
-
-class _PositionPairs:
-    """A packed ``(left * base + right) -> position`` table seen as ``encode_heap``'s pair ranks."""
-
-    def __init__(self, table: dict[int, int], base: int) -> None:
-        self.table = table
-        self.base = base
-
-    def get(self, pair: tuple[int, int]) -> tuple[int, int] | None:
-        found = self.table.get(pair[0] * self.base + pair[1])
-        return None if found is None else (found, found)
-
-
-def _join_by_position(ids: list[int], table: dict[int, int], base: int) -> list[int]:
-    """tiktoken's merge loop on positions: join the adjacent pair whose token has the lowest
-    position (rank order), the leftmost among equals, one at a time, until no pair is a token."""
-    if len(ids) > LONG_PIECE:
-        return encode_heap(ids, _PositionPairs(table, base))  # type: ignore[arg-type]
-    get = table.get
-    none = _NO_MERGE
-    made = [get(a * base + b, none) for a, b in zip(ids, ids[1:])]
-    while made:
-        best = min(made)
-        if best == none:
-            break
-        i = made.index(best)
-        ids[i : i + 2] = (best,)
-        del made[i]
-        if i < len(made):
-            made[i] = get(best * base + ids[i + 1], none)
-        if i:
-            made[i - 1] = get(ids[i - 1] * base + best, none)
-    return ids
-
-
-# Bounds that keep ``rank_structure`` near-linear on long tokens (runs of one byte, say): at most
-# this many prefix splits are tried, and chain pairs checked up to this many per byte of the token,
-# else the loop runs, which is O(n log n) on n bytes.
-_SPLITS_TRIED = 8
-_CROSSING_LOOKUPS_PER_BYTE = 4
-
-
-def _crossing(a: int, b: int, rows: dict[int, dict[int, int]], left: list[int], right: list[int], regular, *, late: bool, budget: int) -> bool:
-    """Whether, on the bytes of ``a`` then ``b`` (two tokens built by plain merges), some merge joins
-    one of ``a``'s last symbols ``x`` to one of ``b``'s first symbols ``y`` before they are complete:
-    the chain check of ``self_encoding_ids``, with ``a`` and ``b`` themselves never absorbed. Positions
-    are ranks: ``x`` lives from its own position until its parent's (``rho``), ``y`` until ``sigma``,
-    and a merge of both comes after both, so when neither outlives the other's birth no lookup is
-    needed. Once a late merge exists (its timing is not its rank) every pair is looked up, and a late
-    merge across the join counts as crossing, so the caller falls back to running the loop."""
-    x, rho = a, _NO_MERGE
-    while x >= 0:
-        row = rows.get(x)
-        if row is not None:
-            y, sigma = b, _NO_MERGE
-            while y >= 0:
-                budget -= 1
-                if not budget:
-                    return True  # deep chains on both sides: running the loop is cheaper
-                if late or (x < sigma and y < rho):
-                    made = row.get(y)
-                    if made is not None and ((made < rho and made <= sigma) or not regular[made]):
-                        return True
-                y, sigma = left[y], y
-        x, rho = right[x], x
-    return False
-
-def _split(token: bytes, prefixes, tokens, position, rows, left, right, regular, *, late: bool):
-    """The two tokens, both built by plain merges, that ``token``'s bytes end as under tiktoken's
-    loop when no merge crosses their join (``_crossing``); None when no tried cut gives such a pair,
-    and then only running the loop tells. The cuts tried: after each of ``prefixes`` (positions of
-    its longest prefixes that are tokens), and the split of its prefix token with the last byte moved
-    to the right part (how runs of one byte grow)."""
-    splits = []
-    budget = max(16, _CROSSING_LOOKUPS_PER_BYTE * len(token))
-    for a in prefixes:
-        if regular[a]:
-            b = position.get(token[len(tokens[a]) :])
-            if b is not None and regular[b]:
-                splits.append((a if a > b else b, a, b))
-    if prefixes and left[prefixes[-1]] >= 0:
-        a = left[prefixes[-1]]
-        b = position.get(token[len(tokens[a]) :])
-        if b is not None and regular[a] and regular[b]:
-            splits.append((a if a > b else b, a, b))
-    if len(splits) > 1:
-        splits.sort()  # the split into the earliest parts is nearly always the one
-    for _, a, b in splits:
-        if not _crossing(a, b, rows, left, right, regular, late=late, budget=budget):
-            return a, b
-    return None
-
-def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
-    """Sort every token of tiktoken-style ranks (token bytes -> rank) into a merge, a late merge or
-    a whole-word token, by tiktoken's own rule: a piece's bytes are joined pair by pair, the pair
-    whose concatenation has the lowest rank first (leftmost among equals).
-
-    Tokens are taken by length, so the parts of a token are always known before it. The parts of a
-    token are what tiktoken's loop leaves on its bytes just before the token itself: usually its
-    prefix token and last byte (or first byte and suffix token) when no merge crosses that join (the
-    chain check of ``self_encoding_ids``, on the spine of the prefix), else found by running the loop
-    on its bytes. Two parts built only by lower-ranked merges make a merge; two parts one of which
-    needed a higher-ranked merge (or a late merge) make a late merge, which tiktoken still joins inside
-    longer pieces; more than two parts make a whole-word token. The cost is near-linear in the size of
-    the ranks.
-
-    >>> s = rank_structure({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5})
-    >>> s.merges, s.late_merges, s.whole_tokens
-    ([(b'a', b'b'), (b'b', b'c'), (b'ab', b'c')], [], [])
-    >>> s = rank_structure({b"a": 0, b"b": 1, b"c": 2, b"abc": 3, b"ab": 4, b"ca": 5, b"abca": 6})
-    >>> s.merges, s.late_merges, s.whole_tokens  # a b c -> ab c -> abc: "ab" is ranked after "abc"
-    ([(b'a', b'b'), (b'c', b'a')], [(b'ab', b'c'), (b'abc', b'a')], [])
-    >>> rank_structure({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abca": 4}).whole_tokens  # ab c a: stuck
-    [b'abca']
-    """
-    # long on purpose: the per-token loop is inlined; a call per token would double its cost.
-    order = sorted(ranks, key=ranks.__getitem__)
-    n = len(order)
-    position = {token: i for i, token in enumerate(order)}
-    base = n + 256  # positions n.. stand for single bytes the ranks lack
-    tokens = order + [bytes([b]) for b in range(256)]
-    byte_at = [position.get(bytes([b]), n + b) for b in range(256)]
-    left = [-1] * base
-    right = [-1] * base
-    height = [-1] * base  # highest position a token's construction uses (-1 for bytes)
-    regular = bytearray(base)  # bytes, and merges built from regular parts only
-    for p in byte_at:
-        regular[p] = 1
-    kind = bytearray(n)  # 0 byte, 1 merge, 2 late merge, 3 whole-word token
-    by_length: dict[int, list[int]] = {}
-    for i, token in enumerate(order):
-        if len(token) > 1:
-            by_length.setdefault(len(token), []).append(i)
-    table: dict[int, int] = {}  # left * base + right -> position of the token they make
-    rows: dict[int, dict[int, int]] = {}  # the same as left -> {right: position}
-    late = False  # whether a late merge was found (then no merge's timing is taken from its rank)
-    # The positions of each token's longest proper prefixes that are tokens (a few), longest last.
-    prefixes: list[tuple[int, ...]] = [()] * n
-    for length in sorted(by_length):
-        for i in by_length[length]:
-            token = order[i]
-            shorter = None
-            for cut in range(length - 1, 0, -1):  # the longest proper prefix token brings the rest
-                shorter = position.get(token[:cut])
-                if shorter is not None:
-                    break
-            prefixes[i] = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None and shorter < n else ()
-            b = _split(token, prefixes[i], tokens, position, rows, left, right, regular, late=late)
-            if b is not None:
-                a, b = b
-            if b is None:
-                parts = _join_by_position([byte_at[c] for c in token], table, base)
-                if len(parts) != 2:
-                    kind[i] = 3
-                    continue
-                a, b = parts
-            table[a * base + b] = i
-            row = rows.get(a)
-            if row is None:
-                rows[a] = {b: i}
-            else:
-                row[b] = i
-            left[i], right[i] = a, b
-            below = max(height[a], height[b])
-            height[i] = max(below, i)
-            if below < i and regular[a] and regular[b]:
-                kind[i] = 1
-                regular[i] = 1
-            else:
-                kind[i] = 2
-                late = True
-    return RankStructure(
-        merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 1],
-        late_merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 2],
-        whole_tokens=[order[i] for i in range(n) if kind[i] == 3],
-    )
 
 
 def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:

@@ -1,0 +1,267 @@
+"""What tiktoken-style ranks hold (token bytes -> rank, the rank doubling as the id), found in
+near-linear time: for each token, whether two lower-ranked tokens join into it (a BPE merge), two
+parts join into it only after a higher-ranked merge made one of them (a *late merge*), or no two
+parts ever do (a *whole-word token*, which tiktoken emits only when a whole pre-token equals it).
+
+tiktoken encodes a piece by looking it up whole, then joining adjacent parts pair by pair, the pair
+whose concatenation has the lowest rank first (leftmost among equals). ``rank_structure`` applies that
+rule to every token's own bytes. This module knows nothing of text, regexes or files; ``bpe`` turns
+the result into a merge list (``merges_from_ranks``) and encodes with it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: Tokens longer than this (in bytes) are joined with a heap when the loop must run on them.
+_LONG = 64
+_NONE = 1 << 62
+
+
+@dataclass(frozen=True)
+class RankStructure:
+    """What tiktoken-style ranks hold (see ``rank_structure``); each list in rank order."""
+
+    #: (left, right) for every token two lower-ranked tokens join: a BPE merge list.
+    merges: list[tuple[bytes, bytes]]
+    #: (left, right) for the other tokens tiktoken joins from two parts: one part needs (maybe further
+    #: down) a merge ranked after the token, so this is no BPE merge, but tiktoken makes it in context.
+    late_merges: list[tuple[bytes, bytes]]
+    #: tokens no two parts ever join: tiktoken emits them only for a whole pre-token.
+    whole_tokens: list[bytes]
+
+
+def _join_with_heap(ids: list[int], table: dict[int, int], base: int) -> list[int]:
+    """``_join_by_position`` in O(n log n) for long pieces: a heap of candidate joins (position of
+    the token, index of the left symbol) over a linked list of symbols; stale entries are skipped."""
+    n = len(ids)
+    symbols = list(ids)
+    prev = list(range(-1, n - 1))
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    get = table.get
+    heap = [(made, i) for i in range(n - 1) if (made := get(symbols[i] * base + symbols[i + 1])) is not None]
+    heapq.heapify(heap)
+    while heap:
+        made, i = heapq.heappop(heap)
+        j = nxt[i]
+        if symbols[i] < 0 or j == -1 or get(symbols[i] * base + symbols[j]) != made:
+            continue  # a stale entry: one of the two symbols changed since it was pushed
+        symbols[i] = made
+        symbols[j] = -1
+        nxt[i] = k = nxt[j]
+        if k != -1:
+            prev[k] = i
+            found = get(made * base + symbols[k])
+            if found is not None:
+                heapq.heappush(heap, (found, i))
+        p = prev[i]
+        if p != -1:
+            found = get(symbols[p] * base + made)
+            if found is not None:
+                heapq.heappush(heap, (found, p))
+    return [s for s in symbols if s >= 0]
+
+
+def _join_by_position(ids: list[int], table: dict[int, int], base: int) -> list[int]:
+    """tiktoken's merge loop on positions: join the adjacent pair whose token has the lowest
+    position (rank order), the leftmost among equals, one at a time, until no pair is a token."""
+    if len(ids) > _LONG:
+        return _join_with_heap(ids, table, base)
+    get = table.get
+    none = _NONE
+    made = [get(a * base + b, none) for a, b in zip(ids, ids[1:])]
+    while made:
+        best = min(made)
+        if best == none:
+            break
+        i = made.index(best)
+        ids[i : i + 2] = (best,)
+        del made[i]
+        if i < len(made):
+            made[i] = get(best * base + ids[i + 1], none)
+        if i:
+            made[i - 1] = get(ids[i - 1] * base + best, none)
+    return ids
+
+
+# Bounds that keep ``rank_structure`` near-linear on long tokens (runs of one byte, say): at most
+# this many prefix splits are tried, and chain pairs checked up to this many per byte of the token,
+# else the loop runs, which is O(n log n) on n bytes.
+_SPLITS_TRIED = 8
+_CROSSING_LOOKUPS_PER_BYTE = 4
+
+
+def _crossing(a: int, b: int, rows, left: list[int], right: list[int], regular, late_rows, budget: int) -> bool:
+    """Whether, on the bytes of ``a`` then ``b`` (two tokens built by plain merges), some merge joins
+    one of ``a``'s last symbols ``x`` to one of ``b``'s first symbols ``y`` before they are complete:
+    the chain check of ``self_encoding_ids``, with ``a`` and ``b`` themselves never absorbed. Positions
+    are ranks: ``x`` lives from its own position until its parent's (``rho``), ``y`` until ``sigma``,
+    and a plain merge of both comes after both, so when one dies before the other is born no lookup
+    is needed. A late merge (``late_rows``; its timing is not its rank) across the join counts as
+    crossing, and so does running out of ``budget``: the caller then runs the loop instead."""
+    x, rho = a, _NONE
+    while x >= 0:
+        row = rows.get(x)
+        late_row = late_rows.get(x) if late_rows else None
+        if row is not None:
+            y, sigma = b, _NONE
+            while y >= 0:
+                budget -= 1
+                if not budget:
+                    return True  # deep chains on both sides: running the loop is cheaper
+                if x < sigma and y < rho:
+                    made = row.get(y)
+                    if made is not None and ((made < rho and made <= sigma) or not regular[made]):
+                        return True
+                elif late_row is not None and y in late_row:
+                    return True
+                y, sigma = left[y], y
+        x, rho = right[x], x
+    return False
+
+def _split(token: bytes, prefixes, tokens, position, rows, left, right, regular, late_rows):
+    """The two tokens, both built by plain merges, that ``token``'s bytes end as under tiktoken's
+    loop when no merge crosses their join (``_crossing``); None when no tried cut gives such a pair,
+    and then only running the loop tells. The cuts tried: after each of ``prefixes`` (positions of
+    its longest prefixes that are tokens), and the split of its prefix token with the last byte moved
+    to the right part (how runs of one byte grow)."""
+    splits = []
+    budget = max(16, _CROSSING_LOOKUPS_PER_BYTE * len(token))
+    for a in prefixes:
+        if regular[a]:
+            b = position.get(token[len(tokens[a]) :])
+            if b is not None and regular[b]:
+                splits.append((a if a > b else b, a, b))
+    if prefixes and left[prefixes[-1]] >= 0:
+        a = left[prefixes[-1]]
+        b = position.get(token[len(tokens[a]) :])
+        if b is not None and regular[a] and regular[b]:
+            splits.append((a if a > b else b, a, b))
+    if len(splits) > 1:
+        splits.sort()  # the split into the earliest parts is nearly always the one
+    for _, a, b in splits:
+        if not _crossing(a, b, rows, left, right, regular, late_rows, budget):
+            return a, b
+    return None
+
+# long on purpose: the per-token loop is inlined; a call per token would double its cost.
+def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
+    """Sort every token of tiktoken-style ranks (token bytes -> rank) into a merge, a late merge or
+    a whole-word token, by tiktoken's own rule: a piece's bytes are joined pair by pair, the pair
+    whose concatenation has the lowest rank first (leftmost among equals).
+
+    Tokens are taken by length, so the parts of a token are always known before it. The parts of a
+    token are what tiktoken's loop leaves on its bytes just before the token itself: usually its
+    prefix token and last byte (or first byte and suffix token) when no merge crosses that join (the
+    chain check of ``self_encoding_ids``, on the spine of the prefix), else found by running the loop
+    on its bytes. Two parts built only by lower-ranked merges make a merge; two parts one of which
+    needed a higher-ranked merge (or a late merge) make a late merge, which tiktoken still joins inside
+    longer pieces; more than two parts make a whole-word token. The cost is near-linear in the size of
+    the ranks.
+
+    >>> s = rank_structure({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5})
+    >>> s.merges, s.late_merges, s.whole_tokens
+    ([(b'a', b'b'), (b'b', b'c'), (b'ab', b'c')], [], [])
+    >>> s = rank_structure({b"a": 0, b"b": 1, b"c": 2, b"abc": 3, b"ab": 4, b"ca": 5, b"abca": 6})
+    >>> s.merges, s.late_merges, s.whole_tokens  # a b c -> ab c -> abc: "ab" is ranked after "abc"
+    ([(b'a', b'b'), (b'c', b'a')], [(b'ab', b'c'), (b'abc', b'a')], [])
+    >>> rank_structure({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abca": 4}).whole_tokens  # ab c a: stuck
+    [b'abca']
+    """
+    order = sorted(ranks, key=ranks.__getitem__)
+    n = len(order)
+    position = {token: i for i, token in enumerate(order)}
+    base = n + 256  # positions n.. stand for single bytes the ranks lack
+    tokens = order + [bytes([b]) for b in range(256)]
+    byte_at = [position.get(bytes([b]), n + b) for b in range(256)]
+    left = [-1] * base
+    right = [-1] * base
+    height = [-1] * base  # highest position a token's construction uses (-1 for bytes)
+    regular = bytearray(base)  # bytes, and merges built from regular parts only
+    for p in byte_at:
+        regular[p] = 1
+    kind = bytearray(n)  # 0 byte, 1 merge, 2 late merge, 3 whole-word token
+    by_length: dict[int, list[int]] = {}
+    for i, token in enumerate(order):
+        if len(token) > 1:
+            by_length.setdefault(len(token), []).append(i)
+    table: dict[int, int] = {}  # left * base + right -> position of the token they make
+    rows: dict[int, dict[int, int]] = {}  # the same as left -> {right: position}
+    late_rows: dict[int, set[int]] = {}  # the late merges: left -> {right}
+    # The positions of each token's longest proper prefixes that are tokens (a few), longest last.
+    prefixes: list[tuple[int, ...]] = [()] * n
+    for length in sorted(by_length):
+        for i in by_length[length]:
+            token = order[i]
+            shorter = None
+            for cut in range(length - 1, 0, -1):  # the longest proper prefix token brings the rest
+                shorter = position.get(token[:cut])
+                if shorter is not None:
+                    break
+            prefixes[i] = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None and shorter < n else ()
+            b = _split(token, prefixes[i], tokens, position, rows, left, right, regular, late_rows)
+            if b is not None:
+                a, b = b
+            if b is None:
+                parts = _join_by_position([byte_at[c] for c in token], table, base)
+                if len(parts) != 2:
+                    kind[i] = 3
+                    continue
+                a, b = parts
+            table[a * base + b] = i
+            row = rows.get(a)
+            if row is None:
+                rows[a] = {b: i}
+            else:
+                row[b] = i
+            left[i], right[i] = a, b
+            below = max(height[a], height[b])
+            height[i] = max(below, i)
+            if below < i and regular[a] and regular[b]:
+                kind[i] = 1
+                regular[i] = 1
+            else:
+                kind[i] = 2
+                late_rows.setdefault(a, set()).add(b)
+    return RankStructure(
+        merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 1],
+        late_merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 2],
+        whole_tokens=[order[i] for i in range(n) if kind[i] == 3],
+    )
+
+
+RULES = ("bpe", "tiktoken")
+
+
+def tiktoken_rule_parts(
+    rule: str,
+    token_to_id: Mapping[bytes, int],
+    merges: list[tuple[bytes, bytes]],
+    structure: RankStructure | None = None,
+) -> tuple[RankStructure | None, dict[tuple[int, int], int]]:
+    """For a tokenizer following ``rule``: with ``"bpe"`` (BPE with the merge list) nothing; with
+    ``"tiktoken"`` (ids are tiktoken's ranks) the ``RankStructure`` of its tokens, checked against
+    ``merges``, and its late merges as ``(left id, right id) -> id made``. ``structure`` skips the
+    recovery when the caller already has it. ValueError when the merges are not the ones the ids
+    imply.
+
+    >>> ids = {bytes([b]): b for b in range(256)} | {b"abc": 256, b"ab": 257}
+    >>> tiktoken_rule_parts("tiktoken", ids, [(b"a", b"b")])[1]
+    {(257, 99): 256}
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be 'bpe' (BPE with the merge list) or 'tiktoken' (ids are ranks), not {rule!r}")
+    if rule == "bpe":
+        return None, {}
+    if structure is None:
+        structure = rank_structure(token_to_id)
+    if list(merges) != structure.merges:
+        raise ValueError(
+            "with rule='tiktoken' the merges are those the ids imply (ids are tiktoken's ranks); "
+            "build the tokenizer with Tokenizer.from_ranks"
+        )
+    late = {(token_to_id[left], token_to_id[right]): token_to_id[left + right] for left, right in structure.late_merges}
+    return structure, late
