@@ -20,6 +20,7 @@ from pathlib import Path
 from . import formats, metrics, pretrained
 from .progress import PhaseClock
 from .samples import load_samples
+from .tie_rules import TIE_BREAKS, TIE_RULES
 from .tokenizer import Tokenizer
 from .tokens import token_display
 from .training import train_files
@@ -316,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
     p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, none, or a custom regex (default gpt2)")
     p.add_argument("--special-token", action="append", help="a special token (repeat for several)")
-    p.add_argument("--tie-break", choices=["lexicographic", "first"], default="lexicographic")
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic", help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))
     p.add_argument("--name", default="trained", help="the tokenizer's name")
     p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
     p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.textbook import TextbookResult, train_textbook
+from bpe_core.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.trace import trace_training
 
 from pages._ui import charts, state
@@ -117,8 +118,8 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     tie_break = "first"
     if mode != "textbook":
         tie_break = options[1].radio(
-            "Tie rule", ["first", "lexicographic"], horizontal=True, key="steps.tie",
-            help="first: the pair met first wins (the textbook's first-seen rule). lexicographic: the greatest pair wins.",
+            "Tie rule", list(TIE_BREAKS), horizontal=True, key="steps.tie",
+            help="  \n".join(f"{name}: {rule}." for name, rule in TIE_RULES.items()),
         )  # fmt: skip
     if per_line:
         documents = tuple(line for line in text.splitlines() if line.strip())
@@ -162,7 +163,7 @@ def step_heading(trace: Trace, step, tie_break: str) -> None:
     left_part, right_part = (repr(symbol_text(p)) for p in step.pair)
     st.subheader(f"Merge {step.number:,}: {md(left_part)} + {md(right_part)} → {md(repr(new_label))}{md(id_text)}")
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
-    rule = "the pair met first" if trace.textbook or tie_break == "first" else "the greatest pair"
+    rule = TIE_RULES["first" if trace.textbook else tie_break]
     tie_note = f"; {tied:,} other pair(s) tie with it, and ties go to {rule}" if tied else ""
     st.caption(f"The pair occurs {step.count:,} time(s), the highest count{md(tie_note)}.")
 

@@ -47,3 +47,19 @@ def test_train_page_offers_every_tie_rule_and_trains_with_the_one_picked(app):
     assert trained.merges != bpe_core.train(
         [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"]
     ).merges
+
+
+def test_step_through_offers_every_tie_rule_and_names_the_one_used(app):
+    run(app.switch_page("pages/step_through.py"))
+    app.selectbox(key="steps.mode").set_value("bytes")
+    run(app)
+    app.text_area(key="steps.text").set_value("ab ba ab ba xy yx")
+    run(app)
+    radio = app.radio(key="steps.tie")
+    assert list(radio.options) == list(TIE_BREAKS)
+    radio.set_value("huggingface")
+    run(app)
+    app.button(key="steps.next").click()
+    run(app)
+    captions = " ".join(str(c.value) for c in app.caption)
+    assert "GPT" in captions and "BpeTrainer" in captions, captions
