@@ -265,10 +265,9 @@ def _pattern_of(pre_tokenizer: Any, normalizers: list[str]) -> str | Pipeline | 
         return None
     if stages[0] == Split(GPT2_PATTERN):
         return "gpt2"
-    raw = next(
-        leaf["pattern"].get("Regex") for leaf in _flatten(pre_tokenizer, "the pre-tokenizer") if leaf["type"] == "Split"
-    )
-    if stages[0].behavior == "isolated" and raw is not None:
+    first = stages[0]
+    if isinstance(first, Split) and first == Split(first.pattern):  # one isolated, not inverted regex
+        raw = next(leaf for leaf in _flatten(pre_tokenizer, "") if leaf["type"] == "Split")["pattern"]["Regex"]
         exported_presets = {oniguruma_pattern(source): name for name, source in PRESETS.items()}
         if raw in exported_presets:  # presets match every character, so their matches tile the text
             return exported_presets[raw]

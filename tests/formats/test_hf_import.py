@@ -127,6 +127,8 @@ CONFIGURATIONS = {
         pre_tokenizers.Sequence([pre_tokenizers.Split(" ", behavior="merged_with_next"), byte_level(add_prefix_space=True)]),
         None,
     ),
+    "prefix-space-only": (byte_level(add_prefix_space=True), None),
+    "split-then-gpt2-regex": (pre_tokenizers.Sequence([split(r"\p{N}"), byte_level(use_regex=True)]), None),
     "anchors": (pre_tokenizers.Sequence([split(r"^\s+|\s+$|(?:\r?\n)+"), split(LLAMA3), byte_level()]), None),
 }
 BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
@@ -230,6 +232,23 @@ def test_the_rest_of_the_api_works_on_imported_pipelines(tmp_path):
     exported = tokenizers.Tokenizer.from_str(json.dumps(formats.to_huggingface_dict(ours)))
     assert hf_ids(exported, text) == ids
     assert formats.from_huggingface_dict(formats.to_huggingface_dict(ours)).pattern == ours.pattern
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
+def test_exported_pipelines_load_in_tokenizers_with_the_same_ids(name):
+    _, ours = trained(name)
+    data = formats.to_huggingface_dict(ours)
+    assert formats.from_huggingface_dict(data).pattern == ours.pattern
+    exported = tokenizers.Tokenizer.from_str(json.dumps(data))
+    for text in TRICKY + NATURAL[:4] + CODE[:1]:
+        assert hf_ids(exported, text) == ours.encode(text, allowed_special="all"), text[:60]
+
+
+def test_a_prefix_space_elsewhere_than_last_cannot_be_exported():
+    _, ours = trained("llama3")
+    inside = Tokenizer(ours.vocab, ours.merges, pattern=Pipeline([PrefixSpace(), Split(r"\d")]))
+    with pytest.raises(ValueError, match="prefix space can only be exported as the last stage"):
+        formats.to_huggingface_dict(inside)
 
 
 def test_old_version_1_files_still_load_and_plain_tokenizers_still_write_version_1(tmp_path):
