@@ -437,6 +437,8 @@ def test_files_that_are_not_byte_level_are_refused(llama_like):
                                                                            "behavior": "Isolated"}]}
     refused(edited(llama_like, pre_tokenizer=early), "ByteLevel before")
     refused(edited(llama_like, pre_tokenizer={"type": "Sequence", "pretokenizers": "x"}), "'pretokenizers' list")
+    broken = {"type": "Sequence", "pretokenizers": [42, {"type": "ByteLevel"}]}
+    refused(edited(llama_like, pre_tokenizer=broken), "pre-tokenizer 0 must be an object with a 'type'")
 
 
 def test_unsupported_model_options_and_added_tokens_are_refused(llama_like):
