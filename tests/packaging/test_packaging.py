@@ -80,7 +80,8 @@ def test_wheel_holds_the_library_its_data_and_nothing_else(tmp_path):
     (wheel,) = out.glob("bpe_core-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ("bpe_core/samples/manifest.json", "bpe_core/py.typed", "bpe_core/formats/__init__.py",
-                   "bpe_core/cli.py", "bpe_core/samples/natural/eng.txt"):
+                   "bpe_core/cli.py", "bpe_core/samples/natural/eng.txt", "bpe_core/samples/parallel/manifest.json",
+                   "bpe_core/samples/parallel/eng.txt"):
         assert needed in names
     tops = {name.split("/", 1)[0] for name in names}
     assert tops == {"bpe_core", wheel.name.split("-py3")[0] + ".dist-info"}, tops  # no pages/, tests/, bench/
