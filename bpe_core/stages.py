@@ -9,27 +9,27 @@ and ``invert`` (the matches are the delimiters, or the text between them is). ``
 HF ``ByteLevel(add_prefix_space=True)``: a space before every piece not starting with one.
 
 ``Tokenizer(pattern=Pipeline(...))`` encodes with it; ``StagedPreTokenizer`` is the compiled form,
-with the same ``pieces`` as ``pretokenize.PreTokenizer``. Normalization changes the text, so
-``token_infos`` reports spans in the original text: a token from characters that normalization
-changed gets the span of the original characters they came from, a prefix space an empty span.
+with the same ``pieces`` as ``pretokenize.PreTokenizer`` (normalizing is ``normalization``'s).
+Normalization changes the text, so ``token_infos`` reports spans in the original text: a token from
+characters that normalization changed gets the span of the original characters they came from, a
+prefix space an empty span.
 This module does not read tokenizer files (``formats.huggingface`` does) nor encode pieces.
 """
 
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import regex
 
+from .normalization import NORMALIZATIONS, normalize, normalize_aligned
 from .pretokenize import REGEX_TIMEOUT_SECONDS, PreTokenizer
 from .tokens import TokenInfo, piece_token_infos
 
 BEHAVIORS = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
-NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD", "lowercase")
 
 
 @dataclass(frozen=True)
@@ -179,8 +179,8 @@ def _splitter(rule: Split) -> Callable[[str], list[str]]:
         return general
     findall = compiled.findall
     split = regex.compile(f"({compiled.pattern})", flags=compiled.flags).split
-    keep = {("isolated", False): slice(None), ("isolated", True): slice(None),
-            ("removed", False): slice(0, None, 2), ("removed", True): slice(1, None, 2)}[rule.behavior, rule.invert]
+    # The split gives gap, match, gap, ..., gap: isolated keeps all, removed the gaps or (inverted) the matches.
+    keep = slice(None) if rule.behavior == "isolated" else slice(1 if rule.invert else 0, None, 2)
 
     def in_c(text: str) -> list[str]:
         try:
@@ -188,7 +188,7 @@ def _splitter(rule: Split) -> Callable[[str], list[str]]:
                 matches = findall(text, timeout=REGEX_TIMEOUT_SECONDS)
                 if sum(map(len, matches)) == len(text) and "" not in matches:
                     return matches
-            parts = split(text, timeout=REGEX_TIMEOUT_SECONDS)  # gap, match, gap, ..., gap
+            parts = split(text, timeout=REGEX_TIMEOUT_SECONDS)
         except TimeoutError:
             raise _timed_out(rule, text) from None
         if "" in parts[1::2]:
@@ -256,76 +256,6 @@ def _merged(tiles: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int
 
 
 # ------------------------------------------------------------------------------------------------
-# Normalization. HF lowercases character by character (Rust's char::to_lowercase), so a final
-# sigma stays σ, where Python's str.lower() would write ς.
-
-
-def _lowercase(text: str) -> str:
-    return "".join(map(str.lower, text)) if "Σ" in text else text.lower()
-
-
-def normalize(text: str, normalizers: Sequence[str]) -> str:
-    """``text`` normalized by each of ``normalizers`` in turn.
-
-    >>> normalize("ΟΔΟΣ Cafe\\u0301", ["NFC", "lowercase"])
-    'οδοσ café'
-    """
-    for name in normalizers:
-        text = _lowercase(text) if name == "lowercase" else unicodedata.normalize(name, text)
-    return text
-
-
-def _units(text: str, name: str) -> list[tuple[int, int, str]]:
-    """``(start, end, output)`` covering ``text``: what each run of characters becomes under the
-    normalizer ``name``, in runs as short as normalization allows (one character for lowercase)."""
-    if name == "lowercase":
-        return [(index, index + 1, char.lower()) for index, char in enumerate(text)]
-    if unicodedata.is_normalized(name, text):
-        return [(index, index + 1, char) for index, char in enumerate(text)]
-    # Runs start at characters of combining class 0; two runs are kept apart only when normalizing
-    # them apart gives what normalizing them together does (Hangul jamo compose across such starts).
-    starts = [0] + [index for index in range(1, len(text)) if unicodedata.combining(text[index]) == 0]
-    units: list[list[int]] = []
-    for start, end in zip(starts, starts[1:] + [len(text)]):
-        if units:
-            first = units[-1][0]
-            joined = unicodedata.normalize(name, text[first:end])
-            if joined != unicodedata.normalize(name, text[first:start]) + unicodedata.normalize(name, text[start:end]):
-                units[-1][1] = end
-                continue
-        units.append([start, end])
-    out = [(start, end, unicodedata.normalize(name, text[start:end])) for start, end in units]
-    if "".join(output for _, _, output in out) != unicodedata.normalize(name, text):
-        return [(0, len(text), unicodedata.normalize(name, text))]
-    return out
-
-
-def normalize_aligned(text: str, normalizers: Sequence[str]) -> tuple[str, list[int], list[int]]:
-    """``normalize(text, normalizers)`` with, for each of its characters, the start and end of the
-    characters of ``text`` it comes from.
-
-    >>> normalize_aligned("Ａb", ["NFKC", "lowercase"])
-    ('ab', [0, 1], [1, 2])
-    """
-    starts = list(range(len(text)))
-    ends = list(range(1, len(text) + 1))
-    for name in normalizers:
-        new_text: list[str] = []
-        new_starts: list[int] = []
-        new_ends: list[int] = []
-        for start, end, output in _units(text, name):
-            if end - start == len(output):
-                new_starts.extend(starts[start:end])
-                new_ends.extend(ends[start:end])
-            else:
-                new_starts.extend([starts[start]] * len(output))
-                new_ends.extend([ends[end - 1]] * len(output))
-            new_text.append(output)
-        text, starts, ends = "".join(new_text), new_starts, new_ends
-    return text, starts, ends
-
-
-# ------------------------------------------------------------------------------------------------
 # The compiled pipeline.
 
 
@@ -377,10 +307,6 @@ class StagedPreTokenizer:
         for stage in self._stages:
             pieces = [split for piece in pieces for split in _split_aligned(stage, *piece) if split[0]]
         return pieces
-
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """The span of ``text`` each piece comes from (pieces may not tile it: see ``aligned_pieces``)."""
-        return [(starts[0], ends[-1]) for _, starts, ends in self.aligned_pieces(text)]
 
     def token_infos(
         self,
