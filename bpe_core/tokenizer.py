@@ -122,18 +122,19 @@ class Tokenizer(TiktokenSurface):
         name: str = "tokenizer",
     ) -> Tokenizer:
         """A tokenizer from tiktoken-style ranks (token bytes -> rank, the rank doubling as the id). The
-        merges are recovered (``ranks.rank_structure``); ranks that also hold late merges or whole-word
-        tokens (Llama 3, Qwen 3.5) give a tokenizer with ``rule="tiktoken"``, which encodes as
-        tiktoken does: every piece that is a token whole, then the merges and late merges by rank."""
+        merges are recovered (``ranks.rank_structure``) and the tokenizer follows ``rule="tiktoken"``:
+        every piece that is a token whole, then the merges and late merges by rank. For ranks that are
+        a merge list (GPT-2, cl100k, o200k) that is BPE with the merges; Llama 3 and Qwen 3.5 also
+        hold late merges and whole-word tokens, which only this rule produces as tiktoken does."""
         vocab = {rank: token for token, rank in ranks.items()}
         if len(vocab) != len(ranks):
             raise ValueError("two tokens share a rank: ranks must be distinct")
         structure = rank_structure(ranks)
-        rule = "tiktoken" if structure.late_merges or structure.whole_tokens else "bpe"
         tokenizer = cls.__new__(cls)
+        # Ranks are tiktoken's: its rule (which needs no proof that tokens encode to themselves).
         tokenizer._build(
             vocab, structure.merges, special_tokens, pattern, name, None, None,
-            self_encoding=None, rule=rule, structure=structure if rule == "tiktoken" else None,
+            self_encoding=None, rule="tiktoken", structure=structure,
         )
         return tokenizer
 

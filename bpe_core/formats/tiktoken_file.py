@@ -12,7 +12,28 @@ from ..tokenizer import Tokenizer
 
 
 def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[bytes, int]:
-    """token bytes -> rank from a ``.tiktoken`` text; ``what`` names it in errors."""
+    """token bytes -> rank from a ``.tiktoken`` text; ``what`` names it in errors.
+
+    >>> parse_tiktoken_ranks("YQ== 0" + chr(10) + "Yg== 1")
+    {b'a': 0, b'b': 1}
+    """
+    fields = text.split()
+    lines = text.splitlines()
+    try:  # the whole file at once (a 200k-token file in a fraction of a second) ...
+        tokens = list(map(_b64_strict, fields[0::2]))
+        ranks = dict(zip(tokens, map(int, fields[1::2])))
+        if len(fields) == 2 * len(ranks) == 2 * (len(lines) - lines.count("")):
+            return ranks
+    except ValueError:
+        pass
+    return _parse_by_line(text, what=what)  # ... and line by line to say where it is wrong
+
+
+def _b64_strict(field: str) -> bytes:
+    return base64.b64decode(field, validate=True)
+
+
+def _parse_by_line(text: str, *, what: str) -> dict[bytes, int]:
     ranks: dict[bytes, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line:
