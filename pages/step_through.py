@@ -103,6 +103,8 @@ def trace_of(documents: tuple[str, ...], num_merges: int, mode: str, tie_break: 
     result = byte_trace(documents, num_merges, "gpt2" if mode == "bytes" else None, tie_break)
     return Trace(False, result, [(w.symbols, w.freq) for w in result.initial], result.steps, result.stop_reason)
 
+TIE_HELP = "  \n".join(f"{name}: {rule}." for name, rule in TIE_RULES.items())
+
 
 def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     """Draw the inputs: (mode, merges, documents, tie rule)."""
@@ -119,7 +121,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     if mode != "textbook":
         tie_break = options[1].radio(
             "Tie rule", list(TIE_BREAKS), horizontal=True, key="steps.tie",
-            help="  \n".join(f"{name}: {rule}." for name, rule in TIE_RULES.items()),
+            help=TIE_HELP,
         )  # fmt: skip
     if per_line:
         documents = tuple(line for line in text.splitlines() if line.strip())
