@@ -103,6 +103,7 @@ def trace_of(documents: tuple[str, ...], num_merges: int, mode: str, tie_break: 
     result = byte_trace(documents, num_merges, "gpt2" if mode == "bytes" else None, tie_break)
     return Trace(False, result, [(w.symbols, w.freq) for w in result.initial], result.steps, result.stop_reason)
 
+
 TIE_HELP = "  \n".join(f"{name}: {rule}." for name, rule in TIE_RULES.items())
 
 
