@@ -7,9 +7,10 @@ pre-tokenize or count (see ``counting``).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
+
+from .safe_io import json_value
 
 #: Files are read in blocks of this many bytes; only the pre-token counts are kept.
 FILE_BLOCK_BYTES = 1 << 20
@@ -60,9 +61,9 @@ def documents_from_bytes(data: bytes, *, source: str) -> tuple[list[str], list[s
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{source} line {number}: not valid JSON ({exc.msg})")
+            record = json_value(line)
+        except ValueError as exc:  # bad syntax, or nested too deeply: the line is skipped, not a traceback
+            problems.append(f"{source} line {number}: {exc}")
             continue
         value = record.get("text") if isinstance(record, dict) else None
         if not isinstance(value, str):

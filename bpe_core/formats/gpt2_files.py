@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..safe_io import json_value
 from ..tokenizer import Tokenizer
 from .bytelevel import bytes_to_printable, printable_to_bytes
 
@@ -68,9 +69,9 @@ def load_gpt2_files(
 ) -> Tokenizer:
     """Read GPT-2 style files. Special tokens present in ``vocab.json`` keep their ids."""
     try:
-        encoder = json.loads(Path(vocab_json).read_text(encoding="utf-8"))
+        encoder = json_value(Path(vocab_json).read_text(encoding="utf-8"))
         merges_text = Path(merges_txt).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise ValueError(f"cannot read GPT-2 vocab/merges files: {exc}") from None
     if not isinstance(encoder, dict):
         raise ValueError(f"{vocab_json} must hold a JSON object {{token: id}}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..pretokenize import GPT2_PATTERN, PRESETS
+from ..safe_io import json_value
 from ..stages import Pipeline, PrefixSpace, Split
 from ..tokenizer import Tokenizer
 from .bytelevel import bytes_to_printable, printable_to_bytes
@@ -372,8 +373,8 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
 def load_huggingface(path: str | os.PathLike) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json``; ValueError saying what is wrong."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json_value(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise ValueError(f"cannot read {os.fspath(path)} as tokenizer.json: {exc}") from None
     try:
         return from_huggingface_dict(data, name=Path(path).stem)

@@ -133,8 +133,8 @@ def tokenizer_upload_section(widget_key: str) -> None:
         try:
             tokenizer = tokenizer_from_upload(upload.name, upload.getvalue())
             ws = workspace()
-            name = ws.unique_name(tokenizer.name or Path(upload.name).stem)
-            ws.save(tokenizer, name)
+            # One step, so two sessions importing one name at once get two names.
+            name = ws.save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
         except ValueError as exc:
             st.error(f"Could not load {md(upload.name)}: {md(exc)}")
             continue
