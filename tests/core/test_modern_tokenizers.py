@@ -183,3 +183,20 @@ def test_unknown_names_say_which_exist():
     with pytest.raises(ValueError, match="choose one of gpt2, cl100k, o200k"):
         bpe_core.load("gpt5")
     assert [s.name for s in bpe_core.available()][:3] == ["gpt2", "cl100k", "o200k"]
+
+
+def test_the_cli_takes_built_in_names_and_says_what_to_install(monkeypatch, capsys):
+    from bpe_core import cli
+
+    if catalogue.is_installed("o200k"):
+        assert cli.main(["encode", "-t", "o200k", "--text", "Hello world"]) == 0
+        assert capsys.readouterr().out.split() == ["13225", "2375"]
+    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
+                                build=lambda data: None)
+    monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
+    catalogue.load.cache_clear()
+    try:
+        assert cli.main(["encode", "-t", "llama3", "--text", "x"]) == 2
+        assert "Llama 3: not installed: pip install llama-models" in capsys.readouterr().err
+    finally:
+        catalogue.load.cache_clear()
