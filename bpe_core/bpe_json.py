@@ -33,17 +33,17 @@ from collections.abc import Callable
 from typing import Any
 
 from .safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
+from .token_ids import MAX_TOKEN_ID
 from .stages import Pipeline
 
 FORMAT = "bpe_core.tokenizer"
 #: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).
 VERSION = 2
 MERGE_FIELDS = ["left", "right", "id", "count"]
-#: Token ids in the file (vocab and special tokens) are below this: tiktoken stores ids as unsigned
-#: 32-bit integers, so no tokenizer holds a larger one (``token_ids.MAX_TOKEN_ID`` + 1). Training uses
-#: far fewer (``merge_loop.MAX_VOCAB_SIZE``), but an imported tokenizer may have sparse large ids and
-#: must survive being saved and loaded again.
-ID_LIMIT = 2**32
+#: Token ids in the file (vocab and special tokens) are below this: the ids any ``Tokenizer`` may have
+#: (``token_ids.MAX_TOKEN_ID``, tiktoken's uint32), so every tokenizer saved loads again. Training
+#: uses far fewer (``merge_loop.MAX_VOCAB_SIZE``), but imported tokenizers may have sparse large ids.
+ID_LIMIT = MAX_TOKEN_ID + 1
 #: Merge counts and corpus statistics are below this, so tables and charts can hold them as int64.
 COUNT_LIMIT = 1 << 63
 
