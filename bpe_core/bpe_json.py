@@ -13,7 +13,9 @@ Layout (version 1)::
 A tokenizer that pre-tokenizes in stages (``stages.Pipeline``, e.g. imported from a Hugging Face
 file) is written as version 2: ``"pattern": null`` and ``"pretokenizer": {"normalizers": [...],
 "stages": [{"type": "split", "pattern", "literal", "behavior", "invert"} | {"type": "prefix_space"}]}``;
-every other tokenizer is still written as version 1, which older bpe_core releases read.
+so is a tokenizer following tiktoken's rule (``"rule": "tiktoken"``: ranks with whole-word tokens
+and late merges, see ``ranks``; the merges are recovered again on loading); every other tokenizer
+is still written as version 1, which older bpe_core releases read.
 
 A token is written as ``text`` when its bytes are valid UTF-8, else as ``hex``, so any bytes survive.
 Loading checks everything and reports problems as ``ValueError`` naming the file and the place.
@@ -64,12 +66,13 @@ def dumps(
     vocab: dict[int, bytes],
     merges: list[tuple[int, int, int, int | None]],
     training: dict | None,
+    rule: str = "bpe",
 ) -> str:
     """The file's text; ``merges`` are (left id, right id, new id, count) in rank order."""
     staged = isinstance(pattern, Pipeline)
     document = {
         "format": FORMAT,
-        "version": 2 if staged else 1,
+        "version": 2 if staged or rule != "bpe" else 1,
         "name": name,
         "pattern": None if staged else pattern,
         "pattern_name": pattern_name,
@@ -79,6 +82,7 @@ def dumps(
         "merge_fields": MERGE_FIELDS,
         "merges": [list(record) for record in merges],
         "training": training or None,
+        **({"rule": rule} if rule != "bpe" else {}),
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
 
@@ -134,6 +138,8 @@ def from_dict(data: Any) -> dict[str, Any]:
         except (TypeError, ValueError) as exc:
             raise _Problem(f"'pretokenizer': {exc}") from None
     training = _read_training(data.get("training") or None)
+    rule = data.get("rule", "bpe")
+    _require(rule in ("bpe", "tiktoken"), f"'rule' must be 'bpe' or 'tiktoken', got {rule!r}")
     name = data.get("name", "tokenizer")
     _require(isinstance(name, str), "'name' must be a string")
     return {
@@ -144,6 +150,7 @@ def from_dict(data: Any) -> dict[str, Any]:
         "name": name,
         "merge_counts": counts,
         "training": training,
+        "rule": rule,
     }
 
 

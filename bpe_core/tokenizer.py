@@ -571,6 +571,7 @@ class Tokenizer(TiktokenSurface):
             vocab=self._vocab,
             merges=[(r.left, r.right, r.id, r.count) for r in self.merge_records],
             training=self.training,
+            rule=self._rule,
         )
 
     @classmethod

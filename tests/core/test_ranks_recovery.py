@@ -147,3 +147,11 @@ def test_runs_of_one_byte_are_recovered_like_the_readable_recovery(length):
 def test_ranks_that_share_a_rank_are_refused():
     with pytest.raises(ValueError, match="share a rank"):
         Tokenizer.from_ranks({**_bytes_ranks(), b"ab": 5})
+
+
+def test_tiktokens_rule_survives_bpe_cores_json_file():
+    tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca"), pattern=PATTERN)
+    back = Tokenizer.from_json(tok.to_json())
+    assert back.rule == "tiktoken" and back.whole_word_tokens == [257]
+    assert back.encode("abca abcab") == tok.encode("abca abcab")
+    assert '"version": 2' in tok.to_json()  # older readers refuse it rather than encode differently
