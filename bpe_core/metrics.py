@@ -25,8 +25,11 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
                     (tokenization-scorer) defaults |V| to the number of distinct tokens observed; we
                     use the tokenizer's vocabulary, so values on a short text are small (H_a <= ln N).
 
-Compression against vocabulary size is ``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written without spaces between
-words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
+Across the languages of a parallel text (formulas in ``fairness``, re-exported here): the Gini
+coefficient of token counts, vocabulary utilisation, the share of tokens holding part of a UTF-8
+character, and bootstrap confidence intervals of the premium. Compression against vocabulary size is
+``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written
+without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
 """
 
 from __future__ import annotations
@@ -39,7 +42,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .pretokenize import replace_surrogates
+# The fairness metrics are part of this module's API (bpe_core.metrics.gini, ...); their building
+# blocks are shared.
+from .fairness import (  # noqa: F401  re-exported
+    PremiumInterval,
+    Utilisation,
+    clean_text,
+    gini,
+    partial_token_share,
+    premium_intervals,
+    ratio,
+    sentence_tokens,
+    token_bytes_of,
+    tokenizer_premium_intervals,
+    vocab_size_of,
+    vocabulary_utilisation,
+)
 from .samples import get_sample, sample_ids
 
 RENYI_ALPHA = 2.5
@@ -85,30 +103,6 @@ class TextMetrics:
 # building blocks
 
 
-def ratio(numerator: float, denominator: float) -> float | None:
-    """``numerator / denominator``, or None when the denominator is 0."""
-    return numerator / denominator if denominator else None
-
-
-def clean_text(text: str) -> str:
-    """``text`` as the tokenizers see it: lone surrogates (not UTF-8 encodable) become U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = replace_surrogates(text)
-    return text
-
-
-def vocab_size_of(tokenizer: Any) -> int | None:
-    """The number of ids of ``tokenizer``: ``vocab_size`` (bpe_core, Hugging Face) or ``n_vocab``
-    (tiktoken); None if it has neither."""
-    for attribute in ("vocab_size", "n_vocab"):
-        value = getattr(tokenizer, attribute, None)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
-
-
 def renyi_entropy(counts: Iterable[int], alpha: float = RENYI_ALPHA) -> float:
     """H_alpha(p) = ln(sum p_i^alpha) / (1 - alpha) of the distribution p_i = c_i / sum(c), in nats;
     Shannon entropy for alpha = 1. ValueError for no counts or alpha < 0."""
@@ -148,17 +142,6 @@ def word_spans(text: str) -> list[tuple[int, int]]:
         if end > start:
             spans.append((start, end))
     return spans
-
-
-def _token_bytes(tokenizer: Any, ids: Sequence[int]) -> list[bytes] | None:
-    try:
-        if hasattr(tokenizer, "decode_tokens_bytes"):
-            return [bytes(b) for b in tokenizer.decode_tokens_bytes(ids)]
-        if hasattr(tokenizer, "decode_single_token_bytes"):
-            return [bytes(tokenizer.decode_single_token_bytes(i)) for i in ids]
-    except (KeyError, ValueError, TypeError):
-        return None
-    return None
 
 
 def _split_share(text: str, encoded: bytes, token_bytes: list[bytes] | None, spans: list[tuple[int, int]]) -> float | None:
@@ -224,7 +207,7 @@ def _metrics(tokenizer: Any, text: str, ids: list[int], *, spaced: bool, alpha: 
         spans = word_spans(text)
         words = len(spans)
         fertility = ratio(n_tokens, words)
-        split_share = _split_share(text, encoded, _token_bytes(tokenizer, ids), spans) if spans else None
+        split_share = _split_share(text, encoded, token_bytes_of(tokenizer, ids), spans) if spans else None
     return TextMetrics(
         characters=n_chars,
         bytes=n_bytes,

@@ -1,6 +1,7 @@
 """Compression as the vocabulary grows: characters per token at every vocabulary size up to a
 tokenizer's own, from one BPE pass per distinct pre-token (the first k merges of a BPE tokenizer are
-a tokenizer too). The per-text metrics themselves are ``metrics``'.
+a tokenizer too); the premium of every language of a parallel text at each size, and where each
+language stops improving. The per-text metrics themselves are ``metrics``'. Nothing here trains.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any, Literal
 from .metrics import clean_text, ratio
 from .tokenizer import Tokenizer
 
+#: ``stops_improving``'s default: within 1% of the tokens at the full vocabulary.
+IMPROVEMENT_TOLERANCE = 0.01
 
 
 def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
@@ -117,3 +120,57 @@ def _applied_by_rank(tokenizer: Tokenizer, text: str, traces: dict[bytes, list[i
             trace = traces[data] = tokenizer.applied_merge_ranks(data)
         applied.update(trace)
     return applied
+
+
+def premium_by_vocab_size(
+    tokenizer: Any,
+    texts: Mapping[str, str],
+    reference: str,
+    steps: int = 20,
+    *,
+    merges: Sequence[int] | None = None,
+    spacing: Literal["linear", "log"] = "linear",
+) -> list[dict[str, Any]]:
+    """``compression_by_vocab_size`` with each row's ``premium``: its tokens / the ``reference``
+    text's tokens at the same vocabulary size (``texts`` is parallel; ``reference`` is one of its
+    labels). One line per language when drawn against ``vocab_size``.
+
+    >>> import bpe_core
+    >>> tok = bpe_core.train("ab ab ab cd cd", 257, min_frequency=1)  # one merge: a + b
+    >>> [(r["text"], r["merges"], r["premium"]) for r in premium_by_vocab_size(tok, {"x": "ab", "y": "cd"}, "x", 2)]
+    [('x', 0, 1.0), ('x', 1, 1.0), ('y', 0, 1.0), ('y', 1, 2.0)]
+    """
+    if reference not in texts:
+        raise ValueError(f"reference {reference!r} is not among the texts ({', '.join(texts)})")
+    rows = compression_by_vocab_size(tokenizer, texts, steps, merges=merges, spacing=spacing)
+    reference_tokens = {row["merges"]: row["tokens"] for row in rows if row["text"] == reference}
+    for row in rows:
+        row["premium"] = ratio(row["tokens"], reference_tokens[row["merges"]])
+    return rows
+
+
+def stops_improving(rows: Sequence[Mapping[str, Any]], tolerance: float = IMPROVEMENT_TOLERANCE) -> dict[str, int]:
+    """For each text of ``compression_by_vocab_size`` rows, the smallest vocabulary size from which
+    its token count stays within ``tolerance`` (a share) of its count at the largest size measured:
+    where the extra merges stop helping that text.
+
+    >>> rows = [{"text": "t", "vocab_size": v, "tokens": n} for v, n in [(256, 100), (300, 60), (400, 50), (500, 50)]]
+    >>> stops_improving(rows)
+    {'t': 400}
+    """
+    if not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance must be a share between 0 and 1 (e.g. 0.01), got {tolerance!r}")
+    by_text: dict[str, list[tuple[int, int]]] = {}
+    for row in rows:
+        by_text.setdefault(row["text"], []).append((row["vocab_size"], row["tokens"]))
+    out = {}
+    for label, points in by_text.items():
+        points.sort()
+        final = points[-1][1]
+        size = points[-1][0]
+        for vocab_size, tokens in reversed(points):
+            if tokens > final * (1 + tolerance):
+                break
+            size = vocab_size
+        out[label] = size
+    return out
