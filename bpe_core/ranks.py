@@ -91,6 +91,8 @@ def _join_by_position(ids: list[int], table: dict[int, int], base: int) -> list[
 # this many prefix splits are tried, and chain pairs checked up to this many per byte of the token,
 # else the loop runs, which is O(n log n) on n bytes.
 _SPLITS_TRIED = 8
+#: Tokens up to this many bytes run tiktoken's loop on their bytes directly (fewer lookups).
+_SHORT = 6
 _LOOKUPS_PER_BYTE = 4
 
 
@@ -122,6 +124,27 @@ def _crossing(a: int, b: int, rows, left: list[int], right: list[int], born: lis
                 y, sigma = left[y], y
         x, rho = right[x], x
     return False
+
+
+def _short_split(token: bytes, limit: int, position: Mapping[bytes, int], byte_at: list[int]) -> tuple[int, int] | None:
+    """For a short token: the two parts tiktoken's loop leaves on its bytes with only the tokens
+    ranked before it (position ``limit``), or None when more are left. Cheaper than the chain check
+    for a few bytes; the two agree (both are tiktoken's loop)."""
+    parts = [token[k : k + 1] for k in range(len(token))]
+    while len(parts) > 2:
+        best, at = limit, -1
+        for k in range(len(parts) - 1):
+            found = position.get(parts[k] + parts[k + 1])
+            if found is not None and found < best:
+                best, at = found, k
+        if at < 0:
+            return None
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    left, right = parts
+    return (
+        byte_at[left[0]] if len(left) == 1 else position[left],
+        byte_at[right[0]] if len(right) == 1 else position[right],
+    )
 
 
 # long on purpose: the per-token loop is inlined; a call per token would double its cost.
@@ -180,21 +203,24 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
                 if shorter is not None:
                     break
             prefixes[i] = cuts = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None else ()
-            # The splits tried: after each of its longest prefix tokens, and the split of the longest
-            # prefix token with the rest moved to the right part (how runs of one byte grow).
-            splits = []
-            for a in cuts + ((left[cuts[-1]],) if cuts else ()):
-                if a >= 0 and regular[a]:
-                    b = position.get(token[size[a] :])
-                    if b is not None and regular[b]:
-                        splits.append((a if a > b else b, a, b))
-            if len(splits) > 1:
-                splits.sort()  # the split into the earliest parts is nearly always the one
-            b = None
-            for _, a, b in splits:
-                if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=_LOOKUPS_PER_BYTE * length):
-                    break
+            if length <= _SHORT:
+                a, b = _short_split(token, i, position, byte_at) or (None, None)
+            else:
+                # The splits tried: after each of its longest prefix tokens, and the split of the longest
+                # prefix token with the rest moved to the right part (how runs of one byte grow).
+                splits = []
+                for a in cuts + ((left[cuts[-1]],) if cuts else ()):
+                    if a >= 0 and regular[a]:
+                        b = position.get(token[size[a] :])
+                        if b is not None and regular[b]:
+                            splits.append((a if a > b else b, a, b))
+                if len(splits) > 1:
+                    splits.sort()  # the split into the earliest parts is nearly always the one
                 b = None
+                for _, a, b in splits:
+                    if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=_LOOKUPS_PER_BYTE * length):
+                        break
+                    b = None
             if b is None:
                 parts = _join_by_position([byte_at[c] for c in token], table, base)
                 if len(parts) != 2:
