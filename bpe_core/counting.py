@@ -4,6 +4,8 @@ The text is cut into parts that pre-tokenize independently (at special tokens, a
 cuts, see ``pretokenize.safe_cut_regex``); parts are batched into tasks, tasks are counted here or in
 worker processes (``parallel``), and the counts are added in task order, so the result (order of first
 appearance included, which the ``"first"`` tie rule relies on) is the same however the work was split.
+A custom pattern has no safe cut known ahead of its scan: each document streams through it in this
+process (``custom_patterns``: bounded memory, linear time, one time budget for the whole call).
 Counts from separate chunks add up, so counting can also be split over machines. Files are read
 through ``corpus``; merging is ``merge_loop``'s.
 """
@@ -18,6 +20,7 @@ from itertools import accumulate, chain
 from operator import mul
 
 from . import corpus
+from .custom_patterns import RegexBudget
 from .parallel import available_cpus, batches, check_workers, ordered_map
 from .pretokenize import PreTokenizer, safe_cut_regex, stream_pieces
 from .special_tokens import special_token_regex, split_on_special_tokens
@@ -68,11 +71,14 @@ def count_words(
     pretokenizer: PreTokenizer,
     special_tokens: Sequence[str] = (),
     workers: int | None = None,
+    regex_budget: RegexBudget | None = None,
 ) -> WordCounts:
     """Count the pre-tokens of ``texts``; special tokens are cut out first and never counted.
 
     ``workers`` is the number of processes that count (None: automatic, i.e. one per CPU once the
     input passes ``PARALLEL_MIN_CHARS``; 1: this process only). The result does not depend on it.
+    A custom pattern is counted in this process on ``regex_budget`` (None: ``pretokenizer.budget()``,
+    one budget for all of ``texts``).
     """
     def documents() -> Iterator[tuple[str]]:
         for text in texts:
@@ -80,15 +86,22 @@ def count_words(
                 raise TypeError(f"training texts must be str, got {type(text).__name__}")
             yield (text,)
 
-    return _count_documents(documents(), pretokenizer, special_tokens, check_workers(workers))
+    return _count_documents(documents(), pretokenizer, special_tokens, check_workers(workers), regex_budget)
 
 
 def _count_documents(
-    documents: Iterable[Iterable[str]], pretokenizer: PreTokenizer, special_tokens: Sequence[str], workers: int | None
+    documents: Iterable[Iterable[str]], pretokenizer: PreTokenizer, special_tokens: Sequence[str], workers: int | None,
+    regex_budget: RegexBudget | None = None,
 ) -> WordCounts:
     """Count documents, each given as consecutive blocks of text, cut into independent parts and
     counted in tasks (see the module docstring; without safe cuts, parts end only at special tokens
-    and at the end of a document)."""
+    and at the end of a document), or streamed through a custom pattern."""
+    if pretokenizer.source is not None and not pretokenizer.is_preset:
+        budget = regex_budget if regex_budget is not None else pretokenizer.budget()
+        result = WordCounts()
+        for blocks in documents:
+            result.update(count_stream(blocks, pretokenizer=pretokenizer, special_tokens=special_tokens, budget=budget))
+        return result
     result = WordCounts()
     stats = result.stats
     cut_regex = safe_cut_regex(pretokenizer.source)
@@ -238,9 +251,10 @@ def count_stream(
     *,
     pretokenizer: PreTokenizer,
     special_tokens: Sequence[str] = (),
+    budget: RegexBudget | None = None,
 ) -> WordCounts:
     """Count the pre-tokens of one document given as consecutive chunks, as ``count_words`` would on
-    the joined text, without joining it."""
+    the joined text, without joining it (a custom pattern on ``budget``, see ``stream_pieces``)."""
     result = WordCounts()
     stats = result.stats
     stats.documents = 1
@@ -253,7 +267,7 @@ def count_stream(
             yield chunk
 
     def ordinary_pieces():
-        for piece, is_special in stream_pieces(measured(), pretokenizer, special_regex, guard=guard):
+        for piece, is_special in stream_pieces(measured(), pretokenizer, special_regex, guard=guard, budget=budget):
             if is_special:
                 stats.special_tokens_cut += 1
                 stats.characters -= len(piece)
@@ -272,13 +286,14 @@ def count_files(
     special_tokens: Sequence[str] = (),
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    regex_budget: RegexBudget | None = None,
 ) -> WordCounts:
     """Count the pre-tokens of UTF-8 files, each one document, streamed block by block (see
     ``corpus.iter_file_text``); ``progress("count", bytes read, total bytes)`` follows the reading.
 
     With a preset pattern the text is cut at safe cuts into tasks (in worker processes for
     ``workers`` other than 1); a custom pattern or none has no known safe cut, so each file is one
-    stream counted in this process."""
+    stream counted in this process (a custom pattern on ``regex_budget``, as in ``count_words``)."""
     sizes = []
     for path in paths:
         if not os.path.isfile(path):
@@ -295,9 +310,9 @@ def count_files(
                 progress("count", done_before + read, total_bytes)
             yield text
 
-    if safe_cut_regex(pretokenizer.source) is not None:
+    if pretokenizer.source is not None:
         documents = (chunks(path, start) for path, start in zip(paths, starts))
-        return _count_documents(documents, pretokenizer, special_tokens, workers)
+        return _count_documents(documents, pretokenizer, special_tokens, workers, regex_budget)
     result = WordCounts()
     for path, start in zip(paths, starts):
         result.update(count_stream(chunks(path, start), pretokenizer=pretokenizer, special_tokens=special_tokens))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .custom_patterns import RegexBudget, stream_custom
 from .special_tokens import split_on_special_tokens
 from .unicode_classes import exact_pattern, narrowed_pattern, ranges
 
@@ -86,7 +87,8 @@ def cut_at_safe_cuts(text: str, cut_regex, size: int) -> list[str]:
     parts.append(text[start:])
     return parts
 
-#: Seconds one regex call may run on a custom pattern before it is declared pathological.
+#: The base of a custom pattern's time budget: seconds any one operation (a training run, an encode
+#: call) may spend in it, to which each million characters of input adds ``custom_patterns.SECONDS_PER_MB``.
 REGEX_TIMEOUT_SECONDS = 5.0
 
 # Appended to custom patterns so that characters the pattern does not match become pieces of their
@@ -226,28 +228,35 @@ class PreTokenizer:
         """The regex actually run: custom patterns get a catch-all alternative for unmatched text."""
         return None if self.compiled is None else self.compiled.pattern
 
-    def spans(self, text: str) -> Iterator[tuple[int, int]]:
-        """Character spans of the pieces of ``text``, in order, tiling it."""
+    def budget(self) -> RegexBudget:
+        """A fresh time budget for this (custom) pattern over one operation; grant it the input."""
+        return RegexBudget(self.source, base_seconds=REGEX_TIMEOUT_SECONDS)
+
+    def spans(self, text: str, *, budget: RegexBudget | None = None) -> Iterator[tuple[int, int]]:
+        """Character spans of the pieces of ``text``, in order, tiling it. A custom pattern runs on
+        ``budget`` (the caller's, which has been granted the input; None: one for ``text`` alone)."""
         if not text:
             return
         if self.compiled is None:
             yield (0, len(text))
             return
-        timeout = None if self.is_preset else REGEX_TIMEOUT_SECONDS
-        try:
+        if self.is_preset:
+            for match in self.compiled.finditer(text):
+                start, end = match.span()
+                if end > start:
+                    yield (start, end)
+            return
+        if budget is None:
+            budget = self.budget()
+            budget.grant(len(text))
+        with budget.running() as timeout:
             for match in self.compiled.finditer(text, timeout=timeout):
                 start, end = match.span()
                 if end > start:
                     yield (start, end)
-        except TimeoutError:
-            raise ValueError(
-                f"pre-tokenization regex {self.source!r} took more than {REGEX_TIMEOUT_SECONDS:g} s on "
-                f"a text of {len(text):,} characters (catastrophic backtracking?). Simplify it: avoid "
-                "nested quantifiers such as (a+)+ and prefer possessive quantifiers (a++)."
-            ) from None
 
-    def pieces(self, text: str) -> list[str]:
-        """The pieces of ``text`` as strings."""
+    def pieces(self, text: str, *, budget: RegexBudget | None = None) -> list[str]:
+        """The pieces of ``text`` as strings (``budget``: see ``spans``)."""
         if self.compiled is None:
             return [text] if text else []
         if self.is_preset:
@@ -256,7 +265,7 @@ class PreTokenizer:
                 if ascii_findall is not None:
                     return ascii_findall(text)
             return self.compiled.findall(text)
-        return [text[s:e] for s, e in self.spans(text)]
+        return [text[s:e] for s, e in self.spans(text, budget=budget)]
 
     def piece_finders(self):
         """``(ascii_findall, findall)``: functions returning the pieces of a text, the first one only
@@ -317,6 +326,7 @@ def stream_pieces(
     *,
     guard: int = 0,
     check=None,
+    budget: RegexBudget | None = None,
 ) -> Iterator[tuple[str, bool]]:
     """Yield ``(piece, is_special)`` for the concatenation of ``chunks``, exactly as splitting the
     joined text would, keeping only an unfinished tail in memory.
@@ -324,12 +334,18 @@ def stream_pieces(
     ``guard`` is the length of the longest special token (a special token may straddle chunks).
     With a preset pattern the last three pre-tokens stay buffered between chunks, since a match may
     look ahead past its end (GPT-2's ``\\s+(?!\\S)`` looks one character ahead); random chunkings
-    are tested against the joined text. A custom pattern may look ahead arbitrarily far (``[a-z]+(?= )``
-    splits "abcde" differently once a space follows), so for it the text after the last special token
-    is held until the end: memory is bounded by the longest run between special tokens. With no
-    pattern the whole text is one piece and is held until the end too. ``check(buffer)``, if given,
-    sees every buffer state before pieces are taken from it.
+    are tested against the joined text. A custom pattern may look ahead arbitrarily far, so it streams
+    under the rule of ``custom_patterns`` (a piece is settled once ``CUSTOM_MARGIN`` characters follow
+    it), in linear time and on ``budget`` (None: one for this stream). With no pattern the whole text
+    is one piece and is held until the end. ``check(text)``, if given, sees every buffer state (a
+    custom pattern: every chunk with the ``guard`` characters before it) before pieces are taken.
     """
+    if pretokenizer.source is not None and not pretokenizer.is_preset:
+        yield from stream_custom(
+            chunks, pretokenizer.compiled, special_regex, guard=guard, check=check,
+            budget=budget if budget is not None else pretokenizer.budget(),
+        )
+        return
     buffer = ""
     for chunk in chunks:
         if not isinstance(chunk, str):
@@ -372,7 +388,7 @@ def _settled_pieces(buffer: str, pretokenizer: PreTokenizer, special_regex, limi
             continue
         spans = list(pretokenizer.spans(segment))
         if last:
-            # Only presets have a proven bounded look-ahead; hold a custom pattern's open run.
+            # Presets have a proven bounded look-ahead; with no pattern the open run is one piece.
             spans = spans[:-3] if pretokenizer.is_preset else []
         for start, end in spans:
             if position + end >= limit:
