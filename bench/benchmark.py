@@ -32,11 +32,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import corpora, encoding_bench, render_bench, training_bench  # noqa: E402
+from bench import corpora, encoding_bench, parity_bench, render_bench, training_bench  # noqa: E402
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
-CHILD_TASKS = {**training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS}
+CHILD_TASKS = {**training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS, **parity_bench.CHILD_TASKS}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         results["train"] = run_training(found, vocabs, repeats, log)
         log("\n## tie rules: the built-in passages as one raw stream (pattern=None), 3000 merges")
         results["ties"] = training_bench.tie_rule_rounds(repeats, log)
+        results["parity"] = parity_bench.run(repeats, log, [2000] if args.quick else parity_bench.VOCAB_SIZES)
     if not args.skip_encode:
         results["encode"] = run_encoding(found, data, args.quick, repeats, log)
     if not args.skip_batch and not args.skip_encode:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from operator import add
 from dataclasses import dataclass
 
 from .counting import WordCounts
@@ -110,8 +111,7 @@ class ParityLoop:
             weights = [(self.counts[language], freq) for language, freq in self.train[index]]
             for language, freq in self.train[index]:
                 self.train_tokens[language] += size * freq
-            for j in range(size - 1):
-                pair = word[j : j + 2]
+            for pair in map(add, word, word[1:]):
                 for counts, freq in weights:
                     counts[pair] = counts.get(pair, 0) + freq
                 holders = where.get(pair)

@@ -1,0 +1,29 @@
+"""Smoke test of the benchmark's parity scenario (bench/parity_bench.py) at a tiny vocabulary: every
+trainer's child task, the table and the target lines, and the child run through benchmark.py. No
+timing is asserted."""
+
+import pytest
+
+
+def test_parity_children_table_and_targets():
+    parity_bench = pytest.importorskip("bench.parity_bench")
+    from bench.timing import Rounds
+
+    rounds = Rounds("built-in parallel text, vocab 300")
+    for label in parity_bench.TRAINERS:
+        result = parity_bench.child_parity({"trainer": label, "vocab_size": 300})
+        assert result["merges"] == 300 - 256 and result["languages"] >= 8
+        assert result["max_premium"] >= 1.0 and result["eng_tokens"] > 0
+        rounds.add(label, {**result, "seconds": 1.0})
+    table = parity_bench.parity_table(rounds)
+    assert all(f"| {label} |" in table for label in parity_bench.TRAINERS)
+    targets = parity_bench.parity_targets(rounds)
+    assert len(targets) == 3 and all(line.startswith(("- PASS: ", "- FAIL: ")) for line in targets)
+
+
+def test_parity_child_runs_through_the_benchmark_entry_point():
+    pytest.importorskip("bench.parity_bench")
+    from bench.timing import run_child
+
+    result = run_child({"task": "parity", "trainer": "parity, o200k", "vocab_size": 280})
+    assert result["merges"] == 280 - 256 and result["peak_rss"] > 0
