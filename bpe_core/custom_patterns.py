@@ -27,15 +27,19 @@ patterns; this module only runs a compiled one.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import accumulate, repeat
 
 #: The allowance of any operation, and what each million characters of input adds to it.
 BASE_SECONDS = 5.0
 SECONDS_PER_MB = 2.0
 #: A custom pattern's piece is settled once this many characters follow it (see the module docstring).
 CUSTOM_MARGIN = 1 << 16
+#: Longer chunks are scanned this many characters at a time, so that the pieces of one scan stay few.
+SCAN_CHARS = 1 << 20
 
 
 class RegexBudget:
@@ -111,9 +115,7 @@ def stream_custom(
     pending: list[str] = []  # chunks not yet added to buffer
     waiting = 0  # their length
     recent = ""  # the last `guard` characters read
-    for chunk in chunks:
-        if not isinstance(chunk, str):
-            raise TypeError(f"expected str chunks, got {type(chunk).__name__}")
+    for chunk in _at_most(chunks, SCAN_CHARS):
         if check is not None:
             check(recent + chunk)
             recent = (recent + chunk)[-guard:] if guard else ""
@@ -133,6 +135,27 @@ def stream_custom(
     yield from _settle(buffer, done, segment, compiled, special_regex, 0, budget, final=True)[0]
 
 
+def _at_most(chunks: Iterable[str], size: int) -> Iterator[str]:
+    """``chunks`` with those longer than ``size`` cut into pieces of ``size`` characters."""
+    for chunk in chunks:
+        if not isinstance(chunk, str):
+            raise TypeError(f"expected str chunks, got {type(chunk).__name__}")
+        if len(chunk) <= size:
+            yield chunk
+        else:
+            yield from (chunk[start : start + size] for start in range(0, len(chunk), size))
+
+
+def scan(compiled, text: str, pos: int, endpos: int, budget: RegexBudget) -> list[str]:
+    """The non-empty matches of ``compiled`` in ``text[pos:endpos]`` (seen as a text that ends at
+    ``endpos``), in order, on ``budget``: ``findall`` when the pattern has no group (it then gives
+    whole matches, at C speed), ``finditer`` otherwise."""
+    with budget.running() as timeout:
+        if not compiled.groups:
+            return list(filter(None, compiled.findall(text, pos, endpos, timeout=timeout)))
+        return [match.group() for match in compiled.finditer(text, pos, endpos, timeout=timeout) if match.end() > match.start()]
+
+
 def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard: int, budget: RegexBudget, *,
             final: bool) -> tuple[list[tuple[str, bool]], int, int]:
     """The pieces of ``buffer`` from ``done`` on that are settled (all of them when ``final``), and
@@ -148,14 +171,12 @@ def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard
         until = end if closed or final else limit - CUSTOM_MARGIN
         text = buffer if segment == 0 else buffer[segment:end]  # the segment's start is the text's
         offset = 0 if segment == 0 else segment
-        with budget.running() as timeout:
-            for match in compiled.finditer(text, done - offset, end - offset, timeout=timeout):
-                start, stop = match.start() + offset, match.end() + offset
-                if stop > until:
-                    break
-                if stop > start:
-                    ready.append((buffer[start:stop], False))
-                    done = stop
+        pieces = scan(compiled, text, done - offset, end - offset, budget)
+        # The pieces tile the scanned text (the pattern ends in a catch-all): cut them at `until`.
+        ends = list(accumulate(map(len, pieces), initial=done))
+        taken = max(0, bisect.bisect_right(ends, until) - 1)  # until may lie before done
+        ready.extend(zip(pieces[:taken], repeat(False)))
+        done = ends[taken]
         if not closed:
             return ready, done, segment
         ready.append((special.group(), True))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import regex
 
-from .custom_patterns import RegexBudget, stream_custom
+from .custom_patterns import RegexBudget, scan, stream_custom
 from .special_tokens import split_on_special_tokens
 from .unicode_classes import exact_pattern, narrowed_pattern, ranges
 
@@ -265,7 +265,10 @@ class PreTokenizer:
                 if ascii_findall is not None:
                     return ascii_findall(text)
             return self.compiled.findall(text)
-        return [text[s:e] for s, e in self.spans(text, budget=budget)]
+        if budget is None:
+            budget = self.budget()
+            budget.grant(len(text))
+        return scan(self.compiled, text, 0, len(text), budget)
 
     def piece_finders(self):
         """``(ascii_findall, findall)``: functions returning the pieces of a text, the first one only

@@ -25,7 +25,8 @@ from bpe_core.pretokenize import PreTokenizer, stream_pieces
 from bpe_core.special_tokens import special_token_regex, split_on_special_tokens
 
 #: ``\S+|\s+`` and friends, a line pattern (``[^\n]*\n?`` itself matches the empty string, which
-#: bpe_core refuses), a look-ahead and a look-behind of bounded reach, leftmost-first alternatives.
+#: bpe_core refuses), a look-ahead and a look-behind of bounded reach, leftmost-first alternatives,
+#: and a capturing group (scanned with ``finditer`` rather than ``findall``).
 PATTERNS = [
     r"\S+|\s+",
     r"\w+|\W",
@@ -34,6 +35,7 @@ PATTERNS = [
     r"\d(?=\d\d)|\w+|\s+",
     r"(?<=a)b+|[a-z]+",
     r"ab|a|x$",
+    r"(ab)+|\w+|\W",
 ]
 SMALL_MARGIN = 6
 ALPHABET = "ab x\n12!é<>s"
@@ -78,7 +80,7 @@ def test_counts_are_findall_over_each_whole_text(pattern, documents):
     compiled = re.compile(f"(?:{pattern})|[\\s\\S]")
     expected: Counter = Counter()
     for document in documents:
-        expected.update(piece for piece in compiled.findall(document) if piece)
+        expected.update(match.group() for match in compiled.finditer(document) if match.group())
     with small_margin():
         counted = count_words(documents, pretokenizer=PreTokenizer.build(pattern)).counts
     assert list(counted.items()) == list(expected.items())
@@ -115,16 +117,24 @@ def test_the_margin_is_what_makes_it_exact(monkeypatch):
 
 
 class ScanCounter:
-    """A compiled pattern that counts the characters each ``finditer`` call may scan."""
+    """A compiled pattern that counts the characters each scan may look at."""
 
     def __init__(self, pattern: str) -> None:
         self.compiled = PreTokenizer.build(pattern).compiled
+        self.groups = self.compiled.groups
         self.scanned = 0
         self.longest_text = 0
 
-    def finditer(self, text, pos, endpos, timeout=None):
+    def _count(self, text, pos, endpos) -> None:
         self.scanned += endpos - pos
         self.longest_text = max(self.longest_text, len(text))
+
+    def findall(self, text, pos, endpos, timeout=None):
+        self._count(text, pos, endpos)
+        return self.compiled.findall(text, pos, endpos, timeout=timeout)
+
+    def finditer(self, text, pos, endpos, timeout=None):
+        self._count(text, pos, endpos)
         return self.compiled.finditer(text, pos, endpos, timeout=timeout)
 
 
@@ -135,15 +145,17 @@ def stream(pattern: str, chunks) -> tuple[ScanCounter, Counter]:
     return counter, pieces
 
 
-def test_a_50_mb_stream_is_scanned_about_once_in_bounded_memory():
-    """50 blocks of 1 MB (words of a few thousand characters, so that it runs in a second): each
-    block is scanned once, plus the margin, and no scan sees much more than one block."""
+@pytest.mark.parametrize("as_one_string", [False, True], ids=["50 chunks", "one string"])
+def test_a_50_mb_stream_is_scanned_about_once_in_bounded_memory(as_one_string):
+    """50 MB in blocks of 1 MB, or as one string (a training document), of words of a few thousand
+    characters, so that it runs in about a second: each block is scanned once, plus the margin, and
+    no scan sees much more than one block."""
     block = ("x" * 4999 + " ") * 200
-    counter, pieces = stream(r"\S+|\s+", (block for _ in range(50)))
+    counter, pieces = stream(r"\S+|\s+", [block * 50] if as_one_string else (block for _ in range(50)))
     assert pieces == Counter({"x" * 4999: 50 * 200, " ": 50 * 200})
     assert counter.scanned <= 1.2 * 50 * len(block)
     # One block, the margin held unsettled, as much again of look-behind room, a piece cut short.
-    assert counter.longest_text <= len(block) + 2 * custom_patterns.CUSTOM_MARGIN + 5000
+    assert counter.longest_text <= custom_patterns.SCAN_CHARS + 2 * custom_patterns.CUSTOM_MARGIN + 5000
 
 
 def test_a_50_mb_piece_is_held_whole_but_scanned_a_bounded_number_of_times():
