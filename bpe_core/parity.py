@@ -242,7 +242,7 @@ def _learn(loop: ParityLoop, chooser: _Chooser, next_id: int, num_merges: int, g
             language = loop.n
             best = loop.best(language)
         else:
-            loop.use_global = False  # the global heap is no longer needed
+            loop.end_global()
             language = chooser.pick(loop.dev_tokens)
             best = None if language is None else loop.best(language)
             if language is not None and best is None:
@@ -251,10 +251,10 @@ def _learn(loop: ParityLoop, chooser: _Chooser, next_id: int, num_merges: int, g
         if best is None:
             return made, loop.stop_reason()
         pair = best[0]
-        count = loop.counts[loop.n][pair]
+        count = loop.count_of(pair)
         loop.merge(pair, next_id)
         made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language,
-                     loop.train_tokens[loop.n]))
+                     loop.train_tokens))
         if language < loop.n:
             chooser.record(language)
         next_id += 1

@@ -87,12 +87,14 @@ class ParityLoop:
         self.counts: list[dict[str, int]] = [{} for _ in range(n + 1)]
         self.where: dict[str, list[int]] = {}
         self.dev_tokens = [0] * n
-        self.train_tokens = [0] * (n + 1)
+        self.train_tokens = 0  # symbols in all training text
+        self.totals = [row[-1][1] if row else 0 for row in self.train]  # each word's count in all of it
+        self.use_global = use_global
+        self._set_weights()
         self._count()
         self.seen = FirstSeen(self.words, self.where, token_bytes) if tie_break == "first" else None
         self.tie_break = tie_break
         self.keys = {} if self.seen else {chr(i): symbol_key(tie_break, i, b) for i, b in token_bytes.items()}
-        self.use_global = use_global
         self.heaps = [self._heap(c) if (l < n or use_global) else [] for l, c in enumerate(self.counts)]
         self.excluded: set[str] = set()
         self.existing = set(token_bytes.values())
@@ -102,15 +104,35 @@ class ParityLoop:
             return self.seen.first[pair]
         return self.keys[pair[0]] + self.keys[pair[1]]
 
+    def _set_weights(self) -> None:
+        """Per word: (pair counts of a language, the word's count in its training text) for each
+        language that has it, and those languages; with (n, count in all training text) while the
+        global counts are kept (the hybrid's first merges)."""
+        n, counts, use_global = self.n, self.counts, self.use_global
+        rows = [[(l, f) for l, f in row if use_global or l < n] for row in self.train]
+        self.weights = [tuple((counts[l], f) for l, f in row) for row in rows]
+        self.languages = [tuple(l for l, _ in row) for row in rows]
+
+    def end_global(self) -> None:
+        """Stop keeping the global counts: the merges by global frequency are done."""
+        if self.use_global:
+            self.use_global = False
+            self._set_weights()
+            self.counts[self.n].clear()
+            self.heaps[self.n] = []
+
+    def count_of(self, pair: str) -> int:
+        """``pair``'s count in all training text."""
+        return sum(counts.get(pair, 0) for counts in self.counts[: self.n])
+
     def _count(self) -> None:
         where = self.where
         for index, word in enumerate(self.words):
             size = len(word)
             for language, freq in self.dev[index]:
                 self.dev_tokens[language] += size * freq
-            weights = [(self.counts[language], freq) for language, freq in self.train[index]]
-            for language, freq in self.train[index]:
-                self.train_tokens[language] += size * freq
+            weights = self.weights[index]
+            self.train_tokens += size * self.totals[index]
             for pair in map(add, word, word[1:]):
                 for counts, freq in weights:
                     counts[pair] = counts.get(pair, 0) + freq
@@ -165,7 +187,9 @@ class ParityLoop:
             self.keys[new] = symbol_key(self.tie_break, new_id, made)
         words, where, seen = self.words, self.where, self.seen
         where_get = where.get
-        all_counts, dev_tokens, train_tokens = self.counts, self.dev_tokens, self.train_tokens
+        all_counts, dev_tokens, all_weights, all_languages = self.counts, self.dev_tokens, self.weights, self.languages
+        totals, dev = self.totals, self.dev
+        replaced = 0
         ba = b + a
         created: list[str] = []
         touched: set[int] = set()
@@ -177,13 +201,12 @@ class ParityLoop:
             if not removed:
                 continue  # the word lost this pair to an earlier merge
             words[index] = merged
-            for language, freq in self.dev[index]:
+            for language, freq in dev[index]:
                 dev_tokens[language] -= removed * freq
-            weights = []
-            for language, freq in self.train[index]:
-                train_tokens[language] -= removed * freq
-                weights.append((all_counts[language], freq))
-                touched.add(language)
+            weights = all_weights[index]
+            if weights:
+                replaced += removed * totals[index]
+                touched.update(all_languages[index])
             labels = seen.starts.get(index) if seen is not None else None
             if labels is not None:  # first rule, long word: labels kept up to each left half
                 view = memoryview(labels)
@@ -224,6 +247,7 @@ class ParityLoop:
                 kept.append(view[previous:])
                 seen.relabel(index, kept)
                 view.release()
+        self.train_tokens -= replaced
         for counts in all_counts:
             counts.pop(pair, None)
         if seen is not None:
@@ -233,7 +257,7 @@ class ParityLoop:
     def _push(self, created: list[str], touched: set[int]) -> None:
         """Give each heap the new pairs frequent enough in its language; forget pairs frequent in none."""
         threshold = self.threshold
-        languages = sorted(touched if self.use_global else touched - {self.n})
+        languages = sorted(touched)
         for fresh in created:
             wanted = False
             for language in languages:
@@ -241,13 +265,13 @@ class ParityLoop:
                 if live >= threshold:
                     heapq.heappush(self.heaps[language], (-live, self.key_of(fresh), fresh))
                     wanted = True
-            if not wanted and self.counts[self.n].get(fresh, 0) < threshold:
+            if not wanted:
                 del self.where[fresh]  # never chosen, so never looked up
                 if self.seen is not None:
                     self.seen.forget(fresh)
 
     def stop_reason(self) -> str:
-        if any(c > 0 and p not in self.excluded for p, c in self.counts[self.n].items()):
+        if any(c > 0 and p not in self.excluded for counts in self.counts[: self.n] for p, c in counts.items()):
             return STOP_MIN_FREQUENCY
         return STOP_NO_PAIRS
 
