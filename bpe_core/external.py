@@ -76,6 +76,7 @@ class _HuggingFaceBackend:
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
         self.model_type = json.loads(self.hf.model.__getstate__()).get("type", "unknown")
         self.vocab_size = self.hf.get_vocab_size(with_added_tokens=True)
+        self.n_vocab = max(self.hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1  # ids may have gaps
         self.specials = {t.content: i for i, t in self.hf.get_added_tokens_decoder().items() if t.special}
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
@@ -103,7 +104,7 @@ class _SentencePieceBackend:
             raise ValueError(f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}") from None
         kinds = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
         self.model_type = f"SentencePiece {kinds.get(self._model_type(), 'model')}"
-        self.vocab_size = self.sp.GetPieceSize()
+        self.vocab_size = self.n_vocab = self.sp.GetPieceSize()
         self.specials = {}
 
     def _model_type(self) -> int:
@@ -174,9 +175,13 @@ class ExternalTokenizer:
 
     @property
     def vocab_size(self) -> int:
+        """How many ids there are (as ``tokenizers``/``sentencepiece`` count them)."""
         return self._backend.vocab_size
 
-    n_vocab = vocab_size
+    @property
+    def n_vocab(self) -> int:
+        """The largest id + 1 (tiktoken's name)."""
+        return self._backend.n_vocab
 
     @property
     def special_tokens_set(self) -> set[str]:
@@ -250,9 +255,9 @@ class ExternalTokenizer:
         if isinstance(token_id, bool) or not hasattr(token_id, "__index__"):
             raise TypeError(f"token id {token_id!r} is not an integer")
         token_id = int(token_id)
-        if not 0 <= token_id < self.vocab_size or self._backend.piece(token_id) is None:
+        if token_id < 0 or self._backend.piece(token_id) is None:
             where = "" if position is None else f" at position {position}"
-            raise ValueError(f"unknown token id {token_id}{where}: {self.name} has ids 0..{self.vocab_size - 1}")
+            raise ValueError(f"unknown token id {token_id}{where}: {self.name} has ids 0..{self.n_vocab - 1}")
         return token_id
 
     def token_text(self, token_id: int) -> str:
