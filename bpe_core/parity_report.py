@@ -108,6 +108,11 @@ def language_names(languages: Iterable[str]) -> dict[str, str]:
     return {language: get_sample(language).label if language in known else language for language in languages}
 
 
+def _times(premium: float) -> str:
+    """A premium as shown: two decimals below 2x (1.36x), one above (4.1x)."""
+    return f"{premium:.2f}x" if premium < 2 else f"{premium:.1f}x"
+
+
 def summary(before: Fairness, after: Fairness, reference_cost: float, names: Mapping[str, str], reference: str) -> str:
     """The plain sentence: what parity-aware training did to the worst premium and to the reference.
 
@@ -116,13 +121,15 @@ def summary(before: Fairness, after: Fairness, reference_cost: float, names: Map
     >>> summary(b, a, 0.02, {"eng": "English", "mya": "Burmese", "amh": "Amharic"}, "eng")
     'Parity-aware training cut the worst premium from 4.1x (Burmese) to 2.3x (Amharic); English costs 2% more.'
     """
-    verb = "cut" if after.max_premium < before.max_premium else "raised" if after.max_premium > before.max_premium else "kept"
-    first = (
-        f"Parity-aware training {verb} the worst premium from {before.max_premium:.1f}x "
-        f"({names.get(before.worst, before.worst)}) to {after.max_premium:.1f}x ({names.get(after.worst, after.worst)})"
-    )
-    if verb == "kept":
-        first = f"Parity-aware training kept the worst premium at {after.max_premium:.1f}x"
+    old, new = _times(before.max_premium), _times(after.max_premium)
+    verb = "cut" if after.max_premium < before.max_premium else "raised"
+    if new == old:  # equal as shown: say so rather than "cut from 1.4x to 1.4x"
+        first = f"Parity-aware training kept the worst premium at {new}"
+    else:
+        first = (
+            f"Parity-aware training {verb} the worst premium from {old} ({names.get(before.worst, before.worst)}) "
+            f"to {new} ({names.get(after.worst, after.worst)})"
+        )
     cost = round(100 * reference_cost)
     who = names.get(reference, reference)
     if cost == 0:

@@ -210,6 +210,10 @@ def test_summary_sentence_wording():
     assert summary(before, before, 0.004, names, "eng") == (
         "Parity-aware training kept the worst premium at 4.1x; English costs about the same."
     )
+    small_before, small_after = Fairness({}, {}, "ell", 1.358, 0.06), Fairness({}, {}, "tam", 1.251, 0.03)
+    assert summary(small_before, small_after, 0.028, {"ell": "Greek", "tam": "Tamil"}, "eng") == (
+        "Parity-aware training cut the worst premium from 1.36x (Greek) to 1.25x (Tamil); eng costs 3% more."
+    )
 
 
 def test_compare_training_on_built_in_parallel_text():
