@@ -302,7 +302,7 @@ class ExactPattern:
     every text whatever the `regex` release (see above). ``finditer`` on text holding a character this
     `regex` disagrees on matches the translated text: use the matches' spans, not their text."""
 
-    __slots__ = ("pattern", "findall", "_fast", "_suspect", "_suspects", "_wrong", "_table", "_spelled")
+    __slots__ = ("pattern", "_fast", "_fast_findall", "_suspect", "_suspects", "_wrong", "_table", "_spelled")
 
     def __init__(self, source: str, names: frozenset[str]) -> None:
         import regex
@@ -320,22 +320,20 @@ class ExactPattern:
         astral = ((0x10000, 0x10FFFF),) if codes and codes[-1] >= 0x10000 else ()
         suspect = re.compile(f"[{class_body(bmp + astral)}]")
         self._suspect, self._suspects = suspect.search, suspect.findall
-        self.findall = self._findall_function()
+        self._fast_findall = self._fast.findall
 
     def _needs_care(self, text: str) -> bool:
         return self._suspect(text) is not None and not self._wrong.isdisjoint(self._suspects(text))
 
-    def _findall_function(self):
-        """``findall(text)``, the pieces of ``text`` (presets have no groups): a closure over what it
-        needs, as GPT-2's encoder calls it once per new segment and every attribute lookup shows."""
-        fast, suspect, suspects, wrong = self._fast.findall, self._suspect, self._suspects, self._wrong
+    def __reduce__(self):  # rebuilt where it is unpickled, for that process's `regex`
+        return exact_pattern, (self.pattern,)
 
-        def findall(text: str) -> list[str]:
-            if suspect(text) is None or wrong.isdisjoint(suspects(text)):  # the usual case, first
-                return fast(text)
-            return self._careful_findall(text)
-
-        return findall
+    def findall(self, text: str) -> list[str]:
+        """The pieces of ``text`` (presets have no groups). GPT-2's encoder calls it once per new
+        segment, so the usual case comes first, in one expression."""
+        if self._suspect(text) is None or self._wrong.isdisjoint(self._suspects(text)):
+            return self._fast_findall(text)
+        return self._careful_findall(text)
 
     def _careful_findall(self, text: str) -> list[str]:
         if self._spelled is not None:

@@ -254,3 +254,15 @@ def test_safe_cuts_never_follow_a_code_point_the_table_does_not_call_a_letter():
 def test_an_unknown_class_in_a_pinned_pattern_is_refused():
     with pytest.raises(ValueError, match="no pinned Unicode class 'Greek'"):
         unicode_classes.exact_pattern(r"\p{Greek}+")
+
+
+def test_presets_pickle_and_are_rebuilt_for_the_receiving_process():
+    import pickle
+
+    for preset in ("gpt2", "cl100k", "o200k"):
+        pretokenizer = PreTokenizer.build(preset)
+        again = pickle.loads(pickle.dumps(pretokenizer))
+        text = "x \U00011de0's ʕa 12345"
+        assert again.pieces(text) == pretokenizer.pieces(text)
+    tokenizer = bpe_core.gpt2()
+    assert pickle.loads(pickle.dumps(tokenizer)).encode("\U00011de0's") == tokenizer.encode("\U00011de0's")
