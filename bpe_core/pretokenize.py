@@ -1,10 +1,11 @@
 """Pre-tokenization: split text into pieces before BPE, and cut out special tokens.
 
-This module owns the regex presets (tiktoken's GPT-2, cl100k and o200k patterns), validates custom
-patterns (compile errors, patterns that match the empty string, catastrophic backtracking guarded by
-the ``regex`` module's timeout) and splits text into pieces. Text that a custom pattern does not
-match is not dropped: every unmatched character becomes a piece of its own, so encoding always
-round-trips. It does not count words or apply merges.
+This module owns the regex presets (tiktoken's GPT-2, cl100k and o200k patterns, run with tiktoken's
+Unicode classes whatever the `regex` release: see ``unicode_classes``), validates custom patterns
+(compile errors, patterns that match the empty string; catastrophic backtracking is stopped by a time
+budget per unit of input, see ``custom_patterns``) and splits text into pieces, also as a stream.
+Text that a custom pattern does not match is not dropped: every unmatched character becomes a piece
+of its own, so encoding always round-trips. It does not count words or apply merges.
 """
 
 from __future__ import annotations
