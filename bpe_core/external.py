@@ -170,6 +170,11 @@ class ExternalTokenizer:
         return f"{self._backend.model_type} (external, run by {self._backend.library})"
 
     @property
+    def pattern_name(self) -> str:
+        """What stands where a bpe_core tokenizer names its pre-tokenization: the library runs it."""
+        return f"{self._backend.model_type}'s own (external)"
+
+    @property
     def why_no_merges(self) -> str:
         return f"{self.name} is a {self._backend.model_type} tokenizer run by {self._backend.library}: {NO_MERGES}"
 

@@ -364,6 +364,9 @@ def main() -> None:
         "needs than the same text in the reference language (1.0 is parity).",
     )
     choices = tokenizers.available_tokenizers()
+    notes = tokenizers.not_installed_notes()
+    if notes:  # built-in tokenizers whose package is missing
+        st.caption(md("; ".join(notes)))
     builtin = Builtin.load()
     selected, selection = inputs(choices, builtin)
     result = show_comparison(selected, selection, choices)

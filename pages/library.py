@@ -1,4 +1,5 @@
-"""Library: the tokenizers saved in the workspace folder: list, rename, delete, download, import."""
+"""Library: the tokenizers saved in the workspace folder: list, rename, delete, download, import;
+external tokenizers (files bpe_core reads but does not run): list, delete."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pages._ui.widgets import page_header
 SELECTED = "library.selected"
 NEW_NAME = "library.new_name"
 CONFIRM = "library.confirm"
+EXTERNAL_SELECTED = "library.external_selected"
 
 
 def library_row(entry: LibraryEntry, choice: tokenizers.TokenizerChoice | None) -> dict:
@@ -72,6 +74,37 @@ def manage(entries: list[LibraryEntry], by_name: dict[str, tokenizers.TokenizerC
         exports.download_buttons(choice.fingerprint, choice.get(), "library")
 
 
+def external_section() -> None:
+    """External tokenizers (files bpe_core reads but does not run): what they are, and deleting one."""
+    choices, problems = tokenizers.external_choices()
+    if not choices and not problems:
+        return
+    st.subheader("External tokenizers")
+    st.caption(
+        "Tokenizer files that are not byte-level BPE (WordPiece, Unigram, SentencePiece, ...), run read-only by the "
+        "library that implements them. They appear in Tokenize and Compare; the merge forest, first-k merges and "
+        f"step through need merges, which they do not have. Folder: {md(tokenizers.external_folder())}."
+    )
+    if choices:
+        rows = [{"name": c.key[4:], "kind": c.note, "vocab size": c.get().vocab_size,
+                 "why not bpe_core": getattr(c.get(), "note", "")} for c in choices]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        columns = st.columns([3, 1], vertical_alignment="bottom")
+        names = [c.key[4:] for c in choices]
+        state.ensure_option(EXTERNAL_SELECTED, names)
+        chosen = columns[0].selectbox("External tokenizer to delete", names, key=EXTERNAL_SELECTED)
+        if columns[1].button("Delete", key="library.external_delete"):
+            try:
+                tokenizers.delete_external(chosen)
+            except (ValueError, OSError) as exc:
+                st.error(f"Could not delete: {md(exc)}")
+            else:
+                st.success(f"Deleted the external tokenizer **{md(chosen)}**.")
+                st.rerun()
+    for problem in problems:
+        st.error(f"**{md(problem.name)}** cannot be used: {md(problem.error)}")
+
+
 def main() -> None:
     page_header(
         "Tokenizer library",
@@ -96,8 +129,12 @@ def main() -> None:
         st.error(f"**{md(problem.name)}** cannot be used: {md(problem.error)}")
     if entries:
         manage(entries, by_name)
+    external_section()
     st.subheader("Import")
     tokenizer_upload_section("library.upload")
+    notes = tokenizers.not_installed_notes()
+    if notes:
+        st.caption("Built-in tokenizers whose package is missing: " + md("; ".join(notes)))
 
 
 if __name__ == "__main__":  # Streamlit runs each page file as __main__

@@ -186,6 +186,8 @@ def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[s
 def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Tokenizer, against) -> None:
     """One tokenizer's coloured tokens and ids; ``against`` is (reference choice, its encoding) or None."""
     st.markdown(f"**{md(choice.label)}** · {enc.ids_total:,} tokens")
+    if choice.kind == "external":
+        st.caption(md(f"{choice.note}: read-only, no merge ranks"))
     markup = tokens_html_cached(
         choice.fingerprint,
         against[0].fingerprint if against else None,
@@ -298,6 +300,9 @@ def main() -> None:
     )  # fmt: skip
     start_from_url(choices)
     view = read_view(choices)
+    notes = tokenizers.not_installed_notes()
+    if notes:  # built-in tokenizers whose package is missing
+        st.caption(md("; ".join(notes)))
     share_in_url(view)
     if not checked(view):
         return

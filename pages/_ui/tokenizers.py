@@ -1,5 +1,6 @@
-"""The tokenizers a session can pick: built in (the default, GPT-2, cl100k), trained in this session,
-and saved in the workspace library.
+"""The tokenizers a session can pick: built in (the default, GPT-2, cl100k, the modern ones), trained
+in this session, saved in the workspace library, and external ones (tokenizer files bpe_core reads but
+does not run, kept in the library folder's ``external`` subfolder: see ``bpe_core.external``).
 
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs) and a fingerprint that changes
 whenever the tokenizer does. Loading is cached with ``st.cache_resource``. This module draws nothing:
@@ -11,12 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.workspace import Workspace, describe_age
+from bpe_core.external import ExternalTokenizer, load_file
+from bpe_core.safe_io import write_atomic
+from bpe_core.workspace import Workspace, describe_age, sanitize_name
 
 from . import state
 from .samples import default_corpus
@@ -75,6 +79,76 @@ def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[To
     return None, f"{name!r} vanished from the library"
 
 
+# ------------------------------------------------------------------------------------------------
+# external tokenizers: files bpe_core reads but does not run (bpe_core.external), kept unchanged in
+# the library folder's "external" subfolder beside the bpe_core JSON files.
+
+EXTERNAL_SUFFIXES = (".json", ".model")
+
+
+def external_folder() -> Path:
+    return workspace().root / "external"
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _external_file(path: str, modified_ns: int, size: int) -> tuple[ExternalTokenizer | Tokenizer | None, str | None]:
+    """Load one external file; keyed on its modification time and size so edits are picked up."""
+    try:
+        tokenizer = load_file(path)
+        tokenizer.name = Path(path).stem  # the library's name, not the one guessed from the file
+        return tokenizer, None
+    except (ValueError, TypeError) as exc:
+        return None, str(exc)
+
+
+def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
+    """The external tokenizers in the library, and the files that could not be read."""
+    choices: list[TokenizerChoice] = []
+    problems: list[LibraryProblem] = []
+    folder = external_folder()
+    paths = sorted(p for p in folder.iterdir() if p.suffix in EXTERNAL_SUFFIXES) if folder.is_dir() else []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:  # removed meanwhile
+            continue
+        tokenizer, error = _external_file(str(path), info.st_mtime_ns, info.st_size)
+        if tokenizer is None:
+            problems.append(LibraryProblem(path.stem, str(path), error or "unreadable"))
+            continue
+        kind = getattr(tokenizer, "kind", "byte-level BPE")
+        choices.append(TokenizerChoice(
+            key=f"ext:{path.stem}", label=f"🔌 {path.stem} (external)", kind="external",
+            fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
+            loader=lambda tokenizer=tokenizer: tokenizer, note=kind,
+        ))  # fmt: skip
+    return choices, problems
+
+
+def save_external(tokenizer: ExternalTokenizer) -> str:
+    """Keep an external tokenizer's original file in the library; returns the name it got."""
+    folder = external_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    base = sanitize_name(tokenizer.name or "external")
+    for number in range(1, 1000):
+        name = base if number == 1 else f"{base} {number}"
+        try:
+            write_atomic(folder / f"{name}{tokenizer.suffix}", tokenizer.source_bytes, overwrite=False)
+            return name
+        except FileExistsError:
+            continue
+    raise ValueError(f"too many external tokenizers named {base!r}: delete or rename some first")
+
+
+def delete_external(name: str) -> None:
+    for suffix in EXTERNAL_SUFFIXES:
+        path = external_folder() / f"{sanitize_name(name)}{suffix}"
+        if path.is_file():
+            path.unlink()
+            return
+    raise ValueError(f"no external tokenizer named {name!r}")
+
+
 def workspace() -> Workspace:
     """The tokenizer library (folder from $BPE_WORKBENCH_DIR or the per-user default)."""
     return Workspace()
@@ -94,7 +168,7 @@ class TokenizerChoice:
     """One tokenizer the user can pick.
 
     ``key`` is stable across reruns and goes into URLs (``default``, ``gpt2``, ``cl100k``,
-    ``lib:<name>``, ``new:<name>``); ``fingerprint`` changes whenever the tokenizer does, so cached
+    ``lib:<name>``, ``new:<name>``, ``ext:<name>``); ``fingerprint`` changes whenever the tokenizer does, so cached
     results keyed on it are never stale.
     """
 
@@ -183,7 +257,15 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
     library, _ = library_choices()
     for choice in library:
         choices[choice.key] = choice
+    for choice in external_choices()[0]:
+        choices[choice.key] = choice
     return choices
+
+
+def with_merges(choices: dict[str, TokenizerChoice]) -> tuple[dict[str, TokenizerChoice], list[str]]:
+    """The choices that have merges to explore, and the labels of the external ones left out."""
+    kept = {key: choice for key, choice in choices.items() if choice.kind != "external"}
+    return kept, [choice.label for choice in choices.values() if choice.kind == "external"]
 
 
 def unused_name(name: str, choices: dict[str, TokenizerChoice]) -> str:

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from bpe_core import Tokenizer, formats
+from bpe_core import Tokenizer
+from bpe_core.external import ExternalTokenizer, is_external, loads_file
 from bpe_core.corpus import decode_text, documents_from_bytes
 
 from . import state
 from .render import markdown_text as md
-from .tokenizers import workspace
+from .tokenizers import save_external, workspace
 
 
 def upload_limit_mb() -> int:
@@ -99,15 +100,17 @@ def file_uploader(
 # tokenizer files
 
 
-def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer:
+def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokenizer:
     """Parse an uploaded tokenizer file, recognised by content: bpe_core JSON, Hugging Face
-    ``tokenizer.json`` or a ``.tiktoken`` rank file (which gets the GPT-2 pattern)."""
+    ``tokenizer.json`` or a ``.tiktoken`` rank file (which gets the GPT-2 pattern) become a
+    ``Tokenizer``; other ``tokenizer.json`` files and SentencePiece ``.model`` files an
+    ``ExternalTokenizer`` (``bpe_core.external``)."""
     try:
-        tokenizer = formats.loads_any(data, source=name)
+        tokenizer = loads_file(data, source=name)
     except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ValueError(f"{name} is not a usable tokenizer file: {exc}") from None
     stem = Path(name).name
-    for suffix in (".json", ".tiktoken", ".tokenizer"):
+    for suffix in (".json", ".tiktoken", ".tokenizer", ".model"):
         stem = stem.removesuffix(suffix)
     if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem:
         tokenizer.name = stem or "uploaded"
@@ -117,12 +120,14 @@ def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer:
 def tokenizer_upload_section(widget_key: str) -> None:
     """File uploader that imports tokenizer files into the library (each file once)."""
     files = st.file_uploader(
-        "Load tokenizer files (bpe_core JSON, Hugging Face tokenizer.json, or .tiktoken)",
-        type=["json", "tiktoken"],
+        "Load tokenizer files (bpe_core JSON, any Hugging Face tokenizer.json, .tiktoken, SentencePiece .model)",
+        type=["json", "tiktoken", "model"],
         accept_multiple_files=True,
         key=widget_key,
         help=f"Up to {upload_limit_mb():,} MB per file. Imported tokenizers are saved to the library. "
-        ".tiktoken files hold no pattern or special tokens: they get the GPT-2 pattern.",
+        ".tiktoken files hold no pattern or special tokens: they get the GPT-2 pattern. Byte-level BPE files "
+        "become bpe_core tokenizers; others (WordPiece, Unigram, SentencePiece, ...) are kept as external "
+        "tokenizers, run read-only by the library that implements them (tokenizers, sentencepiece).",
     )
     done: set = st.session_state.setdefault(state.IMPORTED_FILES, set())
     for upload in files or []:
@@ -132,11 +137,19 @@ def tokenizer_upload_section(widget_key: str) -> None:
         done.add(marker)
         try:
             tokenizer = tokenizer_from_upload(upload.name, upload.getvalue())
-            ws = workspace()
-            # One step, so two sessions importing one name at once get two names.
-            name = ws.save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
-        except ValueError as exc:
+            if is_external(tokenizer):
+                name = save_external(tokenizer)
+            else:  # one step, so two sessions importing one name at once get two names
+                name = workspace().save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
+        except (ValueError, OSError) as exc:
             st.error(f"Could not load {md(upload.name)}: {md(exc)}")
+            continue
+        if is_external(tokenizer):
+            st.success(
+                f"Loaded {md(upload.name)} into the library as the external tokenizer **{md(name)}**: "
+                f"{md(tokenizer.kind)}, {tokenizer.vocab_size:,} ids. It is shown in Tokenize and Compare; "
+                f"{md(tokenizer.note)}."
+            )
             continue
         st.success(
             f"Loaded {md(upload.name)} into the library as **{md(name)}** "

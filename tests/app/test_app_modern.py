@@ -46,3 +46,76 @@ def test_tokenize_shows_a_modern_tokenizer_beside_gpt2(app):
     assert not app.exception and not app.error
     html = "\n".join(e.value for e in app.get("html"))
     assert "việc" in html or "vi" in html
+
+
+# ------------------------------------------------------------------------------------------------
+# external tokenizers: a WordPiece tokenizer.json in the library, shown read-only
+
+
+def _wordpiece_json() -> str:
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hello": 3, "world": 4, "##s": 5}
+    tok = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.add_special_tokens(["[CLS]", "[SEP]"])
+    return tok.to_str()
+
+
+@pytest.fixture
+def app_with_external(workspace_dir):
+    folder = Path(workspace_dir) / "external"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bert.json").write_text(_wordpiece_json(), encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=180)
+    return run(at)
+
+
+def test_an_external_tokenizer_is_shown_in_tokenize_and_compare(app_with_external):
+    app = app_with_external
+    app.switch_page("pages/tokenize_text.py")
+    run(app)
+    app.multiselect(key="tokenize.tokenizers").set_value(["gpt2", "ext:bert"])
+    app.text_area(key="tokenize.text").set_value("Hello worlds")
+    run(app)
+    assert not app.exception and not app.error
+    assert any("WordPiece (external, run by tokenizers)" in c.value.replace("\\", "") for c in app.caption)
+    assert any("3, 4, 5" in c.value for c in app.code)  # HF's ids
+    app.switch_page("pages/compare.py")
+    run(app)
+    app.multiselect(key="cmp.tokenizers").set_value(["gpt2", "ext:bert"])
+    run(app)
+    assert not app.exception and not app.error
+
+
+def test_the_merge_forest_says_why_external_tokenizers_are_not_offered(app_with_external):
+    app = app_with_external
+    app.switch_page("pages/merge_forest.py")
+    run(app)
+    assert not app.exception
+    assert "ext:bert" not in app.selectbox(key="forest.tokenizer").options
+    assert any("external tokenizers have no merge list" in c.value.replace("\\", "") for c in app.caption)
+
+
+def test_the_library_lists_external_tokenizers(app_with_external):
+    app = app_with_external
+    app.switch_page("pages/library.py")
+    run(app)
+    assert not app.exception and not app.error
+    assert any(s.value == "External tokenizers" for s in app.subheader)
+    assert app.selectbox(key="library.external_selected").value == "bert"
+
+
+def test_missing_packages_are_named_where_tokenizers_are_picked(monkeypatch, workspace_dir):
+    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
+                                build=lambda data: None)
+    monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
+    app = run(AppTest.from_file(APP, default_timeout=180))
+    for page in ("pages/tokenize_text.py", "pages/compare.py", "pages/library.py"):
+        app.switch_page(page)
+        run(app)
+        assert not app.exception
+        assert any("Llama 3: not installed: pip install llama-models" in c.value.replace("\\", "") for c in app.caption), page
