@@ -2,13 +2,16 @@
 
 Each text is cut into parts at special tokens and at safe cuts (see ``pretokenize.safe_cut_regex``),
 parts are grouped into tasks of about ``BATCH_TASK_CHARS`` characters, and tasks are encoded by
-``parallel.ordered_map``; the ids never depend on how many workers ran. This module only plans and
-reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
+``parallel.ordered_map``, or by threads when the encoder is compiled code that releases the GIL
+(tiktoken's engine, as tiktoken's own batches do); the ids never depend on how many workers or threads
+ran. This module only plans and reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -21,6 +24,16 @@ from .special_tokens import split_on_special_tokens
 BATCH_PARALLEL_MIN_CHARS = 32 << 20
 #: Batch encoding tasks hold about this many characters.
 BATCH_TASK_CHARS = 1 << 20
+
+
+def thread_count(num_threads: float | None) -> int:
+    """How many threads encode for tiktoken's ``num_threads`` (None: one per CPU): at most one per CPU.
+
+    >>> thread_count(1)
+    1
+    """
+    cpus = available_cpus()
+    return max(1, min(int(num_threads) if num_threads else cpus, cpus))
 
 
 def encode_task(encode_ordinary: Callable[[str], list[int]], texts: list[str]) -> list[list[int]]:
@@ -61,11 +74,17 @@ def encode_parts(
     workers: int | None,
     rebuild: Callable[[Any], Callable[[str], list[int]]],
     state: Any,
+    threads: int = 1,
 ) -> list[list[int]]:
     """The ids of each part, in order. Workers (if any) get ``rebuild(state)`` once, which must
-    return their ``encode_ordinary``; ``rebuild`` must be a module-level function."""
+    return their ``encode_ordinary``; ``rebuild`` must be a module-level function. ``threads`` above 1
+    (only for an ``encode_ordinary`` that releases the GIL) encodes the tasks in that many threads of
+    this process, unless ``workers`` asks for worker processes."""
     workers = check_workers(workers)
     tasks = list(batches(parts, BATCH_TASK_CHARS))
+    if threads > 1 and len(tasks) > 1 and (workers is None or workers == 1):
+        with ThreadPoolExecutor(min(threads, len(tasks))) as pool:
+            return list(chain.from_iterable(pool.map(partial(encode_task, encode_ordinary), tasks)))
     if workers is None:
         workers = available_cpus() if sum(map(len, parts)) >= BATCH_PARALLEL_MIN_CHARS else 1
     workers = min(workers, len(tasks))

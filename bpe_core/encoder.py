@@ -4,13 +4,15 @@
 piece; it only avoids repeating work. A piece is looked up, in order, in the piece cache, among the
 tokens that encode to themselves (``whole_pieces``), and only then merged. With GPT-2's pattern, text
 is also cut into *segments* (see ``PreTokenizer.segment_pattern``) whose ids are cached whole, in two
-generations so that memory stays bounded. This module does not handle special tokens (the
-``Tokenizer`` cuts them out first) nor lone surrogates (``UnicodeEncodeError`` reaches the caller).
+generations so that memory stays bounded. Merging a new piece is ``pieces.encode``: bpe_core's own
+``bpe.PieceEncoder``, or ``NativePieces`` (tiktoken's compiled BPE, where ``tiktoken_bridge`` proves it
+gives the same ids). This module does not handle special tokens (the ``Tokenizer`` cuts them out
+first) nor lone surrogates (``UnicodeEncodeError`` reaches the caller).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from itertools import chain, compress, islice, repeat
 from operator import is_
@@ -35,11 +37,28 @@ def _joined_ids(piece_lists: Iterable[list[str]], ids_of: Mapping[str, tuple[int
     return map(tuple, map(chain.from_iterable, map(ids_of_each, piece_lists)))
 
 
+class NativePieces:
+    """A compiled BPE of one piece (tiktoken's ``encode_single_piece``) in ``PieceEncoder.encode``'s
+    place: the same ids as a tuple.
+
+    >>> NativePieces(lambda data: [len(data)]).encode(b"abc")
+    (3,)
+    """
+
+    __slots__ = ("_encode",)
+
+    def __init__(self, encode_single_piece: Callable[[bytes], list[int]]) -> None:
+        self._encode = encode_single_piece
+
+    def encode(self, piece: bytes) -> tuple[int, ...]:
+        return tuple(self._encode(piece))
+
+
 class TextEncoder:
     """Ids for ordinary text (no special tokens) with a given pre-tokenizer and merges."""
 
     def __init__(
-        self, pretokenizer: PreTokenizer, pieces: PieceEncoder, whole_pieces: Mapping[str, tuple[int]]
+        self, pretokenizer: PreTokenizer, pieces: PieceEncoder | NativePieces, whole_pieces: Mapping[str, tuple[int]]
     ) -> None:
         self.pretokenizer = pretokenizer
         self.pieces = pieces
@@ -132,8 +151,8 @@ class TextEncoder:
         cache = self._cache
         ids_of = dict(zip(pieces, map(cache.get, pieces, map(self.whole_pieces.get, pieces))))
         if None in ids_of.values():
-            encode = self.pieces.encode
-            merged = {piece: encode(piece.encode("utf-8")) for piece, ids in ids_of.items() if ids is None}
+            new = list(compress(ids_of, map(is_, ids_of.values(), repeat(None))))
+            merged = dict(zip(new, map(self.pieces.encode, map(str.encode, new))))  # str.encode: UTF-8
             ids_of.update(merged)
             if len(cache) + len(merged) > CACHE_LIMIT:
                 cache.clear()

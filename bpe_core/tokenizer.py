@@ -15,13 +15,14 @@ from __future__ import annotations
 
 # long on purpose: the public class, whose many short methods each delegate to a module of one job.
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import Any
 
 from . import batch, bpe_json, tiktoken_bridge, token_ids
 from .bpe import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
-from .encoder import TextEncoder
+from .encoder import NativePieces, TextEncoder
 from .ranks import rank_structure, tiktoken_rule_parts
 from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
 from .stages import Pipeline, StagedPreTokenizer, build_pretokenizer
@@ -101,6 +102,8 @@ class Tokenizer(TiktokenSurface):
             self_encoding = frozenset(self_encoding_ids(pair_rank, byte_ids))
         self._self_encoding = self_encoding
         self._text_encoder = TextEncoder(self._pretokenizer, self._piece_encoder, self._whole_pieces())
+        # tiktoken's compiled engine, checked and built only when text enough to pay for it comes.
+        self._native = tiktoken_bridge.NativeEngine(tiktoken_bridge.BUILD_CHARS_PER_TOKEN * len(token_to_id))
 
     def _whole_pieces(self) -> dict[str, tuple[int]]:
         """Piece text -> (id,) for the tokens that encode to themselves and are whole UTF-8 text."""
@@ -277,22 +280,91 @@ class Tokenizer(TiktokenSurface):
         return self._piece_encoder.applied_ranks(piece)
 
     # ----------------------------------------------------------------------------------------------
+    # encoding engines
+
+    @property
+    def engine(self) -> str:
+        """The engine ``engine="auto"`` encodes with: ``"tiktoken"`` (tiktoken's compiled engine splits
+        and merges), ``"tiktoken-bpe"`` (bpe_core splits, as for custom patterns and Pipelines;
+        tiktoken's engine merges each piece) or ``"python"`` (bpe_core's own encoder, where tiktoken
+        cannot provably give the same ids). Until the tokenizer has been given
+        ``tiktoken_bridge.BUILD_CHARS_PER_TOKEN`` characters per token of its vocabulary, bpe_core's own
+        encoder runs: for less text it costs less than building tiktoken's engine (``build_engine``)."""
+        whole, pieces = self._native.obstacles(self._engine_facts)
+        return "python" if pieces else "tiktoken-bpe" if whole else "tiktoken"
+
+    @property
+    def engine_obstacle(self) -> str | None:
+        """Why ``engine="tiktoken"`` is refused for this tokenizer, or None when it is not."""
+        return self._native.obstacles(self._engine_facts)[0]
+
+    def build_engine(self) -> str:
+        """Build the engine ``"auto"`` uses now rather than once enough text has come (a server that
+        keeps a tokenizer, a benchmark); return its name (see ``engine``)."""
+        engine = self.engine
+        if engine != "python":
+            self._native.require(engine, self._engine_facts)
+        return engine
+
+    def _engine_facts(self) -> tiktoken_bridge.EngineFacts:
+        """What checking and building tiktoken's engine needs (computed only then: a pass over the vocab)."""
+        obstacle = tiktoken_bridge.pattern_obstacle(self._pretokenizer)
+        return tiktoken_bridge.EngineFacts(
+            name=self.name,
+            pattern=None if obstacle else self._pretokenizer.full_source,
+            pattern_obstacle=obstacle,
+            ranks=self._token_to_id,
+            merged_ids=(
+                [merged for _rank, merged in self._pair_rank.values()]
+                if self._rule == "bpe"  # under tiktoken's rule the ids are the ranks already
+                else sorted(i for token, i in self._token_to_id.items() if len(token) > 1)
+            ),
+            not_self_encoding=sorted(set(self._token_to_id.values()) - self._self_encoding),
+        )
+
+    def _ordinary_encoder(self, engine: str | None, size: int) -> Callable[[str], list[int]]:
+        """The function encoding ordinary text in one call of ``size`` characters with ``engine``
+        (None: ``tiktoken_bridge.check_engine``'s default); it raises UnicodeEncodeError on lone surrogates."""
+        engine = tiktoken_bridge.check_engine(engine)
+        native = self._native
+        if engine == "auto":
+            engine = native.auto(size, self._engine_facts)
+        elif engine != "python":
+            native.require(engine, self._engine_facts)
+        if engine == "tiktoken":
+            return native.encode_text
+        return (self._native_text_encoder() if engine == "tiktoken-bpe" else self._text_encoder).encode
+
+    def _native_text_encoder(self) -> TextEncoder:
+        """bpe_core's splitting and caches with tiktoken's BPE of each new piece (built engine only)."""
+        native = self._native
+        if native.piece_text_encoder is None:
+            native.piece_text_encoder = TextEncoder(
+                self._pretokenizer, NativePieces(native.encode_piece), self._text_encoder.whole_pieces
+            )
+        return native.piece_text_encoder
+
+    def _piece_function(self, size: int) -> Callable[[str], tuple[int, ...]]:
+        """The ids of one pre-token (lone surrogates replaced), by the engine that merges pieces for a
+        call of ``size`` characters: tiktoken's BPE once built (unless the default engine is "python")."""
+        encoder = self._text_encoder
+        if tiktoken_bridge.check_engine(None) != "python" and self._native.auto(size, self._engine_facts) != "python":
+            encoder = self._native_text_encoder()
+        return partial(_encode_one_piece, encoder)
+
+    # ----------------------------------------------------------------------------------------------
     # encoding
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Encode ``text`` with no special-token handling: special token strings are plain text."""
+    def encode_ordinary(self, text: str, *, engine: str | None = None) -> list[int]:
+        """Encode ``text`` with no special-token handling: special token strings are plain text.
+        ``engine`` picks the encoder (see ``engine`` and ``tiktoken_bridge.ENGINES``); the ids never
+        depend on it."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
-        try:
-            return self._text_encoder.encode(text)
-        except UnicodeEncodeError:
-            return self._text_encoder.encode(replace_surrogates(text))
+        return _surrogate_safe(self._ordinary_encoder(engine, len(text)), text)
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
-        try:
-            return self._text_encoder.encode_piece(piece)
-        except UnicodeEncodeError:
-            return self._text_encoder.encode_piece(replace_surrogates(piece))
+        return self._piece_function(0)(piece)
 
     def _allowed_and_disallowed(
         self, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
@@ -313,29 +385,32 @@ class Tokenizer(TiktokenSurface):
         *,
         allowed_special: SpecialTokens = frozenset(),
         disallowed_special: SpecialTokens = "all",
+        engine: str | None = None,
     ) -> list[int]:
         """Encode ``text`` with tiktoken's special-token semantics.
 
         Special tokens in ``allowed_special`` become their single id; text matching a token in
         ``disallowed_special`` (by default every special token not allowed) raises ValueError; any
-        other special token text is encoded as ordinary text.
+        other special token text is encoded as ordinary text. Special tokens are found here (the
+        longest first) whatever the ``engine``, which encodes the text between them.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)
+        encode = self._ordinary_encoder(engine, len(text))
         if not allowed:
-            return self.encode_ordinary(text)
+            return _surrogate_safe(encode, text)
         out: list[int] = []
         for segment, is_special in self._segments(text, allowed):
             if is_special:
                 out.append(self._special_tokens[segment])
             else:
-                out.extend(self.encode_ordinary(segment))
+                out.extend(_surrogate_safe(encode, segment))
         return out
 
     def encode_ordinary_batch(
-        self, text: Iterable[str], *, num_threads: int = 8, workers: int | None = None
+        self, text: Iterable[str], *, num_threads: int = 8, workers: int | None = None, engine: str | None = None
     ) -> list[list[int]]:
         """``encode_ordinary`` of each text in ``text`` (tiktoken's name for the list), in worker
         processes for large batches.
@@ -343,11 +418,13 @@ class Tokenizer(TiktokenSurface):
         ``workers`` is how many worker processes encode (None: automatic, one per CPU once the batch
         holds ``batch.BATCH_PARALLEL_MIN_CHARS`` characters, else this process; 1: this process).
         Texts are cut at safe cuts into tasks of about ``batch.BATCH_TASK_CHARS`` characters, so one
-        long text is spread over the workers too. The ids never depend on ``workers``. tiktoken's
-        ``num_threads`` is checked and otherwise unused: threads do not speed up Python code.
+        long text is spread over the workers too. The ids never depend on ``workers``. ``num_threads``
+        (tiktoken's) is how many threads encode when tiktoken's engine does (at most one per CPU; it
+        releases the GIL); bpe_core's Python encoder gains nothing from threads and ignores it.
+        ``engine`` is as in ``encode_ordinary``.
         """
         check_num_threads(num_threads)
-        return self._encode_batch(text, set(), set(), workers)
+        return self._encode_batch(text, set(), set(), workers, engine=engine, num_threads=num_threads)
 
     def encode_batch(
         self,
@@ -357,15 +434,17 @@ class Tokenizer(TiktokenSurface):
         allowed_special: SpecialTokens = frozenset(),
         disallowed_special: SpecialTokens = "all",
         workers: int | None = None,
+        engine: str | None = None,
     ) -> list[list[int]]:
-        """``encode`` of each text in ``text``, with the same keywords, and ``num_threads`` and
-        ``workers`` as in ``encode_ordinary_batch``."""
+        """``encode`` of each text in ``text``, with the same keywords, and ``num_threads``,
+        ``workers`` and ``engine`` as in ``encode_ordinary_batch``."""
         check_num_threads(num_threads)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
-        return self._encode_batch(text, allowed, disallowed, workers)
+        return self._encode_batch(text, allowed, disallowed, workers, engine=engine, num_threads=num_threads)
 
     def _encode_batch(
-        self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None
+        self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None, *,
+        engine: str | None, num_threads: float | None,
     ) -> list[list[int]]:
         parts, layouts = batch.plan(
             texts,
@@ -374,8 +453,12 @@ class Tokenizer(TiktokenSurface):
             cut_regex=safe_cut_regex(self._pretokenizer.source),
             check=lambda text: check_disallowed(text, disallowed),
         )
+        engine = tiktoken_bridge.check_engine(engine)
+        encode = self._ordinary_encoder(engine, sum(map(len, parts)))
         part_ids = batch.encode_parts(
-            parts, encode_ordinary=self.encode_ordinary, workers=workers, rebuild=_encoder_of, state=self._parts()
+            parts, encode_ordinary=partial(_surrogate_safe, encode), workers=workers, rebuild=_engine_encoder_of,
+            state=(self._parts(), engine),
+            threads=batch.thread_count(num_threads) if encode is self._native.encode_text else 1,
         )
         return batch.assemble(layouts, part_ids)
 
@@ -397,7 +480,7 @@ class Tokenizer(TiktokenSurface):
         check = (lambda buffer: check_disallowed(buffer, disallowed)) if disallowed else None
         special_regex = self._allowed_regex(allowed)
         specials = self._special_tokens
-        encode_piece = self._encode_piece
+        encode_piece = self._piece_function(0)
         splitter = self._pretokenizer
         if isinstance(splitter, StagedPreTokenizer):  # it may look anywhere: whole segments
             splitter, encode_piece = PreTokenizer.build(None), self.encode_ordinary
@@ -423,6 +506,7 @@ class Tokenizer(TiktokenSurface):
             text = replace_surrogates(text)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)
+        encode_piece = self._piece_function(len(text))  # bpe_core splits (spans); pieces may merge natively
         out: list[TokenInfo] = []
         position = 0
         for segment, is_special in self._segments(text, allowed):
@@ -430,11 +514,11 @@ class Tokenizer(TiktokenSurface):
                 token_id = self._special_tokens[segment]
                 out.append(TokenInfo(token_id, self._vocab[token_id], position, position + len(segment), False, True))
             elif isinstance(self._pretokenizer, StagedPreTokenizer):  # spans through normalization
-                out.extend(self._pretokenizer.token_infos(segment, self._encode_piece, self._vocab, offset=position))
+                out.extend(self._pretokenizer.token_infos(segment, encode_piece, self._vocab, offset=position))
             else:
                 for start, end in self._pretokenizer.spans(segment):
                     piece = segment[start:end]
-                    out.extend(piece_token_infos(piece, self._encode_piece(piece), self._vocab, offset=position + start))
+                    out.extend(piece_token_infos(piece, encode_piece(piece), self._vocab, offset=position + start))
             position += len(segment)
         return out
 
@@ -608,18 +692,14 @@ class Tokenizer(TiktokenSurface):
     def to_tiktoken(self, *, name: str | None = None):
         """A ``tiktoken.Encoding`` with the same ids on every input (fast bulk encoding); ValueError
         when tiktoken cannot express this tokenizer (see ``tiktoken_bridge``)."""
-        special_ids = set(self._special_tokens.values())
+        facts = self._engine_facts()
         return tiktoken_bridge.to_encoding(
             name=name or self.name,
             pattern=self._pretokenizer.full_source,
-            ranks={token: token_id for token_id, token in self._vocab.items() if token_id not in special_ids},
+            ranks=facts.ranks,
             special_tokens=self.special_tokens,
-            merged_ids=(
-                [merged for _rank, merged in self._pair_rank.values()]
-                if self._rule == "bpe"  # under tiktoken's rule the ids are the ranks already
-                else sorted(i for token, i in self._token_to_id.items() if len(token) > 1)
-            ),
-            not_self_encoding=sorted(set(self._token_to_id.values()) - self._self_encoding),
+            merged_ids=facts.merged_ids,
+            not_self_encoding=facts.not_self_encoding,
         )
 
 
@@ -635,3 +715,24 @@ class Tokenizer(TiktokenSurface):
 def _encoder_of(parts: dict[str, Any]):
     """A worker's ``encode_ordinary``: the tokenizer rebuilt from its parts (see ``batch``)."""
     return Tokenizer._rebuilt(parts).encode_ordinary
+
+
+def _engine_encoder_of(state: tuple[dict[str, Any], str]):
+    """A worker's ``encode_ordinary`` with the engine its batch asked for (see ``batch``)."""
+    parts, engine = state
+    return partial(Tokenizer._rebuilt(parts).encode_ordinary, engine=engine)
+
+
+def _surrogate_safe(encode: Callable[[str], list[int]], text: str) -> list[int]:
+    """``encode(text)``, with lone surrogates replaced by U+FFFD first when there are any (as tiktoken)."""
+    try:
+        return encode(text)
+    except UnicodeEncodeError:
+        return encode(replace_surrogates(text))
+
+
+def _encode_one_piece(encoder: TextEncoder, piece: str) -> tuple[int, ...]:
+    try:
+        return encoder.encode_piece(piece)
+    except UnicodeEncodeError:
+        return encoder.encode_piece(replace_surrogates(piece))
