@@ -179,20 +179,6 @@ def find_by_id(picked: Picked, default_id: int) -> int | None:
     return int(chosen)
 
 
-def unmerged_note(tokenizer, token_id: int, token: bytes) -> str:
-    """Why a token that is neither special nor made by a merge exists (tiktoken's rule, issue #11)."""
-    late = {left + right: (left, right) for left, right in getattr(tokenizer, "late_merges", [])}
-    if token in late:
-        left, right = late[token]
-        return (f"A late merge: {md(token_quote(left))} + {md(token_quote(right))} join into it only after one of "
-                "them was made by a higher-ranked merge (tiktoken's rule: a pair's priority is the rank of the bytes "
-                "it makes), so it has no place in the merge list and no tree here.")
-    if token_id in set(getattr(tokenizer, "whole_word_tokens", [])):
-        return ("A whole-word token: no merge builds it. tiktoken's rule looks a whole pre-token up first, so "
-                "this token appears only when a whole pre-token equals it (e.g. a word with its leading space).")
-    return "A single byte: a leaf of the forest, not built by any merge."
-
-
 def show_token(picked: Picked, token_id: int) -> None:
     """A token's facts, its derivation tree and the merges that use it."""
     token, forest = picked.vocab[token_id], picked.forest
@@ -205,7 +191,7 @@ def show_token(picked: Picked, token_id: int) -> None:
     if picked.tokenizer.is_special(token_id):
         st.info("A special token: added whole, never built by merges.")
     elif record is None:
-        st.info(unmerged_note(picked.tokenizer, token_id, token))
+        st.info(md(tokenizers.unmerged_note(picked.tokenizer, token_id, token)))
     else:
         count = f", seen {record.count:,} times when it was chosen" if record.count is not None else ""
         st.markdown(

@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 import bpe_core
-from bpe_core import Tokenizer
+from bpe_core import Tokenizer, token_display
 from bpe_core.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace import Workspace, describe_age, sanitize_name
@@ -260,6 +260,21 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
     for choice in external_choices()[0]:
         choices[choice.key] = choice
     return choices
+
+
+def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:
+    """Why a token that is neither special nor made by a merge exists (plain text): a single byte,
+    a late merge or a whole-word token (tiktoken's rule; see ``bpe_core.ranks``)."""
+    late = {left + right: (left, right) for left, right in getattr(tokenizer, "late_merges", [])}
+    if token in late:
+        left, right = (repr(token_display(part)) for part in late[token])
+        return (f"A late merge: {left} + {right} join into it only after one of them was made by a higher-ranked "
+                "merge (tiktoken's rule: a pair's priority is the rank of the bytes it makes), so it has no place "
+                "in the merge list and no tree here.")
+    if token_id in set(getattr(tokenizer, "whole_word_tokens", [])):
+        return ("A whole-word token: no merge builds it. tiktoken's rule looks a whole pre-token up first, so this "
+                "token appears only when a whole pre-token equals it (e.g. a word with its leading space).")
+    return "A single byte: a leaf of the forest, not built by any merge."
 
 
 def with_merges(choices: dict[str, TokenizerChoice]) -> tuple[dict[str, TokenizerChoice], list[str]]:

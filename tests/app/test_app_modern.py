@@ -119,3 +119,20 @@ def test_missing_packages_are_named_where_tokenizers_are_picked(monkeypatch, wor
         run(app)
         assert not app.exception
         assert any("Llama 3: not installed: pip install llama-models" in c.value.replace("\\", "") for c in app.caption), page
+
+
+def test_the_forest_explains_whole_word_tokens_and_late_merges():
+    from pages._ui.tokenizers import unmerged_note
+
+    class Ranks:  # what a tiktoken-rule Tokenizer reports
+        late_merges = [(b" vi", "ệc".encode())]
+        whole_word_tokens = [7]
+
+    assert unmerged_note(Ranks(), 7, " yılında".encode()).startswith("A whole-word token: no merge builds it")
+    late = unmerged_note(Ranks(), 9, " việc".encode())
+    assert late.startswith("A late merge: ") and "vi' + 'ệc'" in late
+    assert unmerged_note(Ranks(), 97, b"a").startswith("A single byte")
+    if catalogue.is_installed("llama3"):
+        llama = catalogue.load("llama3")
+        whole = llama.whole_word_tokens[0]
+        assert unmerged_note(llama, whole, llama.token_bytes(whole)).startswith("A whole-word token")
