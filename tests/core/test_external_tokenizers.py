@@ -206,3 +206,24 @@ def test_sentencepiece_model_files():
         assert tok.decode(reference.encode(text)) == reference.decode(reference.encode(text))
     emoji = [d for d in tok.encode_with_details("a 🙂") if d.partial]
     assert b"".join(d.bytes for d in emoji) == "🙂".encode()
+
+
+# ------------------------------------------------------------------------------------------------
+# Llama 4 (a built-in: tiktoken ranks from llama-models, checked against its own encoder)
+
+
+def test_llama4_ids_and_specials_equal_llama_models():
+    from bpe_core import catalogue
+
+    if not catalogue.is_installed("llama4"):
+        pytest.skip("llama-models is not installed (pip install llama-models)")
+    from llama_models.llama4.tokenizer import Tokenizer as Llama4
+
+    reference = Llama4.get_instance()
+    tok = catalogue.load("llama4")
+    assert tok.special_tokens == reference.special_tokens
+    corpus = TEXTS + ["http://a.b/c/d  \n\n x", "Hello việc yılında 世界 DON'T Don't", "x/y//z 12345"]
+    corpus += [sample.text for sample in bpe_core.samples.load_samples()][:12]
+    for text in corpus:
+        assert tok.encode_ordinary(text) == reference.model.encode_ordinary(text), text[:40]
+    assert tok.encode("<|begin_of_text|>hi", allowed_special="all")[0] == reference.special_tokens["<|begin_of_text|>"]
