@@ -1,0 +1,284 @@
+"""The encoding engines: tiktoken's compiled engine (whole texts, or each piece under bpe_core's
+splitting) gives exactly the ids of bpe_core's own Python encoder, on every kind of text, for GPT-2,
+cl100k, o200k, trained tokenizers, custom patterns, no pattern and Pipelines; ``engine="auto"`` uses it
+only where that is proved (``tokenizer.engine``), builds it once and only when enough text came;
+``engine="tiktoken"`` refuses, saying why, where it is not proved.
+
+The rest of the suite runs on the Python encoder (tests/conftest.py sets BPE_CORE_ENGINE=python), so
+these tests name the engine of every call.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bpe_core
+from bpe_core import catalogue, tiktoken_bridge, unicode_classes
+from bpe_core.samples import load_samples
+from bpe_core.stages import Pipeline, Split
+
+ROOT = Path(__file__).resolve().parents[2]
+# Letters, marks and digits added by Unicode 14 to 17 (tiktoken 0.14 knows 16, the `regex` module here 17).
+RECENT = (
+    "Kawi \U00011f04\U00011f05\U00011f34 Garay \U00010d50\U00010d51\U00010d70 Todhri \U000105c0\U000105c1 "
+    "Latin \ua7cb\ua7cc\ua7cd\ua7dc \u1c89\u1c8a emoji \U0001fae9\U0001fa8f\U0001fadc digits \U0001ccf0\U0001ccf5 "
+    "Unicode 17 \U00011db0\U00011db1 \U00016ea0 Cafe\u0301 nai\u0308ve \u212a it'\u017f IT'S We'LL they'RE"
+)
+WHITESPACE = "  \n\n\t x  1234567 \r\n \u3000\xa0\u2028  \t\t\n   \n" * 3 + "   "
+SPECIAL = "<|endoftext|>"
+
+
+def _disputed_text() -> str:
+    """Code points where the installed `regex` module and tiktoken put a character in different
+    classes, between letters, digits and spaces: where splitting differs unless pinned."""
+    codes = sorted({c for name in unicode_classes.NAMES for a, b in unicode_classes.disagreeing(name) for c in range(a, b + 1)})
+    picked = random.Random(0).sample(codes, min(1500, len(codes)))
+    return "".join(f"x{chr(c)}y {chr(c)}{chr(c)} 1{chr(c)}\n" for c in picked)
+
+
+def corpus() -> list[str]:
+    texts = [s.text for s in load_samples("natural")] + [s.text for s in load_samples("code")]
+    texts += [(ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("tokenizer.py", "encoder.py")]
+    texts += [
+        RECENT, WHITESPACE, _disputed_text(), "a" * 5000, "1" * 3000, " " * 4000 + "x", "\U0001f600" * 500,
+        "lone \ud800 surrogate \udfff", "", "x", "<|endoftext|> is plain text here",
+    ]
+    return texts
+
+
+def _available(name: str):
+    if not catalogue.is_installed(name):
+        pytest.skip(catalogue.not_installed_message(name))
+    return bpe_core.load(name)
+
+
+@pytest.fixture(scope="module")
+def trained():
+    text = "\n".join(s.text for s in load_samples("natural")) + "\n".join(s.text for s in load_samples("code"))
+    return bpe_core.train(text, 1500, min_frequency=2, special_tokens=[SPECIAL])
+
+
+@pytest.fixture(scope="module")
+def tokenizers(trained):
+    found = {"gpt2": bpe_core.gpt2(), "cl100k": bpe_core.cl100k(), "trained": trained}
+    if catalogue.is_installed("o200k"):
+        found["o200k"] = bpe_core.load("o200k")
+    for tok in found.values():
+        tok.build_engine()
+    return found
+
+
+def _assert_same(tok, text, engine="tiktoken"):
+    assert tok.encode_ordinary(text, engine=engine) == tok.encode_ordinary(text, engine="python"), (tok.name, text[:80])
+
+
+# ------------------------------------------------------------------------------------------------
+# every kind of text
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "trained", "o200k"])
+def test_tiktokens_engine_equals_the_python_encoder_on_the_corpus(tokenizers, name):
+    if name not in tokenizers:
+        pytest.skip(catalogue.not_installed_message(name))
+    tok = tokenizers[name]
+    assert tok.engine == "tiktoken" and tok.engine_obstacle is None
+    for text in corpus():
+        _assert_same(tok, text)
+        _assert_same(tok, text, engine="tiktoken-bpe")
+        assert tok.encode_ordinary(text, engine="auto") == tok.encode_ordinary(text, engine="python")
+
+
+INTERESTING = st.sampled_from(list(" \t\n\r\x0b\x0c\x85\xa0\u3000\u2028'sStT0123456789aZé漢字ـ\u0301🙂") + list(RECENT))
+ANY_TEXT = (
+    st.text(max_size=300)  # any code point
+    | st.tuples(st.text(max_size=100), st.characters(categories=["Cs"]), st.text(max_size=100)).map("".join)
+    | st.text(INTERESTING, max_size=200)  # white space runs, contractions, digits, recent letters
+)
+
+
+@given(text=ANY_TEXT)
+def test_tiktokens_engine_equals_the_python_encoder_on_any_text(tokenizers, text):
+    for tok in tokenizers.values():
+        _assert_same(tok, text)
+        _assert_same(tok, text, engine="tiktoken-bpe")
+
+
+@given(parts=st.lists(st.sampled_from(["a", " ", "<|endoftext|>", "<|endo", "\n", "é", "\ud800"]), max_size=30))
+def test_special_tokens_are_handled_as_by_the_python_encoder(tokenizers, parts):
+    text = "".join(parts)
+    for tok in (tokenizers["gpt2"], tokenizers["trained"]):
+        for kwargs in ({"allowed_special": "all"}, {"disallowed_special": ()}, {"allowed_special": {SPECIAL}}):
+            assert tok.encode(text, **kwargs, engine="tiktoken") == tok.encode(text, **kwargs, engine="python")
+        if SPECIAL in text:
+            with pytest.raises(ValueError, match="disallowed special token"):
+                tok.encode(text, engine="tiktoken")
+
+
+def test_lone_surrogates_become_the_replacement_character_in_every_engine(tokenizers):
+    tok = tokenizers["gpt2"]
+    replaced = tok.encode_ordinary("a\ufffdb", engine="python")
+    for engine in tiktoken_bridge.ENGINES:
+        assert tok.encode_ordinary("a\ud800b", engine=engine) == replaced
+        assert tok.encode("a\udc00b", engine=engine) == replaced
+
+
+def test_batches_are_equal_with_threads_and_with_worker_processes(tokenizers):
+    tok = tokenizers["trained"]
+    texts = corpus() * 40  # several tasks of about 1 MB: threads run
+    expected = [tok.encode(text, disallowed_special=(), engine="python") for text in texts]
+    assert tok.encode_batch(texts, disallowed_special=(), engine="tiktoken", num_threads=2) == expected
+    assert tok.encode_ordinary_batch(texts, engine="tiktoken", num_threads=1) == expected
+    assert tok.encode_ordinary_batch(texts[:60], engine="tiktoken", workers=2) == expected[:60]
+
+
+def test_token_details_are_the_same_with_tiktokens_bpe(tokenizers):
+    tok = tokenizers["cl100k"]
+    text = "".join(corpus()[:8]) + RECENT
+    python = tok.encode_with_details(text)
+    native = tok._native_text_encoder()  # built by the fixture
+    assert [tok._native_text_encoder().encode_piece(p) for p in ("hello", " wörld")] == [
+        tok._text_encoder.encode_piece(p) for p in ("hello", " wörld")
+    ]
+    assert native is tok._native_text_encoder()
+    assert python == tok.encode_with_details(text)
+    assert [info.id for info in python] == tok.encode_ordinary(text, engine="tiktoken")
+
+
+# ------------------------------------------------------------------------------------------------
+# where the engine is used, and where not
+
+
+def _custom_pattern_tokenizer():
+    text = "\n".join(s.text for s in load_samples("natural"))
+    return bpe_core.train(text, 600, min_frequency=1, pattern=r"\w+|\s+|[^\w\s]+")
+
+
+def test_a_custom_pattern_is_split_by_bpe_core_and_merged_by_tiktoken():
+    tok = _custom_pattern_tokenizer()
+    assert tok.engine == "tiktoken-bpe"
+    assert "custom regex" in tok.engine_obstacle
+    with pytest.raises(ValueError, match="engine='tiktoken' cannot encode .* custom regex.*engine='auto'"):
+        tok.encode_ordinary("abc", engine="tiktoken")
+    for text in corpus():
+        _assert_same(tok, text, engine="tiktoken-bpe")
+        assert tok.encode_ordinary(text, engine="auto") == tok.encode_ordinary(text, engine="python")
+
+
+def test_a_pipeline_is_split_by_bpe_core_and_merged_by_tiktoken(trained):
+    pipeline = Pipeline([Split(r"\p{N}{1,3}"), Split(r" ?\p{L}+|\s+|[^\s\p{L}]+")], normalizers=["NFC"])
+    tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens, pattern=pipeline)
+    assert tok.engine == "tiktoken-bpe"
+    with pytest.raises(ValueError, match="pre-tokenizes in stages"):
+        tok.encode("abc", engine="tiktoken")
+    for text in corpus():
+        _assert_same(tok, text, engine="tiktoken-bpe")
+    assert [i.id for i in tok.encode_with_details(RECENT)] == tok.encode_ordinary(RECENT, engine="tiktoken-bpe")
+
+
+def test_no_pattern_is_one_piece_for_both(trained):
+    tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens, pattern=None)
+    assert tok.engine == "tiktoken", tok.engine_obstacle
+    for text in corpus():
+        _assert_same(tok, text)
+
+
+def test_ranks_tiktoken_cannot_merge_alike_stay_on_python():
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
+    # "abc" comes from (a, bc), but BPE on its bytes merges (a, b) first: it does not encode to itself.
+    tok = bpe_core.Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")], pattern="gpt2")
+    assert tok.engine == "python"
+    assert "does not encode to itself" in tok.engine_obstacle
+    for engine in ("tiktoken", "tiktoken-bpe"):
+        with pytest.raises(ValueError, match=f"engine='{engine}' cannot .*token 258 \\(b'abc'\\) does not encode"):
+            tok.encode_ordinary("abc", engine=engine)
+    assert tok.encode_ordinary("abc" * 100_000, engine="auto") == tok.encode_ordinary("abc" * 100_000, engine="python")
+    assert tok.build_engine() == "python"
+
+
+def test_merges_making_ids_out_of_order_stay_on_python():
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"cd"})
+    tok = bpe_core.Tokenizer(vocab, [(b"c", b"d"), (b"a", b"b")], pattern="gpt2")
+    assert tok.engine == "python" and "increasing order" in tok.engine_obstacle
+
+
+def test_bad_engine_names_say_which_exist(tokenizers, monkeypatch):
+    tok = tokenizers["trained"]
+    with pytest.raises(ValueError, match="engine must be one of 'auto', 'python', 'tiktoken', 'tiktoken-bpe'"):
+        tok.encode("a", engine="rust")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        tok.encode_ordinary_batch(["a"], engine="fast")
+    monkeypatch.setenv("BPE_CORE_ENGINE", "turbo")
+    with pytest.raises(ValueError, match="BPE_CORE_ENGINE='turbo' must be one of auto, python"):
+        tok.encode("a")
+
+
+def test_a_tiktoken_with_other_unicode_classes_is_not_used_for_splitting(monkeypatch, trained):
+    import tiktoken
+
+    monkeypatch.setattr(tiktoken, "__version__", "9.9.9")
+    monkeypatch.setattr(unicode_classes, "tiktoken_unicode_version", lambda: "99.0")
+    tiktoken_bridge.tiktoken_obstacle.cache_clear()
+    try:
+        tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
+        assert tok.engine == "tiktoken-bpe"
+        assert "follows Unicode 99.0" in tok.engine_obstacle and "--write" in tok.engine_obstacle
+    finally:
+        tiktoken_bridge.tiktoken_obstacle.cache_clear()
+
+
+# ------------------------------------------------------------------------------------------------
+# auto: built once, only when enough text came
+
+
+def test_auto_builds_the_engine_once_enough_text_came(trained, monkeypatch):
+    monkeypatch.setenv("BPE_CORE_ENGINE", "auto")
+    tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
+    small = "a short text "
+    needed = tiktoken_bridge.BUILD_CHARS_PER_TOKEN * (tok.vocab_size - 1)
+    assert tok.encode(small) == tok.encode(small, engine="python")
+    assert not tok._native.built
+    big = small * (needed // len(small) + 1)
+    assert tok.encode(big) == tok.encode(big, engine="python")
+    assert tok._native.built
+    first = tok._native.encode_text
+    tok.encode_ordinary(big)
+    tok.build_engine()
+    assert tok._native.encode_text is first  # built once
+    again = pickle.loads(pickle.dumps(tok))  # tiktoken's engine is not pickled: rebuilt when needed
+    assert not again._native.built and again.encode(big) == tok.encode(big)
+
+
+def test_build_engine_builds_it_now(trained):
+    tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
+    assert not tok._native.built
+    assert tok.build_engine() == "tiktoken" and tok._native.built
+
+
+def test_the_known_tiktoken_patterns_are_the_catalogues():
+    assert catalogue.LLAMA3_PATTERN in tiktoken_bridge.TIKTOKEN_PATTERNS
+    if catalogue.is_installed("mistral"):
+        assert bpe_core.load("mistral").pattern in tiktoken_bridge.TIKTOKEN_PATTERNS
+
+
+@pytest.mark.parametrize("name", ["llama3", "mistral", "qwen", "deepseek"])
+def test_modern_tokenizers_get_the_engine_their_splitting_allows(name):
+    tok = _available(name)
+    pinned = not any(unicode_classes.disagreeing(n) for n in unicode_classes.NAMES)
+    if name in ("qwen", "deepseek"):  # Pipelines
+        assert tok.engine == "tiktoken-bpe" and "stages" in tok.engine_obstacle
+    elif not pinned:  # the `regex` module's Unicode differs from tiktoken's
+        assert tok.engine == "tiktoken-bpe" and "Unicode classes" in tok.engine_obstacle
+    else:
+        assert tok.engine == "tiktoken"
+    texts = [s.text for s in load_samples("natural")] + [RECENT, WHITESPACE, _disputed_text()[:3000]]
+    for text in texts:
+        assert tok.encode_ordinary(text, engine="auto") == tok.encode_ordinary(text, engine="python")
+        _assert_same(tok, text, engine="tiktoken-bpe")
