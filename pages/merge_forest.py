@@ -11,15 +11,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core import Tokenizer, token_display
+from bpe_core.tokens import parse_token_display
 
 from pages._ui import charts, state, tables, tokenizers
 from pages._ui.encoding import MAX_STATS_CHARS, encode_text
 from pages._ui.render import markdown_text as md
-from pages._ui.render import plot_text, render_tokens_html
+from pages._ui.render import plot_text, render_tokens_html, token_quote
 from pages._ui.render import symbol_text as shown
 from pages._ui.samples import sample_text
 from pages._ui.tokenizers import TokenizerChoice
-from pages._ui.widgets import page_header, tokenizer_picker
+from pages._ui.widgets import page_header, show_table, tokenizer_picker
 
 MAX_TREE_NODES = 255
 MAX_TABLE_ROWS = 1_000
@@ -102,7 +103,7 @@ def dot_node(picked: Picked, tid: int, node: str) -> str:
         label += f"\\nbyte {token.hex()} · id {tid}"
         colour = "#fff3bf"
     else:
-        label += f"\\nid {tid} · rank {record.rank}"
+        label += f"\\nid {tid} · rank {record.rank:,}"
         if record.count is not None:
             label += f"\\ncount {record.count:,}"
         colour = DEPTH_COLOURS[min(picked.forest.depth[tid], len(DEPTH_COLOURS) - 1)]
@@ -135,24 +136,36 @@ def derivation_dot(picked: Picked, token_id: int) -> tuple[str, bool]:
     return "\n".join(lines), clipped
 
 
+def token_by_text(tokenizer: Tokenizer, query: str) -> int | None:
+    """The id of the token ``query`` names: the text itself, or what the pages show for a token
+    (␣ for a space, ↵ for a newline, ``\\xNN`` for a byte); None when it is not one token."""
+    for candidate in (query.encode("utf-8", "surrogatepass"), parse_token_display(query)):
+        try:
+            return tokenizer.encode_single_token(candidate)
+        except (KeyError, ValueError, TypeError):
+            continue
+    return None
+
+
 def find_by_text(picked: Picked, default_id: int) -> int | None:
     """A text box for a token; when the text is not one token, a choice among the merged tokens it encodes to."""
     query = st.text_input(
-        "Token text (a leading space matters: ' the' and 'the' are different tokens)",
+        "Token text, as the pages show it (␣ is a space, → a tab, ↵ a newline, \\xNN a byte) or typed plainly",
         value=token_display(picked.vocab[default_id]),
         key=f"forest.query:{picked.choice.key}",
+        help="A leading space matters: ␣the and the are different tokens.",
     )
     if not query:
         return None
-    try:
-        return picked.tokenizer.token_id(query)
-    except ValueError:
-        pass
-    pieces = picked.tokenizer.encode(query, disallowed_special=())
+    found = token_by_text(picked.tokenizer, query)
+    if found is not None:
+        return found
+    text = parse_token_display(query).decode("utf-8", "replace")
+    pieces = picked.tokenizer.encode(text, disallowed_special=())
     merged = list(dict.fromkeys(i for i in pieces if i in picked.forest.made_by))
     st.info(
-        f"{md(repr(query))} is not a single token of {md(picked.choice.label)}; it encodes as "
-        + " · ".join(md(repr(token_display(picked.vocab[i]))) for i in pieces[:40])
+        f"{md(token_quote(text))} is not a single token of {md(picked.choice.label)}; it encodes as "
+        + " · ".join(md(token_quote(picked.vocab[i])) for i in pieces[:40])
         + ("…" if len(pieces) > 40 else "")
     )
     if not merged:
@@ -161,7 +174,7 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
     return st.selectbox(
         "Pick one of its merged tokens",
         merged,
-        format_func=lambda i: f"{token_display(picked.vocab[i])!r} (id {i})",
+        format_func=lambda i: f"{token_quote(picked.vocab[i])} (id {i})",
         key="forest.pick",
     )
 
@@ -183,8 +196,8 @@ def show_token(picked: Picked, token_id: int) -> None:
     """A token's facts, its derivation tree and the merges that use it."""
     token, forest = picked.vocab[token_id], picked.forest
     record = forest.made_by.get(token_id)
-    st.subheader(md(repr(token_display(token))), anchor=False)
-    facts = [("id", token_id), ("bytes", len(token)), ("merge rank", record.rank if record else "—"),
+    st.subheader(md(token_quote(token)), anchor=False)
+    facts = [("id", token_id), ("bytes", len(token)), ("merge rank", f"{record.rank:,}" if record else "—"),
              ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
     for column, (label, value) in zip(st.columns(4), facts):
         column.metric(label, value)  # plain: constant labels, numbers
@@ -195,8 +208,8 @@ def show_token(picked: Picked, token_id: int) -> None:
     else:
         count = f", seen {record.count:,} times when it was chosen" if record.count is not None else ""
         st.markdown(
-            f"Made by merge **{record.rank:,}**: {md(repr(shown(picked.vocab[record.left])))} (id {record.left:d}) + "
-            f"{md(repr(shown(picked.vocab[record.right])))} (id {record.right:d}){md(count)}."
+            f"Made by merge rank **{record.rank:,}**: {md(token_quote(picked.vocab[record.left]))} (id {record.left:d}) + "
+            f"{md(token_quote(picked.vocab[record.right]))} (id {record.right:d}){md(count)}."
         )
         dot, clipped = derivation_dot(picked, token_id)
         st.graphviz_chart(dot)
@@ -205,7 +218,7 @@ def show_token(picked: Picked, token_id: int) -> None:
     users = forest.used_in.get(token_id, [])
     st.markdown(f"**Tokens built from it**: {len(users):,}")
     if users:
-        st.dataframe(tables.merges_table(picked.tokenizer, users[:MAX_TABLE_ROWS]), hide_index=True, height=240)
+        show_table(tables.merges_table(picked.tokenizer, users[:MAX_TABLE_ROWS]), height=240)
         if len(users) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(users):,}.")
 
@@ -248,8 +261,8 @@ def segmentation_tab(picked: Picked) -> None:
     if k:
         last = picked.forest.records[int(k) - 1]
         st.caption(
-            f"Merge {k - 1:,} (the last applied) makes {md(repr(shown(vocab[last.id])))} from "
-            f"{md(repr(shown(vocab[last.left])))} + {md(repr(shown(vocab[last.right])))}."
+            f"Merge rank {k - 1:,} (the last applied) makes {md(token_quote(vocab[last.id]))} from "
+            f"{md(token_quote(vocab[last.left]))} + {md(token_quote(vocab[last.right]))}."
         )
     st.html(render_tokens_html(text, infos, rank_of=partial.merge_rank_of))
 
@@ -263,7 +276,7 @@ def sunburst(picked: Picked, subset: int) -> go.Figure:
     labels = [plot_text(shown(vocab[b])) for b in roots] + [plot_text(shown(vocab[r.id])) for r in records]
     parents = [""] * len(roots) + [str(r.left) for r in records]
     hover = [f"byte {vocab[b].hex()} · id {b}" for b in roots] + [
-        plot_text(f"rank {r.rank} · id {r.id} · {shown(vocab[r.left])!r} + {shown(vocab[r.right])!r}")
+        plot_text(f"rank {r.rank:,} · id {r.id} · {token_quote(vocab[r.left])} + {token_quote(vocab[r.right])}")
         + (f" · count {r.count:,}" if r.count is not None else "")
         for r in records
     ]
@@ -356,14 +369,14 @@ def unused_tab(picked: Picked) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**Never produced** (by rank)")
-        st.dataframe(unused_table(picked, unused), hide_index=True, height=360)
+        show_table(unused_table(picked, unused), height=360)
         if len(unused) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(unused):,}.")
     with right:
         st.markdown("**Most used**")
         top = sorted(usage.items(), key=lambda item: -item[1])[:50]
         rows = [{"token": shown(picked.vocab[i]), "id": i, "uses": c} for i, c in top]
-        st.dataframe(pd.DataFrame(rows, columns=["token", "id", "uses"]), hide_index=True, height=360)
+        show_table(pd.DataFrame(rows, columns=["token", "id", "uses"]), height=360)
 
 
 def pick_tokenizer() -> Picked | None:

@@ -14,8 +14,8 @@ from bpe_core.trace import trace_training
 
 from pages._ui import charts, state
 from pages._ui.render import markdown_text as md
-from pages._ui.render import render_tokens_html, symbol_text, words_html
-from pages._ui.widgets import page_header
+from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html
+from pages._ui.widgets import page_header, show_table
 
 MODES = {
     "bytes": "Byte-level, GPT-2 pre-tokenization",
@@ -154,17 +154,19 @@ def navigation(position: int, steps: int) -> None:
             label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
             type="primary" if key == "steps.next" else "secondary",
         )  # fmt: skip
-    nav[4].progress(position / steps if steps else 1.0, text=f"Merge {position:,} of {steps:,}")
+    nav[4].progress(position / steps if steps else 1.0, text=f"{position:,} of {steps:,} merges applied")
 
 
 def step_heading(trace: Trace, step, tie_break: str) -> None:
-    """The merge's title, and why this pair won."""
+    """The merge's title (its rank, counted from 0 as on every page), and why this pair won."""
     if trace.textbook:
-        new_label, id_text = step.merged, ""
+        new_label, id_text = token_quote(step.merged), ""
     else:
-        new_label, id_text = symbol_text(step.new_token), f" (new id {step.new_id:d})"
-    left_part, right_part = (repr(symbol_text(p)) for p in step.pair)
-    st.subheader(f"Merge {step.number:,}: {md(left_part)} + {md(right_part)} → {md(repr(new_label))}{md(id_text)}")
+        new_label, id_text = token_quote(step.new_token), f" (new id {step.new_id:d})"
+    left_part, right_part = (token_quote(p) for p in step.pair)
+    st.subheader(
+        f"Merge rank {step.number - 1:,}: {md(left_part)} + {md(right_part)} → {md(new_label)}{md(id_text)}"
+    )
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
     rule = TIE_RULES["first" if trace.textbook else tie_break]
     tie_note = f"; {tied:,} other pair(s) tie with it, and ties go to {rule}" if tied else ""
@@ -178,13 +180,13 @@ def pair_counts(title: str, step) -> None:
         return
     rows = [
         {
-            "pair": f"{symbol_text(a)!r} + {symbol_text(b)!r}",
+            "pair": f"{token_quote(a)} + {token_quote(b)}",
             "count": count,
             "chosen": "✔" if (a, b) == step.pair else "",
         }
         for (a, b), count in step.top_pairs
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    show_table(pd.DataFrame(rows))
     st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs.")
 
 
@@ -222,14 +224,14 @@ def show_history(trace: Trace, position: int) -> None:
         st.markdown(f"**Merges so far** ({position:,})")
         rows = [
             {
-                "#": s.number,
-                "pair": f"{symbol_text(s.pair[0])!r} + {symbol_text(s.pair[1])!r}",
+                "rank": s.number - 1,
+                "pair": f"{token_quote(s.pair[0])} + {token_quote(s.pair[1])}",
                 "new token": symbol_text(s.merged if trace.textbook else s.new_token),
                 "count": s.count,
             }
             for s in trace.steps[:position]
         ]
-        st.dataframe(pd.DataFrame(rows, columns=["#", "pair", "new token", "count"]), hide_index=True, height=250)
+        show_table(pd.DataFrame(rows, columns=["rank", "pair", "new token", "count"]), height=250)
         if position == len(trace.steps):
             st.caption(f"Training stopped: {md(trace.stop_reason)}.")
     with below[1]:

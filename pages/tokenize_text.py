@@ -16,7 +16,7 @@ from pages._ui.render import markdown_text as md
 from pages._ui.encoding import MAX_RENDER_CHARS, MAX_STATS_CHARS, Encoded, encode_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
-from pages._ui.widgets import page_header, tokenizer_multiselect, tokenizer_picker
+from pages._ui.widgets import page_header, show_table, tokenizer_multiselect, tokenizer_picker
 
 EXAMPLE = (
     "Tokenizers cut text into pieces: \"unbelievable\" → un·believ·able?\n"
@@ -31,7 +31,8 @@ TEXT = "tokenize.text"
 TOKENIZERS = "tokenize.tokenizers"
 REFERENCE = "tokenize.reference"
 SPECIAL_TEXT_NOTE = (
-    "Dashed tokens hold only part of a UTF-8 character and show their bytes; dark tokens are special tokens."
+    "␣ is a space, → a tab, ↵ a newline. A character split between tokens is drawn once, above one numbered "
+    "dashed piece per token (hover a piece for its bytes, or turn on Show bytes); dark tokens are special tokens."
 )
 
 
@@ -43,6 +44,7 @@ class View:
     from_file: bool
     selected: list[str]
     show_whitespace: bool
+    show_bytes: bool
     treat_special: bool
     reference: str | None
 
@@ -67,6 +69,7 @@ def tokens_html_cached(
     text: str,
     treat_special: bool,
     show_whitespace: bool,
+    show_bytes: bool,
     _tokenizer: Tokenizer,
     _encoded: Encoded,
     _reference: Encoded | None,
@@ -82,6 +85,7 @@ def tokens_html_cached(
         _encoded.infos,
         rank_of=_tokenizer.merge_rank_of,
         show_whitespace=show_whitespace,
+        show_bytes=show_bytes,
         marked=marked,
     )
 
@@ -119,8 +123,15 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     """Draw the inputs and return what they ask for."""
     text, from_file = read_text()
     selected = tokenizer_multiselect("Tokenizers", choices, key=TOKENIZERS, limit=MAX_TOKENIZERS)
-    options = st.columns(4)
-    show_ws = options[0].toggle("Show spaces, tabs, newlines", key="tokenize.whitespace")
+    options = st.columns(5)
+    show_ws = options[0].toggle(
+        "Show spaces, tabs, newlines", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
+    )
+    show_bytes = options[4].toggle(
+        "Show bytes",
+        key="tokenize.bytes",
+        help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
+    )
     treat_special = options[1].toggle(
         "Special-token text is special",
         key="tokenize.special",
@@ -133,7 +144,7 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
         reference = options[3].selectbox(
             "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
         )
-    return View(text, from_file, selected, show_ws, treat_special, reference)
+    return View(text, from_file, selected, show_ws, show_bytes, treat_special, reference)
 
 
 def share_in_url(view: View) -> None:
@@ -180,7 +191,7 @@ def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[s
             }
         )
     if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        show_table(pd.DataFrame(rows))
 
 
 def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Tokenizer, against) -> None:
@@ -194,6 +205,7 @@ def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Token
         view.text,
         view.treat_special,
         view.show_whitespace,
+        view.show_bytes,
         tokenizer,
         enc,
         against[1] if against else None,
@@ -259,11 +271,8 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
     st.code(decoded, language=None, wrap_lines=True)
     if len(ids) <= 200:
         tokens = [decoder.token_bytes(i) for i in ids]
-        st.dataframe(
-            pd.DataFrame(
-                {"id": ids, "token": [token_display(t) for t in tokens], "bytes (hex)": [t.hex(" ") for t in tokens]}
-            ),
-            hide_index=True,
+        show_table(
+            pd.DataFrame({"id": ids, "token": [token_display(t) for t in tokens], "bytes": [t.hex(" ") for t in tokens]})
         )
 
 
@@ -292,7 +301,7 @@ def main() -> None:
     )
     choices = tokenizers.available_tokenizers()
     state.keep_widget_state(
-        {"tokenize.whitespace": False, "tokenize.special": True, "tokenize.diff": True},
+        {"tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True},
         restore_only=[
             TEXT, TOKENIZERS, REFERENCE, "tokenize.cut_a", "tokenize.cut_b",
             "tokenize.decode_tokenizer", "tokenize.decode_ids",

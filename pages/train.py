@@ -18,7 +18,7 @@ from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
 from pages._ui.uploads import Upload, file_uploader, session_uploads, tokenizer_upload_section, upload_limit_mb
-from pages._ui.widgets import format_seconds, page_header, train_with_progress
+from pages._ui.widgets import format_seconds, page_header, show_table, train_with_progress
 
 PATTERN_OPTIONS = {
     "gpt2": "GPT-2 preset",
@@ -165,7 +165,7 @@ def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     except ValueError as exc:
         st.error(f"Invalid pre-tokenization regex: {md(exc)}")
         return str(exc)
-    st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (· is a space, ↵ a newline):")
+    st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (␣ is a space, → a tab, ↵ a newline):")
     st.html(pieces_html(pieces))
     return None
 
@@ -238,7 +238,7 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     if stats["special tokens cut out"]:
         st.caption(f"{stats['special tokens cut out']:,} special-token occurrences are cut out before counting.")
     with st.expander("Sources"):
-        st.dataframe(pd.DataFrame(corpus.sources), hide_index=True)
+        show_table(pd.DataFrame(corpus.sources))
 
 
 def training_section(corpus: Corpus, settings: Settings) -> None:
@@ -287,12 +287,12 @@ def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**First merges**")
-        st.dataframe(tables.merges_table(tokenizer, range(min(15, n))), hide_index=True)
+        show_table(tables.merges_table(tokenizer, range(min(15, n))))
     with right:
         st.markdown("**Last merges**")
         last = tables.merges_table(tokenizer, range(max(15, n - 15), n))
         if len(last):
-            st.dataframe(last, hide_index=True)
+            show_table(last)
         else:
             st.caption("All merges are shown on the left.")
 

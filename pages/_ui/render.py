@@ -1,8 +1,9 @@
-"""HTML for the pages: token spans, cut differences, pre-token pieces, sentences, and escaping of
-user text for Markdown and plotly.
+r"""HTML for the pages: token spans (split characters drawn as fragments, right-to-left text isolated),
+cut differences, pre-token pieces, sentences, and escaping of user text for Markdown and plotly.
 
 Every piece of user text (typed text, file and tokenizer names, token texts, error messages) is escaped
-here: HTML by the builders below, Markdown sinks by ``markdown_text``, plotly by ``plot_text``. Pure functions of
+here: HTML by the builders below, Markdown sinks by ``markdown_text``, plotly by ``plot_text``. Whitespace
+and stray bytes follow ``bpe_core.tokens``' one display convention (␣ → ↵, ``\xNN``). Pure functions of
 their arguments: no streamlit import, no state, nothing drawn (pages pass the result to ``st.html``).
 """
 
@@ -10,34 +11,59 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from bpe_core import TokenInfo, token_display
+from bpe_core.tokens import WHITESPACE_MARKS, text_display
 
-_WHITESPACE_VISIBLE = {" ": "·", "\t": "→\t", "\r": "␍", "\n": "↵\n"}
+#: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian
+#: packages fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji), macOS and Windows equivalents.
+SCRIPT_FONTS = (
+    '"Noto Sans", "Noto Sans Devanagari", "Noto Sans Bengali", "Noto Sans Tamil", "Noto Sans Thai", '
+    '"Noto Sans Myanmar", "Noto Sans Ethiopic", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans CJK SC", '
+    '"Noto Sans CJK JP", "Noto Sans CJK KR", "PingFang SC", "Hiragino Sans", "Apple SD Gothic Neo", '
+    '"Kohinoor Devanagari", "Microsoft YaHei", "Yu Gothic", "Malgun Gothic", "Nirmala UI", "Leelawadee UI", '
+    '"Myanmar Text", "Ebrima", "Segoe UI", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", '
+    '"Segoe UI Symbol", "Noto Sans Symbols 2"'
+)
+MONO_FONTS = f'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", {SCRIPT_FONTS}, monospace'
+_MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c in range(32)) + "␡"
+_MARK_RUN = re.compile(f"([{re.escape(_MARK_CHARS)}]+)")
 
-TOKEN_CSS = """
-<style>
-.bpe-tokens { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem;
-  line-height: 1.9; white-space: pre-wrap; word-break: break-word; padding: 0.5rem;
-  border: 1px solid rgba(128,128,128,0.25); border-radius: 0.4rem; max-height: 32rem; overflow-y: auto; }
-.bpe-tokens .t { border-radius: 3px; padding: 1px 0; margin-right: 1px; color: #1a1a1a; }
+TOKEN_CSS = (
+    "<style>"
+    f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "
+    "border: 1px solid rgba(128,128,128,0.25); border-radius: 0.4rem; overflow: auto; tab-size: 4; }"
+    """
+.bpe-tokens { line-height: 2.1; white-space: pre-wrap; max-height: 32rem; }
+.bpe-tokens .t { display: inline-block; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%;
+  vertical-align: top; unicode-bidi: isolate; border-radius: 3px; padding: 0 1px; margin: 0 1px 2px 0;
+  color: #1a1a1a; line-height: 1.6; }
 .bpe-tokens .c0 { background: #ffd8a8; } .bpe-tokens .c1 { background: #a5d8ff; }
 .bpe-tokens .c2 { background: #b2f2bb; } .bpe-tokens .c3 { background: #fcc2d7; }
 .bpe-tokens .c4 { background: #d0bfff; } .bpe-tokens .c5 { background: #ffec99; }
-.bpe-tokens .p { outline: 1px dashed #c92a2a; font-size: 0.8rem; }
 .bpe-tokens .s { background: #343a40; color: #fff; font-weight: 600; }
 .bpe-tokens .x { box-shadow: -3px 0 0 0 #e03131; }
-.bpe-tokens .w { color: #868e96; }
-.bpe-cuts { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem;
-  line-height: 2.1; white-space: pre-wrap; word-break: break-word; padding: 0.5rem;
-  border: 1px solid rgba(128,128,128,0.25); border-radius: 0.4rem; max-height: 20rem; overflow-y: auto; }
+.bpe-tokens .a { outline: 1px dotted #868e96; }
+.bpe-tokens .w, .bpe-cuts .w { color: #868e96; }
+.bpe-tokens .g { display: inline-flex; flex-direction: column; vertical-align: top; margin: 0 1px 2px 0;
+  unicode-bidi: isolate; line-height: 1.6; }
+.bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
+  border-bottom: none; border-radius: 3px 3px 0 0; color: #1a1a1a; }
+.bpe-tokens .g .gb { display: flex; }
+.bpe-tokens .g .p { flex: 1 1 0; min-width: 0.5rem; margin: 0; border-radius: 0; border: 1px dashed #868e96;
+  font-size: 0.6rem; line-height: 1.3; text-align: center; opacity: 0.85; white-space: nowrap; }
+.bpe-tokens .g .p + .p { border-left: none; }
+.bpe-cuts { line-height: 2.1; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; }
+.bpe-cuts span { unicode-bidi: isolate; }
 .bpe-cuts .both { border-left: 1px solid #adb5bd; }
 .bpe-cuts .a { border-left: 3px solid #1971c2; background: #d0ebff; }
 .bpe-cuts .b { border-left: 3px solid #e8590c; background: #ffe8cc; }
 .bpe-legend span { padding: 0 0.4rem; border-radius: 3px; margin-right: 0.6rem; }
 </style>
 """
+)
 SENTENCES_CSS = (
     "<style>.cmp-summary p{margin:0.15rem 0;font-size:0.95rem}"
     ".cmp-summary{border-left:3px solid #4c6ef5;padding:0.2rem 0.7rem;margin:0.2rem 0 0.8rem}</style>"
@@ -89,8 +115,39 @@ def plot_text(text: object) -> str:
 
 
 def visible_whitespace(text: str) -> str:
-    """Spaces, tabs, carriage returns and newlines shown as visible marks."""
-    return "".join(_WHITESPACE_VISIBLE.get(ch, ch) for ch in text)
+    """``text`` in the display convention (``bpe_core.tokens.text_display``): ␣ for a space, → for a
+    tab, ↵ for a newline."""
+    return text_display(text)
+
+
+def token_quote(token: bytes | str) -> str:
+    """A token (bytes, or a textbook symbol as text) in running prose, headings and table cells:
+    ``token_display`` between curly quotes, e.g. ‘␣the’."""
+    shown = token_display(token) if isinstance(token, bytes) else text_display(token)
+    return f"‘{shown}’"
+
+
+def visible_html(text: str, *, marks: bool = True) -> str:
+    """Escaped HTML of ``text`` with whitespace as dim marks (␣ → ↵); with ``marks`` off, spaces and
+    tabs stay blank (never collapsed: the boxes are ``pre``) and only newlines are marked."""
+    shown = text_display(text) if marks else "".join(ch if ch in " \t" else text_display(ch) for ch in text)
+    return _MARK_RUN.sub(r'<span class="w">\1</span>', _text(shown))
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each newline, so a token spanning lines is drawn as one box per line."""
+    return re.findall(r"[^\n]*\n|[^\n]+", text) or [""]
+
+
+def _boxes(text: str, classes: str, title: str, *, marks: bool = True, raw: bool = False) -> str:
+    """One inline-block per line of ``text`` (a real line break after each ↵), same classes and title."""
+    parts = []
+    for line in _lines(text):
+        inner = _text(line.rstrip("\n")) if raw else visible_html(line, marks=marks)
+        parts.append(f'<span class="{classes}" title="{_attribute(title)}">{inner}</span>')
+        if line.endswith("\n"):
+            parts.append("\n")
+    return "".join(parts)
 
 
 def cut_positions(infos: Sequence[TokenInfo]) -> set[int]:
@@ -99,34 +156,126 @@ def cut_positions(infos: Sequence[TokenInfo]) -> set[int]:
 
 
 def token_title(info: TokenInfo, rank: int | None) -> str:
-    """Hover text: id, how the token was made (merge rank, byte or special) and its bytes in hex."""
+    """Hover text: id, how the token was made (merge rank, counted from 0, byte or special) and its
+    bytes in hex."""
     if info.special:
         origin = "special token"
     elif rank is None:
         origin = "single byte"
     else:
-        origin = f"merge rank {rank}"
+        origin = f"merge rank {rank:,}"
     hex_bytes = info.bytes.hex(" ")
     if len(hex_bytes) > 120:
         hex_bytes = hex_bytes[:117] + "…"
     return f"id {info.id} · {origin} · bytes {hex_bytes}"
 
 
-def _token_span(text: str, index: int, info: TokenInfo, rank: int | None, show_whitespace: bool, marked: bool) -> str:
-    classes = ["t", f"c{index % 6}"]
-    if info.special:
-        classes.append("s")
-        shown = text[info.start : info.end]
-    elif info.partial:
-        classes.append("p")
-        shown = token_display(info.bytes)
-    else:
-        shown = text[info.start : info.end]
-        if show_whitespace:
-            shown = visible_whitespace(shown)
-    if marked:
-        classes.append("x")
-    return f'<span class="{" ".join(classes)}" title="{_attribute(token_title(info, rank))}">{_text(shown)}</span>'
+def _inside_grapheme(text: str, position: int) -> bool:
+    """Whether a cut before ``text[position]`` would split what a reader sees as one character: a
+    combining mark, an emoji modifier, a variation selector or a zero-width joiner next to it, or a
+    virama before it (Devanagari, Burmese and other conjuncts)."""
+    if not 0 < position < len(text):
+        return False
+    after, before = text[position], text[position - 1]
+    if before == "\u200d" or unicodedata.combining(before) == 9:
+        return True
+    code = ord(after)
+    return (
+        unicodedata.category(after) in ("Mn", "Mc", "Me")
+        or after == "\u200d"
+        or 0xFE00 <= code <= 0xFE0F
+        or 0x1F3FB <= code <= 0x1F3FF
+        or 0xE0020 <= code <= 0xE007F
+    )
+
+
+def token_groups(infos: Sequence[TokenInfo], text: str = "") -> list[list[int]]:
+    r"""Indexes of the tokens drawn together: tokens whose character spans overlap (pieces of a
+    character split between tokens), and with ``text``, tokens that meet inside what a reader sees as
+    one character (a letter and its combining mark, an emoji and its modifier), form one group;
+    every other token is a group of its own.
+
+    >>> a = TokenInfo(1, b"\xe4\xbd", 0, 1, True, False); b = TokenInfo(2, b"\xa0", 0, 1, True, False)
+    >>> token_groups([a, b, TokenInfo(3, b"x", 1, 2, False, False)])
+    [[0, 1], [2]]
+    """
+    groups: list[list[int]] = []
+    end = -1
+    for index, info in enumerate(infos):
+        joins = info.start < end or (info.start == end and _inside_grapheme(text, info.start))
+        if groups and not info.special and not infos[groups[-1][-1]].special and info.end > info.start and joins:
+            groups[-1].append(index)
+            end = max(end, info.end)
+        else:
+            groups.append([index])
+            end = info.end
+    return groups
+
+
+def text_direction(text: str) -> str | None:
+    """"rtl" or "ltr" from the first strongly directional character of ``text``; None when it has none
+    (spaces, digits, punctuation)."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind == "L":
+            return "ltr"
+        if kind in ("R", "AL"):
+            return "rtl"
+    return None
+
+
+def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool) -> str:
+    classes = f"t c{index % 6}" + (" s" if info.special else "") + (" x" if marked else "")
+    if info.end <= info.start:  # added by the pre-tokenizer (a prefix space): not in the text
+        return _boxes(token_display(info.bytes), classes + " a", token_title(info, rank) + " · not in the text", raw=True)
+    return _boxes(text[info.start : info.end], classes, token_title(info, rank), marks=marks, raw=info.special)
+
+
+def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked) -> str:
+    """Tokens that share characters (``token_groups``): the characters drawn once, above one dashed piece per token
+    (numbered, or its bytes when ``show_bytes``), each with its own hover title."""
+    start, end = infos[group[0]].start, max(infos[i].end for i in group)
+    chars = text_display(text[start:end])
+    pieces, previous_start = [], None
+    for number, index in enumerate(group, 1):
+        info = infos[index]
+        cut = info.start in marked and info.start != previous_start
+        previous_start = info.start
+        title = f"{token_title(info, rank_of(info.id))} · piece {number} of {len(group)} of ‘{chars}’"
+        label = info.bytes.hex(" ") if show_bytes else f"{number}"
+        pieces.append(
+            f'<span class="t c{index % 6} p{" x" if cut else ""}" style="flex-grow:{len(info.bytes)}" '
+            f'title="{_attribute(title)}">{label}</span>'
+        )
+    all_bytes = b"".join(infos[i].bytes for i in group)
+    title = f"‘{chars}’ · {len(group)} tokens share its bytes {all_bytes.hex(' ')}"
+    return (
+        f'<span class="g{" hex" if show_bytes else ""}"><span class="gc" dir="auto" title="{_attribute(title)}">'
+        f'{visible_html(text[start:end])}</span><span class="gb">{"".join(pieces)}</span></span>'
+    )
+
+
+def _isolate_rtl(parts: Sequence[tuple[str | None, str]]) -> str:
+    """Join drawn groups, wrapping each run of right-to-left groups (with the neutral ones between
+    them) in an RTL isolate, so an Arabic or Hebrew phrase reads right to left, token by token."""
+    out: list[str] = []
+    run: list[str] = []
+    pending: list[str] = []
+    for direction, markup in [*parts, ("end", "")]:
+        if direction == "rtl":
+            run += pending + [markup]
+            pending = []
+        elif direction is None and run:
+            pending.append(markup)
+        else:
+            if run and direction != "ltr":  # neutrals ending a right-to-left line belong to it (". 2024")
+                run, pending = run + pending, []
+            if run:
+                out.append(f'<span class="rtl" dir="rtl">{"".join(run)}</span>')
+                run = []
+            out += pending + [markup]
+            pending = []
+    return "".join(out)
 
 
 def render_tokens_html(
@@ -134,37 +283,44 @@ def render_tokens_html(
     infos: Sequence[TokenInfo],
     *,
     rank_of: Callable[[int], int | None],
-    show_whitespace: bool = False,
+    show_whitespace: bool = True,
+    show_bytes: bool = False,
     marked: set[int] | None = None,
 ) -> str:
-    """Coloured spans, one per token, with a hover title; every piece of user text is escaped.
+    """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
-    Tokens holding only part of a UTF-8 character show their bytes (``token_display``); ``marked``
-    holds cut positions to highlight (a red bar before the token).
+    A box never breaks inside (unless it is wider than the panel); whitespace is drawn as ␣ → ↵ (as
+    blank space with ``show_whitespace`` off); a token spanning lines is one box per line. Tokens
+    that hold parts of a character are drawn as that character once, above one numbered dashed piece
+    per token (their bytes with ``show_bytes``; always in the hover); so are tokens that meet inside
+    what a reader sees as one character (a letter and its combining mark). Right-to-left runs read
+    right to left. ``marked`` holds cut positions to highlight (a red bar before the token).
     """
-    spans = (
-        _token_span(
-            text,
-            index,
-            info,
-            None if info.special else rank_of(info.id),
-            show_whitespace,
-            bool(marked) and info.start in marked,
-        )
-        for index, info in enumerate(infos)
-    )
-    return f'{TOKEN_CSS}<div class="bpe-tokens">{"".join(spans)}</div>'
+    marked = marked or set()
+    parts = []
+    for group in token_groups(infos, text):
+        info = infos[group[0]]
+        if len(group) == 1 and not info.partial:
+            rank = None if info.special else rank_of(info.id)
+            markup = _token_html(text, group[0], info, rank, show_whitespace, info.start in marked)
+        else:
+            markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked)
+        shown = text[info.start : max(infos[i].end for i in group)]
+        parts.append(("break" if "\n" in shown else text_direction(shown), markup))
+    return f'{TOKEN_CSS}<div class="bpe-tokens">{_isolate_rtl(parts)}</div>'
 
 
 def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int]) -> str:
     """The text once, split at every cut of either tokenizer; a piece starting at a cut only the
-    first (second) tokenizer makes is blue (orange); cuts both make are thin grey lines."""
+    first (second) tokenizer makes is blue (orange); cuts both make are thin grey lines. Whitespace
+    is marked as everywhere (␣ → ↵)."""
     positions = sorted({0, len(text)} | cuts_a | cuts_b)
     parts = [TOKEN_CSS, '<div class="bpe-cuts">']
     for start, end in zip(positions, positions[1:]):
         in_a, in_b = start in cuts_a, start in cuts_b
         css = "a" if in_a and not in_b else "b" if in_b and not in_a else "both" if start else ""
-        parts.append(f'<span class="{css}">{_text(text[start:end])}</span>')
+        piece = text[start:end]
+        parts.append(f'<span class="{css}">{visible_html(piece)}</span>' + "\n" * piece.count("\n"))
     parts.append("</div>")
     return "".join(parts)
 
@@ -181,13 +337,9 @@ def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, share
 
 
 def pieces_html(pieces: Sequence[str], show_whitespace: bool = True) -> str:
-    """Pre-tokenization pieces as alternating coloured spans (for regex previews)."""
-    parts = [TOKEN_CSS, '<div class="bpe-tokens">']
-    for index, piece in enumerate(pieces):
-        shown = visible_whitespace(piece) if show_whitespace else piece
-        parts.append(f'<span class="t c{index % 6}" title="{_attribute(repr(piece))}">{_text(shown)}</span>')
-    parts.append("</div>")
-    return "".join(parts)
+    """Pre-tokenization pieces as alternating coloured boxes (for regex previews), whitespace marked."""
+    boxes = (_boxes(piece, f"t c{index % 6}", token_quote(piece), marks=show_whitespace) for index, piece in enumerate(pieces))
+    return f'{TOKEN_CSS}<div class="bpe-tokens">{"".join(boxes)}</div>'
 
 
 def sentences_html(lines: Sequence[str]) -> str:
@@ -202,30 +354,29 @@ def bold_html(text: str) -> str:
 
 
 WORDS_CSS = (
-    "<style>.bpe-words{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.95rem;line-height:2.3;}"
-    ".bpe-words .sym{border:1px solid #adb5bd;border-radius:4px;padding:1px 5px;margin-right:2px;"
-    "background:#f8f9fa;color:#212529;}"
+    f"<style>.bpe-words{{font-family:{MONO_FONTS};font-size:0.95rem;line-height:2.3;overflow-wrap:anywhere;}}"
+    ".bpe-words .sym{display:inline-block;white-space:pre;border:1px solid #adb5bd;border-radius:4px;"
+    "padding:0 5px;margin:0 2px 2px 0;line-height:1.6;background:#f8f9fa;color:#212529;unicode-bidi:isolate;}"
     ".bpe-words .new{background:#ffd43b;border-color:#f08c00;font-weight:700;}"
-    ".bpe-words .freq{color:#868e96;margin-left:6px;margin-right:18px;}</style>"
+    ".bpe-words .freq{display:inline-block;color:#868e96;margin-left:6px;margin-right:18px;}</style>"
 )
 
 
 def symbol_text(symbol: bytes | str) -> str:
-    """A training symbol as text: bytes through ``token_display`` with spaces shown as ␣; a textbook
-    symbol (already text) as it is."""
-    if isinstance(symbol, bytes):
-        return token_display(symbol).replace(" ", "␣")
-    return symbol
+    """A training symbol as text in the display convention: bytes through ``token_display`` (␣ for a
+    space, ``\\xNN`` for a stray byte); a textbook symbol (already text) with its whitespace marked."""
+    return token_display(symbol) if isinstance(symbol, bytes) else text_display(symbol)
 
 
 def words_html(words: Sequence[tuple[Sequence[bytes | str], int]], highlight: bytes | str | None) -> str:
-    """Each unique word as boxed symbols with its frequency; the newly merged symbol highlighted."""
+    """Each unique word as boxed symbols with its frequency; the newly merged symbol highlighted. The
+    boxes wrap at the panel's edge (a one-stream input is one long word)."""
     parts = [WORDS_CSS, '<div class="bpe-words">']
     for symbols, freq in words:
         parts.append("<div>")
         for symbol in symbols:
             css = "sym new" if highlight is not None and symbol == highlight else "sym"
-            parts.append(f'<span class="{css}">{_text(symbol_text(symbol))}</span>')
-        parts.append(f'<span class="freq">×{freq}</span></div>')
+            parts.append(f'<span class="{css}">{_text(symbol_text(symbol))}</span><wbr>')
+        parts.append(f'<span class="freq">×{freq:,}</span></div>')
     parts.append("</div>")
     return "".join(parts)

@@ -1,5 +1,6 @@
 """Widgets more than one page (or section) draws: the page header (with flash messages), the
-tokenizer pickers, a block of sentences, and the training progress bar with its ETA.
+tokenizer pickers, tables with the app's number convention, a block of sentences, and the training
+progress bar with its ETA.
 
 The progress text is computed by pure functions (``format_seconds``, ``progress_text``) so it can be
 tested without a browser. No session keys of its own (they are in ``state``) and no HTML (``render``).
@@ -10,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+import pandas as pd
 import streamlit as st
 
 import bpe_core
@@ -61,6 +63,37 @@ def tokenizer_multiselect(
         label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit,  # plain: callers
         help=help,  # plain: callers
     )
+
+
+#: Columns holding token ids: shown as plain numbers (an id is a name, 15496, not a quantity).
+ID_COLUMNS = ("id", "left id", "right id", "new id")
+
+
+def _whole_numbers(column: pd.Series) -> bool:
+    """Whether a column holds whole numbers only (ints, or floats that are whole where not empty)."""
+    if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+        return False
+    values = column.dropna()
+    return pd.api.types.is_integer_dtype(column) or bool(((values % 1) == 0).all())
+
+
+def number_formats(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS) -> dict:
+    """``column_config`` for the app's one number convention in tables: counts and ranks with thousands
+    separators (as the text writes them, 12,345), token ids plain (15496)."""
+    config = {}
+    for column in frame.columns:
+        if column in ids:
+            config[column] = st.column_config.NumberColumn(format="plain")
+        elif _whole_numbers(frame[column]):
+            config[column] = st.column_config.NumberColumn(format="localized")
+    return config
+
+
+def show_table(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS, column_config: dict | None = None, **options) -> None:
+    """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
+    them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
+    config = number_formats(frame, ids=ids) | (column_config or {})
+    st.dataframe(frame, hide_index=True, column_config=config, **options)
 
 
 def show_sentences(lines: Sequence[str]) -> None:

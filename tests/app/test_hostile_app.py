@@ -246,7 +246,7 @@ def test_merge_forest_shows_token_texts_as_text(hostile):
     go(at, FOREST)
     assert at.selectbox(key="forest.tokenizer").value == f"new:{HOSTILE}"
     shown = assert_no_live_markup(at)
-    assert any(line.startswith("'") and "](https://e.x/i.png) **b** <b>z</b>" in line for line in shown)
+    assert any(line.startswith("‘") and "](https://e.x/i.png)␣**b**␣<b>z</b>" in line for line in shown)
     assert shows(shown, "Made by merge", "**b**")
     assert shows(shown, "own training text", f"{HOSTILE}.txt")
     strings = figure_strings(at)

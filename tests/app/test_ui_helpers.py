@@ -47,14 +47,14 @@ def test_token_spans_mark_cuts_show_whitespace_and_partial_bytes(small):
     markup = render.render_tokens_html(text, infos, rank_of=small.merge_rank_of, show_whitespace=True, marked=marked)
     assert " x" in markup and "↵" in markup
     assert 'class="t c' in markup and " p" in markup  # the emoji's bytes are split over tokens
-    assert "\\xf0" in markup
+    assert "\\x" not in markup and "piece 4 of 4 of ‘🙂’" in markup  # drawn once, in 4 pieces, no escapes
 
 
 def test_cuts_legend_pieces_words_and_sentences_escape():
     assert "<b>" not in render.cuts_legend_html("<b>a</b>", "b", 1, 2, 3)
     assert "cut by both: 3" in render.cuts_legend_html("a", "b", 1, 2, 3)
     pieces = render.pieces_html(["<x>", " ", "y"])
-    assert "&lt;x&gt;" in pieces and "·" in pieces and "<x>" not in pieces
+    assert "&lt;x&gt;" in pieces and "␣" in pieces and "<x>" not in pieces
     words = render.words_html([([b"<", b"a b"], 3), (["lo", "w</w>"], 1)], highlight=b"a b")
     assert "&lt;" in words and "a␣b" in words and "w&lt;/w&gt;" in words and "×3" in words
     assert words.count("sym new") == 1

@@ -43,7 +43,7 @@ def test_train_inspect_encode_decode_export(tmp_path, corpus, capsys):
 
 def test_encode_tokens_format_and_vocab_dump(capsys):
     assert main(["encode", "-t", "gpt2", "--text", "Hello world", "--format", "tokens"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["15496\tHello", "995\t world"]
+    assert capsys.readouterr().out.splitlines() == ["15496\tHello", "995\t␣world"]  # token_display: ␣ for a space
 
 
 def test_errors_are_one_line_messages_not_tracebacks(tmp_path, capsys):
