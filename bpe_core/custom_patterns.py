@@ -168,7 +168,9 @@ def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard
         special = special_regex.search(buffer, done) if special_regex is not None else None
         closed = special is not None and special.end() <= limit
         end = special.start() if closed else len(buffer)
-        until = end if closed or final else limit - CUSTOM_MARGIN
+        # In the open segment, a piece's margin must end before any special token that may yet
+        # close the segment (one still growing at the end, or one not yet read).
+        until = end if closed or final else min(limit, special.start() if special else limit) - CUSTOM_MARGIN
         text = buffer if segment == 0 else buffer[segment:end]  # the segment's start is the text's
         offset = 0 if segment == 0 else segment
         pieces = scan(compiled, text, done - offset, end - offset, budget)
