@@ -114,6 +114,8 @@ def report(results: dict, log) -> None:
     sections = [
         ("Training", results["train"] and training_bench.training_table(results["train"])),
         ("Encoding", results["encode"] and encoding_bench.encoding_table(results["encode"])),
+        ("Building the encoding engine (once per tokenizer)",
+         results.get("engine_build") and encoding_bench.engine_build_table(results["engine_build"])),
         ("Batch encoding", results["batch"] and encoding_bench.batch_table(results["batch"])),
         ("Larger than memory (train_files, bpe_core)", results["big"] and training_bench.big_table(results["big"])),
         ("Tie rules on one long raw stream (issue 10)", training_bench.tie_rule_table(results.get("ties"))),
@@ -162,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         results["parity"] = parity_bench.run(repeats, log, [2000] if args.quick else parity_bench.VOCAB_SIZES)
     if not args.skip_encode:
         results["encode"] = run_encoding(found, data, args.quick, repeats, log)
+        log("\n## building tiktoken's engine for a bpe_core tokenizer (build_engine), fresh process each")
+        results["engine_build"] = encoding_bench.engine_build_rounds(repeats, log)
     if not args.skip_batch and not args.skip_encode:
         log("\n## encode_ordinary_batch on the stdlib training documents, cold: one and all CPUs")
         results["batch"] = encoding_bench.batch_rounds(found[0].train_path, repeats, log)

@@ -1,13 +1,18 @@
 """Encoding throughput: ``Tokenizer.encode_ordinary`` (one thread) and ``encode_ordinary_batch``
-(worker processes) of bpe_core against tiktoken with the same merges, checking both give the same ids.
+(threads) of bpe_core against tiktoken with the same merges, checking all give the same ids.
 
 ``encode_rounds`` encodes one text file per child with GPT-2's (or cl100k's) merges: a cold call on
-a fresh tokenizer, then the same text again (warm). ``batch_rounds`` runs one cold batch call over
-the stdlib documents with one and with all CPUs (bpe_core's worker processes, tiktoken's threads).
+a fresh tokenizer, then the same text again (warm), with each engine in its own child: ``bpe_core``
+is the default (``engine="auto"``: tiktoken's compiled engine where it provably gives the same ids),
+``bpe_core-python`` bpe_core's own Python encoder (``engine="python"``). ``batch_rounds`` runs one
+cold batch call over the stdlib documents with one and with all CPUs (threads for both tools).
+``engine_build_rounds`` times building tiktoken's engine for a 50k, 100k and 200k vocabulary.
 
-What it does not measure: building the tokenizers (``bpe_core.gpt2()`` / ``gpt2_encoding()`` are
-constructed before the clock starts), decoding, special-token handling, or encoding with a trained
-tokenizer (see ``render_bench`` for that).
+What it does not measure in the encoding rounds: building the tokenizers (``bpe_core.gpt2()`` /
+``gpt2_encoding()`` are constructed before the clock starts, and so is bpe_core's engine, which
+``build_engine`` builds as tiktoken's ``Encoding()`` builds its own; its time is recorded beside,
+and the table gives the first call with it too), decoding, special-token handling, or encoding with a
+trained tokenizer (see ``render_bench`` for that).
 """
 
 from __future__ import annotations
@@ -16,11 +21,16 @@ import json
 import os
 import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 from bench.timing import MB, Rounds, alternated, ids_digest, run_child, verdict
 
-ENCODE_TOOLS = ("bpe_core", "tiktoken")
+ENCODE_TOOLS = ("bpe_core", "bpe_core-python", "tiktoken")
+#: The ``engine=`` each bpe_core tool encodes with.
+ENGINE_OF = {"bpe_core": "auto", "bpe_core-python": "python"}
+#: The vocabularies whose engine build is timed: (name, approximate size).
+BUILD_VOCABULARIES = (("gpt2", "50k"), ("cl100k", "100k"), ("o200k", "200k"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -28,20 +38,25 @@ ENCODE_TOOLS = ("bpe_core", "tiktoken")
 
 
 def _encoder(tool: str, vocabulary: str):
-    """The ``encode_ordinary`` of ``tool`` with ``vocabulary`` ("gpt2" or "cl100k") merges."""
+    """The ``encode_ordinary`` of ``tool`` with ``vocabulary`` ("gpt2" or "cl100k") merges, and the
+    seconds spent building bpe_core's engine (0 for tiktoken and the Python engine)."""
     import bpe_core
 
     if tool == "tiktoken":
-        return (bpe_core.gpt2_encoding() if vocabulary == "gpt2" else bpe_core.cl100k_encoding()).encode_ordinary
-    if tool == "bpe_core":
-        return (bpe_core.gpt2() if vocabulary == "gpt2" else bpe_core.cl100k()).encode_ordinary
-    raise ValueError(f"unknown encoding tool {tool!r}")
+        return (bpe_core.gpt2_encoding() if vocabulary == "gpt2" else bpe_core.cl100k_encoding()).encode_ordinary, 0.0
+    if tool not in ENGINE_OF:
+        raise ValueError(f"unknown encoding tool {tool!r}")
+    tokenizer = bpe_core.gpt2() if vocabulary == "gpt2" else bpe_core.cl100k()
+    started = time.perf_counter()
+    if ENGINE_OF[tool] == "auto":
+        tokenizer.build_engine()  # what tiktoken's Encoding() did before its clock
+    return partial(tokenizer.encode_ordinary, engine=ENGINE_OF[tool]), time.perf_counter() - started
 
 
 def child_encode(spec: dict) -> dict:
-    """Encode a text with GPT-2's merges, single thread: a cold call (fresh tokenizer), then warm."""
+    """Encode a text, single thread: a cold call (fresh tokenizer), then warm."""
     text = Path(spec["text"]).read_text(encoding="utf-8")
-    encode = _encoder(spec["tool"], spec.get("vocabulary", "gpt2"))
+    encode, build = _encoder(spec["tool"], spec.get("vocabulary", "gpt2"))
     started = time.perf_counter()
     ids = encode(text)
     cold = time.perf_counter() - started
@@ -52,6 +67,7 @@ def child_encode(spec: dict) -> dict:
     return {
         "cold_seconds": cold,
         "warm_seconds": warm,
+        "build_seconds": build,
         "bytes": len(text.encode("utf-8")),
         "tokens": len(ids),
         "ids_sha256": ids_digest(ids),
@@ -59,8 +75,8 @@ def child_encode(spec: dict) -> dict:
 
 
 def child_encode_batch(spec: dict) -> dict:
-    """One cold call of batch encoding over a list of documents, with ``workers`` processes
-    (bpe_core) or threads (tiktoken)."""
+    """One cold call of batch encoding over a list of documents with ``workers`` threads (both tools
+    encode with tiktoken's engine, which releases the GIL)."""
     import bpe_core
 
     documents = json.loads(Path(spec["documents"]).read_text(encoding="utf-8"))
@@ -72,13 +88,31 @@ def child_encode_batch(spec: dict) -> dict:
         ids = encoder.encode_ordinary_batch(documents, num_threads=workers)
     else:
         encoder = bpe_core.gpt2()
+        encoder.build_engine()
         started = time.perf_counter()
-        ids = encoder.encode_ordinary_batch(documents, workers=workers)
+        ids = encoder.encode_ordinary_batch(documents, num_threads=workers, engine="auto")
     seconds = time.perf_counter() - started
     return {"seconds": seconds, "bytes": sum(len(d.encode("utf-8")) for d in documents), "ids_sha256": ids_digest(ids)}
 
 
-CHILD_TASKS = {"encode": child_encode, "encode_batch": child_encode_batch}
+def child_engine_build(spec: dict) -> dict:
+    """Seconds to build bpe_core's engine for a freshly loaded tokenizer (the proof that it gives the
+    same ids, then tiktoken's ``Encoding``), and tiktoken's ``Encoding()`` alone on the same ranks."""
+    import tiktoken
+
+    import bpe_core
+
+    tokenizer = bpe_core.load(spec["vocabulary"])
+    started = time.perf_counter()
+    engine = tokenizer.build_engine()
+    build = time.perf_counter() - started
+    ranks = tokenizer.to_tiktoken()._mergeable_ranks  # noqa: SLF001
+    started = time.perf_counter()
+    tiktoken.Encoding(name="x", pat_str=tokenizer.pattern, mergeable_ranks=ranks, special_tokens={})
+    return {"seconds": build, "encoding_seconds": time.perf_counter() - started, "tokens": len(ranks), "engine": engine}
+
+
+CHILD_TASKS = {"encode": child_encode, "encode_batch": child_encode_batch, "engine_build": child_engine_build}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -99,6 +133,33 @@ def encode_rounds(
                 f"  warm {result['bytes'] / result['warm_seconds'] / MB:6.2f} MB/s"
             )
     return rounds
+
+
+def engine_build_rounds(repeats: int, log=print) -> Rounds:
+    """``build_engine`` for GPT-2, cl100k and (when installed) o200k, each in a fresh process."""
+    from bpe_core import catalogue
+
+    rounds = Rounds("engine build")
+    for number in range(repeats):
+        for vocabulary, size in BUILD_VOCABULARIES:
+            if not catalogue.is_installed(vocabulary):
+                continue
+            result = rounds.add(f"{vocabulary} ({size})", run_child({"task": "engine_build", "vocabulary": vocabulary}))
+            log(f"  round {number + 1} {vocabulary:7s} build_engine {result['seconds'] * 1000:6.0f} ms"
+                f"  (tiktoken.Encoding() alone {result['encoding_seconds'] * 1000:4.0f} ms)")
+    return rounds
+
+
+def engine_build_table(rounds: Rounds) -> str:
+    lines = [
+        "| vocabulary | tokens | build_engine (median) | of which tiktoken.Encoding() alone |",
+        "|---|---|---|---|",
+    ]
+    for key, runs in rounds.runs.items():
+        build = statistics.median(r["seconds"] for r in runs) * 1000
+        alone = statistics.median(r["encoding_seconds"] for r in runs) * 1000
+        lines.append(f"| {key} | {runs[0]['tokens']:,} | {build:.0f} ms | {alone:.0f} ms |")
+    return "\n".join(lines)
 
 
 def batch_rounds(documents_path: Path, repeats: int, log=print) -> Rounds:
@@ -137,41 +198,58 @@ def batch_table(rounds: Rounds) -> str:
     return "\n".join(lines)
 
 
-def _throughput_ratios(rounds: Rounds) -> tuple[float, float]:
-    """bpe_core / tiktoken throughput, cold and warm: the time ratios inverted, per round."""
-    cold = 1 / rounds.ratio("bpe_core", "tiktoken", "cold_seconds")
-    warm = 1 / rounds.ratio("bpe_core", "tiktoken", "warm_seconds")
+def _throughput_ratios(rounds: Rounds, tool: str = "bpe_core") -> tuple[float, float]:
+    """``tool`` / tiktoken throughput, cold and warm: the time ratios inverted, per round."""
+    cold = 1 / rounds.ratio(tool, "tiktoken", "cold_seconds")
+    warm = 1 / rounds.ratio(tool, "tiktoken", "warm_seconds")
     return cold, warm
+
+
+def _with_build_ratio(rounds: Rounds) -> float:
+    """bpe_core / tiktoken throughput of a first call that also builds bpe_core's engine."""
+    pairs = zip(rounds.runs["bpe_core"], rounds.runs["tiktoken"])
+    return 1 / statistics.median((a["cold_seconds"] + a["build_seconds"]) / b["cold_seconds"] for a, b in pairs)
 
 
 def encoding_table(all_rounds: list[Rounds]) -> str:
     lines = [
-        "| text | tool | cold MB/s | warm MB/s | bpe_core / tiktoken throughput, cold | warm | same ids |",
-        "|---|---|---|---|---|---|---|",
+        "| text | tool | cold MB/s | warm MB/s | tool / tiktoken throughput, cold | warm | cold with the engine build | same ids |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for rounds in all_rounds:
         for tool in rounds.runs:
             cold = statistics.median(r["bytes"] / r["cold_seconds"] for r in rounds.runs[tool]) / MB
             warm = statistics.median(r["bytes"] / r["warm_seconds"] for r in rounds.runs[tool]) / MB
-            extra = " | | "
-            if tool == "bpe_core" and rounds.has("tiktoken"):
-                cold_ratio, warm_ratio = _throughput_ratios(rounds)
-                extra = f"{cold_ratio:.2f}x | {warm_ratio:.2f}x | {'yes' if rounds.same_ids() else 'NO'}"
+            extra = " | | | "
+            if tool in ENGINE_OF and rounds.has("tiktoken"):
+                cold_ratio, warm_ratio = _throughput_ratios(rounds, tool)
+                built = f"{_with_build_ratio(rounds):.2f}x" if tool == "bpe_core" else ""
+                extra = f"{cold_ratio:.2f}x | {warm_ratio:.2f}x | {built} | {'yes' if rounds.same_ids() else 'NO'}"
             lines.append(f"| {rounds.label} | {tool} | {cold:.2f} | {warm:.2f} | {extra} |")
     return "\n".join(lines)
 
 
+#: Issue 13's target is 1.0x: the default engine is tiktoken's own, so the ratio is 1.0 but for the
+#: machine's noise between two processes, which this much is allowed for.
+NOISE = 0.05
+
+
 def encoding_targets(encode: list[Rounds]) -> list[str]:
-    """Issue 3's encoding target (cold throughput at least half of tiktoken's, same ids) per text."""
+    """Issue 13's encoding target per text: the default engine's first call at least 1.0x tiktoken's
+    throughput (within ``NOISE``), the same ids; the Python engine's ratio beside it."""
     out = []
     for rounds in filter(lambda r: r.has("bpe_core", "tiktoken"), encode):
         cold, warm = _throughput_ratios(rounds)
         same = rounds.same_ids()
+        python = ""
+        if rounds.has("bpe_core-python"):
+            python = f"; the Python engine: cold {_throughput_ratios(rounds, 'bpe_core-python')[0]:.2f}x"
         out.append(
             verdict(
-                f"encode_ordinary throughput on {rounds.label} >= 0.5x tiktoken, same ids",
-                cold >= 0.5 and same,
-                f"cold {cold:.2f}x, warm {warm:.2f}x, ids {'identical' if same else 'DIFFER'}",
+                f"encode_ordinary (default engine) on {rounds.label} >= 1.0x tiktoken on a first call, same ids",
+                cold >= 1.0 - NOISE and same,
+                f"cold {cold:.2f}x (with its one-time engine build {_with_build_ratio(rounds):.2f}x), warm {warm:.2f}x, "
+                f"ids {'identical' if same else 'DIFFER'}{python}",
             )
         )
     return out

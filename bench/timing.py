@@ -30,7 +30,9 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 ENTRY_POINT = BENCH / "benchmark.py"
 MB = 1_000_000
-TOOL_MODULES = {"bpe_core": "bpe_core", "hf": "tokenizers", "rustbpe": "rustbpe", "tiktoken": "tiktoken"}
+TOOL_MODULES = {
+    "bpe_core": "bpe_core", "bpe_core-python": "bpe_core", "hf": "tokenizers", "rustbpe": "rustbpe", "tiktoken": "tiktoken",
+}
 
 
 def ids_digest(ids) -> str:
