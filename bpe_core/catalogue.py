@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from . import pretrained
+from . import pretrained, safe_io
 from .formats.huggingface import load_huggingface
 from .external import ExternalTokenizer, load_file
 from .formats.tiktoken_file import parse_tiktoken_ranks
+from .ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from .stages import Pipeline, Split
 from .tokenizer import Tokenizer
 
@@ -96,10 +99,51 @@ class Status:
     note: str
 
 
+#: Where recovered rank structures are kept between runs: ``$BPE_CORE_CACHE_DIR``, else the per-user
+#: cache folder (``$XDG_CACHE_HOME/bpe-workbench``, ``~/.cache/bpe-workbench``); "off" keeps none.
+CACHE_ENV_VAR = "BPE_CORE_CACHE_DIR"
+
+
+def cache_folder() -> Path | None:
+    """The folder of cached rank structures, or None when ``$BPE_CORE_CACHE_DIR`` is ``off``."""
+    configured = os.environ.get(CACHE_ENV_VAR, "").strip()
+    if configured:
+        return None if configured.lower() == "off" else Path(configured).expanduser() / "rank-structures"
+    cache_home = os.environ.get("XDG_CACHE_HOME", "").strip()
+    try:
+        base = Path(cache_home).expanduser() if cache_home else Path.home() / ".cache"
+    except RuntimeError:  # no home folder to expand: no cache
+        return None
+    return base / "bpe-workbench" / "rank-structures"
+
+
+def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
+    """``rank_structure(ranks)``, kept in ``cache_folder()`` under the SHA-256 of the file ``data``
+    the ranks were read from (seconds saved on each later load of a 200k vocabulary). A cached copy
+    is checked against the ranks before use (``structure_from_bytes``); one that is missing, stale
+    or damaged, and a folder that cannot be written, only cost the recovery: the cache is never needed."""
+    folder = cache_folder()
+    path = folder / f"{hashlib.sha256(data).hexdigest()}.bin" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            return structure_from_bytes(path.read_bytes(), ranks)
+        except (OSError, ValueError):
+            pass  # recovered and rewritten below
+    structure = rank_structure(ranks)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            safe_io.write_atomic(path, structure_to_bytes(structure, ranks))
+        except OSError:
+            pass  # a read-only or full disk: the next load recovers it again
+    return structure
+
+
 def _ranks_tokenizer(name: str, pattern, specials: Callable[[int], Mapping[str, int]]):
     def build(data: bytes) -> Tokenizer:
         ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
-        return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name)
+        return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
+                                    structure=cached_structure(ranks, data))
 
     return build
 
@@ -158,13 +202,13 @@ def _tekken(data: bytes) -> Tokenizer:
     kept = document["vocab"][: config["default_vocab_size"] - specials]
     ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
     names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
-    return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"], name="mistral")
+    return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"], name="mistral",
+                                structure=cached_structure(ranks, data))
 
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
         import tempfile
-        from pathlib import Path
 
         with tempfile.TemporaryDirectory() as folder:  # the importer reads files; this one is checked
             path = Path(folder, "tokenizer.json")

@@ -23,7 +23,7 @@ from typing import Any
 from . import batch, bpe_json, tiktoken_bridge, token_ids
 from .bpe import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
 from .encoder import NativePieces, TextEncoder
-from .ranks import rank_structure, tiktoken_rule_parts
+from .ranks import RankStructure, rank_structure, tiktoken_rule_parts
 from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
 from .stages import Pipeline, StagedPreTokenizer, build_pretokenizer
 from .special_tokens import (
@@ -123,16 +123,21 @@ class Tokenizer(TiktokenSurface):
         special_tokens: Mapping[str, int] | Sequence[str] = (),
         pattern: str | None = "gpt2",
         name: str = "tokenizer",
+        structure: RankStructure | None = None,
     ) -> Tokenizer:
         """A tokenizer from tiktoken-style ranks (token bytes -> rank, the rank doubling as the id). The
         merges are recovered (``ranks.rank_structure``) and the tokenizer follows ``rule="tiktoken"``:
         every piece that is a token whole, then the merges and late merges by rank. For ranks that are
         a merge list (GPT-2, cl100k, o200k) that is BPE with the merges; Llama 3 and Qwen 3.5 also
-        hold late merges and whole-word tokens, which only this rule produces as tiktoken does."""
+        hold late merges and whole-word tokens, which only this rule produces as tiktoken does.
+        ``structure`` is ``rank_structure(ranks)`` when the caller has it already (a cache)."""
         vocab = {rank: token for token, rank in ranks.items()}
         if len(vocab) != len(ranks):
             raise ValueError("two tokens share a rank: ranks must be distinct")
-        structure = rank_structure(ranks)
+        if structure is None:
+            structure = rank_structure(ranks)
+        elif not isinstance(structure, RankStructure):
+            raise TypeError(f"structure must be ranks.rank_structure(ranks) or None, not {type(structure).__name__}")
         tokenizer = cls.__new__(cls)
         # Ranks are tiktoken's: its rule (which needs no proof that tokens encode to themselves).
         tokenizer._build(

@@ -75,6 +75,10 @@ def _original(name: str):
 
         hf = HFTokenizer.from_file(str(_file(name)))
         return lambda text: hf.encode(text, add_special_tokens=False).ids
+    if name == "llama4":
+        from llama_models.llama4.tokenizer import Tokenizer as Llama4
+
+        return Llama4.get_instance().model.encode_ordinary
     raise AssertionError(name)
 
 
