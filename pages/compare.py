@@ -3,7 +3,8 @@
 Pick tokenizers and samples (built-in parallel translations, code and data, or your own files); see
 characters per token, the token premium against a reference language, a heatmap, the full table
 with a CSV download, compression against vocabulary size, and a shortcut that trains a tokenizer on
-a chosen mix and sets it against GPT-2. Every number comes from ``bpe_core.metrics``.
+a chosen mix and sets it against GPT-2, and "Train a fairer tokenizer" (``pages/_ui/fairer.py``:
+standard against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pages._ui.comparison import (
     summary_lines,
     text_digest,
 )
+from pages._ui.fairer import fairer_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
@@ -372,6 +374,7 @@ def main() -> None:
     result = show_comparison(selected, selection, choices)
     curve_section(result, selection, choices)
     train_section(builtin, selection, choices)
+    fairer_section(choices)
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 
 
