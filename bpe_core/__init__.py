@@ -3,7 +3,8 @@
 Train (``train``, ``train_files``), encode and decode (``Tokenizer``), save and load bpe_core's JSON,
 convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.json``/``merges.txt`` and
 ``.tiktoken`` files, get GPT-2, cl100k, o200k, Llama 3, Qwen, Mistral and DeepSeek offline by name (``load``), and step through training for teaching
-(``trace``, ``textbook``). No UI code lives here: the package imports neither streamlit, plotly nor
+(``trace``, ``textbook``), and train parity-aware BPE (``train_parity``) and set it against standard BPE
+(``compare_training``). No UI code lives here: the package imports neither streamlit, plotly nor
 pandas.
 """
 
@@ -16,6 +17,8 @@ from .formats import (
     save_tiktoken,
 )
 from .catalogue import available, load
+from .parity import train_parity
+from .parity_report import compare_training
 from .pretokenize import PRESETS
 from .pretrained import cl100k, cl100k_available, cl100k_encoding, gpt2, gpt2_encoding
 from .tokenizer import Tokenizer
@@ -33,6 +36,7 @@ __all__ = [
     "cl100k",
     "cl100k_available",
     "cl100k_encoding",
+    "compare_training",
     "count_words",
     "gpt2",
     "gpt2_encoding",
@@ -47,4 +51,5 @@ __all__ = [
     "train",
     "train_files",
     "train_from_counts",
+    "train_parity",
 ]
