@@ -15,9 +15,10 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:  # so `import bpe_core` and `import pages._ui` work from anywhere
     sys.path.insert(0, str(ROOT))
 
-from pages._ui import state, tokenizers  # noqa: E402
+from pages._ui import render, state, tokenizers  # noqa: E402
 
 st.set_page_config(page_title="BPE workbench", page_icon="🧩", layout="wide")
+st.html(render.APP_CSS)  # chips and button labels wrap instead of being cut (a style only: takes no space)
 
 PAGES = ROOT / "pages"
 # No custom url_path: each page's URL is its file name (/tokenize_text, /merge_forest...). With a

@@ -44,7 +44,7 @@ from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
 from pages._ui.versus import train_section
-from pages._ui.widgets import page_header, show_sentences, tokenizer_multiselect
+from pages._ui.widgets import number_formats, page_header, show_sentences, tokenizer_multiselect
 
 # Widget keys of this page (all prefixed "cmp."; its other state is under state.CMP_*; the training
 # shortcut's widgets are in pages/_ui/versus.py).
@@ -208,7 +208,9 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
 # the comparison
 
 
-def premium_section(frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str) -> None:
+def premium_section(
+    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str]
+) -> None:
     st.subheader(f"Token premium against {md(reference_label) or 'the reference'}", divider="gray")
     premium = frame[frame["premium"].notna()]
     if premium.empty:
@@ -221,7 +223,7 @@ def premium_section(frame: pd.DataFrame, rows: list[dict], names: list[str], ref
     means = premium.groupby("label", sort=False)["premium"].mean()
     order = means.sort_values(ascending=False).index.tolist()
     title = f"Tokens needed relative to {reference_label}"
-    figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"])
+    figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"], colours)
     charts.add_parity_line(figure, reference_label)
     st.plotly_chart(figure, key="cmp.chart.premium")
     st.caption(
@@ -243,13 +245,14 @@ def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], ord
     st.caption(
         f"Rows are samples, columns tokenizers; {md(better)}. Empty cells have no value (e.g. no premium for code)."
     )
-    show_sentences(summary_lines(rows, names, metric))
+    if metric not in ("chars_per_token", "premium"):  # their sentences are already under their charts above
+        show_sentences(summary_lines(rows, names, metric))
 
 
 def table_section(frame: pd.DataFrame) -> None:
     st.subheader("Full table", divider="gray")
     table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
-    config = {"label": "sample", "sample": "sample id"} | {
+    config = number_formats(table) | {"label": "sample", "sample": "sample id"} | {
         column: st.column_config.NumberColumn(label, format=number)
         for column, (label, number) in NUMBER_COLUMNS.items()
     }
@@ -287,12 +290,15 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
     frame = pd.DataFrame(rows)
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
+    colours = {names[k]: colour for k, colour in charts.tokenizer_colours(list(loaded)).items()}  # one per tokenizer
     st.subheader("Characters per token", divider="gray")
     title = "Characters per token (higher: fewer tokens)"
-    figure = charts.grouped_bars(frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"])
+    figure = charts.grouped_bars(
+        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
+    )
     st.plotly_chart(figure, key="cmp.chart.cpt")
     show_sentences(summary_lines(rows, shown, "chars_per_token"))
-    premium_section(frame, rows, shown, selection.reference_label)
+    premium_section(frame, rows, shown, selection.reference_label, colours)
     heatmap_section(frame, rows, shown, order)
     table_section(frame)
     return Comparison(rows, names, loaded)

@@ -123,25 +123,28 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     """Draw the inputs and return what they ask for."""
     text, from_file = read_text()
     selected = tokenizer_multiselect("Tokenizers", choices, key=TOKENIZERS, limit=MAX_TOKENIZERS)
-    options = st.columns(5)
+    # Short labels (the help says more): five controls share one row without cutting a label.
+    options = st.columns([1, 1, 1, 1, 1.3], vertical_alignment="center")
     show_ws = options[0].toggle(
-        "Show spaces, tabs, newlines", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
+        "Mark whitespace", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
     )
-    show_bytes = options[4].toggle(
+    treat_special = options[1].toggle(
+        "Match specials",
+        key="tokenize.special",
+        help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
+    )
+    show_bytes = options[2].toggle(
         "Show bytes",
         key="tokenize.bytes",
         help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
     )
-    treat_special = options[1].toggle(
-        "Special-token text is special",
-        key="tokenize.special",
-        help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
+    highlight = options[3].toggle(
+        "Cut differences", key="tokenize.diff", help="A red bar marks a cut the reference tokenizer does not make."
     )
-    highlight = options[2].toggle("Highlight cut differences", key="tokenize.diff")
     reference = None
     if highlight and len(selected) >= 2:
         state.ensure_option(REFERENCE, selected, "gpt2")
-        reference = options[3].selectbox(
+        reference = options[4].selectbox(
             "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
         )
     return View(text, from_file, selected, show_ws, show_bytes, treat_special, reference)

@@ -1,9 +1,11 @@
 """plotly figures the pages draw: grouped bars with a parity line, a heatmap, line charts, count
-bars. Builders only (they return figures; pages call ``st.plotly_chart``). Every label that can
-come from the user goes through ``render.plot_text``."""
+bars, and the colours: one per tokenizer (the same on every chart, whatever else is chosen) and a
+palette long enough for 21 languages. Builders only (they return figures; pages call
+``st.plotly_chart``). Every label that can come from the user goes through ``render.plot_text``."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -15,6 +17,20 @@ from .render import plot_text
 
 MARGIN = dict(l=10, r=10, t=50, b=10)
 PARITY_COLOUR = "#495057"
+#: The built-in tokenizers' colours, by tokenizer key: fixed, so GPT-2 is red on every chart.
+BUILTIN_COLOURS = {
+    "default": "#7048e8", "gpt2": "#e03131", "cl100k": "#1971c2", "o200k": "#0c8599", "llama3": "#2f9e44",
+    "qwen3.5": "#f08c00", "mistral": "#c2255c", "deepseek": "#364fc7", "qwen": "#e8590c",
+    "o200k_harmony": "#66a80f",
+}  # fmt: skip
+#: Colours for the other tokenizers (trained, saved, imported), picked by a hash of the name.
+OTHER_COLOURS = [
+    "#495057", "#9c36b5", "#1098ad", "#d6336c", "#74b816", "#f59f00", "#4263eb", "#a61e4d", "#087f5b",
+    "#862e9c", "#5f3dc4", "#d9480f",
+]  # fmt: skip
+#: 24 distinct colours for one line per sample (21 languages, 7 programs): plotly's Dark24.
+SERIES_COLOURS = px.colors.qualitative.Dark24
+SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
 
 
 def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figure:
@@ -23,15 +39,54 @@ def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figur
     return figure
 
 
+def _hashed_colour(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:4], "big") % len(
+        OTHER_COLOURS
+    )
+
+
+def tokenizer_colours(keys: Sequence[str]) -> dict[str, str]:
+    """One colour per tokenizer key, stable across pages and selections: the built-ins' own, others
+    by a hash of their name (``new:x`` and ``lib:x`` share it, so saving keeps the colour); only when
+    two chosen tokenizers would share a colour does the later one take the next free one.
+
+    >>> tokenizer_colours(["gpt2"])["gpt2"] == tokenizer_colours(["new:mine", "cl100k", "gpt2"])["gpt2"]
+    True
+    >>> tokenizer_colours(["new:mine"])["new:mine"] == tokenizer_colours(["gpt2", "lib:mine"])["lib:mine"]
+    True
+    """
+    colours: dict[str, str] = {}
+    for key in keys:
+        if key in BUILTIN_COLOURS:
+            colours[key] = BUILTIN_COLOURS[key]
+    taken = set(colours.values())
+    for key in keys:
+        if key in colours:
+            continue
+        start = _hashed_colour(key.split(":", 1)[-1])
+        free = [OTHER_COLOURS[(start + k) % len(OTHER_COLOURS)] for k in range(len(OTHER_COLOURS))]
+        colours[key] = next((c for c in free if c not in taken), free[0])
+        taken.add(colours[key])
+    return {key: colours[key] for key in keys}
+
+
 def grouped_bars(
-    frame: pd.DataFrame, metric: str, names: Sequence[str], order: Sequence[str], title: str, axis_title: str
+    frame: pd.DataFrame,
+    metric: str,
+    names: Sequence[str],
+    order: Sequence[str],
+    title: str,
+    axis_title: str,
+    colours: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """One bar per (sample label, tokenizer name) of ``frame[metric]``, samples in ``order``."""
+    """One bar per (sample label, tokenizer name) of ``frame[metric]``, samples in ``order``;
+    ``colours`` maps a tokenizer name to its colour (``tokenizer_colours``)."""
     figure = go.Figure()
     for name in names:
         part = frame[frame["tokenizer"] == name].set_index("label").reindex(order)
         figure.add_bar(
             name=plot_text(name),
+            marker_color=(colours or {}).get(name),
             x=[plot_text(label) for label in order],
             y=part[metric].tolist(),
             hovertemplate="%{x}: %{y:.2f}<extra>" + plot_text(name) + "</extra>",
@@ -74,11 +129,14 @@ def heatmap(grid: pd.DataFrame, title: str, higher_is_better: bool) -> go.Figure
 
 
 def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: int, **layout) -> go.Figure:
-    """One line per named (x, y) series; ``hover`` is the hover template before the series name."""
+    """One line per named (x, y) series; ``hover`` is the hover template before the series name.
+    Each series has its own colour up to 24 (SERIES_COLOURS), then colour and dash together."""
     figure = go.Figure()
-    for name, (x, y) in series.items():
+    for index, (name, (x, y)) in enumerate(series.items()):
+        colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
+        dash = SERIES_DASHES[(index // len(SERIES_COLOURS)) % len(SERIES_DASHES)]
         figure.add_scatter(
-            x=list(x), y=list(y), mode="lines", name=plot_text(name),
+            x=list(x), y=list(y), mode="lines", name=plot_text(name), line=dict(color=colour, dash=dash),
             hovertemplate=hover + "<extra>" + plot_text(name) + "</extra>",
         )  # fmt: skip
     return compact(figure, height, **layout)

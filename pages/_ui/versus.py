@@ -86,12 +86,16 @@ def train_mix(mix: Mix) -> None:
     st.rerun()
 
 
-def versus_chart(rows: list[dict], names: list[str], trained_labels: set[str], reference_label: str) -> None:
+def versus_chart(
+    rows: list[dict], names: list[str], trained_labels: set[str], reference_label: str, colours: dict | None = None
+) -> None:
     """The trained tokenizer against GPT-2 by sample; ★ marks the samples it was trained on."""
     frame, order, metric = versus_frame(rows, trained_labels)
     has_premium = metric == "premium"
     title = f"Token premium against {reference_label}" if has_premium else "Characters per token"
-    figure = charts.grouped_bars(frame[frame[metric].notna()], metric, names, order, title, METRIC_LABELS[metric])
+    figure = charts.grouped_bars(
+        frame[frame[metric].notna()], metric, names, order, title, METRIC_LABELS[metric], colours
+    )
     if has_premium:
         charts.add_parity_line(figure, reference_label)
     st.plotly_chart(figure, key="cmp.chart.versus")
@@ -122,7 +126,8 @@ def show_versus(key: str, selection: Selection, builtin: Builtin, choices) -> No
     rows = measure(names, loaded, choices, sample_key, reference, samples)
     if rows is not None:
         trained_labels = set(st.session_state.get(state.CMP_TRAIN_INFO, {}).get(key, []))
-        versus_chart(rows, [names[k] for k in versus], trained_labels, reference_label)
+        colours = {names[k]: colour for k, colour in charts.tokenizer_colours(versus).items()}
+        versus_chart(rows, [names[k] for k in versus], trained_labels, reference_label, colours)
 
 
 def train_section(builtin: Builtin, selection: Selection, choices) -> None:
