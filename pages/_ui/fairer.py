@@ -16,6 +16,7 @@ import copy
 import hashlib
 import json
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -154,13 +155,16 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     for upload in uploads:
         if upload.error:
             st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
-        else:
-            readable[_label(upload.name)] = upload.text
+        elif upload.name not in readable:
+            readable[upload.name] = upload.text
     if len(readable) < 2:
         st.info("Upload at least two parallel files (two languages) to train and compare.")
         return None
     try:
-        sentences = parse_parallel_texts(readable)
+        by_file = parse_parallel_texts(readable)  # its messages name the files
+        sentences = {}
+        for name, lines in by_file.items():
+            sentences[name if _label(name) in sentences else _label(name)] = lines
         train, heldout = split_heldout(sentences)
     except (ValueError, TypeError) as exc:
         st.error(md(exc))
@@ -241,13 +245,31 @@ class RunProgress:
         self.bar.progress(low + (high - low) * fraction, text=f"{title} · {text}")  # plain: numbers, phase names
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _compare(digest: str, _inputs: Inputs, _others: dict, _progress) -> ParityComparison:
-    """The one call, cached on ``digest`` (the inputs and the other tokenizers' keys)."""
-    i = _inputs
-    return compare_training(i.texts, i.heldout, i.vocab_size, reference=i.reference, others=_others,
-                            parity_options=i.parity_options, names=i.names, progress=_progress, pattern=i.pattern,
-                            **i.options)  # fmt: skip
+#: Results kept per server, newest last (each holds two small tokenizers and the held-out text).
+KEEP_RESULTS = 4
+
+
+@st.cache_resource(show_spinner=False)
+def _results() -> OrderedDict:
+    """The server's cache of results by digest of the inputs; drawn outside it (the progress bar
+    cannot live inside a cached function), so it is a store, not a cached call."""
+    return OrderedDict()
+
+
+def _compare(inputs: Inputs, others: dict, progress) -> ParityComparison:
+    """The one call, cached on the inputs' digest."""
+    store, digest = _results(), inputs.digest()
+    if digest in store:
+        store.move_to_end(digest)
+        return store[digest]
+    i = inputs
+    result = compare_training(i.texts, i.heldout, i.vocab_size, reference=i.reference, others=others,
+                              parity_options=i.parity_options, names=i.names, progress=progress, pattern=i.pattern,
+                              **i.options)  # fmt: skip
+    store[digest] = result
+    while len(store) > KEEP_RESULTS:
+        store.popitem(last=False)
+    return result
 
 
 def run_comparison(inputs: Inputs, choices) -> ParityComparison | None:
@@ -255,7 +277,7 @@ def run_comparison(inputs: Inputs, choices) -> ParityComparison | None:
     bar = st.progress(0.0, text="Loading the tokenizers to measure beside them…")
     try:
         others = {choices[k].label: choices[k].get() for k in inputs.others if k in choices}
-        result = _compare(inputs.digest(), inputs, others, RunProgress(bar))
+        result = _compare(inputs, others, RunProgress(bar))
     except (ValueError, TypeError) as exc:
         bar.empty()
         st.error(f"Training failed: {md(exc)}")

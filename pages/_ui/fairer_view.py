@@ -119,7 +119,7 @@ def show_result(result: ParityComparison) -> None:
     st.caption("The first k merges of a tokenizer are a tokenizer too: each line is one language's premium as "
                "the vocabulary grows. Click a name in the legend to hide it, double-click to show only it.")
     served = served_frame(result)
-    figure = charts.compact(go.Figure(go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"])), 320,
+    figure = charts.compact(go.Figure(go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())), 320,
                             title="Merges of the parity-aware tokenizer, by the language they served",
                             yaxis_title="merges")  # fmt: skip
     st.plotly_chart(figure, key="cmp.fair.chart.served")
