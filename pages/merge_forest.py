@@ -43,6 +43,7 @@ class Forest:
     used_in: dict  # token id -> ranks of the merges that use it as a part
     depth: dict  # token id -> height of its derivation tree (bytes: 0)
     length: dict  # token id -> bytes
+    vocab: dict  # token id -> bytes (Tokenizer.vocab copies: once here, not per lookup)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Picked:
 
     @property
     def vocab(self) -> dict[int, bytes]:
-        return self.tokenizer.vocab
+        return self.forest.vocab
 
 
 @st.cache_resource(show_spinner="Indexing merges…", max_entries=8)
@@ -69,8 +70,9 @@ def forest_of(fingerprint: str, _tokenizer: Tokenizer) -> Forest:
         if r.right != r.left:
             used_in[r.right].append(r.rank)
         depth[r.id] = 1 + max(depth.get(r.left, 0), depth.get(r.right, 0))
-    length = {token_id: len(token) for token_id, token in _tokenizer.vocab.items()}
-    return Forest(records, made_by, dict(used_in), depth, length)
+    vocab = _tokenizer.vocab
+    length = {token_id: len(token) for token_id, token in vocab.items()}
+    return Forest(records, made_by, dict(used_in), depth, length, vocab)
 
 
 @st.cache_resource(show_spinner="Building the truncated tokenizer…", max_entries=16)
@@ -218,7 +220,7 @@ def show_token(picked: Picked, token_id: int) -> None:
     users = forest.used_in.get(token_id, [])
     st.markdown(f"**Tokens built from it**: {len(users):,}")
     if users:
-        show_table(tables.merges_table(picked.tokenizer, users[:MAX_TABLE_ROWS]), height=240)
+        show_table(tables.merges_table(picked.tokenizer, users[:MAX_TABLE_ROWS], records=forest.records, vocab=picked.vocab), height=240)
         if len(users) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(users):,}.")
 

@@ -12,10 +12,12 @@ from bpe_core import Tokenizer, token_display
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 
 
-def merges_table(tokenizer: Tokenizer, ranks: Iterable[int]) -> pd.DataFrame:
-    """Rows for the given merge ranks: rank, left, right, new token, id, count."""
-    records = tokenizer.merge_records
-    vocab = tokenizer.vocab
+def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
+                 vocab: dict | None = None) -> pd.DataFrame:
+    """Rows for the given merge ranks: rank, left, right, new token, id, count. ``records`` and
+    ``vocab`` are the tokenizer's when the caller keeps them (building them costs ~1 s at 200k)."""
+    records = tokenizer.merge_records if records is None else records
+    vocab = tokenizer.vocab if vocab is None else vocab
     rows = []
     for rank in ranks:
         if 0 <= rank < len(records):
