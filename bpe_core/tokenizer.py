@@ -322,9 +322,9 @@ class Tokenizer(TiktokenSurface):
             merged_ids=(
                 [merged for _rank, merged in self._pair_rank.values()]
                 if self._rule == "bpe"  # under tiktoken's rule the ids are the ranks already
-                else sorted(i for token, i in self._token_to_id.items() if len(token) > 1)
+                else sorted(tiktoken_bridge.multi_byte_ids(self._token_to_id))
             ),
-            not_self_encoding=sorted(set(self._token_to_id.values()) - self._self_encoding),
+            not_self_encoding=sorted(set(self._token_to_id.values()).difference(self._self_encoding)),
         )
 
     def _ordinary_encoder(self, engine: str | None, size: int) -> Callable[[str], list[int]]:
@@ -478,7 +478,8 @@ class Tokenizer(TiktokenSurface):
 
         It never joins its input. With a preset pattern only the unfinished tail is kept between
         chunks (the last few pre-tokens, and room for the start of a special token); a custom pattern
-        may look ahead arbitrarily far, so for it the text since the last special token is kept.
+        streams under ``custom_patterns``' cut rule (a piece is settled once ``CUSTOM_MARGIN``
+        characters follow it); a ``Pipeline`` keeps the text since the last special token.
         """
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         guard = max((len(t) for t in self._special_tokens), default=0)
