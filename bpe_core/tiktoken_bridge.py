@@ -21,10 +21,12 @@ reverse conversion is ``Tokenizer.from_tiktoken``.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, islice
 
 from .pretokenize import PreTokenizer
 from .unicode_classes import NAMES, SPELLING, TIKTOKEN_VERSION, UNICODE_VERSION, disagreeing
@@ -80,12 +82,14 @@ def ranks_obstacle(
     >>> ranks_obstacle({b"a": 0, b"b": 1, b"ab": 2}, merged_ids=[2], not_self_encoding=[]) is None
     True
     """
-    if any(b <= a for a, b in zip(merged_ids, merged_ids[1:])):
+    # Written with map and sets so that a 200k vocabulary takes milliseconds (no Python loop per token).
+    if not all(map(operator.lt, merged_ids, islice(merged_ids, 1, None))):
         return "its merges do not make ids in increasing order (tiktoken uses the id as the merge priority)"
-    made = set(merged_ids)
-    for token, token_id in ranks.items():
-        if len(token) > 1 and token_id not in made:
-            return f"token {token_id} ({token!r}) is not made by any merge"
+    unmade = set(multi_byte_ids(ranks)).difference(merged_ids)
+    if unmade:
+        token_id = min(unmade)
+        token = next(token for token, i in ranks.items() if i == token_id)
+        return f"token {token_id} ({token!r}) is not made by any merge"
     if not_self_encoding:
         stray = not_self_encoding[0]
         token = next(token for token, token_id in ranks.items() if token_id == stray)
@@ -94,6 +98,15 @@ def ranks_obstacle(
             "any piece that is a whole token as that token"
         )
     return None
+
+
+def multi_byte_ids(ranks: Mapping[bytes, int]) -> list[int]:
+    """The ids of the tokens longer than one byte, in ``ranks``' order.
+
+    >>> multi_byte_ids({b"a": 0, b"ab": 5, b"b": 1})
+    [5]
+    """
+    return list(compress(ranks.values(), map((1).__lt__, map(len, ranks))))
 
 
 def pattern_obstacle(pretokenizer) -> str | None:
