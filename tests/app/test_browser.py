@@ -324,3 +324,66 @@ def test_hostile_names_and_tokens_stay_text(server):
             raise
         finally:
             browser.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# the modern tokenizers (o200k, Llama 3, ...) in the pickers
+
+
+def _installed_modern(limit: int) -> list[str]:
+    """Up to ``limit`` built-in modern tokenizers whose package is installed, o200k first."""
+    sys.path.insert(0, str(ROOT))
+    from bpe_core import catalogue
+
+    wanted = ["o200k", "llama3", "qwen3.5", "mistral", "deepseek"]
+    return [name for name in wanted if catalogue.is_installed(name)][:limit]
+
+
+def test_modern_tokenizers_on_tokenize_and_compare(server):
+    """Tokenize: o200k (and one more installed modern tokenizer) picked in the tokenizer picker each
+    get their token panel; Compare: the modern tokenizers are in the default selection and the chart;
+    no page shows an exception."""
+    from playwright.sync_api import expect, sync_playwright
+
+    modern = _installed_modern(2)
+    if "o200k" not in modern:
+        pytest.skip("o200k's package is not installed (pip install mbpe)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            page.set_default_timeout(120_000)  # a 200k vocabulary loads in seconds on a busy machine
+            page.goto(f"{server['url']}/tokenize_text?text=Hello%20world%2C%20vi%E1%BB%87c&tok=gpt2")
+            expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+            _settle(page, timeout=120_000)
+            for name in modern:
+                page.get_by_role("combobox", name="Tokenizers").click()
+                page.get_by_role("option", name=name, exact=True).click()
+                page.keyboard.press("Escape")
+                _settle(page, timeout=120_000)
+                expect(page.get_by_text(f"{name} ·").first).to_be_visible(timeout=120_000)
+                _no_exception(page, f"Tokenize with {name}")
+            page.wait_for_function(f"document.querySelectorAll('.bpe-tokens').length >= {1 + len(modern)}")
+            panels = page.locator(".bpe-tokens")
+            for index in range(1, 1 + len(modern)):
+                assert panels.nth(index).locator("span.t").count() >= 2, f"panel {index} has no tokens"
+            _shot(page, "09_modern_tokenize")
+
+            _nav(page, "Compare", "Compare tokenizers across languages and code")
+            _settle(page, timeout=300_000)
+            chosen = page.locator('[data-testid="stMultiSelect"]').filter(has_text="o200k").first
+            for name in modern:
+                expect(chosen.get_by_text(name, exact=True).first).to_be_visible(timeout=120_000)
+            chart = page.locator('[data-testid="stPlotlyChart"]').first
+            expect(chart).to_be_visible(timeout=300_000)
+            for name in modern:
+                expect(chart.get_by_text(name, exact=True).first).to_be_attached(timeout=120_000)
+            _no_exception(page, "Compare with the modern tokenizers")
+            _shot(page, "10_modern_compare")
+        except BaseException:
+            if page is not None:
+                _shot(page, "failure_modern")
+            raise
+        finally:
+            browser.close()
