@@ -172,3 +172,19 @@ def test_keep_and_save_both(page, workspace_dir):
     assert {"standard-o200k-700-2", "parity-o200k-700-window-h80-2"} <= names
     saved = Workspace(workspace_dir).load("parity-o200k-700-window-h80-2")
     assert saved.merges == expected().parity.merges
+
+
+def test_hostile_file_names_are_shown_as_text(page):
+    from test_hostile_app import HOSTILE, assert_no_live_markup, figure_strings
+
+    from pages._ui.render import plot_text
+
+    lines = parallel_text(split="all", languages=["eng", "deu"])
+    at = upload(page, {"eng.txt": "\n".join(lines["eng"]), f"{HOSTILE}.txt": "\n".join(lines["deu"])})
+    at = train_both(at)
+    shown = assert_no_live_markup(at)
+    assert any(HOSTILE in line for line in shown)  # the worst language, named in the sentence and cards
+    assert plot_text(HOSTILE) in figure_strings(at)  # the language's name on the chart's axis, escaped
+    at = upload(at, {"eng.txt": "a\nb\n", f"{HOSTILE}.txt": "c\n"})
+    shown = assert_no_live_markup(at)
+    assert any(f"{HOSTILE}.txt: 1 lines" in line for line in shown)
