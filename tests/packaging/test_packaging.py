@@ -47,6 +47,7 @@ def test_extras_say_what_the_requirements_files_say():
     runtime = {r.replace(" ", "") for r in project["dependencies"]}
     assert runtime | extras["app"] == _requirements(ROOT / "requirements.txt")
     assert extras["bench"] == _requirements(ROOT / "bench" / "requirements.txt")
+    assert extras["tokenizers"] == _requirements(ROOT / "requirements-tokenizers.txt")
     dev = {r for r in _requirements(ROOT / "requirements-dev.txt") if _name(r) not in BUILD_TOOLS}
     assert extras["test"] == dev
 
