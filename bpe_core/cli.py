@@ -1,4 +1,4 @@
-"""The ``python -m bpe_core`` command line: list, train, encode, decode, inspect, export, compare.
+"""The ``python -m bpe_core`` command line: list, train, encode, decode, inspect, export, compare, parity.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalogue, formats, metrics
+from .cli_parity import add_parity_parser
 from .external import ExternalTokenizer, is_external
 from .progress import PhaseClock
 from .samples import load_samples
@@ -380,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", help="the file (or built-in sample id) token counts are compared with (default: English)")
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.set_defaults(func=cmd_compare)
+    add_parity_parser(sub, _TOKENIZER_HELP)
     return parser
 
 

@@ -1,0 +1,61 @@
+"""``python -m bpe_core parity``: standard against parity-aware BPE on parallel files from the shell,
+its table, its saved tokenizers, and its one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import bpe_core
+from bpe_core.cli import main
+from bpe_core.cli_parity import split_sentences
+from bpe_core.parity_report import compare_training
+from bpe_core.samples import parallel_text
+
+
+@pytest.fixture
+def files(tmp_path):
+    lines = parallel_text(split="all", languages=["eng", "hin", "deu"])
+    paths = []
+    for language, sentences in lines.items():
+        path = tmp_path / f"{language}.txt"
+        path.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    return paths, lines
+
+
+def test_parity_prints_the_sentence_and_table_and_saves_both(files, tmp_path, capsys):
+    paths, lines = files
+    standard, parity = tmp_path / "standard.json", tmp_path / "parity.json"
+    code = main(["parity", *paths, "--vocab-size", "500", "--global-share", "0.5",
+                 "--save-standard", str(standard), "--save-parity", str(parity)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    train, heldout = split_sentences(lines)
+    assert len(heldout["eng"]) == 30 and len(train["eng"]) == 90
+    options = {"variant": "window", "global_merges": 122, "window": 100, "alpha": 3.0}
+    want = compare_training(train, heldout, 500, parity_options=options, pattern="o200k")
+    assert out.splitlines()[0] == want.sentence
+    hindi = want.fairness["parity-aware BPE"].premiums["hin"]
+    assert any(line.startswith("Hindi") and f"{hindi.premium:.2f}x ({hindi.low:.2f}-{hindi.high:.2f})" in line
+               for line in out.splitlines())  # fmt: skip
+    assert bpe_core.Tokenizer.load(parity).merges == want.parity.merges
+    assert bpe_core.Tokenizer.load(standard).merges == want.standard.merges
+
+
+def test_parity_errors_are_one_line(files, tmp_path, capsys):
+    paths, _ = files
+    short = tmp_path / "fra.txt"
+    short.write_text("Bonjour.\n", encoding="utf-8")
+    assert main(["parity", *paths, str(short)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: parallel files must have the same number of lines") and "fra.txt: 1 lines" in err
+    assert main(["parity", *paths, "--global-share", "1.5"]) == 2
+    assert "between 0 and 1" in capsys.readouterr().err
+    assert main(["parity", *paths, "--save-parity", str(tmp_path / "missing" / "p.json"), "--vocab-size", "300"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_split_sentences_holds_out_the_last_quarter():
+    assert split_sentences({"a": list("abcdefgh")}) == ({"a": list("abcdef")}, {"a": ["g", "h"]})
+    with pytest.raises(ValueError, match="at least 2 sentences"):
+        split_sentences({"a": ["only"]})
