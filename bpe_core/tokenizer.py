@@ -101,6 +101,7 @@ class Tokenizer(TiktokenSurface):
         elif self_encoding is None:
             self_encoding = frozenset(self_encoding_ids(pair_rank, byte_ids))
         self._self_encoding = self_encoding
+        self._bpe_self_encoding: frozenset[int] | None = self_encoding if rule == "bpe" else None
         self._text_encoder = TextEncoder(self._pretokenizer, self._piece_encoder, self._whole_pieces())
         # tiktoken's compiled engine, checked and built only when text enough to pay for it comes.
         self._native = tiktoken_bridge.NativeEngine(tiktoken_bridge.BUILD_CHARS_PER_TOKEN * len(token_to_id))
@@ -609,11 +610,20 @@ class Tokenizer(TiktokenSurface):
             training=None,
             # A token's own encoding uses no merge ranked after it: dropping later merges keeps it.
             # tiktoken's rule does not carry over (late merges and whole-word tokens are no merges).
-            self_encoding=self._self_encoding - keep if self._rule == "bpe" else None,
+            self_encoding=self._plain_bpe_self_encoding() - keep,
             rule="bpe",
             structure=None,
         )
         return Tokenizer._rebuilt(parts)
+
+    def _plain_bpe_self_encoding(self) -> frozenset[int]:
+        """The tokens that encode to themselves under plain BPE with every merge: what ``truncated``
+        keeps. Proved once per tokenizer (for tiktoken's rule it is not the looked-up set), so that
+        trying many k in the merge forest costs the proof only once."""
+        if self._bpe_self_encoding is None:
+            byte_ids = [self._token_to_id[bytes([b])] for b in range(256)]
+            self._bpe_self_encoding = frozenset(self_encoding_ids(self._pair_rank, byte_ids))
+        return self._bpe_self_encoding
 
     def vocab_dump(self) -> str:
         """A readable listing in minbpe's style: one line per token, merges as ``[left][right] -> [token]``."""

@@ -137,6 +137,19 @@ def test_truncated_rule_tokenizers_are_plain_bpe_with_the_first_merges():
     assert first.encode("abca") == [256, ord("c"), ord("a")]
 
 
+def test_truncated_rule_tokenizers_keep_the_tokens_a_fresh_proof_finds():
+    # "abca" is a whole-word token: tiktoken looks it up whole, plain BPE never builds it.
+    tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca", b"bc", b"abc", b"ca"), pattern=PATTERN)
+    for k in range(len(tok.merges) + 1):
+        fast = tok.truncated(k)
+        parts = fast._parts()
+        parts["self_encoding"] = None  # proved from scratch
+        proved = Tokenizer._rebuilt(parts)
+        assert fast._self_encoding == proved._self_encoding, k
+        assert fast.tokens_encode_to_themselves == proved.tokens_encode_to_themselves
+        assert fast.encode("abca bcab abc") == proved.encode("abca bcab abc")
+
+
 @pytest.mark.parametrize("length", [150])
 def test_runs_of_one_byte_are_recovered_like_the_readable_recovery(length):
     # Long tokens made the old recovery cubic; here every run of "a" and of spaces is a token.
