@@ -17,12 +17,13 @@ from pathlib import Path
 import streamlit as st
 
 import bpe_core
-from bpe_core import Tokenizer, token_display
+from bpe_core import Tokenizer
 from bpe_core.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace import Workspace, describe_age, sanitize_name
 
 from . import state
+from .render import token_quote
 from .samples import default_corpus
 
 #: Merges of the default tokenizer, trained on the built-in samples when the app starts.
@@ -267,7 +268,7 @@ def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:
     a late merge or a whole-word token (tiktoken's rule; see ``bpe_core.ranks``)."""
     late = {left + right: (left, right) for left, right in getattr(tokenizer, "late_merges", [])}
     if token in late:
-        left, right = (repr(token_display(part)) for part in late[token])
+        left, right = (token_quote(part) for part in late[token])
         return (f"A late merge: {left} + {right} join into it only after one of them was made by a higher-ranked "
                 "merge (tiktoken's rule: a pair's priority is the rank of the bytes it makes), so it has no place "
                 "in the merge list and no tree here.")
