@@ -21,6 +21,8 @@ from .render import markdown_text as md
 from .render import plot_text
 from .widgets import show_table
 
+K_TRAINED_ONLY = "cmp.fair.trained_only"
+
 
 def metric_cards(result: ParityComparison) -> None:
     """Worst premium both ways, the spread of premiums (Gini) and what the reference language pays."""
@@ -43,14 +45,15 @@ def metric_cards(result: ParityComparison) -> None:
                    f"{excess[1]:.2f}: {1 - excess[1] / excess[0]:.0%} of it removed.")  # fmt: skip
 
 
-def premium_figure(result: ParityComparison) -> go.Figure:
-    """Premium per language (sorted by standard BPE's, dearest first), one bar group per tokenizer,
-    error bars from the bootstrap interval, and the parity line."""
+def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> go.Figure:
+    """Premium per language (sorted by standard BPE's, dearest first), one bar group per tokenizer
+    (the two trained ones alone when ``trained_only``), error bars from the bootstrap interval, and
+    the parity line."""
     rows = result.rows()
     standard = {r["language"]: r["premium"] for r in rows if r["tokenizer"] == STANDARD}
     order = sorted(standard, key=lambda language: -standard[language])
     figure = go.Figure()
-    for label in result.fairness:
+    for label in [STANDARD, PARITY] if trained_only else result.fairness:
         by_language = {r["language"]: r for r in rows if r["tokenizer"] == label}
         shown = [by_language[language] for language in order]
         figure.add_bar(
@@ -71,7 +74,8 @@ def premium_figure(result: ParityComparison) -> go.Figure:
 
 
 def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
-    """Premium against vocabulary size, one colour per language: standard BPE solid, parity dashed."""
+    """Premium against vocabulary size, one colour per language: standard BPE solid, parity dashed;
+    one legend entry per language."""
     rows = result.premium_curves(steps)
     figure = go.Figure()
     palette = qualitative.Dark24
@@ -79,11 +83,13 @@ def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
     for label, dash in ((STANDARD, "solid"), (PARITY, "dash")):
         for index, language in enumerate(languages):
             points = [r for r in rows if r["tokenizer"] == label and r["text"] == language]
-            name = plot_text(f"{result.names.get(language, language)}, {label}")
+            shown = plot_text(result.names.get(language, language))
+            # one legend entry per language (its solid line) toggles both of its lines
             figure.add_scatter(
-                x=[r["vocab_size"] for r in points], y=[r["premium"] for r in points], mode="lines", name=name,
+                x=[r["vocab_size"] for r in points], y=[r["premium"] for r in points], mode="lines", name=shown,
                 line=dict(dash=dash, color=palette[index % len(palette)]), legendgroup=plot_text(language),
-                hovertemplate="vocab %{x:,}: %{y:.2f}x<extra>" + name + "</extra>",
+                showlegend=label == STANDARD,
+                hovertemplate="vocab %{x:,}: %{y:.2f}x<extra>" + shown + ", " + plot_text(label) + "</extra>",
             )  # fmt: skip
     return charts.compact(figure, 480, title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
                           xaxis_title="vocabulary size (256 bytes + first k merges)",
@@ -91,12 +97,12 @@ def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
 
 
 def served_frame(result: ParityComparison) -> pd.DataFrame:
-    """Merges of the parity-aware tokenizer by the language they served (global ones by frequency)."""
+    """Merges of the parity-aware tokenizer by the language they served (the global ones, chosen by
+    frequency over all languages, are ``global_merges`` in the caption)."""
     parity = (result.parity.training or {}).get("parity", {})
     languages = parity.get("languages", [])
     counts = Counter(parity.get("merge_language", []))
-    rows = [{"served": "all (global frequency)", "merges": counts.get(-1, 0)}] if counts.get(-1) else []
-    rows += [{"served": result.names.get(language, language), "merges": counts.get(index, 0)}
+    rows = [{"served": result.names.get(language, language), "merges": counts.get(index, 0)}
              for index, language in enumerate(languages)]  # fmt: skip
     return pd.DataFrame(rows, columns=["served", "merges"])
 
@@ -112,7 +118,9 @@ def show_result(result: ParityComparison) -> None:
     """The sentence, the cards, the charts and the table of one run."""
     st.markdown(f"**{md(result.sentence)}**")
     metric_cards(result)
-    st.plotly_chart(premium_figure(result), key="cmp.fair.chart.premium")
+    trained_only = st.toggle("Only the two trained tokenizers (their bars are small beside GPT-2's)",
+                             key=K_TRAINED_ONLY)  # fmt: skip
+    st.plotly_chart(premium_figure(result, trained_only=trained_only), key="cmp.fair.chart.premium")
     st.caption("Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
                "(the sentences resampled); when two bars' intervals overlap, the sentences cannot tell them apart.")
     st.plotly_chart(curves_figure(result), key="cmp.fair.chart.curves")
@@ -120,11 +128,16 @@ def show_result(result: ParityComparison) -> None:
                "the vocabulary grows. Click a name in the legend to hide it, double-click to show only it.")
     served = served_frame(result)
     figure = charts.compact(go.Figure(go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())), 320,
-                            title="Merges of the parity-aware tokenizer, by the language they served",
+                            title="Parity merges of the parity-aware tokenizer, by the language they served",
                             yaxis_title="merges")  # fmt: skip
+    chosen = sum(1 for index in (result.parity.training or {}).get("parity", {}).get("merge_language", []) if index < 0)
     st.plotly_chart(figure, key="cmp.fair.chart.served")
+    st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
+               "global share), as standard BPE chooses them.")
     table = results_table(result)
-    show_table(table, key="cmp.fair.table")
+    two = st.column_config.NumberColumn(format="%.2f")
+    show_table(table, key="cmp.fair.table", column_config={c: two for c in ("premium", "premium low (95%)",
+                                                                            "premium high (95%)")})  # fmt: skip
     st.download_button("⬇ Table as CSV", data=table.to_csv(index=False).encode("utf-8"),
                        file_name="fairer-tokenizer.csv", mime="text/csv", key="cmp.fair.csv")  # fmt: skip
     seconds = result.seconds

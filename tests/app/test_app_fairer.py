@@ -98,11 +98,15 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     # one line per language and trained tokenizer against vocabulary size
     curves = chart_titled(at, "Premium against vocabulary size")["data"]
     assert len(curves) == 2 * len(LANGUAGES) and max(curves[0]["x"]) == VOCAB
+    assert [c["name"] for c in curves if c.get("showlegend", True)] == ["English", "German", "Hindi", "Burmese"]
     served = chart_titled(at, "by the language they served")["data"][0]
     languages = want.parity.training["parity"]["merge_language"]
     assert dict(zip(served["x"], served["y"]))["Burmese"] == languages.count(3)
     table = at.dataframe[-1].value
     assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "gpt2"}
+    at.toggle(key="cmp.fair.trained_only").set_value(True)
+    bars = chart_titled(run(at), "Held-out premium")["data"]
+    assert [bar["name"] for bar in bars if bar["type"] == "bar"] == [STANDARD, PARITY]
 
 
 def test_changed_settings_say_the_result_is_stale(page):
