@@ -43,6 +43,7 @@ class TokenInfo:
 #: ``vocab_dump``): one visible mark per character, so runs of spaces never collapse.
 WHITESPACE_MARKS = {" ": "␣", "\t": "→", "\n": "↵", "\r": "␍"}
 _MARKS = {**{chr(c): chr(0x2400 + c) for c in range(32)}, "\x7f": "␡", **WHITESPACE_MARKS}
+_MARK_TABLE = str.maketrans(_MARKS)
 _UNMARKS = {mark: ch for ch, mark in _MARKS.items()}
 _STRAY_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
 
@@ -54,7 +55,7 @@ def text_display(text: str) -> str:
     >>> text_display("a  b\tc\n")
     'a␣␣b→c↵'
     """
-    return "".join(_MARKS.get(ch, ch) for ch in text)
+    return text.translate(_MARK_TABLE)
 
 
 def token_display(token: bytes) -> str:

@@ -52,9 +52,11 @@ TOKEN_CSS = (
 .bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
   border-bottom: none; border-radius: 3px 3px 0 0; color: #1a1a1a; }
 .bpe-tokens .g .gb { display: flex; }
-.bpe-tokens .g .p { flex: 1 1 0; min-width: 0.5rem; margin: 0; border-radius: 0; border: 1px dashed #868e96;
+.bpe-tokens .g .p { flex: 1 1 0; min-width: max-content; padding: 0 2px; margin: 0; border-radius: 0; border: 1px dashed #868e96;
   font-size: 0.6rem; line-height: 1.3; text-align: center; opacity: 0.85; white-space: nowrap; }
 .bpe-tokens .g .p + .p { border-left: none; }
+.bpe-tokens .g.hex .p { flex-basis: auto; }
+.bpe-tokens .g .n2 { flex-grow: 2; } .bpe-tokens .g .n3 { flex-grow: 3; } .bpe-tokens .g .n4 { flex-grow: 4; }
 .bpe-cuts { line-height: 2.1; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; }
 .bpe-cuts span { unicode-bidi: isolate; }
 .bpe-cuts .both { border-left: 1px solid #adb5bd; }
@@ -146,7 +148,9 @@ def visible_html(text: str, *, marks: bool = True) -> str:
 
 def _lines(text: str) -> list[str]:
     """``text`` cut after each newline, so a token spanning lines is drawn as one box per line."""
-    return re.findall(r"[^\n]*\n|[^\n]+", text) or [""]
+    if "\n" not in text:
+        return [text]
+    return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 
 def _boxes(text: str, classes: str, title: str, *, marks: bool = True, raw: bool = False) -> str:
@@ -225,6 +229,8 @@ def token_groups(infos: Sequence[TokenInfo], text: str = "") -> list[list[int]]:
 def text_direction(text: str) -> str | None:
     """"rtl" or "ltr" from the first strongly directional character of ``text``; None when it has none
     (spaces, digits, punctuation)."""
+    if text.isascii():  # the common case, without a lookup per character
+        return "ltr" if any(ch.isalpha() for ch in text) else None
     for ch in text:
         kind = unicodedata.bidirectional(ch)
         if kind == "L":
@@ -254,11 +260,10 @@ def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], 
         title = f"{token_title(info, rank_of(info.id))} · piece {number} of {len(group)} of ‘{chars}’"
         label = info.bytes.hex(" ") if show_bytes else f"{number}"
         pieces.append(
-            f'<span class="t c{index % 6} p{" x" if cut else ""}" style="flex-grow:{len(info.bytes)}" '
+            f'<span class="t c{index % 6} p n{min(len(info.bytes), 4)}{" x" if cut else ""}" '
             f'title="{_attribute(title)}">{label}</span>'
         )
-    all_bytes = b"".join(infos[i].bytes for i in group)
-    title = f"‘{chars}’ · {len(group)} tokens share its bytes {all_bytes.hex(' ')}"
+    title = f"‘{chars}’ in {len(group)} tokens"
     return (
         f'<span class="g{" hex" if show_bytes else ""}"><span class="gc" dir="auto" title="{_attribute(title)}">'
         f'{visible_html(text[start:end])}</span><span class="gb">{"".join(pieces)}</span></span>'
