@@ -40,16 +40,28 @@ def pattern_label(tokenizer: Tokenizer) -> str:
     return tokenizer.pattern_name or ("none" if tokenizer.pattern is None else "custom")
 
 
+def specials_text(specials, shown: int = 3) -> str:
+    """The first ``shown`` special tokens and how many more (modern tokenizers have thousands).
+
+    >>> specials_text(["<a>", "<b>", "<c>", "<d>", "<e>"]), specials_text([])
+    ('<a>, <b>, <c> and 2 more', '—')
+    """
+    specials = list(specials)
+    more = f" and {len(specials) - shown:,} more" if len(specials) > shown else ""
+    return ", ".join(specials[:shown]) + more if specials else "—"
+
+
 def summary_row(choice, tokenizer: Tokenizer) -> dict:
-    """One row of the table of available tokenizers (``choice``: a ``tokenizers.TokenizerChoice``)."""
+    """One row of the table of available tokenizers (``choice``: a ``tokenizers.TokenizerChoice``); the
+    note before the special tokens, which are cut to a few."""
     return {
         "tokenizer": choice.label,
         "kind": choice.kind,
         "vocab size": tokenizer.vocab_size,
         "merges": len(tokenizer.merges),
         "pattern": pattern_label(tokenizer),
-        "special tokens": ", ".join(tokenizer.special_tokens) or "—",
         "note": choice.note,
+        "special tokens": specials_text(tokenizer.special_tokens),
     }
 
 
