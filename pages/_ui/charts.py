@@ -23,10 +23,11 @@ BUILTIN_COLOURS = {
     "qwen3.5": "#f08c00", "mistral": "#c2255c", "deepseek": "#364fc7", "qwen": "#e8590c",
     "o200k_harmony": "#66a80f",
 }  # fmt: skip
-#: Colours for the other tokenizers (trained, saved, imported), picked by a hash of the name.
+#: Colours for the other tokenizers (trained, saved, imported), picked by a hash of the name: greys,
+#: browns and light tints, so none is mistaken for a built-in's saturated colour.
 OTHER_COLOURS = [
-    "#495057", "#9c36b5", "#1098ad", "#d6336c", "#74b816", "#f59f00", "#4263eb", "#a61e4d", "#087f5b",
-    "#862e9c", "#5f3dc4", "#d9480f",
+    "#495057", "#a0522d", "#fcc419", "#20c997", "#ff8787", "#74c0fc", "#b197fc", "#f783ac", "#ffa94d",
+    "#8ce99a", "#868e96",
 ]  # fmt: skip
 #: 24 distinct colours for one line per sample (21 languages, 7 programs): plotly's Dark24.
 SERIES_COLOURS = px.colors.qualitative.Dark24

@@ -7,6 +7,7 @@ the fonts named in the font stacks, one colour per tokenizer, and the controls a
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tomllib
@@ -284,4 +285,7 @@ def test_home_note_column_has_room(app):
     go(app, HOME)
     table = app.dataframe[0]
     assert "note" in table.value.columns
-    assert '"note"' in table.proto.columns and "large" in table.proto.columns
+    widths = json.loads(table.proto.columns)
+    assert widths["note"]["width"] == 330 and widths["special tokens"]["width"] == 200
+    assert table.value.columns.tolist()[-2:] == ["note", "special tokens"]
+    assert all(len(text) < 120 for text in table.value["special tokens"])  # a few, then "and N more"
