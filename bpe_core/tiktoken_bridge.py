@@ -43,10 +43,12 @@ ENGINE_VARIABLE = "BPE_CORE_ENGINE"
 #: many characters per token of its vocabulary, in one call or over several: building it costs about
 #: what bpe_core's Python encoder spends on that much text (figures in the README, "Encoding engines").
 BUILD_CHARS_PER_TOKEN = 1
-#: Known tiktoken patterns of recent models (Llama 3, Mistral's Tekken) that are not presets. bpe_core's
-#: ids equal the models' own tiktoken-based encoders with them (tests/core/test_modern_tokenizers.py),
-#: which proves the regex syntax means the same to both engines; their Unicode classes agree only
-#: while the installed `regex` module's tables agree with tiktoken's (checked by ``pattern_obstacle``).
+#: Known tiktoken patterns of recent models (Llama 3, Mistral's Tekken) that are not presets. They use
+#: only syntax that means the same to both regex engines (alternation tried in order, greedy quantifiers,
+#: ``(?i:...)`` over ASCII letters, Unicode classes, one negative look-ahead), and bpe_core's ids equal
+#: the models' own tiktoken-based encoders with them (tests/core/test_modern_tokenizers.py); their
+#: Unicode classes agree only while the installed `regex` module's tables agree with tiktoken's
+#: (checked by ``pattern_obstacle``).
 TIKTOKEN_PATTERNS = frozenset({
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+",
