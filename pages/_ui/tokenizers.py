@@ -39,7 +39,7 @@ def default_tokenizer() -> Tokenizer:
 
 @st.cache_resource(show_spinner="Loading GPT-2…")
 def gpt2_tokenizer() -> Tokenizer:
-    return bpe_core.gpt2()
+    return _native(bpe_core.gpt2())
 
 
 @st.cache_resource(show_spinner=False)
@@ -49,7 +49,7 @@ def cl100k_is_available() -> bool:
 
 @st.cache_resource(show_spinner="Loading cl100k…")
 def cl100k_tokenizer() -> Tokenizer:
-    return bpe_core.cl100k()
+    return _native(bpe_core.cl100k())
 
 
 #: The modern built-in tokenizers the pickers offer (bpe_core.catalogue), in display order; Compare's
@@ -59,7 +59,15 @@ MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_ha
 
 @st.cache_resource(show_spinner="Loading the tokenizer (150k-250k tokens, a few seconds, once)…")
 def builtin_tokenizer(name: str) -> Tokenizer:
-    return bpe_core.load(name)
+    tokenizer = bpe_core.load(name)
+    return _native(tokenizer) if isinstance(tokenizer, Tokenizer) else tokenizer
+
+
+def _native(tokenizer: Tokenizer) -> Tokenizer:
+    """The server keeps its built-in tokenizers, so their compiled engine (when proved exact) is built
+    once now, rather than after the first ~50k-200k characters went through the Python encoder."""
+    tokenizer.build_engine()
+    return tokenizer
 
 
 def not_installed_notes() -> list[str]:
