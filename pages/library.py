@@ -10,6 +10,7 @@ from bpe_core.workspace import LibraryEntry, describe_age
 
 from pages._ui import exports, state, tables, tokenizers
 from pages._ui.render import markdown_text as md
+from pages._ui.keep import session_section
 from pages._ui.uploads import tokenizer_upload_section
 from pages._ui.widgets import page_header
 
@@ -114,6 +115,19 @@ def main() -> None:
     state.keep_widget_state(restore_only=[SELECTED])
     ws = tokenizers.workspace()
     st.caption(f"Folder: {md(ws.folder)} (set the environment variable BPE_WORKBENCH_DIR to use another).")
+    listing = st.container()  # drawn above the import, filled after it so an import shows at once
+    st.subheader("Import")
+    tokenizer_upload_section("library.upload")
+    with listing:
+        session_section("library")
+        library_listing(ws)
+    notes = tokenizers.not_installed_notes()
+    if notes:
+        st.caption("Built-in tokenizers whose package is missing: " + md("; ".join(notes)))
+
+
+def library_listing(ws) -> None:
+    """The saved tokenizers (read after this run's imports), managing them, and the external ones."""
     try:
         entries = ws.entries()
     except ValueError as exc:
@@ -130,11 +144,6 @@ def main() -> None:
     if entries:
         manage(entries, by_name)
     external_section()
-    st.subheader("Import")
-    tokenizer_upload_section("library.upload")
-    notes = tokenizers.not_installed_notes()
-    if notes:
-        st.caption("Built-in tokenizers whose package is missing: " + md("; ".join(notes)))
 
 
 if __name__ == "__main__":  # Streamlit runs each page file as __main__

@@ -17,6 +17,7 @@ from pages._ui import charts, exports, state, tables, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
+from pages._ui.keep import session_section
 from pages._ui.uploads import Upload, file_uploader, session_uploads, tokenizer_upload_section, upload_limit_mb
 from pages._ui.widgets import format_seconds, page_header, show_table, train_with_progress
 
@@ -363,6 +364,7 @@ def main() -> None:
     statistics_section(corpus, settings)
     training_section(corpus, settings)
     result_section()
+    session_section("train")
     with st.expander("Load a tokenizer file into the library"):
         tokenizer_upload_section("train.tokenizer_upload")
 

@@ -304,12 +304,43 @@ def unused_name(name: str, choices: dict[str, TokenizerChoice]) -> str:
 def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | None) -> str:
     """Register a freshly trained tokenizer for this session; returns its key."""
     held = SessionTokenizer(tokenizer, uid=f"{time.time_ns():x}")
+    tokenizer.name = free_session_name(tokenizer.name or "my-bpe", _session_tokenizers())
     _session_tokenizers()[tokenizer.name] = held
     key = f"new:{tokenizer.name}"
     st.session_state[state.LAST_TRAINED] = key
     if corpus is not None:
         st.session_state.setdefault(state.CORPORA, {})[key] = corpus
     return key
+
+
+def free_session_name(name: str, taken) -> str:
+    """``name``, or ``name 2``, ``name 3``… the first that no session tokenizer has, so training again
+    with the same name keeps the earlier tokenizer.
+
+    >>> free_session_name("my-bpe", {"my-bpe": 1, "my-bpe 2": 2})
+    'my-bpe 3'
+    """
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate = f"{name} {number}"
+        number += 1
+    return candidate
+
+
+def discard_session_tokenizer(key: str) -> None:
+    """Forget an unsaved tokenizer of this session (``new:<name>``), and what this session kept about it."""
+    if not key.startswith("new:"):
+        raise ValueError(f"{key!r} is not an unsaved tokenizer of this session: only those can be discarded")
+    _session_tokenizers().pop(key[4:], None)
+    st.session_state.get(state.CORPORA, {}).pop(key, None)
+    for pointer in (state.LAST_TRAINED, state.TRAIN_RESULT, state.CMP_TRAIN_RESULT):
+        if st.session_state.get(pointer) == key:
+            st.session_state.pop(pointer, None)
+
+
+def session_keys() -> list[str]:
+    """Keys of this session's unsaved tokenizers, oldest first."""
+    return [f"new:{name}" for name in _session_tokenizers()]
 
 
 def save_to_library(key: str, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> str:
@@ -322,8 +353,9 @@ def save_to_library(key: str, tokenizer: Tokenizer, name: str, *, overwrite: boo
         corpora[new_key] = corpora[key]
     if key.startswith("new:"):
         _session_tokenizers().pop(key[4:], None)
-    if st.session_state.get(state.LAST_TRAINED) == key:
-        st.session_state[state.LAST_TRAINED] = new_key
+    for pointer in (state.LAST_TRAINED, state.TRAIN_RESULT, state.CMP_TRAIN_RESULT):
+        if st.session_state.get(pointer) == key:
+            st.session_state[pointer] = new_key
     return new_key
 
 

@@ -13,6 +13,7 @@ import streamlit as st
 from bpe_core.samples import REFERENCE_ID
 
 from . import charts, state, tokenizers
+from .keep import session_section
 from .comparison import METRIC_LABELS, Builtin, Selection, load_tokenizers, measure, summary_lines, versus_frame
 from .render import bold_html
 from .render import markdown_text as md
@@ -81,7 +82,7 @@ def train_mix(mix: Mix) -> None:
     st.session_state[state.CMP_TRAIN_MESSAGE] = (
         f"Trained **{md(name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
         f"{tokenizer.vocab_size:,}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
-        "It is unsaved (keep it from the Train page) and now first in the comparison above."
+        "It is unsaved (save it below, or from the Train or Library page) and now first in the comparison above."
     )
     st.rerun()
 
@@ -147,3 +148,4 @@ def train_section(builtin: Builtin, selection: Selection, choices) -> None:
         st.session_state.pop(state.CMP_TRAIN_RESULT, None)
     elif key:
         show_versus(key, selection, builtin, choices)
+    session_section("cmp")

@@ -1,0 +1,124 @@
+"""No lost or stranded state (issue #12, section 3), driven with AppTest: the Library list is fresh
+after an import; every tokenizer trained in the session is kept (same name: a second one, not a
+replacement) with its own Save and Discard on Train, Compare and Library; the Tokenize page's shared
+URL keeps its toggles and reference and names the tokenizers it cannot find here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from apptest_support import APP, run, texts  # noqa: E402
+
+import bpe_core  # noqa: E402
+from bpe_core.workspace import Workspace  # noqa: E402
+
+TRAIN = "pages/train.py"
+LIBRARY = "pages/library.py"
+COMPARE = "pages/compare.py"
+TOKENIZE = "pages/tokenize_text.py"
+CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
+
+
+@pytest.fixture
+def app(workspace_dir):
+    return run(AppTest.from_file(APP, default_timeout=180))
+
+
+def go(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    return run(at)
+
+
+def train(at: AppTest, name: str) -> AppTest:
+    go(at, TRAIN)
+    at.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
+    run(at)
+    at.text_input(key="train.name").set_value(name)
+    at.number_input(key="train.vocab_size").set_value(290)
+    at.button(key="train.go").click()
+    return run(at)
+
+
+def buttons(at: AppTest, suffix: str) -> list:
+    return [b for b in at.button if str(b.key).endswith(suffix)]
+
+
+def session_names(at: AppTest) -> list[str]:
+    return [n for n in at.session_state["wb.session_tokenizers"]]
+
+
+def saved_names(folder: Path) -> list[str]:
+    return [entry.name for entry in Workspace(folder).entries()]
+
+
+def test_library_list_shows_an_import_in_the_same_run(app, workspace_dir):
+    go(app, LIBRARY)
+    assert any("library is empty" in i for i in texts(app.info))
+    data = bpe_core.train(["abc abd abe " * 20], 260, name="imported-one").to_json().encode()
+    app.file_uploader(key="library.upload").set_value(("imported-one.json", data, "application/json"))
+    run(app)
+    assert any("imported-one" in s for s in texts(app.success))
+    assert not any("library is empty" in i for i in texts(app.info))
+    assert "imported-one" in list(app.dataframe[0].value["name"])
+    assert app.selectbox(key="library.selected").options == ["imported-one"]
+
+
+def test_training_twice_with_one_name_keeps_both_each_with_save_and_discard(app, workspace_dir):
+    train(app, "my-bpe")
+    train(app, "my-bpe")
+    assert session_names(app) == ["my-bpe", "my-bpe 2"]
+    assert len(buttons(app, ".save")) >= 2 and len(buttons(app, ".discard")) == 2
+    go(app, LIBRARY)
+    assert len(buttons(app, ".discard")) == 2
+    # save the first from the Library page, discard the second there
+    save = [b for b in buttons(app, ".save") if b.key.startswith("library.keep.")]
+    save[0].click()
+    run(app)
+    assert saved_names(workspace_dir) == ["my-bpe"]
+    assert "my-bpe" in list(app.dataframe[0].value["name"])
+    buttons(app, ".discard")[0].click()
+    run(app)
+    assert session_names(app) == []
+    assert not buttons(app, ".discard")
+    assert saved_names(workspace_dir) == ["my-bpe"]
+
+
+def test_save_from_train_reports_a_taken_name_and_keeps_the_tokenizer(app, workspace_dir):
+    train(app, "dup")
+    Workspace(workspace_dir).save(bpe_core.train(["xy xy xy"], 257, name="dup"), "dup")
+    [save] = [b for b in buttons(app, ".save") if b.key.startswith("train.keep.")]
+    save.click()
+    run(app)
+    assert any("Could not save" in e and "another name" in e for e in texts(app.error))
+    assert session_names(app) == ["dup"]
+
+
+def test_a_tokenizer_trained_on_compare_can_be_saved_there_and_from_library(app, workspace_dir):
+    go(app, COMPARE)
+    app.multiselect(key="cmp.train.samples").set_value(["eng"])
+    app.number_input(key="cmp.train.vocab").set_value(300)
+    for name in ("mix-a", "mix-b"):
+        app.text_input(key="cmp.train.name").set_value(name)
+        app.button(key="cmp.train.go").click()
+        run(app)
+    assert not any("from the Train page)" in s for s in texts(app.success))
+    assert session_names(app) == ["mix-a", "mix-b"]
+    [save_here] = [b for b in buttons(app, ".save") if b.key.startswith("cmp.keep.") and "mix-a" in
+                   str(app.text_input(key=b.key.removesuffix(".save") + ".name").value)]
+    save_here.click()
+    run(app)
+    assert saved_names(workspace_dir) == ["mix-a"]
+    go(app, LIBRARY)
+    [save_there] = [b for b in buttons(app, ".save") if b.key.startswith("library.keep.")]
+    save_there.click()
+    run(app)
+    assert saved_names(workspace_dir) == ["mix-a", "mix-b"]
+    assert session_names(app) == []
