@@ -90,6 +90,52 @@ def tokens_html_cached(
     )
 
 
+#: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
+URL_TOGGLES = {"tokenize.whitespace": "ws", "tokenize.special": "special", "tokenize.bytes": "bytes",
+               "tokenize.diff": "diff"}  # fmt: skip
+TOGGLE_DEFAULTS = {
+    "tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True,
+}  # fmt: skip
+
+
+def options_from_url(choices: dict[str, TokenizerChoice]) -> None:
+    """Once per session, before the widgets keep their state: the toggles and the reference tokenizer
+    from the URL, and which of its tokenizers this machine lacks (a sharer's library or session ones)."""
+    if st.session_state.get(state.TOKENIZE_URL_READ):
+        return
+    st.session_state[state.TOKENIZE_URL_READ] = True
+    for key, name in URL_TOGGLES.items():
+        if st.query_params.get(name) in ("0", "1"):
+            st.session_state[key] = st.query_params[name] == "1"
+    if st.query_params.get("ref") in choices:
+        st.session_state[REFERENCE] = st.query_params["ref"]
+    missing = [k for k in st.query_params.get_all("tok") if k not in choices]
+    st.session_state[state.TOKENIZE_MISSING] = list(dict.fromkeys(missing))
+
+
+def describe_missing(key: str) -> str:
+    """How a tokenizer key from a shared URL reads when this machine lacks it (plain text).
+
+    >>> describe_missing("lib:my-bpe")
+    'my-bpe (saved in the library of whoever shared the link)'
+    """
+    kind, _, name = key.partition(":")
+    where = {"lib": "saved in the library of whoever shared the link",
+             "new": "trained but not saved in the session of whoever shared the link",
+             "ext": "an external tokenizer in the library of whoever shared the link"}.get(kind)  # fmt: skip
+    return f"{name} ({where})" if where else f"{key} (a built-in tokenizer not installed here)"
+
+
+def show_missing() -> None:
+    missing = st.session_state.get(state.TOKENIZE_MISSING) or []
+    if missing:
+        st.warning(
+            "The link names tokenizers that are not on this machine: "
+            + md("; ".join(describe_missing(k) for k in missing))
+            + ". Import their files on the Library page (or train them) to see them here."
+        )
+
+
 def start_from_url(choices: dict[str, TokenizerChoice]) -> None:
     """On the page's first run in this session, take the text and the tokenizers from the URL."""
     if TEXT not in st.session_state:
@@ -151,8 +197,15 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
 
 
 def share_in_url(view: View) -> None:
-    """Keep the view shareable: the tokenizers, and the typed text when it is short enough."""
+    """Keep the view shareable: the tokenizers, the toggles, the reference tokenizer, and the typed text
+    when it is short enough."""
     st.query_params["tok"] = view.selected
+    for key, name in URL_TOGGLES.items():
+        st.query_params[name] = "1" if st.session_state.get(key) else "0"
+    if view.reference:
+        st.query_params["ref"] = view.reference
+    elif "ref" in st.query_params:
+        del st.query_params["ref"]
     if not view.from_file and len(view.text) <= MAX_URL_TEXT:
         st.query_params["text"] = view.text
     elif "text" in st.query_params:
@@ -300,17 +353,20 @@ def main() -> None:
     page_header(
         "Tokenize",
         "Type or upload text and compare how tokenizers cut it. Hover a token for its id, bytes and merge rank. "
-        "The text (up to 2,000 characters) and the chosen tokenizers are kept in the URL, so you can share the view.",
+        "The text (up to 2,000 characters), the chosen tokenizers, the toggles and the reference are kept in the URL, "
+        "so you can share the view.",
     )
     choices = tokenizers.available_tokenizers()
+    options_from_url(choices)
     state.keep_widget_state(
-        {"tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True},
+        TOGGLE_DEFAULTS,
         restore_only=[
             TEXT, TOKENIZERS, REFERENCE, "tokenize.cut_a", "tokenize.cut_b",
             "tokenize.decode_tokenizer", "tokenize.decode_ids",
         ],
     )  # fmt: skip
     start_from_url(choices)
+    show_missing()
     view = read_view(choices)
     notes = tokenizers.not_installed_notes()
     if notes:  # built-in tokenizers whose package is missing

@@ -36,6 +36,8 @@ CMP_PENDING_SELECT = "wb.cmp.pending_select"  # tokenizer keys to put first in t
 CMP_TRAIN_RESULT = "wb.cmp.train_result"  # key of the tokenizer trained on the Compare page last
 CMP_TRAIN_MESSAGE = "wb.cmp.train_message"  # what that training did, shown once under the button
 CMP_TRAIN_INFO = "wb.cmp.train_info"  # tokenizer key -> labels of the samples it was trained on
+TOKENIZE_URL_READ = "wb.tokenize.url_read"  # set once the Tokenize page took its options from the URL
+TOKENIZE_MISSING = "wb.tokenize.missing"  # tokenizer keys a shared URL named that this machine lacks
 STEPS_POSITION = "wb.steps.position"  # merge shown on the Step through page
 STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
 

@@ -122,3 +122,45 @@ def test_a_tokenizer_trained_on_compare_can_be_saved_there_and_from_library(app,
     run(app)
     assert saved_names(workspace_dir) == ["mix-a", "mix-b"]
     assert session_names(app) == []
+
+
+def open_shared(params: dict) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params = dict(params)
+    run(at)
+    at.query_params = dict(params)
+    return go(at, TOKENIZE)
+
+
+def test_shared_url_keeps_toggles_and_reference(workspace_dir):
+    at = go(run(AppTest.from_file(APP, default_timeout=180)), TOKENIZE)
+    at.multiselect(key="tokenize.tokenizers").set_value(["gpt2", "default"])
+    run(at)
+    at.toggle(key="tokenize.whitespace").set_value(False)
+    at.toggle(key="tokenize.bytes").set_value(True)
+    run(at)
+    at.selectbox(key="tokenize.reference").set_value("default")
+    run(at)
+    shared = {name: at.query_params[name] for name in ("text", "tok", "ws", "special", "bytes", "diff", "ref")}
+    assert shared["ws"] == "0" and shared["bytes"] == "1" and shared["ref"] == "default"
+    # another browser opens the link: the same view, not the defaults
+    other = open_shared(shared)
+    assert other.multiselect(key="tokenize.tokenizers").value == ["gpt2", "default"]
+    assert other.toggle(key="tokenize.whitespace").value is False
+    assert other.toggle(key="tokenize.bytes").value is True
+    assert other.toggle(key="tokenize.special").value is True
+    assert other.selectbox(key="tokenize.reference").value == "default"
+    assert not other.warning
+    other.toggle(key="tokenize.diff").set_value(False)
+    run(other)
+    assert other.query_params["diff"] == "0" and "ref" not in other.query_params
+
+
+def test_shared_url_names_the_tokenizers_this_machine_lacks(workspace_dir):
+    at = open_shared({"text": "Hello", "tok": ["gpt2", "lib:their-bpe", "new:half-done", "no-such-builtin"]})
+    assert at.multiselect(key="tokenize.tokenizers").value == ["gpt2"]
+    [warning] = texts(at.warning)
+    assert "their-bpe (saved in the library" in warning
+    assert "half-done (trained but not saved" in warning
+    assert "no-such-builtin (a built-in tokenizer not installed here)" in warning
+    assert "Library page" in warning
