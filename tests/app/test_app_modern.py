@@ -21,12 +21,6 @@ PICKED = [name for name in ("o200k", "llama3") if catalogue.is_installed(name)]
 pytestmark = pytest.mark.skipif(not PICKED, reason="neither mbpe nor llama-models is installed")
 
 
-@pytest.fixture
-def app(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=180)
-    return run(at)
-
-
 def test_compare_opens_with_current_models_and_takes_a_modern_one(app):
     app.switch_page("pages/compare.py")
     run(app)

@@ -11,7 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -30,14 +29,6 @@ FOREST = "pages/merge_forest.py"
 STEPS = "pages/step_through.py"
 LIBRARY = "pages/library.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
-
-
-@pytest.fixture
-def app(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def go(at: AppTest, page: str) -> AppTest:

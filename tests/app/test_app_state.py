@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -25,11 +24,6 @@ LIBRARY = "pages/library.py"
 COMPARE = "pages/compare.py"
 TOKENIZE = "pages/tokenize_text.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
-
-
-@pytest.fixture
-def app(workspace_dir):
-    return run(AppTest.from_file(APP, default_timeout=180))
 
 
 def go(at: AppTest, page: str) -> AppTest:

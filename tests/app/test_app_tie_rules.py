@@ -6,25 +6,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run  # noqa: E402
+from apptest_support import run  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.tie_rules import TIE_BREAKS  # noqa: E402
 
 CORPUS = ("xy !a ab ba " * 40 + "the cat sat on the mat\n" * 20).encode()
-
-
-@pytest.fixture
-def app(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=180)
-    return run(at)
 
 
 def test_train_page_offers_every_tie_rule_and_trains_with_the_one_picked(app):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run, texts  # noqa: E402
+from apptest_support import run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.tokens import parse_token_display, text_display, token_display  # noqa: E402
@@ -52,11 +52,6 @@ def html_of(at: AppTest) -> str:
 def go(at: AppTest, page: str) -> AppTest:
     at.switch_page(page)
     return run(at)
-
-
-@pytest.fixture
-def app(workspace_dir):
-    return run(AppTest.from_file(APP, default_timeout=180))
 
 
 # --------------------------------------------------------------------------------------------------
