@@ -8,6 +8,7 @@ Skips when Chromium or Playwright is missing; never downloads a browser.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -122,102 +123,111 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+@contextlib.contextmanager
+def _browser_page(server, failure_shot: str, *, timeout_ms: int = 60_000):
+    """A Chromium page (1400 x 2200) on the test server; a screenshot named ``failure_shot`` when the
+    test fails inside it, and the browser closed either way."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2200})
+            page.set_default_timeout(timeout_ms)
+            try:
+                yield page
+            except BaseException:
+                _shot(page, failure_shot)
+                raise
+        finally:
+            browser.close()
+
+
 def test_train_tokenize_forest_steps(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     corpus = tmp_path / "fox.txt"
     corpus.write_text(CORPUS, encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        page = None
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(60_000)
-            # A shared Tokenize link opened as the server's very first session: the page runs inside
-            # app.py's navigation (no "Page not found", the full sidebar) and the URL's text is escaped.
-            page.goto(f"{server['url']}/tokenize_text?text=Hello%20%3Cscript%3Ex%3C%2Fscript%3E&tok=gpt2")
-            expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+    with _browser_page(server, "failure") as page:
+        # A shared Tokenize link opened as the server's very first session: the page runs inside
+        # app.py's navigation (no "Page not found", the full sidebar) and the URL's text is escaped.
+        page.goto(f"{server['url']}/tokenize_text?text=Hello%20%3Cscript%3Ex%3C%2Fscript%3E&tok=gpt2")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        _settle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        expect(nav.get_by_role("link", name="Merge forest", exact=True)).to_be_visible()
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator(".bpe-tokens script").count() == 0
+        expect(page.locator(".bpe-tokens").first).to_contain_text("<script>")
+        assert page.locator(".bpe-tokens").count() == 1  # only gpt2, from the URL
+        _no_exception(page, "Tokenize (shared link)")
+        _shot(page, "00_shared_link")
+
+        _nav(page, "Home", "BPE workbench")
+        expect(page.get_by_text("Tokenizers available now")).to_be_visible()
+        _no_exception(page, "Home")
+        _shot(page, "01_home")
+
+        # Train: upload the corpus, train, see the result
+        _nav(page, "Train", "Train a tokenizer")
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(corpus))
+        expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
+        _settle(page)
+        page.get_by_role("button", name="Train", exact=True).click()
+        expect(page.get_by_text("4 · Result: my-bpe")).to_be_visible()
+        _settle(page)
+        expect(page.get_by_text("Compression as merges accrue").first).to_be_visible()
+        _no_exception(page, "Train")
+        _shot(page, "02_train")
+
+        # Tokenize: coloured spans; add the freshly trained tokenizer to the selection
+        _nav(page, "Tokenize", "Tokenize")
+        page.get_by_role("combobox", name="Tokenizers").click()
+        page.keyboard.type("my-bpe")  # the list is long (modern tokenizers) and draws only what is in view
+        page.get_by_role("option", name="✱ my-bpe (unsaved)").click()
+        page.keyboard.press("Escape")
+        _settle(page)
+        expect(page.get_by_text("✱ my-bpe (unsaved) ·").first).to_be_visible()
+        page.wait_for_function("document.querySelectorAll('.bpe-tokens').length >= 2")
+        assert page.locator('.bpe-tokens span.t').count() > 10
+        _no_exception(page, "Tokenize")
+        _shot(page, "03_tokenize")
+
+        # Merge forest: a derivation tree is drawn
+        _nav(page, "Merge forest", "Merge forest")
+        expect(page.locator('[data-testid="stGraphVizChart"] svg').first).to_be_visible()
+        _no_exception(page, "Merge forest")
+        _shot(page, "04_forest")
+
+        # Step through: three merges forward, one back
+        _nav(page, "Step through", "Step through training")
+        for _ in range(3):
+            page.get_by_role("button", name="Next").click()
             _settle(page)
-            nav = page.locator('[data-testid="stSidebarNav"]')
-            expect(nav.get_by_role("link", name="Merge forest", exact=True)).to_be_visible()
-            assert page.get_by_text("Page not found").count() == 0
-            assert page.locator(".bpe-tokens script").count() == 0
-            expect(page.locator(".bpe-tokens").first).to_contain_text("<script>")
-            assert page.locator(".bpe-tokens").count() == 1  # only gpt2, from the URL
-            _no_exception(page, "Tokenize (shared link)")
-            _shot(page, "00_shared_link")
+        expect(page.get_by_text("3 of 10 merges applied")).to_be_visible()
+        page.get_by_role("button", name="Back").click()
+        _settle(page)
+        expect(page.get_by_text("2 of 10 merges applied")).to_be_visible()
+        expect(page.get_by_role("heading", name="Merge rank 1:")).to_be_visible()
+        _no_exception(page, "Step through")
+        _shot(page, "05_steps")
 
-            _nav(page, "Home", "BPE workbench")
-            expect(page.get_by_text("Tokenizers available now")).to_be_visible()
-            _no_exception(page, "Home")
-            _shot(page, "01_home")
+        _nav(page, "Library", "Tokenizer library")
+        _no_exception(page, "Library")
 
-            # Train: upload the corpus, train, see the result
-            _nav(page, "Train", "Train a tokenizer")
-            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(corpus))
-            expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
-            _settle(page)
-            page.get_by_role("button", name="Train", exact=True).click()
-            expect(page.get_by_text("4 · Result: my-bpe")).to_be_visible()
-            _settle(page)
-            expect(page.get_by_text("Compression as merges accrue").first).to_be_visible()
-            _no_exception(page, "Train")
-            _shot(page, "02_train")
+        # Back on Train: the uploader is empty again, but the upload is still in the corpus
+        _nav(page, "Train", "Train a tokenizer")
+        expect(page.get_by_text("Files uploaded earlier in this session")).to_be_visible()
+        expect(page.get_by_text(corpus.name).first).to_be_visible()
+        expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
+        _no_exception(page, "Train, back again")
 
-            # Tokenize: coloured spans; add the freshly trained tokenizer to the selection
-            _nav(page, "Tokenize", "Tokenize")
-            page.get_by_role("combobox", name="Tokenizers").click()
-            page.keyboard.type("my-bpe")  # the list is long (modern tokenizers) and draws only what is in view
-            page.get_by_role("option", name="✱ my-bpe (unsaved)").click()
-            page.keyboard.press("Escape")
-            _settle(page)
-            expect(page.get_by_text("✱ my-bpe (unsaved) ·").first).to_be_visible()
-            page.wait_for_function("document.querySelectorAll('.bpe-tokens').length >= 2")
-            assert page.locator('.bpe-tokens span.t').count() > 10
-            _no_exception(page, "Tokenize")
-            _shot(page, "03_tokenize")
-
-            # Merge forest: a derivation tree is drawn
-            _nav(page, "Merge forest", "Merge forest")
-            expect(page.locator('[data-testid="stGraphVizChart"] svg').first).to_be_visible()
-            _no_exception(page, "Merge forest")
-            _shot(page, "04_forest")
-
-            # Step through: three merges forward, one back
-            _nav(page, "Step through", "Step through training")
-            for _ in range(3):
-                page.get_by_role("button", name="Next").click()
-                _settle(page)
-            expect(page.get_by_text("3 of 10 merges applied")).to_be_visible()
-            page.get_by_role("button", name="Back").click()
-            _settle(page)
-            expect(page.get_by_text("2 of 10 merges applied")).to_be_visible()
-            expect(page.get_by_role("heading", name="Merge rank 1:")).to_be_visible()
-            _no_exception(page, "Step through")
-            _shot(page, "05_steps")
-
-            _nav(page, "Library", "Tokenizer library")
-            _no_exception(page, "Library")
-
-            # Back on Train: the uploader is empty again, but the upload is still in the corpus
-            _nav(page, "Train", "Train a tokenizer")
-            expect(page.get_by_text("Files uploaded earlier in this session")).to_be_visible()
-            expect(page.get_by_text(corpus.name).first).to_be_visible()
-            expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
-            _no_exception(page, "Train, back again")
-
-            # Compare: charts for the default selection and a sentence naming the costliest language
-            _nav(page, "Compare", "Compare tokenizers across languages and code")
-            expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("more tokens for").first).to_be_visible()
-            _no_exception(page, "Compare")
-            _shot(page, "06_compare")
-        except BaseException:
-            if page is not None:
-                _shot(page, "failure")
-            raise
-        finally:
-            browser.close()
+        # Compare: charts for the default selection and a sentence naming the costliest language
+        _nav(page, "Compare", "Compare tokenizers across languages and code")
+        expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("more tokens for").first).to_be_visible()
+        _no_exception(page, "Compare")
+        _shot(page, "06_compare")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -286,45 +296,33 @@ def test_hostile_names_and_tokens_stay_text(server):
     """A tokenizer named with Markdown and HTML that links, fetches an image and makes bold text,
     whose tokens hold the same text, imported and trained: every page shows the text as written, with
     no link, no image and no request to its URL."""
-    from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT))
     import bpe_core
 
     imported = bpe_core.train([(HOSTILE + "\n") * 30], 256 + 60, pattern=None, name=HOSTILE)
     fetched: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        page = None
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(60_000)
-            page.route("**://e.x/**", lambda route: (fetched.append(route.request.url), route.abort()))
-            page.goto(server["url"])
-            _settle(page)
-            assert page.get_by_text("Deploy", exact=True).count() == 0  # client.toolbarMode = "minimal"
-            _nav(page, "Library", "Tokenizer library")
-            _import_tokenizer(page, imported.to_json().encode("utf-8"))
-            _no_live_markup(page, "Library after the import", fetched)
-            _train_hostile(page)
-            _no_live_markup(page, "Train", fetched)
-            for title, heading in HOSTILE_PAGES:
-                _nav(page, title, heading)
-                _no_exception(page, title)
-                _no_live_markup(page, title, fetched)
-            _shot(page, "07_hostile_compare")
-            _nav(page, "Tokenize", "Tokenize")
-            _shows_text(page, f"✱ {HOSTILE} (unsaved) ·")  # the column title, as written
-            _nav(page, "Merge forest", "Merge forest")
-            page.get_by_text("Made by merge").first.wait_for()
-            _no_live_markup(page, "Merge forest, the deepest token", fetched)
-            _shot(page, "08_hostile_forest")
-        except BaseException:
-            if page is not None:
-                _shot(page, "failure_hostile")
-            raise
-        finally:
-            browser.close()
+    with _browser_page(server, "failure_hostile") as page:
+        page.route("**://e.x/**", lambda route: (fetched.append(route.request.url), route.abort()))
+        page.goto(server["url"])
+        _settle(page)
+        assert page.get_by_text("Deploy", exact=True).count() == 0  # client.toolbarMode = "minimal"
+        _nav(page, "Library", "Tokenizer library")
+        _import_tokenizer(page, imported.to_json().encode("utf-8"))
+        _no_live_markup(page, "Library after the import", fetched)
+        _train_hostile(page)
+        _no_live_markup(page, "Train", fetched)
+        for title, heading in HOSTILE_PAGES:
+            _nav(page, title, heading)
+            _no_exception(page, title)
+            _no_live_markup(page, title, fetched)
+        _shot(page, "07_hostile_compare")
+        _nav(page, "Tokenize", "Tokenize")
+        _shows_text(page, f"✱ {HOSTILE} (unsaved) ·")  # the column title, as written
+        _nav(page, "Merge forest", "Merge forest")
+        page.get_by_text("Made by merge").first.wait_for()
+        _no_live_markup(page, "Merge forest, the deepest token", fetched)
+        _shot(page, "08_hostile_forest")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -344,50 +342,40 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
     """Tokenize: o200k (and one more installed modern tokenizer) picked in the tokenizer picker each
     get their token panel; Compare: the modern tokenizers are in the default selection and the chart;
     no page shows an exception."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     modern = _installed_modern(2)
     if "o200k" not in modern:
         pytest.skip("o200k's package is not installed (pip install mbpe)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        page = None
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(120_000)  # a 200k vocabulary loads in seconds on a busy machine
-            page.goto(f"{server['url']}/tokenize_text?text=Hello%20world%2C%20vi%E1%BB%87c&tok=gpt2")
-            expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+    # a 200k vocabulary loads in seconds on a busy machine
+    with _browser_page(server, "failure_modern", timeout_ms=120_000) as page:
+        page.goto(f"{server['url']}/tokenize_text?text=Hello%20world%2C%20vi%E1%BB%87c&tok=gpt2")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        _settle(page, timeout=120_000)
+        for name in modern:
+            page.get_by_role("combobox", name="Tokenizers").click()
+            page.get_by_role("option", name=name, exact=True).click()
+            page.keyboard.press("Escape")
             _settle(page, timeout=120_000)
-            for name in modern:
-                page.get_by_role("combobox", name="Tokenizers").click()
-                page.get_by_role("option", name=name, exact=True).click()
-                page.keyboard.press("Escape")
-                _settle(page, timeout=120_000)
-                expect(page.get_by_text(f"{name} ·").first).to_be_visible(timeout=120_000)
-                _no_exception(page, f"Tokenize with {name}")
-            page.wait_for_function(f"document.querySelectorAll('.bpe-tokens').length >= {1 + len(modern)}")
-            panels = page.locator(".bpe-tokens")
-            for index in range(1, 1 + len(modern)):
-                assert panels.nth(index).locator("span.t").count() >= 2, f"panel {index} has no tokens"
-            _shot(page, "09_modern_tokenize")
+            expect(page.get_by_text(f"{name} ·").first).to_be_visible(timeout=120_000)
+            _no_exception(page, f"Tokenize with {name}")
+        page.wait_for_function(f"document.querySelectorAll('.bpe-tokens').length >= {1 + len(modern)}")
+        panels = page.locator(".bpe-tokens")
+        for index in range(1, 1 + len(modern)):
+            assert panels.nth(index).locator("span.t").count() >= 2, f"panel {index} has no tokens"
+        _shot(page, "09_modern_tokenize")
 
-            _nav(page, "Compare", "Compare tokenizers across languages and code")
-            _settle(page, timeout=300_000)
-            chosen = page.locator('[data-testid="stMultiSelect"]').filter(has_text="o200k").first
-            for name in modern:
-                expect(chosen.get_by_text(name, exact=True).first).to_be_visible(timeout=120_000)
-            chart = page.locator('[data-testid="stPlotlyChart"]').first
-            expect(chart).to_be_visible(timeout=300_000)
-            for name in modern:
-                expect(chart.get_by_text(name, exact=True).first).to_be_attached(timeout=120_000)
-            _no_exception(page, "Compare with the modern tokenizers")
-            _shot(page, "10_modern_compare")
-        except BaseException:
-            if page is not None:
-                _shot(page, "failure_modern")
-            raise
-        finally:
-            browser.close()
+        _nav(page, "Compare", "Compare tokenizers across languages and code")
+        _settle(page, timeout=300_000)
+        chosen = page.locator('[data-testid="stMultiSelect"]').filter(has_text="o200k").first
+        for name in modern:
+            expect(chosen.get_by_text(name, exact=True).first).to_be_visible(timeout=120_000)
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        expect(chart).to_be_visible(timeout=300_000)
+        for name in modern:
+            expect(chart.get_by_text(name, exact=True).first).to_be_attached(timeout=120_000)
+        _no_exception(page, "Compare with the modern tokenizers")
+        _shot(page, "10_modern_compare")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -418,53 +406,42 @@ def test_multilingual_text_is_legible(server):
     Step through's one-stream sequence wrapping inside the page."""
     import urllib.parse
 
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     query = urllib.parse.urlencode({"text": MULTILINGUAL, "tok": ["gpt2"]}, doseq=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        page = None
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(60_000)
-            page.goto(f"{server['url']}/tokenize_text?{query}")
-            expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
-            _settle(page)
-            panel = page.locator(".bpe-tokens").first
-            expect(panel).to_be_visible()
-            shown = panel.inner_text()
-            assert "\\x" not in shown, shown[:300]
-            drawn = page.locator(".bpe-tokens .gc").all_inner_texts()
-            assert "你" in drawn and "स्ते" in drawn and "👍🏽" in drawn, drawn[:40]
-            titles = page.evaluate("() => [...document.querySelectorAll('.bpe-tokens .p')].map(e => e.title)")
-            assert any("bytes e4 bd · piece 1 of 2 of ‘你’" in title for title in titles), titles[:5]  # bytes on hover
-            assert page.evaluate(BOXES_UNBROKEN) == []
-            assert page.evaluate(RTL_READS_RIGHT_TO_LEFT) == []
-            fonts = page.evaluate("() => getComputedStyle(document.querySelector('.bpe-tokens')).fontFamily")
-            body = page.evaluate("() => getComputedStyle(document.body).fontFamily")
-            for family in ("Noto Sans CJK SC", "Noto Color Emoji", "Noto Sans Devanagari"):
-                assert family in fonts and family in body, (family, fonts, body)
-            _no_exception(page, "Tokenize, multilingual")
-            _shot(page, "09_legible_tokenize")
+    with _browser_page(server, "failure_legible") as page:
+        page.goto(f"{server['url']}/tokenize_text?{query}")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        _settle(page)
+        panel = page.locator(".bpe-tokens").first
+        expect(panel).to_be_visible()
+        shown = panel.inner_text()
+        assert "\\x" not in shown, shown[:300]
+        drawn = page.locator(".bpe-tokens .gc").all_inner_texts()
+        assert "你" in drawn and "स्ते" in drawn and "👍🏽" in drawn, drawn[:40]
+        titles = page.evaluate("() => [...document.querySelectorAll('.bpe-tokens .p')].map(e => e.title)")
+        assert any("bytes e4 bd · piece 1 of 2 of ‘你’" in title for title in titles), titles[:5]  # bytes on hover
+        assert page.evaluate(BOXES_UNBROKEN) == []
+        assert page.evaluate(RTL_READS_RIGHT_TO_LEFT) == []
+        fonts = page.evaluate("() => getComputedStyle(document.querySelector('.bpe-tokens')).fontFamily")
+        body = page.evaluate("() => getComputedStyle(document.body).fontFamily")
+        for family in ("Noto Sans CJK SC", "Noto Color Emoji", "Noto Sans Devanagari"):
+            assert family in fonts and family in body, (family, fonts, body)
+        _no_exception(page, "Tokenize, multilingual")
+        _shot(page, "09_legible_tokenize")
 
-            page.get_by_text("Show bytes", exact=True).click()
-            _settle(page)
-            page.wait_for_function("document.querySelectorAll('.bpe-tokens .g.hex').length > 0")
-            assert "e4 bd" in page.locator(".bpe-tokens").first.inner_text()
+        page.get_by_text("Show bytes", exact=True).click()
+        _settle(page)
+        page.wait_for_function("document.querySelectorAll('.bpe-tokens .g.hex').length > 0")
+        assert "e4 bd" in page.locator(".bpe-tokens").first.inner_text()
 
-            _nav(page, "Step through", "Step through training")
-            page.get_by_role("combobox", name="Example").click()
-            page.get_by_role("option", name="A short paragraph on bytes and Unicode").click()
-            _settle(page)
-            page.get_by_role("button", name="Next").click()
-            _settle(page)
-            expect(page.locator(".bpe-words").first).to_be_visible()
-            assert page.evaluate(NOTHING_OVERFLOWS, ".bpe-words") == []
-            _no_exception(page, "Step through, one byte stream")
-            _shot(page, "10_legible_steps")
-        except BaseException:
-            if page is not None:
-                _shot(page, "failure_legible")
-            raise
-        finally:
-            browser.close()
+        _nav(page, "Step through", "Step through training")
+        page.get_by_role("combobox", name="Example").click()
+        page.get_by_role("option", name="A short paragraph on bytes and Unicode").click()
+        _settle(page)
+        page.get_by_role("button", name="Next").click()
+        _settle(page)
+        expect(page.locator(".bpe-words").first).to_be_visible()
+        assert page.evaluate(NOTHING_OVERFLOWS, ".bpe-words") == []
+        _no_exception(page, "Step through, one byte stream")
+        _shot(page, "10_legible_steps")
