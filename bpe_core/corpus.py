@@ -8,7 +8,8 @@ pre-tokenize or count (see ``counting``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 
 from .safe_io import json_value
 
@@ -86,29 +87,36 @@ def _complete_characters_end(data: bytes) -> int:
     return len(data)
 
 
+def iter_text_blocks(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[str, int]]:
+    r"""Yield ``(text, bytes_decoded_so_far)`` for consecutive byte ``blocks`` of one UTF-8 stream, each
+    piece of text cut at a character boundary (a character split between blocks is held back and
+    decoded whole). Invalid UTF-8 is a ValueError naming ``source`` and the byte offset.
+
+    >>> list(iter_text_blocks([b"h\xc3", b"\xa9!"], source="a.txt"))
+    [('h', 1), ('é!', 4)]
+    """
+    offset = 0  # stream offset of the first byte of `pending`
+    pending = b""
+    for block in chain(blocks, [b""]):
+        data = pending + block if pending else block
+        if not data:
+            continue
+        cut = _complete_characters_end(data) if block else len(data)
+        chunk, pending = data[:cut], data[cut:]
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(not_utf8_message(source, offset + exc.start, chunk[exc.start : exc.start + 4])) from None
+        offset += len(chunk)
+        if text or not block:
+            yield text, offset
+
+
 def iter_file_text(path: str | os.PathLike, block_bytes: int | None = None) -> Iterator[tuple[str, int]]:
     """Yield ``(text, bytes_read_so_far)`` for a UTF-8 file, block by block, each block cut at a
     character boundary (``block_bytes``: None means ``FILE_BLOCK_BYTES``). Invalid UTF-8 is a
     ValueError naming the file and the byte offset."""
     path = os.fspath(path)
     block_bytes = FILE_BLOCK_BYTES if block_bytes is None else block_bytes
-    offset = 0  # file offset of the first byte of `pending`
-    pending = b""
     with open(path, "rb") as handle:
-        while True:
-            block = handle.read(block_bytes)
-            data = pending + block
-            if not data:
-                return
-            cut = _complete_characters_end(data) if block else len(data)
-            chunk, pending = data[:cut], data[cut:]
-            try:
-                text = chunk.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    not_utf8_message(path, offset + exc.start, chunk[exc.start : exc.start + 4])
-                ) from None
-            offset += len(chunk)
-            yield text, offset
-            if not block:
-                return
+        yield from iter_text_blocks(iter(lambda: handle.read(block_bytes), b""), source=path)

@@ -7,7 +7,7 @@ appearance included, which the ``"first"`` tie rule relies on) is the same howev
 A custom pattern has no safe cut known ahead of its scan: each document streams through it in this
 process (``custom_patterns``: bounded memory, linear time, one time budget for the whole call).
 Counts from separate chunks add up, so counting can also be split over machines. Files are read
-through ``corpus``; merging is ``merge_loop``'s.
+through ``datasets``; merging is ``merge_loop``'s.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import chain
 from operator import mul
 
-from . import corpus
+from .datasets import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs
 from .custom_patterns import RegexBudget
 from .parallel import available_cpus, batches, check_workers, ordered_map
 from .pretokenize import PreTokenizer, safe_cut_regex, stream_pieces
@@ -37,13 +37,16 @@ MAX_AUTO_WORKERS = 8
 
 @dataclass
 class CorpusStats:
-    """What the trainer saw: documents, characters and bytes (special tokens excluded), pre-tokens."""
+    """What the trainer saw: documents, characters and bytes (special tokens excluded), pre-tokens,
+    and the bad rows of structured files skipped (``datasets.BadRows``: the total and a few examples)."""
 
     documents: int = 0
     characters: int = 0
     bytes: int = 0
     pretokens: int = 0
     special_tokens_cut: int = 0
+    bad_rows: int = 0
+    bad_row_examples: list[dict] = field(default_factory=list)
 
     def add(self, other: CorpusStats) -> None:
         self.documents += other.documents
@@ -51,6 +54,9 @@ class CorpusStats:
         self.bytes += other.bytes
         self.pretokens += other.pretokens
         self.special_tokens_cut += other.special_tokens_cut
+        self.bad_rows += other.bad_rows
+        room = BAD_ROW_EXAMPLES - len(self.bad_row_examples)
+        self.bad_row_examples.extend(other.bad_row_examples[: max(room, 0)])
 
 
 @dataclass
@@ -280,40 +286,37 @@ def count_stream(
 
 
 def count_files(
-    paths: Sequence[str | os.PathLike],
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
     *,
     pretokenizer: PreTokenizer,
     special_tokens: Sequence[str] = (),
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     regex_budget: RegexBudget | None = None,
+    text_field: str = "text",
+    on_bad_row: str = "skip",
+    block_bytes: int | None = None,
 ) -> WordCounts:
-    """Count the pre-tokens of UTF-8 files, each one document, streamed block by block (see
-    ``corpus.iter_file_text``); ``progress("count", bytes read, total bytes)`` follows the reading.
+    """Count the pre-tokens of corpus files, folders and glob patterns (``datasets.expand_inputs``):
+    text files (one document each, streamed block by block), JSONL, JSON arrays and Parquet (one
+    document per row, the ``text_field`` string), gzip or zstd compressed; see ``datasets``. Bad rows
+    are skipped and reported in ``stats.bad_rows`` / ``stats.bad_row_examples`` (``on_bad_row="skip"``)
+    or stop the count with a ValueError naming the file and row (``"stop"``).
+    ``progress("count", bytes read, total bytes)`` follows the reading (compressed bytes for
+    compressed files; ``block_bytes``: the read size, None for ``corpus.FILE_BLOCK_BYTES``).
 
     With a preset pattern the text is cut at safe cuts into tasks (in worker processes for
-    ``workers`` other than 1); a custom pattern or none has no known safe cut, so each file is one
+    ``workers`` other than 1); a custom pattern or none has no known safe cut, so each document is one
     stream counted in this process (a custom pattern on ``regex_budget``, as in ``count_words``)."""
-    sizes = []
-    for path in paths:
-        if not os.path.isfile(path):
-            raise ValueError(f"{os.fspath(path)} is not a readable file")
-        sizes.append(os.path.getsize(path))
-    total_bytes = sum(sizes)
-    starts = [0, *accumulate(sizes)][:-1]  # bytes read before each file
-    if progress:
-        progress("count", 0, total_bytes)
-
-    def chunks(path, done_before: int) -> Iterator[str]:
-        for text, read in corpus.iter_file_text(path):
-            if progress:
-                progress("count", done_before + read, total_bytes)
-            yield text
-
+    report = (lambda done, total: progress("count", done, total)) if progress else None
+    reader = DocumentReader(expand_inputs(paths), text_field=text_field, on_bad_row=on_bad_row, progress=report,
+                            block_bytes=block_bytes)  # fmt: skip
     if pretokenizer.source is not None:
-        documents = (chunks(path, start) for path, start in zip(paths, starts))
-        return _count_documents(documents, pretokenizer, special_tokens, workers, regex_budget)
-    result = WordCounts()
-    for path, start in zip(paths, starts):
-        result.update(count_stream(chunks(path, start), pretokenizer=pretokenizer, special_tokens=special_tokens))
+        result = _count_documents(reader.documents(), pretokenizer, special_tokens, workers, regex_budget)
+    else:
+        result = WordCounts()
+        for document in reader.documents():
+            result.update(count_stream(document, pretokenizer=pretokenizer, special_tokens=special_tokens))
+    result.stats.bad_rows += reader.bad_rows.count
+    result.stats.bad_row_examples.extend(reader.bad_rows.examples)
     return result

@@ -39,6 +39,7 @@ __all__ = [
     "STOP_NO_PAIRS",
     "STOP_VOCAB_SIZE",
     "TIE_BREAKS",
+    "FileOptions",
     "TrainingOptions",
     "WordCounts",
     "count_words",
@@ -97,13 +98,25 @@ class TrainingOptions(TypedDict, total=False):
     workers: int | None
 
 
-def _options(function: Callable, given: dict, *, exclude: tuple[str, ...] = ()) -> dict:
-    """``train``'s defaults updated with ``given``; TypeError naming any keyword ``train`` lacks."""
+class FileOptions(TrainingOptions, total=False):
+    """``train_files``'s keywords: ``train``'s, and how structured files are read (see ``datasets``)."""
+
+    text_field: str
+    on_bad_row: str
+
+
+#: The keywords only ``train_files`` takes, with their defaults (see ``FileOptions``).
+FILE_OPTIONS = {"text_field": "text", "on_bad_row": "skip"}
+
+
+def _options(function: Callable, given: dict, *, exclude: tuple[str, ...] = (), extra: dict | None = None) -> dict:
+    """``train``'s defaults (and ``extra``'s) updated with ``given``; TypeError naming any other keyword."""
     defaults = {
         name: parameter.default
         for name, parameter in inspect.signature(train).parameters.items()
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name not in exclude
     }
+    defaults.update(extra or {})
     unknown = sorted(set(given) - set(defaults))
     if unknown:
         raise TypeError(
@@ -185,6 +198,8 @@ def _training_record(
             "pretokens": stats.pretokens,
             "unique_pretokens": unique_pretokens,
             "special_tokens_cut": stats.special_tokens_cut,
+            "bad_rows": stats.bad_rows,
+            **({"bad_row_examples": list(stats.bad_row_examples)} if stats.bad_rows else {}),
         },
         "stop_reason": stop_reason,
         "merges_learned": len(merges),
@@ -253,26 +268,29 @@ def _counting_progress(documents: Iterable[str], progress: ProgressCallback, tot
 
 
 def train_files(
-    paths: Sequence[str | os.PathLike] | str | os.PathLike, vocab_size: int, **options: Unpack[TrainingOptions]
+    paths: Sequence[str | os.PathLike] | str | os.PathLike, vocab_size: int, **options: Unpack[FileOptions]
 ) -> Tokenizer:
-    """Train on UTF-8 files, streamed block by block (only pre-token counts are kept in memory), with
-    ``train``'s keywords.
+    """Train on corpus files, streamed (only pre-token counts are kept in memory), with ``train``'s
+    keywords and ``text_field`` / ``on_bad_row``.
 
-    Each file is one document. Blocks are cut at newlines, so with ``pattern=None`` a file's lines are
-    pre-split there. With a preset pattern, counting is split into tasks at safe cuts and, for
-    ``workers`` other than 1, spread over worker processes.
+    ``paths`` are files, folders (every file under them, sorted, hidden ones skipped) and glob
+    patterns (``**`` crosses folders). A text file is one document; JSONL, JSON arrays and Parquet
+    give one document per row, its ``text_field`` (default ``"text"``) string; ``.gz`` and ``.zst``
+    files are decompressed as they are read (see ``datasets``). Bad rows are skipped and reported in
+    ``training["corpus"]`` (``on_bad_row="skip"``, the default) or stop training with a ValueError
+    naming the file and row (``"stop"``). ``progress("count", ...)`` counts bytes read. With a preset
+    pattern, counting is split into tasks at safe cuts and, for ``workers`` other than 1, spread over
+    worker processes.
     """
     started = time.perf_counter()
-    options = _options(train_files, options)
+    options = _options(train_files, options, extra=FILE_OPTIONS)
     workers = check_workers(options.pop("workers"))
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
+    reading = {name: options.pop(name) for name in FILE_OPTIONS}
     options["special_tokens"] = _validate_settings(
         vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
     )
     word_counts = count_files(
         paths, pretokenizer=PreTokenizer.build(options["pattern"]), special_tokens=options["special_tokens"],
-        workers=workers,
-        progress=options["progress"],
-    )
+        workers=workers, progress=options["progress"], **reading,
+    )  # fmt: skip
     return _merge_counts(word_counts, vocab_size, started, **options)
