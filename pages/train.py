@@ -13,7 +13,7 @@ import bpe_core
 from bpe_core.pretokenize import PreTokenizer
 from bpe_core.tie_rules import TIE_BREAKS, TIE_RULES
 
-from pages._ui import charts, exports, state, tables, tokenizers
+from pages._ui import charts, exports, heldout, state, tables, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
@@ -348,6 +348,7 @@ def result_section() -> None:
     tokenizer = choice.get()
     st.header(f"4 · Result: {md(tokenizer.name)}", divider="gray")
     result_summary(tokenizer)
+    heldout.evaluation_section(result_key, tokenizer)
     result_figures(tokenizer)
     keep_section(choice, tokenizer)
 
@@ -362,7 +363,8 @@ def main() -> None:
     corpus = corpus_section()
     settings = settings_section(corpus)
     statistics_section(corpus, settings)
-    training_section(corpus, settings)
+    with heldout.recording(corpus) as train_corpus:  # without the held-out part, when asked
+        training_section(train_corpus, settings)
     result_section()
     session_section("train")
     with st.expander("Load a tokenizer file into the library"):
