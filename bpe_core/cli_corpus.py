@@ -1,0 +1,163 @@
+"""``python -m bpe_core train`` and ``count``: corpora in, a tokenizer or count shards out.
+
+``train INPUTS... -o tok.json`` trains on files, folders and glob patterns in any format ``datasets``
+reads (text, JSONL, JSON arrays, Parquet, gzip/zstd), with a progress bar in bytes read and a one-line
+summary of skipped bad rows on stderr; ``train --counts DIR... -o tok.json`` trains from count-shard
+folders instead. ``count INPUTS... -o DIR`` writes the pre-token counts as a count-shard folder
+(``count_shards``). Each command is built by its own function (``add_train_parser``,
+``add_count_parser``) that returns its parser, so options can be added to one command, and counting
+goes through ``count_inputs``. Parsing and printing only; ``cli`` registers the commands and turns
+their ValueErrors into one-line errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .cli_common import ProgressBar, check_output, write_output
+from .count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
+from .counting import WordCounts, count_files
+from .datasets import BAD_ROW_CHOICES, BadRows
+from .parallel import check_workers
+from .pretokenize import PreTokenizer
+from .special_tokens import validate_special_tokens
+from .tie_rules import TIE_BREAKS, TIE_RULES
+from .training import train_files
+
+INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
+               "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
+               ".gz/.zst compressed text, JSONL and JSON")
+DEFAULT_PATTERN = "gpt2"
+
+
+def _pattern(value: str | None) -> str | None:
+    return None if value == "none" else value
+
+
+def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
+    """The options of every command that reads a corpus: inputs, how to split, what is text, bad rows."""
+    parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
+    parser.add_argument("--pattern", help=f"gpt2, cl100k, o200k, none, or a custom regex (default {DEFAULT_PATTERN})")
+    parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
+    parser.add_argument("--text-field", default="text",
+                        help="the field (JSONL, JSON) or column (Parquet) that holds the text (default: text)")
+    parser.add_argument("--bad-rows", choices=BAD_ROW_CHOICES, default="skip",
+                        help="rows without text (bad JSON or UTF-8, field missing, null or not a string): skip and "
+                        "report them (default), or stop at the first")  # fmt: skip
+    parser.add_argument("--workers", type=int, help="processes that count (default: automatic)")
+    parser.add_argument("--progress", action="store_true",
+                        help="draw the progress bar even when stderr is not a terminal")  # fmt: skip
+
+
+def report_bad_rows(count: int, examples: list[dict]) -> None:
+    """The one-line summary of skipped bad rows on stderr (nothing when there were none)."""
+    if count:
+        print(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
+
+
+def count_inputs(args, progress) -> WordCounts:
+    """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands)."""
+    return count_files(
+        args.inputs, pretokenizer=PreTokenizer.build(_pattern(args.pattern or DEFAULT_PATTERN)),
+        special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
+        progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
+    )  # fmt: skip
+
+
+def _print_training(tokenizer, output: str) -> None:
+    training = tokenizer.training
+    corpus = training["corpus"]
+    tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
+    print(f"trained {tokenizer!r}")
+    print(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
+          f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
+    if corpus.get("bad_rows"):
+        print(f"  bad rows skipped: {corpus['bad_rows']:,}")
+    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
+    if tokens and corpus["characters"]:
+        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
+              f"{corpus['bytes'] / tokens:.2f} bytes/token")
+    print(f"  saved to {output}")
+
+
+def cmd_train(args) -> int:
+    check_output(args.output)  # before training, so a bad -o costs no training time
+    if bool(args.inputs) == bool(args.counts):
+        raise ValueError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
+                         if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
+    options = {"min_frequency": args.min_frequency, "tie_break": args.tie_break, "name": args.name}
+    bar = ProgressBar(force=args.progress, count_unit="bytes")
+    if args.counts:
+        given = {"pattern": _pattern(args.pattern)} if args.pattern is not None else {}
+        if args.special_token:
+            given["special_tokens"] = args.special_token
+        tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)
+    else:
+        tokenizer = train_files(
+            args.inputs, args.vocab_size, pattern=_pattern(args.pattern or DEFAULT_PATTERN),
+            special_tokens=args.special_token or (), progress=bar, workers=args.workers, text_field=args.text_field,
+            on_bad_row=args.bad_rows, **options,
+        )  # fmt: skip
+    bar.close()
+    write_output(args.output, tokenizer.to_json())
+    corpus = tokenizer.training["corpus"]
+    report_bad_rows(corpus.get("bad_rows", 0), corpus.get("bad_row_examples", []))
+    _print_training(tokenizer, args.output)
+    return 0
+
+
+def cmd_count(args) -> int:
+    check_output(args.output, folder=True)
+    check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
+    if args.rows_per_shard < 1:
+        raise ValueError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
+    settings = shard_settings(pattern=_pattern(args.pattern or DEFAULT_PATTERN),
+                              special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
+    bar = ProgressBar(force=args.progress, count_unit="bytes")
+    word_counts = count_inputs(args, bar)
+    bar.close()
+    manifest = write_count_shards(word_counts, args.output, settings=settings, rows_per_shard=args.rows_per_shard)
+    report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
+    stats = word_counts.stats
+    print(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
+          f"({manifest['unique_pretokens']:,} unique)")
+    print(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
+          f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
+          "tokenizer.json")
+    return 0
+
+
+def add_train_parser(sub) -> argparse.ArgumentParser:
+    """Register ``train`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+    p = sub.add_parser("train", help="train a tokenizer on corpus files, folders and globs, or on count shards")
+    add_reading_arguments(p, inputs_required=False)
+    p.add_argument("--counts", nargs="+", metavar="DIR",
+                   help="train on count-shard folders (made by the count command) instead of INPUTS; their pattern "
+                   "and special tokens are used, and counts are added in the order given")  # fmt: skip
+    p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
+    p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
+                   help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))  # fmt: skip
+    p.add_argument("--name", default="trained", help="the tokenizer's name")
+    p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
+    p.set_defaults(func=cmd_train)
+    return p
+
+
+def add_count_parser(sub) -> argparse.ArgumentParser:
+    """Register ``count`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+    p = sub.add_parser("count", help="count pre-tokens of corpus files into a count-shard folder (Parquet)")
+    add_reading_arguments(p)
+    p.add_argument("--output", "-o", required=True, help="the count-shard folder to write (new, empty, or one to "
+                   "replace)")  # fmt: skip
+    p.add_argument("--rows-per-shard", type=int, default=ROWS_PER_SHARD,
+                   help=f"pre-tokens per Parquet file (default {ROWS_PER_SHARD:,})")  # fmt: skip
+    p.set_defaults(func=cmd_count)
+    return p
+
+
+def add_corpus_parsers(sub) -> None:
+    """Register ``train`` and ``count``."""
+    add_train_parser(sub)
+    add_count_parser(sub)
