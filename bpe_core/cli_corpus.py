@@ -101,8 +101,7 @@ def cmd_train(args) -> int:
         )  # fmt: skip
     bar.close()
     write_output(args.output, tokenizer.to_json())
-    corpus = tokenizer.training["corpus"]
-    report_bad_rows(corpus.get("bad_rows", 0), corpus.get("bad_row_examples", []))
+    report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
     _print_training(tokenizer, args.output)
     return 0
 

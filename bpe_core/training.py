@@ -199,8 +199,9 @@ def _training_record(
             "unique_pretokens": unique_pretokens,
             "special_tokens_cut": stats.special_tokens_cut,
             "bad_rows": stats.bad_rows,
-            **({"bad_row_examples": list(stats.bad_row_examples)} if stats.bad_rows else {}),
         },
+        # the first bad rows skipped, {file, row, reason} each (the corpus record holds only numbers)
+        **({"bad_row_examples": list(stats.bad_row_examples)} if stats.bad_rows else {}),
         "stop_reason": stop_reason,
         "merges_learned": len(merges),
         "tokens_after_merge": [m.tokens_after for m in merges],
