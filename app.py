@@ -34,6 +34,7 @@ pages = [
 ]
 if (PAGES / "compare.py").is_file():
     pages.append(st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"))
+pages.append(st.Page(PAGES / "vocab_diff.py", title="Vocabulary diff", icon=":material/difference:"))
 
 navigation = st.navigation(pages)
 state.sync_kept_state()  # save page widget values before Streamlit forgets those of a page left
