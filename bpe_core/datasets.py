@@ -5,7 +5,8 @@
 each document as consecutive blocks of text, in bounded memory whatever the file size (the bytes and
 rows of one file come from ``row_streams``):
 
-* text (``.txt``, ``.md``, source code: any name not listed below): one document per file, UTF-8;
+* text (``.txt``, ``.md``, source code: any name not listed below): one document per file, UTF-8 (a
+  leading byte-order mark is dropped, as in JSONL and JSON);
 * JSONL (``.jsonl``, ``.ndjson``): one document per line, a JSON object's text field (or a JSON string);
 * JSON (``.json``): an array of such objects or strings, scanned element by element (never parsed whole);
 * Parquet (``.parquet``, ``.pq``): one document per row of the text column, read row group by row group;
@@ -243,7 +244,10 @@ class DocumentReader:
 
     def _text(self, path: str, form: FileFormat, tell: Progress) -> Iterator[str]:
         with ByteStream(path, form.compression) as stream:
+            first = True
             for text, _ in iter_text_blocks(stream.blocks(self.block_bytes, tell), source=path):
+                if first:  # a byte-order mark says how the file is encoded; it is not text
+                    text, first = text.removeprefix("\ufeff"), False
                 yield text
 
     def _rows(self, path: str, form: FileFormat, tell: Progress) -> Iterator[tuple[str]]:
@@ -278,7 +282,7 @@ class DocumentReader:
             blocks = stream.blocks(self.block_bytes, tell)
             if form.kind == "jsonl":
                 for row, line in jsonl_rows(blocks):
-                    yield row, *_parse_row(line, self.text_field)
+                    yield row, *_parse_row(line.removeprefix(b"\xef\xbb\xbf") if row == 1 else line, self.text_field)
                 return
             for row, element, truncated in json_array_elements(blocks, source=path):
                 text, reason = _parse_row(element, self.text_field)

@@ -318,3 +318,12 @@ def test_cli_progress_bar_counts_bytes(tmp_path, capsys):
     assert main(["train", str(tmp_path / "a.txt"), "--vocab-size", "260", "-o", str(tmp_path / "t.json"),
                  "--progress"]) == 0  # fmt: skip
     assert "60.0 kB of 60.0 kB" in capsys.readouterr().err
+
+
+def test_a_byte_order_mark_is_not_text(tmp_path):
+    (tmp_path / "a.txt").write_bytes(b"\xef\xbb\xbfhello world")
+    (tmp_path / "b.jsonl").write_bytes(b'\xef\xbb\xbf{"text": "hi there"}\n')
+    (tmp_path / "c.json").write_bytes(b'\xef\xbb\xbf["again"]')
+    got = count_files([tmp_path], pretokenizer=GPT2)
+    assert got.counts == count_words(["hello world", "hi there", "again"], pretokenizer=GPT2).counts
+    assert got.stats.bad_rows == 0
