@@ -8,7 +8,9 @@ keyed hash of its text (BLAKE2b keyed with the seed), so identical units always 
 no held-out line appears verbatim in the training part. Blank units are never held out.
 
 ``heldout_measures`` encodes the held-out text with several tokenizers and gives characters per
-token, bytes per token and tokens per 1,000 characters for each.
+token, bytes per token and tokens per 1,000 characters for each. ``overlap_shares`` says how much of
+a text a tokenizer saw in training (the share of its lines that occur verbatim in the training text),
+so a measurement on text it was trained on can be flagged as in-sample.
 
 This module does not train, read files or draw anything; it imports no UI library.
 """
@@ -228,3 +230,36 @@ def heldout_measures(tokenizers: Mapping[str, Any], texts: Sequence[str]) -> lis
         per_1000 = None if not characters else 1000 * tokens / characters
         found.append(HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens), per_1000))
     return found
+
+
+# --------------------------------------------------------------------------------------------------
+# in-sample: was a measured text part of the training text?
+
+#: Lines shorter than this (stripped) are too common (``}``, ``end``) to show that a text was seen.
+OVERLAP_MIN_CHARS = 8
+
+
+def _keyed_lines(text: str) -> set[str]:
+    lines = {stripped for line in text.splitlines() if (stripped := line.strip())}
+    long = {line for line in lines if len(line) >= OVERLAP_MIN_CHARS}
+    return long or lines
+
+
+def overlap_shares(training: Iterable[str], texts: Mapping[str, str]) -> dict[str, float]:
+    """For each text (label -> text), the share of its distinct lines (stripped; those of
+    ``OVERLAP_MIN_CHARS`` characters or more when it has any) that occur as a line of the training
+    documents. 1.0: every line was trained on; 0.0: none. One pass over the training text, holding only
+    the measured texts' lines, so a large corpus costs time, not memory.
+
+    >>> overlap_shares(["the first line\\nthe second line\\n"], {"a": "the first line\\nsomething new", "b": "x"})
+    {'a': 0.5, 'b': 0.0}
+    """
+    wanted = {label: _keyed_lines(text) for label, text in texts.items()}
+    every = set().union(*wanted.values()) if wanted else set()
+    found: set[str] = set()
+    for document in training:
+        for line in document.splitlines():
+            stripped = line.strip()
+            if stripped in every:
+                found.add(stripped)
+    return {label: (len(lines & found) / len(lines) if lines else 0.0) for label, lines in wanted.items()}

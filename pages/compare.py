@@ -18,7 +18,7 @@ import streamlit as st
 from bpe_core import metrics
 from bpe_core.samples import REFERENCE_ID
 
-from pages._ui import charts, state, tokenizers
+from pages._ui import charts, insample, state, tokenizers
 from pages._ui.comparison import (
     COLUMNS_EXPLAINED,
     CURVE_EVERY_SIZE_UP_TO,
@@ -196,9 +196,12 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
         )
     with right:
-        selection = Selection(st.radio("Samples", [SOURCE_BUILTIN, SOURCE_FILES], horizontal=True, key=K_SOURCE))
+        sources = [SOURCE_BUILTIN, insample.SOURCE_HELDOUT, SOURCE_FILES]
+        selection = Selection(st.radio("Samples", sources, horizontal=True, key=K_SOURCE))
         if selection.source == SOURCE_BUILTIN:
             builtin_samples_input(selection, builtin)
+        elif selection.source == insample.SOURCE_HELDOUT:
+            insample.heldout_input(selection, builtin)
         else:
             file_samples_input(selection)
     return selected, selection
@@ -283,10 +286,13 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
     loaded = load_tokenizers(selected, choices)
     if not loaded:
         return None
-    names = display_names(list(loaded), choices)
+    # † after the names of tokenizers measured on text they were trained on (insample)
+    seen = insample.seen_in_training(list(loaded), choices, selection.texts_for_curve, tuple(selection.sample_key))
+    names = insample.marked_names(display_names(list(loaded), choices), seen)
     rows = measure(names, loaded, choices, tuple(selection.sample_key), selection.reference, selection.samples)
     if rows is None:
         return None
+    rows = insample.annotate(rows, names, seen)
     frame = pd.DataFrame(rows)
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
@@ -297,6 +303,7 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
         frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
     )
     st.plotly_chart(figure, key="cmp.chart.cpt")
+    insample.note(names, seen)
     show_sentences(summary_lines(rows, shown, "chars_per_token"))
     premium_section(frame, rows, shown, selection.reference_label, colours)
     heatmap_section(frame, rows, shown, order)

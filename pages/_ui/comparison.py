@@ -39,7 +39,7 @@ HIGHER_IS_BETTER = {"chars_per_token", "bytes_per_token", "renyi_efficiency"}
 TABLE_COLUMNS = [
     "tokenizer", "label", "kind", "script", "characters", "bytes", "tokens", "chars_per_token",
     "bytes_per_token", "bytes_per_char", "premium", "reference", "words", "fertility", "split_share",
-    "unique_tokens", "renyi_efficiency", "vocab_size", "sample",
+    "unique_tokens", "renyi_efficiency", "vocab_size", "seen_in_training", "sample",
 ]  # fmt: skip
 NUMBER_COLUMNS = {
     "chars_per_token": ("chars/token", "%.2f"),
@@ -49,6 +49,7 @@ NUMBER_COLUMNS = {
     "fertility": ("tokens/word", "%.2f"),
     "split_share": ("split words", "%.2f"),
     "renyi_efficiency": ("Rényi eff.", "%.3f"),
+    "seen_in_training": ("seen in training", "percent"),
 }
 COLUMNS_EXPLAINED = (
     "- **chars/token**: characters ÷ tokens; higher means the tokenizer packs more text into a token.\n"
@@ -56,7 +57,10 @@ COLUMNS_EXPLAINED = (
     "- **premium**: tokens ÷ the reference's tokens over the same passage (Petrov et al. 2023).\n"
     "- **tokens/word** (fertility) and **split words**: per whitespace-separated word; empty for "
     "languages written without spaces.\n"
-    "- **Rényi efficiency**: how evenly the text uses the vocabulary (Zouhar et al. 2023)."
+    "- **Rényi efficiency**: how evenly the text uses the vocabulary (Zouhar et al. 2023).\n"
+    "- **seen in training**: the share of the sample's lines that occur in the tokenizer's training text, when "
+    "this session knows it (the default tokenizer, tokenizers trained here); 10% or more marks the tokenizer "
+    "with † (in-sample). Empty: training text unknown (GPT-2, cl100k, the modern ones, older library files)."
 )
 
 

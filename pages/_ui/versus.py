@@ -100,7 +100,8 @@ def versus_chart(
     if has_premium:
         charts.add_parity_line(figure, reference_label)
     st.plotly_chart(figure, key="cmp.chart.versus")
-    st.caption("★ marks the samples the tokenizer was trained on.")
+    st.caption("★ marks the samples the tokenizer was trained on: its numbers there are in-sample (measured on its "
+               "own training text) and flatter it; compare the unstarred ones.")
     show_sentences(summary_lines(rows, names, metric))
     table = frame.pivot(index="label", columns="tokenizer", values="tokens").reindex(index=order, columns=names)
     with st.expander("Tokens per sample"):

@@ -110,9 +110,9 @@ def test_changing_tokenizers_and_samples_changes_the_table(page):
     page.multiselect(key="cmp.tokenizers").set_value(["default", "gpt2"])
     run(page)
     rows = table(page)
-    assert list(rows["tokenizer"]) == ["sample-bpe", "sample-bpe", "GPT-2", "GPT-2"]
+    assert list(rows["tokenizer"]) == ["sample-bpe †", "sample-bpe †", "GPT-2", "GPT-2"]  # † in-sample
     bars = chart_titled(page, "Characters per token")["data"]
-    assert [trace["name"] for trace in bars] == ["sample-bpe", "GPT-2"]
+    assert [trace["name"] for trace in bars] == ["sample-bpe †", "GPT-2"]
     assert list(bars[1]["x"]) == ["English", "Hindi"]
     assert "needs" in sentences(page) and "for Hindi than for English" in sentences(page)
 
@@ -236,7 +236,7 @@ def test_curve_has_one_line_per_sample_up_to_the_full_vocabulary(page):
     sizes = curve[0]["x"]  # the default tokenizer: 500 merges on top of the 256 bytes
     assert sizes[0] == 256 and sizes[-1] == 756 and len(sizes) == 501  # every vocabulary size
     rows = table(page)
-    final = rows[(rows["tokenizer"] == "sample-bpe")].set_index("label")["chars_per_token"]
+    final = rows[(rows["tokenizer"] == "sample-bpe †")].set_index("label")["chars_per_token"]
     for trace in curve:
         assert trace["y"][-1] == pytest.approx(final[trace["name"]])
         assert trace["y"][0] <= trace["y"][-1]
@@ -261,8 +261,8 @@ def test_train_shortcut_adds_a_tokenizer_and_compares_it_with_gpt2(page):
     assert any("Trained **mix-eng-mya-400**" in s for s in texts(page.success))
     assert page.multiselect(key="cmp.tokenizers").value[:2] == ["new:mix-eng-mya-400", "gpt2"]
     rows = table(page)
-    assert set(rows["tokenizer"]) == {"mix-eng-mya-400", "GPT-2"}
-    mine = rows[rows["tokenizer"] == "mix-eng-mya-400"].set_index("sample")
+    assert set(rows["tokenizer"]) == {"mix-eng-mya-400 †", "GPT-2"}  # † measured on its own training text
+    mine = rows[rows["tokenizer"] == "mix-eng-mya-400 †"].set_index("sample")
     gpt2 = rows[rows["tokenizer"] == "GPT-2"].set_index("sample")
     # trained on Burmese: Burmese costs far less than under GPT-2; Hindi (not trained on) stays dear
     assert mine.loc["mya", "premium"] < gpt2.loc["mya", "premium"] / 2
@@ -314,6 +314,6 @@ def test_train_shortcut_can_train_on_uploaded_files(page):
     run(page)
     assert any("Trained **files-bpe** on english.txt, thai.txt" in s for s in texts(page.success))
     rows = table(page)
-    assert set(rows["tokenizer"]) == {"files-bpe", "GPT-2"}
+    assert set(rows["tokenizer"]) == {"files-bpe †", "GPT-2"}
     versus = chart_titled(page, "Token premium against english.txt")["data"][0]
     assert list(versus["x"]) == ["★ english.txt", "★ thai.txt"]
