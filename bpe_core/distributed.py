@@ -19,20 +19,26 @@ absence is an error naming ``pip install -r requirements-distributed.txt``.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .corpus import not_utf8_message
 from .counting import WordCounts, count_files, count_texts, independent_parts
+from .datasets import FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
 from .parallel import available_cpus, batches
 from .pretokenize import PreTokenizer, safe_cut_regex
 from .special_tokens import special_token_regex, validate_special_tokens
 from .tokenizer import Tokenizer
-from .training import train_from_counts
+from .training import TrainingOptions, train_from_counts
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
 #: Seconds to wait for a scheduler to answer and for it to have a worker.
@@ -43,10 +49,9 @@ MIN_PARTITION_BYTES = 4 << 20
 MAX_PARTITION_BYTES = 256 << 20
 #: Ranges are read in blocks of this many bytes.
 BLOCK_BYTES = 1 << 20
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 #: Counting inside a partition batches text as ``counting`` does.
 TASK_CHARS = 1 << 19
-#: Suffixes of files that are not plain text: counted whole, never split into byte ranges.
-WHOLE_FILE_SUFFIXES = (".parquet", ".jsonl", ".ndjson", ".json", ".gz", ".zst", ".zstd")
 
 
 class DaskMissing(ImportError, ValueError):
@@ -82,10 +87,12 @@ class CountSettings:
 
     pattern: str | None
     special_tokens: tuple[str, ...]
+    text_field: str = "text"
+    on_bad_row: str = "skip"
 
 
 def _splittable(path: str) -> bool:
-    return not path.lower().endswith(WHOLE_FILE_SUFFIXES)
+    return file_format(path) == FileFormat("text")
 
 
 def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_bytes: int) -> list[Partition]:
@@ -113,45 +120,29 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
 
 
 def _read_text(path: str, start: int, end: int | None, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[str, int]]:
-    """``(text, offset after it)`` for the bytes of ``path`` from ``start`` (moved past any UTF-8
-    continuation bytes, so it is a character's start) to ``end`` (a character boundary; None: the end),
-    block by block, each cut at a character boundary. Invalid UTF-8 is ``corpus``'s ValueError."""
+    """``(text, offset after it)`` for the bytes of ``path`` from ``start`` (moved past UTF-8
+    continuation bytes to a character's start) to ``end`` (a character boundary; None: the end), block
+    by block. Invalid UTF-8 is ``corpus``'s ValueError, naming the file offset."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
     with open(path, "rb") as handle:
         handle.seek(start)
-        if start:
-            head = handle.read(3)
-            skip = 0
-            while skip < len(head) and (head[skip] & 0xC0) == 0x80:
-                skip += 1
-            start += skip
-            handle.seek(start)
-        offset, pending = start, b""
+        head = handle.read(3) if start else b""
+        start += len(head) - len(head.lstrip(_CONTINUATION_BYTES))
+        handle.seek(start)
+        offset = start  # the file offset of the decoder's first held byte
         while True:
-            want = block_bytes if end is None else min(block_bytes, end - offset - len(pending))
-            block = handle.read(want) if want > 0 else b""
-            data = pending + block
-            if not data:
-                return
-            cut = _whole_characters(data) if block else len(data)
-            chunk, pending = data[:cut], data[cut:]
+            block = handle.read(block_bytes if end is None else max(0, min(block_bytes, end - handle.tell())))
+            held = len(decoder.getstate()[0])
             try:
-                text = chunk.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(not_utf8_message(path, offset + exc.start, chunk[exc.start : exc.start + 4])) from None
-            offset += len(chunk)
-            yield text, offset
+                text = decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:  # exc.object: the held bytes, then the block
+                snippet = exc.object[exc.start : exc.start + 4]
+                raise ValueError(not_utf8_message(path, offset + exc.start, snippet)) from None
+            offset += held + len(block) - len(decoder.getstate()[0])
+            if text or not block:
+                yield text, offset
             if not block:
                 return
-
-
-def _whole_characters(data: bytes) -> int:
-    """Where ``data`` stops holding whole UTF-8 characters."""
-    back = 0
-    while back < 3 and back < len(data) and (data[-1 - back] & 0xC0) == 0x80:
-        back += 1
-    if back < len(data) and data[-1 - back] >= 0xC0:
-        return len(data) - back - 1
-    return len(data)
 
 
 def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
@@ -192,14 +183,17 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
     """Count one partition (on a worker): exactly the counts its part of the file adds in-process."""
     pretokenizer = PreTokenizer.build(settings.pattern)
     if partition.whole:
-        return count_files([partition.path], pretokenizer=pretokenizer, special_tokens=settings.special_tokens, workers=1)
+        return count_files(
+            [partition.path], pretokenizer=pretokenizer, special_tokens=settings.special_tokens, workers=1,
+            text_field=settings.text_field, on_bad_row=settings.on_bad_row,
+        )
     start = cut_after(partition.path, partition.start, settings=settings) if partition.start else 0
     end = os.path.getsize(partition.path) if partition.end is None else cut_after(partition.path, partition.end, settings=settings)
     result = WordCounts()
     stats = result.stats
     stats.documents = 0 if partition.start else 1
     if start < end:
-        blocks = (text for text, _ in _read_text(partition.path, start, end))
+        blocks = _texts(partition.path, start, end)
         special_regex = special_token_regex(settings.special_tokens)
         guard = max((len(t) for t in settings.special_tokens), default=0)
         parts = independent_parts(blocks, safe_cut_regex(pretokenizer.source), special_regex, guard, TASK_CHARS, stats)
@@ -208,6 +202,13 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
             result.counts.update(counts)
             stats.pretokens += pretokens
     return result
+
+
+def _texts(path: str, start: int, end: int) -> Iterator[str]:
+    """The text of a byte range; at the file's start without a byte-order mark, as ``datasets`` reads it."""
+    for text, _ in _read_text(path, start, end):
+        yield text if start else text.removeprefix("\ufeff")
+        start = start or -1
 
 
 def worker_version() -> str:
@@ -288,7 +289,7 @@ def _check_workers(client, timeout: float, where: str) -> None:
         ) from None
     try:
         versions = client.run(worker_version)
-    except (ImportError, AttributeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - the worker's ImportError arrives as a plain Exception
         raise ValueError(
             f"the Dask workers of {where} cannot run bpe_core ({exc}): install bpe_core {__version__} "
             f"in every worker's environment (pip install bpe-core, or the checkout on PYTHONPATH)"
@@ -300,18 +301,6 @@ def _check_workers(client, timeout: float, where: str) -> None:
             f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this client "
             f"{__version__}: install the same version everywhere, so counts mean the same"
         )
-
-
-def _input_files(inputs) -> list[str]:
-    """The input files as absolute paths (workers resolve nothing against their own directory)."""
-    if isinstance(inputs, (str, os.PathLike)):
-        inputs = [inputs]
-    files = []
-    for path in inputs:
-        if not os.path.isfile(path):
-            raise ValueError(f"{os.fspath(path)} is not a readable file")
-        files.append(os.path.abspath(path))
-    return files
 
 
 def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> int:
@@ -328,14 +317,17 @@ def count_on_dask(
     *,
     pattern: str | None = "gpt2",
     special_tokens: Sequence[str] = (),
+    text_field: str = "text",
+    on_bad_row: str = "skip",
     scheduler=None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> WordCounts:
-    """The pre-token counts of ``inputs`` (files, as ``counting.count_files`` reads them), counted on
-    Dask: equal to ``count_files`` in counts, order of first appearance and statistics.
+    """The pre-token counts of ``inputs`` (files, folders and globs in every format
+    ``counting.count_files`` reads, with its ``text_field`` and ``on_bad_row``), counted on Dask: equal
+    to ``count_files`` in counts, order of first appearance and statistics (bad rows included).
 
     ``scheduler``: None starts a local cluster of ``workers`` processes (None: one per CPU) and
     closes it; an address ``"tcp://host:8786"`` connects to a running cluster, whose workers must see
@@ -343,11 +335,13 @@ def count_on_dask(
     byte ranges plain text files are split into (None: about four per worker, 4 MB to 256 MB).
     ``progress("count", bytes counted, total bytes)`` follows the partitions as they finish.
     """
-    files = _input_files(inputs)
-    specials = validate_special_tokens(special_tokens)
-    settings = CountSettings(PreTokenizer.build(pattern).source, specials)
-    if not files:
-        return WordCounts()
+    # Everything is checked before a cluster starts; workers resolve no path against their own folder.
+    files = [os.path.abspath(path) for path in expand_inputs(inputs)]
+    settings = CountSettings(
+        PreTokenizer.build(pattern).source, validate_special_tokens(special_tokens), check_text_field(text_field),
+        check_bad_row_choice(on_bad_row),
+    )
+    _partition_bytes(partition_bytes, 0, 1)
     total = sum(os.path.getsize(path) for path in files)
     with dask_client(scheduler, workers=workers, timeout=timeout) as client:
         size = _partition_bytes(partition_bytes, total, len(client.scheduler_info().get("workers", {})) or 1)
@@ -399,19 +393,21 @@ def train_on_dask(
     inputs: Sequence[str | os.PathLike] | str | os.PathLike,
     vocab_size: int,
     *,
+    text_field: str = "text",
+    on_bad_row: str = "skip",
     scheduler=None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
-    **options,
+    **options: Unpack[TrainingOptions],
 ) -> Tokenizer:
     """``train_files`` with the counting on Dask (``count_on_dask``'s keywords) and the merge loop
-    here; ``options`` are ``train_files``' keywords but ``workers``. The tokenizer equals
-    ``train_files``' on the same inputs."""
+    here; ``options`` are ``train_from_counts``' keywords (``train``'s but ``workers``). The tokenizer
+    equals ``train_files``' on the same inputs."""
     train_from_counts(WordCounts(), vocab_size, **options)  # every setting checked before a cluster starts
     counts = count_on_dask(
         inputs, pattern=options.get("pattern", "gpt2"), special_tokens=options.get("special_tokens", ()),
-        scheduler=scheduler, workers=workers, partition_bytes=partition_bytes, timeout=timeout,
+        text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers, partition_bytes=partition_bytes, timeout=timeout,
         progress=options.get("progress"),
     )
     return train_from_counts(counts, vocab_size, **options)

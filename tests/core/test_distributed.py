@@ -1,0 +1,243 @@
+"""Counting on Dask (bpe_core.distributed) equals counting here: the same counts in the same order of
+first appearance, the same statistics and the same merges under every tie rule, however many
+partitions the files are cut into; bad addresses, a missing dask and unreadable inputs are one clear
+error each.
+
+The partition rule itself (cuts both neighbours agree on, no special token cut through) is checked
+without Dask on random text; the cluster tests run on one module-wide 2-worker LocalCluster."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bpe_core
+from bpe_core import distributed as bd
+from bpe_core.counting import WordCounts, count_files
+from bpe_core.pretokenize import PreTokenizer
+
+SPECIALS = ("<|endoftext|>", "<| sep |>", " \n<s>")
+TEXT_A = (
+    "def héllo(wörld):\n    return wörld  # 数字 123456 and   spaces\n\n\n"
+    "Ünïcödé façade — naïve café, Ελληνικά и кириллица 🙂🙂 tabs\there\r\n" * 40
+)
+TEXT_B = "<|endoftext|>alpha beta<| sep |>  gamma \n<s>delta\n" * 30 + "tail without newline"
+
+
+def _write(folder, name: str, text: str, encoding_prefix: bytes = b"") -> str:
+    path = os.path.join(folder, name)
+    with open(path, "wb") as handle:
+        handle.write(encoding_prefix + text.encode("utf-8"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """Several files: a large one (split into many ranges), specials, a BOM, an empty file, and a
+    file no safe cut splits (no whitespace)."""
+    folder = tmp_path_factory.mktemp("dask_corpus")
+    return [
+        _write(folder, "big.py", TEXT_A * 3),
+        _write(folder, "specials.txt", TEXT_B),
+        _write(folder, "bom.txt", "first line\nsecond", encoding_prefix=b"\xef\xbb\xbf"),
+        _write(folder, "empty.txt", ""),
+        _write(folder, "nospace.txt", "x" * 3000 + "ü" * 500),
+    ]
+
+
+def _in_process(paths, pattern="gpt2", specials=()) -> WordCounts:
+    return count_files(paths, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=1)
+
+
+def _same(got: WordCounts, expected: WordCounts) -> None:
+    assert list(got.counts.items()) == list(expected.counts.items())  # counts and order of first appearance
+    assert got.stats == expected.stats
+
+
+def _count_locally(paths, *, pattern, specials, partition_bytes) -> WordCounts:
+    """count_on_dask's work without Dask: every partition counted here, added in order."""
+    settings = bd.CountSettings(PreTokenizer.build(pattern).source, tuple(specials))
+    result = WordCounts()
+    for partition in bd.plan_partitions(paths, pattern=pattern, partition_bytes=partition_bytes):
+        result.update(bd.count_partition(partition, settings))
+    return result
+
+
+# --- the partition rule, without Dask ------------------------------------------------------------
+
+PIECES = st.sampled_from(["a", "ab", " ", "  ", "\n", "\t", "ü", "数", "🙂", "'s", "12", "!", " \n", "<|x|>", "<|", "x|>"])
+
+
+@given(st.lists(PIECES, max_size=60), st.integers(1, 40), st.sampled_from(["gpt2", "cl100k", "o200k"]))
+def test_partitions_add_up_to_the_whole_file(tmp_path_factory, pieces, partition_bytes, pattern):
+    path = _write(tmp_path_factory.mktemp("p"), "t.txt", "".join(pieces))
+    for specials in ((), ("<|x|>", " \n")):
+        got = _count_locally([path], pattern=pattern, specials=specials, partition_bytes=partition_bytes)
+        _same(got, _in_process([path], pattern, specials))
+
+
+def test_cuts_tile_the_file_and_never_split_a_character_or_a_special_token(corpus):
+    settings = bd.CountSettings(PreTokenizer.build("gpt2").source, SPECIALS)
+    for path in corpus[:2]:
+        data = open(path, "rb").read()
+        cuts = [bd.cut_after(path, offset, settings=settings) for offset in range(1, len(data), 37)]
+        assert cuts == sorted(cuts) and len(set(cuts)) > 10
+        text = data.decode("utf-8")
+        for cut in cuts:
+            assert cut == len(data) or (data[cut] & 0xC0) != 0x80  # a character's start
+            position = len(data[:cut].decode("utf-8"))
+            assert not any(
+                text.find(token, max(0, position - len(token) + 1), position + len(token) - 1) != -1
+                for token in SPECIALS
+            )
+
+
+def test_a_file_without_a_safe_cut_is_one_partition_of_work(corpus):
+    settings = bd.CountSettings(PreTokenizer.build("gpt2").source, ())
+    assert bd.cut_after(corpus[4], 100, settings=settings) == os.path.getsize(corpus[4])
+
+
+def test_invalid_utf8_in_a_range_names_the_file_and_offset(tmp_path):
+    path = _write(tmp_path, "bad.txt", "ok text " * 100)
+    with open(path, "ab") as handle:
+        handle.write(b"more \xff\xfe text " * 10)
+    with pytest.raises(ValueError) as expected:
+        _in_process([path])
+    with pytest.raises(ValueError) as got:
+        _count_locally([path], pattern="gpt2", specials=(), partition_bytes=64)
+    assert str(got.value) == str(expected.value) and "byte offset 805" in str(got.value)
+
+
+def test_plan_splits_only_plain_text_with_a_preset_pattern(tmp_path):
+    text = _write(tmp_path, "a.txt", "word " * 100)
+    jsonl = _write(tmp_path, "a.jsonl", '{"text": "word"}\n' * 100)
+    assert len(bd.plan_partitions([text, jsonl], pattern="gpt2", partition_bytes=100)) == 6
+    assert [p.whole for p in bd.plan_partitions([text, jsonl], pattern=r"\S+|\s+", partition_bytes=100)] == [True, True]
+    assert [p.whole for p in bd.plan_partitions([text], pattern=None, partition_bytes=100)] == [True]
+
+
+# --- without dask ----------------------------------------------------------------------------------
+
+
+def test_missing_dask_names_the_install_command(monkeypatch, corpus):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
+    with pytest.raises(ValueError, match=r"pip install -r requirements-distributed\.txt") as caught:
+        bd.count_on_dask(corpus[:1])
+    assert isinstance(caught.value, ImportError)
+    with pytest.raises(ImportError, match="requirements-distributed"):
+        bd.train_on_dask(corpus[:1], 300)
+
+
+def test_bpe_core_imports_without_dask():
+    code = "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; import bpe_core, bpe_core.distributed"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            cwd=os.path.dirname(os.path.dirname(bpe_core.__file__)))
+    assert result.returncode == 0, result.stderr
+
+
+# --- on a 2-worker local cluster -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=50
+    ) as local:
+        yield local
+
+
+@pytest.mark.parametrize("partition_bytes", [300, 4000, 1 << 30])
+def test_dask_counts_equal_in_process_counts(cluster, corpus, partition_bytes):
+    got = bd.count_on_dask(
+        corpus, special_tokens=SPECIALS, scheduler=cluster.scheduler_address, partition_bytes=partition_bytes
+    )
+    _same(got, _in_process(corpus, "gpt2", SPECIALS))
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", "o200k", r"\w+|[^\w\s]+|\s+", None])
+def test_other_patterns_equal_in_process_counts(cluster, corpus, pattern):
+    got = bd.count_on_dask(corpus, pattern=pattern, scheduler=cluster.scheduler_address, partition_bytes=900)
+    _same(got, _in_process(corpus, pattern))
+
+
+@pytest.mark.parametrize("tie_break", ["lexicographic", "first", "huggingface", "rustbpe"])
+def test_merges_equal_train_files_under_every_tie_rule(cluster, corpus, tie_break):
+    options = {"special_tokens": list(SPECIALS), "tie_break": tie_break, "min_frequency": 1}
+    expected = bpe_core.train_files(corpus, 420, workers=1, **options)
+    got = bd.train_on_dask(corpus, 420, scheduler=cluster.scheduler_address, partition_bytes=700, **options)
+    assert got.merges == expected.merges
+    assert got.vocab == expected.vocab and got.special_tokens == expected.special_tokens
+    assert got.training["corpus"] == expected.training["corpus"]
+
+
+def test_a_client_is_used_as_is_and_progress_reaches_the_total(cluster, corpus):
+    distributed = pytest.importorskip("distributed")
+    seen = []
+    with distributed.Client(cluster) as client:
+        got = bd.count_on_dask(corpus, scheduler=client, partition_bytes=500, progress=lambda *a: seen.append(a))
+        assert client.status == "running"  # not closed: the caller's
+    _same(got, _in_process(corpus))
+    total = sum(os.path.getsize(p) for p in corpus)
+    assert seen[0] == ("count", 0, total) and seen[-1] == ("count", total, total)
+
+
+def test_bad_addresses_fail_at_once_with_the_fix(corpus):
+    pytest.importorskip("distributed")
+    with pytest.raises(ValueError, match=r"not a Dask scheduler address .* tcp://host:8786"):
+        bd.count_on_dask(corpus, scheduler="nonsense")
+    with pytest.raises(ValueError, match="not a Dask scheduler address"):
+        bd.count_on_dask(corpus, scheduler="http://localhost:8786")
+    with pytest.raises(TypeError, match="scheduler must be an address"):
+        bd.count_on_dask(corpus, scheduler=8786)
+    with pytest.raises(ValueError, match="workers applies only to the local cluster"):
+        bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:8786", workers=2)
+    with pytest.raises(ValueError, match="vocab_size=100 is too small"):  # checked before any cluster
+        bd.train_on_dask(corpus, 100, scheduler="tcp://127.0.0.1:1")
+
+
+def test_an_unreachable_scheduler_times_out_with_the_fix(corpus):
+    pytest.importorskip("distributed")
+    with pytest.raises(ValueError, match=r"no Dask scheduler answered at tcp://127\.0\.0\.1:1 within 1 s.*dask scheduler"):
+        bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1)
+
+
+def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp_path):
+    with pytest.raises(ValueError, match="is not a readable file"):
+        bd.count_on_dask([str(tmp_path / "nope.txt")])
+    with pytest.raises(ValueError, match="no input files"):
+        bd.count_on_dask([])
+    with pytest.raises(ValueError, match="partition_bytes"):
+        bd.count_on_dask(corpus, scheduler=None, partition_bytes=0)
+    with pytest.raises(ValueError, match="on_bad_row"):
+        bd.count_on_dask(corpus, on_bad_row="ignore")
+
+
+def test_workers_without_bpe_core_are_named(tmp_path, corpus):
+    """A worker whose environment cannot import bpe_core: the check says to install it there."""
+    distributed = pytest.importorskip("distributed")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None, silence_logs=50) as empty:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", empty.scheduler_address, "--nthreads", "1",
+             "--no-nanny", "--no-dashboard"],
+            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            with pytest.raises(ValueError, match=r"cannot run bpe_core .* install bpe_core"):
+                bd.count_on_dask(corpus, scheduler=empty.scheduler_address, timeout=30)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+
+
+def test_a_scheduler_without_workers_says_to_start_some(corpus):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, silence_logs=50) as empty:
+        with pytest.raises(ValueError, match=r"has no worker after 1 s: start some with `dask worker"):
+            bd.count_on_dask(corpus, scheduler=empty.scheduler_address, timeout=1)
