@@ -114,3 +114,81 @@ def test_a_corpus_too_small_to_split_says_why_and_keeps_train_disabled(app):
     app.toggle(key="train.heldout.on").set_value(False)
     run(app)
     assert not app.button(key="train.go").disabled
+
+
+# --------------------------------------------------------------------------------------------------
+# Compare
+
+
+def compare_page(app: AppTest) -> AppTest:
+    go(app, COMPARE)
+    app.multiselect(key="cmp.tokenizers").set_value(["default", "gpt2"])
+    return run(app)
+
+
+def comparison_table(app: AppTest):
+    return next(d.value for d in app.dataframe if "chars_per_token" in d.value.columns)
+
+
+def chart_names(app: AppTest, words: str) -> list[str]:
+    for chart in app.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if words in json.dumps(spec["layout"].get("title", "")):
+            return [trace.get("name") for trace in spec["data"]] if spec["data"][0].get("type") != "heatmap" \
+                else list(spec["data"][0]["x"])
+    raise AssertionError(f"no chart titled with {words!r}")
+
+
+def test_compare_marks_the_default_tokenizer_in_sample_on_the_builtin_samples(app):
+    compare_page(app)
+    rows = comparison_table(app)
+    assert set(rows["tokenizer"]) == {"sample-bpe †", "GPT-2"}
+    mine = rows[rows["tokenizer"] == "sample-bpe †"]
+    assert list(mine["seen_in_training"]) == [1.0] * len(NATURAL)
+    assert rows[rows["tokenizer"] == "GPT-2"]["seen_in_training"].isna().all()  # its training text is unknown
+    assert "sample-bpe †" in chart_names(app, "Characters per token")
+    assert "sample-bpe †" in chart_names(app, "Tokens needed relative to")
+    assert "sample-bpe †" in chart_names(app, "token premium")  # the heatmap's columns
+    assert any("sample-bpe †: characters per token" in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
+               for c in app.get("plotly_chart"))  # the curve
+    shown = html_of(app)
+    assert "† in-sample: sample-bpe † was trained on all the samples shown" in shown
+    assert "GPT-2 †" not in shown
+
+
+def test_compare_on_the_held_out_sentences_leaves_the_default_unmarked(app):
+    compare_page(app)
+    app.radio(key="cmp.source").set_value("Held-out sentences")
+    run(app)
+    rows = comparison_table(app)
+    assert set(rows["tokenizer"]) == {"sample-bpe", "GPT-2"}
+    assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == 0.0).all()
+    assert "† in-sample" not in html_of(app)
+    # the numbers are those of the held-out lines 91-120, each language one text
+    from bpe_core.samples import parallel_text
+
+    held = parallel_text(split="heldout", languages=["eng", "hin"])
+    expected = {lang: len(bpe_core.gpt2().encode_ordinary("\n".join(lines))) for lang, lines in held.items()}
+    gpt2 = rows[rows["tokenizer"] == "GPT-2"].set_index("sample")
+    assert gpt2.loc["eng", "tokens"] == expected["eng"] and gpt2.loc["hin", "tokens"] == expected["hin"]
+    assert gpt2.loc["hin", "premium"] == pytest.approx(expected["hin"] / expected["eng"])
+
+
+def test_compare_marks_a_session_tokenizer_only_where_it_saw_the_text(app):
+    go(app, COMPARE)
+    app.multiselect(key="cmp.train.samples").set_value(["eng"])
+    app.number_input(key="cmp.train.vocab").set_value(300)
+    app.button(key="cmp.train.go").click()
+    run(app)
+    app.multiselect(key="cmp.tokenizers").set_value(["new:mix-eng-300", "gpt2"])
+    app.multiselect(key="cmp.samples").set_value(["eng", "deu"])
+    run(app)
+    rows = comparison_table(app).set_index(["tokenizer", "sample"])
+    assert rows.loc[("mix-eng-300 †", "eng"), "seen_in_training"] == 1.0
+    assert rows.loc[("mix-eng-300 †", "deu"), "seen_in_training"] == 0.0
+    assert "mix-eng-300 † was trained on English:" in html_of(app)
+
+    app.multiselect(key="cmp.samples").set_value(["deu", "fra"])  # text it never saw: no mark
+    run(app)
+    assert set(comparison_table(app)["tokenizer"]) == {"mix-eng-300", "GPT-2"}
+    assert "† in-sample" not in html_of(app)

@@ -201,3 +201,39 @@ def test_the_split_record_is_frozen():
     assert isinstance(split, HeldOutSplit)
     with pytest.raises(AttributeError):
         split.seed = 3  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------------------------------
+# in-sample: how much of a text was in the training text
+
+
+def test_overlap_shares_count_the_lines_seen_in_training():
+    from bpe_core.heldout import overlap_shares
+
+    natural = {s.label: s.text for s in load_samples("natural")}
+    training = [natural["English"], "unrelated text that is long enough\n"]
+    shares = overlap_shares(training, {"English": natural["English"], "German": natural["German"]})
+    assert shares == {"English": 1.0, "German": 0.0}
+    half = "\n".join(natural["English"].splitlines()[:4])
+    assert overlap_shares([half], {"English": natural["English"]})["English"] == pytest.approx(0.5)
+
+
+def test_overlap_shares_ignore_short_common_lines_and_whitespace():
+    from bpe_core.heldout import overlap_shares
+
+    program = "def count(words):\n    return len(words)\n}\n"
+    other = "}\n  def count(words):  \n"  # the same long line with other indentation, and a '}'
+    assert overlap_shares([other], {"program": program}) == {"program": 0.5}
+    assert overlap_shares(["}\n"], {"short": "}\n)"}) == {"short": 0.5}  # only short lines: all count
+    assert overlap_shares([], {"empty": ""}) == {"empty": 0.0}
+    assert overlap_shares(["x"], {}) == {}
+
+
+def test_overlap_shares_of_the_held_out_parallel_sentences_are_zero_for_the_training_lines():
+    from bpe_core.heldout import overlap_shares
+
+    train = parallel_text(split="train", languages=["eng", "hin"])
+    held = parallel_text(split="heldout", languages=["eng", "hin"])
+    documents = [line for lines in train.values() for line in lines]
+    texts = {lang: "\n".join(lines) for lang, lines in held.items()}
+    assert overlap_shares(documents, texts) == {"eng": 0.0, "hin": 0.0}
