@@ -81,9 +81,17 @@ def _documents(documents: str | Iterable[str]) -> list[str]:
     return found
 
 
-def _score(seed: int, text: str) -> bytes:
+def _scorer(seed: int):
+    """text -> its BLAKE2b hash keyed with the seed (the key set up once, copied per text)."""
     key = seed.to_bytes(16, "little") if seed < 2**128 else hashlib.sha256(str(seed).encode()).digest()
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16, key=key).digest()
+    keyed = hashlib.blake2b(digest_size=16, key=key)
+
+    def score(text: str) -> bytes:
+        hasher = keyed.copy()
+        hasher.update(text.encode("utf-8", "surrogatepass"))
+        return hasher.digest()
+
+    return score
 
 
 def choose_heldout(units: Sequence[str], fraction: float, seed: int) -> set[str]:
@@ -103,7 +111,8 @@ def choose_heldout(units: Sequence[str], fraction: float, seed: int) -> set[str]
         return set()
     chosen: set[str] = set()
     taken = 0
-    ranked = sorted(counts, key=lambda text: (_score(seed, text), text))
+    score = _scorer(seed)
+    ranked = [text for _, text in sorted((score(text), text) for text in counts)]
     for text in ranked:
         if taken + counts[text] <= wanted:
             chosen.add(text)
