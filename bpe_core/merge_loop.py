@@ -16,9 +16,11 @@ weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are bro
 
 from __future__ import annotations
 
+import gc
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from operator import add
 
 from .tie_rules import KEY_SHIFT, TIE_BREAKS, FirstSeen, TieBreak, symbol_key, tie_key
@@ -81,8 +83,6 @@ def count_pairs(words: list[str], freqs: list[int]) -> tuple[dict[str, int], dic
     return pair_counts, where, total_tokens
 
 
-# long on purpose: the loop's state (counts, index, heap) is shared by every step, and local names
-# are what keeps it fast.
 def learn_merges(
     words: list[str],
     freqs: list[int],
@@ -99,13 +99,110 @@ def learn_merges(
     id to its bytes and is extended with the new tokens. Returns the merges made and why training
     stopped.
 
+    >>> words = [id_string(b"abab"), id_string(b"ab")]
+    >>> merges, why = learn_merges(words, [1, 2], token_bytes={i: bytes([i]) for i in range(256)},
+    ...                            next_id=256, num_merges=1, min_frequency=1, tie_break="lexicographic")
+    >>> [(m.left, m.right, m.id, m.count) for m in merges], [list(map(ord, w)) for w in words]
+    ([(97, 98, 256, 4)], [[256, 256], [256]])
+
     A pair is the 2-character string of its ids. Merging a pair in a word is ``str.replace`` (left to
     right without overlap: BPE's rule) and finding it a substring search, both in C. Pair counts are
     updated only around each new symbol. ``where`` maps a pair to the words that held it when it
     appeared, in increasing order; a word that lost the pair since stays listed (it is skipped when
-    met: ``replace`` changes nothing). A pair counted below ``min_frequency`` when it appears can only
-    lose counts afterwards, so it never enters the heap.
+    met). A pair counted below ``min_frequency`` when it appears can only lose counts afterwards, so
+    it never enters the heap.
+
+    The cyclic garbage collector is paused while the loop runs: the loop makes millions of lists and
+    tuples and no cycles, and each collection would walk all of them (about a fifth of the loop's
+    time on 100 MB of code).
     """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _learn_merges(
+            words, freqs, token_bytes=token_bytes, next_id=next_id, num_merges=num_merges,
+            min_frequency=min_frequency, tie_break=tie_break, progress=progress,
+        )
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def merge_pair_in_words(
+    pair: str, new: str, holders: list[int], words: list[str], freqs: list[int], pair_counts: dict[str, int],
+    where: dict[str, list[int]],
+) -> tuple[int, list[str]]:
+    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
+    are skipped), updating the pair counts and ``where`` around each new symbol; return the number of
+    symbols removed (weighted by frequency) and the pairs that first appeared. For every tie rule but
+    "first" (whose labels ``_learn_merges`` moves along in its own loop).
+
+    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
+    >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
+    (6, ['ZZ'])
+    >>> words, counts, where
+    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
+    """
+    a, b = pair
+    ba = b + a
+    counts_get = pair_counts.get
+    where_get = where.get
+    created: list[str] = []
+    replaced = 0
+    held = list(map(words.__getitem__, holders))
+    # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
+    for index, word in compress(zip(holders, held), map(str.__contains__, held, repeat(pair))):
+        merged = word.replace(pair, new)
+        size = len(merged)
+        freq = freqs[index]
+        replaced += (len(word) - size) * freq
+        words[index] = merged
+        # Around each new symbol, the pair it broke loses this word's count and the pair it forms
+        # gains it: on its left (unless that is a new symbol too, counted as its right), then on
+        # its right.
+        j = merged.find(new)
+        while j >= 0:
+            if j:
+                neighbour = merged[j - 1]
+                if neighbour != new:
+                    pair_counts[neighbour + a] -= freq
+                    fresh = neighbour + new
+                    pair_counts[fresh] = counts_get(fresh, 0) + freq
+                    listed = where_get(fresh)
+                    if listed is None:
+                        where[fresh] = [index]
+                        created.append(fresh)
+                    elif listed[-1] != index:
+                        listed.append(index)
+            if j + 1 < size:
+                neighbour = merged[j + 1]
+                pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                fresh = new + neighbour
+                pair_counts[fresh] = counts_get(fresh, 0) + freq
+                listed = where_get(fresh)
+                if listed is None:
+                    where[fresh] = [index]
+                    created.append(fresh)
+                elif listed[-1] != index:
+                    listed.append(index)
+            j = merged.find(new, j + 1)
+    return replaced, created
+
+
+# long on purpose: the loop's state (counts, index, heap) is shared by every step, and local names
+# are what keeps it fast.
+def _learn_merges(
+    words: list[str],
+    freqs: list[int],
+    *,
+    token_bytes: dict[int, bytes],
+    next_id: int,
+    num_merges: int,
+    min_frequency: int,
+    tie_break: TieBreak,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[LearnedMerge], str]:
+    """``learn_merges`` with the garbage collector as the caller left it."""
     existing = set(token_bytes.values())
     pair_counts, where, total_tokens = count_pairs(words, freqs)
     counts_get = pair_counts.get
@@ -196,64 +293,66 @@ def learn_merges(
         new = chr(new_id)
         if seen is None:
             keys[new] = symbol_key(tie_break, new_id, new_bytes)
-        ba = b + a
-
-        created: list[str] = []  # the pairs this merge makes (each holds `new`)
-        replaced = 0
-        for index in where.pop(pair):
-            word = words[index]
-            merged = word.replace(pair, new)
-            size = len(merged)
-            if size == len(word):
-                continue  # the word lost this pair to an earlier merge
-            freq = freqs[index]
-            replaced += (len(word) - size) * freq
-            words[index] = merged
-            # The first rule's labels of a long word: copied up to each pair's left half, the right
-            # half's dropped (``FirstSeen``); they are read at old positions, j + absorbed.
-            labels = long_labels(index) if seen is not None else None
-            if labels is not None:
-                view = memoryview(labels)
-                kept = []
-                previous = 0
-            absorbed = 0  # new symbols before merged[j]
-            # Around each new symbol, the pair it broke loses this word's count and the pair it
-            # forms gains it: on its left (unless that is a new symbol too, handled as its right),
-            # then on its right.
-            j = merged.find(new)
-            while j >= 0:
-                for side in (j - 1, j + 1):
-                    if side < 0 or side == size:
-                        continue
-                    neighbour = merged[side]
-                    if side < j:
-                        if neighbour == new:
+        if seen is None:
+            replaced, created = merge_pair_in_words(pair, new, where.pop(pair), words, freqs, pair_counts, where)
+        else:  # the same, with the first rule's labels moved along
+            ba = b + a
+            created = []  # the pairs this merge makes (each holds `new`)
+            replaced = 0
+            for index in where.pop(pair):
+                word = words[index]
+                merged = word.replace(pair, new)
+                size = len(merged)
+                if size == len(word):
+                    continue  # the word lost this pair to an earlier merge
+                freq = freqs[index]
+                replaced += (len(word) - size) * freq
+                words[index] = merged
+                # The first rule's labels of a long word: copied up to each pair's left half, the right
+                # half's dropped (``FirstSeen``); they are read at old positions, j + absorbed.
+                labels = long_labels(index)
+                if labels is not None:
+                    view = memoryview(labels)
+                    kept = []
+                    previous = 0
+                absorbed = 0  # new symbols before merged[j]
+                # Around each new symbol, the pair it broke loses this word's count and the pair it
+                # forms gains it: on its left (unless that is a new symbol too, handled as its right),
+                # then on its right.
+                j = merged.find(new)
+                while j >= 0:
+                    for side in (j - 1, j + 1):
+                        if side < 0 or side == size:
                             continue
-                        pair_counts[neighbour + a] -= freq
-                        fresh = neighbour + new
-                    else:
-                        pair_counts[ba if neighbour == new else b + neighbour] -= freq
-                        fresh = new + neighbour
-                    pair_counts[fresh] = counts_get(fresh, 0) + freq
-                    holders = where_get(fresh)
-                    if holders is None:
-                        where[fresh] = [index]
-                        created.append(fresh)
-                        if seen is not None:  # its first occurrence: the first word, leftmost
+                        neighbour = merged[side]
+                        if side < j:
+                            if neighbour == new:
+                                continue
+                            pair_counts[neighbour + a] -= freq
+                            fresh = neighbour + new
+                        else:
+                            pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                            fresh = new + neighbour
+                        pair_counts[fresh] = counts_get(fresh, 0) + freq
+                        holders = where_get(fresh)
+                        if holders is None:
+                            where[fresh] = [index]
+                            created.append(fresh)
+                            # its first occurrence: the first word, leftmost
                             at = side if side < j else j
                             label = seen.label(index, at) if labels is None else labels[at + absorbed]
                             first[fresh] = index << KEY_SHIFT | label
-                    elif holders[-1] != index:
-                        holders.append(index)
+                        elif holders[-1] != index:
+                            holders.append(index)
+                    if labels is not None:
+                        kept.append(view[previous : j + absorbed + 1])
+                        previous = j + absorbed + 2
+                    absorbed += 1
+                    j = merged.find(new, j + 1)
                 if labels is not None:
-                    kept.append(view[previous : j + absorbed + 1])
-                    previous = j + absorbed + 2
-                absorbed += 1
-                j = merged.find(new, j + 1)
-            if labels is not None:
-                kept.append(view[previous:])
-                seen.relabel(index, kept)
-                view.release()
+                    kept.append(view[previous:])
+                    seen.relabel(index, kept)
+                    view.release()
         pair_counts.pop(pair, None)
         if seen is not None:
             seen.forget(pair)
