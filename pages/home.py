@@ -25,6 +25,8 @@ new token. This workbench lets you watch and measure that:
 * **Library**: rename, delete, download and import saved tokenizers.
 * **Compare** what a tokenizer costs each language and each kind of code: characters per token and the
   token premium over parallel translations of one passage, for GPT-2, cl100k and your own tokenizers.
+* **Vocabulary diff** of two tokenizers: the tokens only one has, how much their first *k* tokens share
+  as *k* grows, and where their merge orders agree.
 """
 #: (page file, link label, icon, caption) of the "Where to start" links.
 STARTS = [

@@ -310,6 +310,9 @@ def main() -> None:
     state.keep_widget_state(restore_only=KEPT)
     choices = tokenizers.available_tokenizers()
     a, b = pick(choices)
+    notes = tokenizers.not_installed_notes()
+    if notes:  # built-in tokenizers whose package is missing
+        st.caption(md("; ".join(notes)))
     vocab_a, vocab_b = load(a), load(b)
     if vocab_a is None or vocab_b is None:
         return

@@ -108,7 +108,7 @@ def test_missing_packages_are_named_where_tokenizers_are_picked(monkeypatch, wor
                                 build=lambda data: None)
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
     app = run(AppTest.from_file(APP, default_timeout=180))
-    for page in ("pages/tokenize_text.py", "pages/compare.py", "pages/library.py"):
+    for page in ("pages/tokenize_text.py", "pages/compare.py", "pages/library.py", "pages/vocab_diff.py"):
         app.switch_page(page)
         run(app)
         assert not app.exception

@@ -241,6 +241,7 @@ HOSTILE_PAGES = [
     ("Library", "Tokenizer library"),
     ("Home", "BPE workbench"),
     ("Compare", "Compare tokenizers across languages and code"),
+    ("Vocabulary diff", "Vocabulary diff"),
 ]
 
 

@@ -42,6 +42,7 @@ STEPS = "pages/step_through.py"
 LIBRARY = "pages/library.py"
 HOME = "pages/home.py"
 COMPARE = "pages/compare.py"
+VOCAB_DIFF = "pages/vocab_diff.py"
 #: Element types whose value is a Markdown body.
 MARKDOWN_BODIES = {
     "markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success", "toast",
@@ -291,6 +292,23 @@ def test_compare_shows_names_and_file_labels_as_text(hostile):
     assert any(s == plot_text(f"{HOSTILE}.txt") for s in figure_strings(at)), "file labels escaped on the axis"
     at.radio(key="cmp.source").set_value("Built-in samples")
     run(at)
+
+
+def test_vocab_diff_shows_names_and_tokens_as_text(hostile):
+    at, _ = hostile
+    go(at, VOCAB_DIFF)
+    assert at.selectbox(key="vdiff.a").value == f"new:{HOSTILE}"  # the tokenizer trained last, against GPT-2
+    shown = assert_no_live_markup(at)
+    assert shows(shown, "A is", f"✱ {HOSTILE} (unsaved)")
+    assert any(plot_text(HOSTILE) in s for s in figure_strings(at)), "the chart's title names A, escaped"
+    tokens = [t for frame in at.dataframe if "token" in frame.value.columns for t in frame.value["token"]]
+    assert any("](https://e.x/i.png)␣**b**␣<b>z</b>" in t for t in tokens)  # table cells are text, not markup
+    at.text_input(key="vdiff.query").set_value("<b>z")
+    run(at)
+    assert_no_live_markup(at)
+    at.button(key="vdiff.swap").click()
+    run(at)
+    assert_no_live_markup(at)
 
 
 def test_library_and_home_show_names_as_text(hostile):
