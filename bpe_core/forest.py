@@ -162,6 +162,23 @@ class MergeForest:
                 found = [i for i, shown in self.display.items() if wanted in shown]
         return SearchResult(found[:limit], len(found))
 
+    def merges_matching(self, query: str, *, where: str = "any") -> list[int]:
+        """Ranks of the merges whose left part, right part or result (``where``: "left", "right",
+        "result" or "any") shows ``query`` (typed whitespace means its mark, as in ``search``).
+
+        >>> import bpe_core
+        >>> MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1)).merges_matching(" a", where="result")
+        [1, 2]
+        """
+        columns = {"left": self.left, "right": self.right, "result": self.made}
+        if where not in (*columns, "any"):
+            raise ValueError(f"where must be one of left, right, result or any, not {where!r}")
+        shown, wanted = self.display, text_display(query)
+        if where != "any":
+            return [rank for rank, i in enumerate(columns[where]) if wanted in shown[i]]
+        return [rank for rank, (a, b, new) in enumerate(zip(self.left, self.right, self.made))
+                if wanted in shown[new] or wanted in shown[a] or wanted in shown[b]]  # fmt: skip
+
     def never_produced(self, used_ids: Collection[int]) -> list[int]:
         """Ranks of the merges whose token is not in ``used_ids`` (e.g. the ids of an encoded text)."""
         return [rank for rank, new in enumerate(self.made) if new not in used_ids]
@@ -178,21 +195,24 @@ class MergeForest:
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise ValueError(f"k (the number of merges) must be a non-negative integer, got {k!r}")
-        pretokenizer = self.tokenizer.pretokenizer
-        if isinstance(pretokenizer, StagedPreTokenizer):  # spans through normalization: the library's own path
-            return self.tokenizer.truncated(k).encode_with_details(text, disallowed_special=())
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
             text = replace_surrogates(text)
         merges = _FirstMerges(self.pairs, min(k, len(self.made)))
         table = self.byte_ids
+
+        def encode_piece(piece: str) -> list[int]:
+            symbols = [table[b] for b in piece.encode("utf-8")]
+            return encode_heap(symbols, merges) if len(symbols) > 1 else symbols
+
+        pretokenizer = self.tokenizer.pretokenizer
+        if isinstance(pretokenizer, StagedPreTokenizer):  # spans through normalization
+            return pretokenizer.token_infos(text, encode_piece, self.vocab)
         out: list[TokenInfo] = []
         for start, end in pretokenizer.spans(text):
             piece = text[start:end]
-            symbols = [table[b] for b in piece.encode("utf-8")]
-            ids = encode_heap(symbols, merges) if len(symbols) > 1 else symbols
-            out.extend(piece_token_infos(piece, ids, self.vocab, offset=start))
+            out.extend(piece_token_infos(piece, encode_piece(piece), self.vocab, offset=start))
         return out
 
 

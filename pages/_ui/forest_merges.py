@@ -7,8 +7,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bpe_core.tokens import text_display
-
 from .forest_index import Picked
 from .render import markdown_text as md
 from .widgets import show_table
@@ -20,14 +18,7 @@ WHERE = {"any": "left, right or result", "result": "result", "left": "left part"
 @st.cache_resource(show_spinner=False, max_entries=32)
 def matching_ranks(fingerprint: str, where: str, query: str, _picked: Picked) -> list[int]:
     """Ranks of the merges whose shown part(s) contain ``query`` (typed whitespace means its mark)."""
-    forest, shown = _picked.forest, _picked.forest.display
-    wanted = text_display(query)
-    columns = {"left": forest.left, "right": forest.right, "result": forest.made}
-    if where != "any":
-        column = columns[where]
-        return [rank for rank, i in enumerate(column) if wanted in shown[i]]
-    return [rank for rank, (a, b, new) in enumerate(zip(forest.left, forest.right, forest.made))
-            if wanted in shown[new] or wanted in shown[a] or wanted in shown[b]]  # fmt: skip
+    return _picked.forest.merges_matching(query, where=where)
 
 
 def merges_frame(picked: Picked, ranks: list[int]) -> pd.DataFrame:

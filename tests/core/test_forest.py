@@ -87,8 +87,9 @@ def test_first_k_equals_the_truncated_tokenizer(pattern):
         forest.first_k_infos(text, -1)
 
 
-def test_first_k_on_gpt2_ids_and_tiktoken_rule(gpt2):
-    cases = [gpt2] + ([catalogue.load("llama3")] if catalogue.is_installed("llama3") else [])
+def test_first_k_on_gpt2_ids_tiktoken_rule_and_pipelines(gpt2):
+    # Llama 3: tiktoken's rule; Qwen: a Pipeline of split stages (HF's pre-tokenizer), when installed
+    cases = [gpt2] + [catalogue.load(name) for name in ("llama3", "qwen") if catalogue.is_installed(name)]
     for tokenizer in cases:
         forest = MergeForest.of(tokenizer)
         for k in (300, len(forest) // 2):
@@ -169,3 +170,15 @@ def test_contexts_are_bounded(trained):
         token_contexts(trained, texts, token_id, limit=-1)
     with pytest.raises(ValueError):
         token_contexts(trained, texts, 10**9)
+
+
+def test_merges_matching_filters_by_shown_parts(gpt2):
+    forest = MergeForest.of(gpt2)
+    records = gpt2.merge_records
+    shown = forest.display
+    assert forest.merges_matching(" the", where="result") == [r.rank for r in records if "␣the" in shown[r.id]]
+    assert forest.merges_matching("ing", where="right") == [r.rank for r in records if "ing" in shown[r.right]]
+    every = forest.merges_matching("qu")
+    assert every == [r.rank for r in records if any("qu" in shown[i] for i in (r.left, r.right, r.id))]
+    with pytest.raises(ValueError, match="where must be one of"):
+        forest.merges_matching("a", where="middle")
