@@ -19,6 +19,7 @@ from .cli_common import ProgressBar, check_output, write_output
 from .count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
 from .counting import WordCounts, count_files
 from .datasets import BAD_ROW_CHOICES, BadRows
+from .distributed import count_on_dask, is_scheduler_address, train_on_dask
 from .parallel import check_workers
 from .pretokenize import PreTokenizer
 from .special_tokens import validate_special_tokens
@@ -48,6 +49,32 @@ def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: b
     parser.add_argument("--workers", type=int, help="processes that count (default: automatic)")
     parser.add_argument("--progress", action="store_true",
                         help="draw the progress bar even when stderr is not a terminal")  # fmt: skip
+    parser.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS", type=_dask_address,
+                        help="count on Dask: a local cluster (--dask after the inputs, or --dask local), or the "
+                        "scheduler at ADDRESS (tcp://host:8786), whose workers see the same paths (pip install -r "
+                        "requirements-distributed.txt)")  # fmt: skip
+    parser.add_argument("--dask-workers", type=int, metavar="N", help="the local cluster's processes (default: one per CPU)")
+
+
+def _dask_address(value: str) -> str:
+    """``--dask``'s value: ``local`` or an address; argparse hands it the next word, which may be an input."""
+    if value != "local" and not is_scheduler_address(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a scheduler address (tcp://host:8786): for a local cluster put --dask after the "
+            "inputs or write --dask local")
+    return value
+
+
+def dask_options(args) -> dict | None:
+    """``count_on_dask``'s scheduler and workers from ``--dask``/``--dask-workers``, or None without ``--dask``."""
+    if args.dask is None:
+        if args.dask_workers is not None:
+            raise ValueError("--dask-workers sets the local Dask cluster's size: add --dask")
+        return None
+    if args.workers is not None:
+        raise ValueError("--workers is for counting here; with --dask use --dask-workers (local cluster)")
+    scheduler = None if args.dask == "local" else args.dask
+    return {"scheduler": scheduler, "workers": args.dask_workers}
 
 
 def report_bad_rows(count: int, examples: list[dict]) -> None:
@@ -58,6 +85,12 @@ def report_bad_rows(count: int, examples: list[dict]) -> None:
 
 def count_inputs(args, progress) -> WordCounts:
     """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands)."""
+    dask = dask_options(args)
+    if dask is not None:
+        return count_on_dask(
+            args.inputs, pattern=_pattern(args.pattern or DEFAULT_PATTERN), special_tokens=args.special_token or (),
+            text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
+        )  # fmt: skip
     return count_files(
         args.inputs, pretokenizer=PreTokenizer.build(_pattern(args.pattern or DEFAULT_PATTERN)),
         special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
@@ -83,6 +116,9 @@ def _print_training(tokenizer, output: str) -> None:
 
 def cmd_train(args) -> int:
     check_output(args.output)  # before training, so a bad -o costs no training time
+    dask = dask_options(args)
+    if dask is not None and args.counts:
+        raise ValueError("--dask counts INPUTS on a cluster; --counts folders are counted already: drop --dask")
     if bool(args.inputs) == bool(args.counts):
         raise ValueError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
                          if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
@@ -93,6 +129,12 @@ def cmd_train(args) -> int:
         if args.special_token:
             given["special_tokens"] = args.special_token
         tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)
+    elif dask is not None:
+        tokenizer = train_on_dask(
+            args.inputs, args.vocab_size, pattern=_pattern(args.pattern or DEFAULT_PATTERN),
+            special_tokens=args.special_token or (), progress=bar, text_field=args.text_field,
+            on_bad_row=args.bad_rows, **dask, **options,
+        )  # fmt: skip
     else:
         tokenizer = train_files(
             args.inputs, args.vocab_size, pattern=_pattern(args.pattern or DEFAULT_PATTERN),

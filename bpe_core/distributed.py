@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -99,9 +100,7 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
     """Partitions of ``paths`` in order: byte ranges of about ``partition_bytes`` for plain text with a
     preset pattern, whole files otherwise.
 
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
-    >>> _ = open(path, "w").write("x " * 50)
+    >>> import tempfile; path = tempfile.mkstemp(suffix=".txt")[1]; _ = open(path, "w").write("x " * 50)
     >>> [(p.start, p.end) for p in plan_partitions([path], pattern="gpt2", partition_bytes=40)]
     [(0, 40), (40, 80), (80, None)]
     """
@@ -211,6 +210,15 @@ def _texts(path: str, start: int, end: int) -> Iterator[str]:
         start = start or -1
 
 
+def is_scheduler_address(value: str) -> bool:
+    """Whether ``value`` reads as a Dask scheduler address (``scheme://...`` or ``host:port``), not a path.
+
+    >>> [is_scheduler_address(v) for v in ("tcp://10.0.0.5:8786", "head-node:8786", "data/*.jsonl")]
+    [True, True, False]
+    """
+    return "://" in value or re.fullmatch(r"[\w.-]+:\d+", value) is not None
+
+
 def worker_version() -> str:
     """bpe_core's version on a worker (run there to check it can import bpe_core at all)."""
     return __version__
@@ -226,9 +234,12 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
     distributed = import_distributed()
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
+    if workers is not None and scheduler is not None:
+        raise ValueError(
+            "workers applies only to the local cluster bpe_core starts; a cluster's workers are the "
+            "`dask worker` processes started for its scheduler"
+        )
     if isinstance(scheduler, distributed.Client):
-        if workers is not None:
-            raise ValueError("workers applies only to the local cluster bpe_core starts; drop it with a Client")
         _check_workers(scheduler, timeout, "the given Client's scheduler")
         yield scheduler
         return
@@ -245,11 +256,6 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
             client.close()
             cluster.close()
         return
-    if workers is not None:
-        raise ValueError(
-            "workers applies only to the local cluster bpe_core starts; a cluster's workers are the "
-            "`dask worker` processes started for its scheduler"
-        )
     client = _connect(distributed, scheduler, timeout)
     try:
         _check_workers(client, timeout, f"the scheduler at {scheduler}")
@@ -404,10 +410,10 @@ def train_on_dask(
     """``train_files`` with the counting on Dask (``count_on_dask``'s keywords) and the merge loop
     here; ``options`` are ``train_from_counts``' keywords (``train``'s but ``workers``). The tokenizer
     equals ``train_files``' on the same inputs."""
-    train_from_counts(WordCounts(), vocab_size, **options)  # every setting checked before a cluster starts
+    train_from_counts(WordCounts(), vocab_size, **{**options, "progress": None})  # settings checked before a cluster
     counts = count_on_dask(
         inputs, pattern=options.get("pattern", "gpt2"), special_tokens=options.get("special_tokens", ()),
-        text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers, partition_bytes=partition_bytes, timeout=timeout,
-        progress=options.get("progress"),
+        text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
+        partition_bytes=partition_bytes, timeout=timeout, progress=options.get("progress"),
     )
     return train_from_counts(counts, vocab_size, **options)

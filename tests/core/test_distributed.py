@@ -8,6 +8,7 @@ without Dask on random text; the cluster tests run on one module-wide 2-worker L
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -38,8 +39,8 @@ def _write(folder, name: str, text: str, encoding_prefix: bytes = b"") -> str:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """Several files: a large one (split into many ranges), specials, a BOM, an empty file, and a
-    file no safe cut splits (no whitespace)."""
+    """Several files: a large one (split into many ranges), specials, a BOM, an empty file, a file no
+    safe cut splits (no whitespace), JSONL with bad rows and gzipped text (both counted whole)."""
     folder = tmp_path_factory.mktemp("dask_corpus")
     return [
         _write(folder, "big.py", TEXT_A * 3),
@@ -47,7 +48,16 @@ def corpus(tmp_path_factory):
         _write(folder, "bom.txt", "first line\nsecond", encoding_prefix=b"\xef\xbb\xbf"),
         _write(folder, "empty.txt", ""),
         _write(folder, "nospace.txt", "x" * 3000 + "ü" * 500),
+        _write(folder, "rows.jsonl", '{"text": "row one"}\n{"body": "no text"}\n"a bare string row"\n{"text": 7}\n'),
+        _gzip(folder, "packed.txt.gz", TEXT_A),
     ]
+
+
+def _gzip(folder, name: str, text: str) -> str:
+    path = os.path.join(folder, name)
+    with gzip.open(path, "wb") as handle:
+        handle.write(text.encode("utf-8"))
+    return path
 
 
 def _in_process(paths, pattern="gpt2", specials=()) -> WordCounts:
@@ -158,6 +168,38 @@ def test_dask_counts_equal_in_process_counts(cluster, corpus, partition_bytes):
         corpus, special_tokens=SPECIALS, scheduler=cluster.scheduler_address, partition_bytes=partition_bytes
     )
     _same(got, _in_process(corpus, "gpt2", SPECIALS))
+    assert got.stats.bad_rows == 2 and got.stats.bad_row_examples[0]["row"] == 2
+
+
+def test_bad_rows_stop_as_in_process(cluster, corpus):
+    with pytest.raises(ValueError) as expected:
+        count_files(corpus, pretokenizer=PreTokenizer.build("gpt2"), on_bad_row="stop", workers=1)
+    with pytest.raises(ValueError) as got:
+        bd.count_on_dask(corpus, on_bad_row="stop", scheduler=cluster.scheduler_address, partition_bytes=500)
+    assert str(got.value) == str(expected.value) and "rows.jsonl" in str(got.value)
+
+
+def test_cli_count_and_train_with_dask_equal_without(cluster, corpus, tmp_path, capsys):
+    from bpe_core.cli import main
+    from bpe_core.count_shards import read_count_shards
+
+    address = cluster.scheduler_address
+    assert main(["count", *corpus, "-o", str(tmp_path / "local")]) == 0
+    assert main(["count", *corpus, "--dask", address, "-o", str(tmp_path / "dask")]) == 0
+    (local, _), (dask, _) = read_count_shards(tmp_path / "local"), read_count_shards(tmp_path / "dask")
+    assert list(dask.counts.items()) == list(local.counts.items())
+    common = ["--vocab-size", "400", "--tie-break", "first", "--special-token", SPECIALS[0]]
+    assert main(["train", *corpus, *common, "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["train", *corpus, "--dask", address, *common, "-o", str(tmp_path / "b.json")]) == 0
+    assert bpe_core.Tokenizer.load(tmp_path / "b.json").merges == bpe_core.Tokenizer.load(tmp_path / "a.json").merges
+    capsys.readouterr()
+    assert main(["train", *corpus, "--dask-workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
+    assert "add --dask" in capsys.readouterr().err
+    assert main(["train", *corpus, "--dask", "--workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
+    assert "--dask-workers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse: --dask took an input for its address
+        main(["count", "--dask", corpus[0], "-o", str(tmp_path / "e")])
+    assert "put --dask after the inputs" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("pattern", ["cl100k", "o200k", r"\w+|[^\w\s]+|\s+", None])
