@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`
 
 from bench import corpora, encoding_bench, parity_bench, render_bench, training_bench  # noqa: E402
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
+from bench import forest_bench  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CHILD_TASKS = {**training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS, **parity_bench.CHILD_TASKS}
@@ -51,6 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
     parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
+    parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings (issue 12)")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -121,6 +123,8 @@ def report(results: dict, log) -> None:
         ("Tie rules on one long raw stream (issue 10)", training_bench.tie_rule_table(results.get("ties"))),
         ("Tokenize page render, the library's share (issue 4: under a second of server time)",
          results["render"] and render_bench.render_report(results["render"])),
+        ("Merge forest (issue 12: every lookup and tree under 1 s; ms, first call / median of 3)",
+         results.get("forest") and forest_bench.report(results["forest"])),
     ]
     for title, body in sections:
         if body:
@@ -132,6 +136,7 @@ def report(results: dict, log) -> None:
         + encoding_bench.encoding_targets(results["encode"])
         + training_bench.big_targets(results["big"])
         + training_bench.tie_rule_targets(results.get("ties"))
+        + forest_bench.targets(results.get("forest") or {})
     )
     log("\n".join(targets))
 
@@ -173,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         log("\n## Tokenize page: 20,000 characters x 3 tokenizers (per-token details + merge ranks; "
             "HTML rendering is the app's, not measured), first render")
         results["render"] = render_bench.render_rounds(repeats, log)
+    if not args.skip_forest:
+        log("\n## Merge forest at 50k-200k vocabularies (issue 12): each page operation, the library's share")
+        results["forest"] = forest_bench.run(log, ("gpt2",) if args.quick else forest_bench.NAMES)
     if args.big:
         sizes = [int(s) for s in args.big_sizes.split(",")]
         log(f"\n## train_files on generated files (vocab 8192), sizes {sizes} MB")
