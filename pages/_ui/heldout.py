@@ -163,28 +163,30 @@ def measure_rows(name: str, tokenizer, record: HeldOutRecord, keys: list[str], c
     return _measure((name, tuple(fingerprints), record.digest), loaded, record.texts)
 
 
+def _relation(mine: int, theirs: int, name: str) -> str:
+    """'20% fewer tokens than X', '3% more tokens than X', '2.9x as many tokens as X'."""
+    ratio = mine / theirs
+    if abs(ratio - 1) < 0.005:
+        return f"as many tokens as {name}"
+    if ratio >= 1.5:
+        return f"{ratio:.1f}x as many tokens as {name}"
+    return f"{abs(ratio - 1):.0%} {'more' if ratio > 1 else 'fewer'} tokens than {name}"
+
+
 def comparison_sentence(rows: list[dict]) -> str | None:
     """How the new tokenizer (the first row) does against the others on the held-out text.
 
-    >>> comparison_sentence([{"tokenizer": "mine", "tokens": 80}, {"tokenizer": "GPT-2", "tokens": 100}])
-    'On the held-out text, mine needs 20% fewer tokens than GPT-2.'
+    >>> comparison_sentence([{"tokenizer": "mine", "tokens": 80}, {"tokenizer": "GPT-2", "tokens": 100},
+    ...                      {"tokenizer": "o200k", "tokens": 40}])
+    'On the held-out text, mine needs 20% fewer tokens than GPT-2 and 2.0x as many tokens as o200k.'
     """
     if len(rows) < 2 or not rows[0]["tokens"]:
         return None
-    first = rows[0]
-    parts = []
-    for row in rows[1:]:
-        if not row["tokens"]:
-            continue
-        change = first["tokens"] / row["tokens"] - 1
-        if abs(change) < 0.005:
-            parts.append(f"as many tokens as {row['tokenizer']}")
-        else:
-            parts.append(f"{abs(change):.0%} {'more' if change > 0 else 'fewer'} tokens than {row['tokenizer']}")
+    parts = [_relation(rows[0]["tokens"], row["tokens"], row["tokenizer"]) for row in rows[1:] if row["tokens"]]
     if not parts:
         return None
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"On the held-out text, {first['tokenizer']} needs {listed}."
+    return f"On the held-out text, {rows[0]['tokenizer']} needs {listed}."
 
 
 def _figure(frame: pd.DataFrame, colours: dict[str, str]):

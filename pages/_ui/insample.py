@@ -84,11 +84,13 @@ def caption_lines(names: Mapping[str, str], seen: Mapping[str, Mapping[str, floa
             continue
         which = "all the samples shown" if len(labels) == len(shares) else (
             ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else ""))  # fmt: skip
-        lines.append(f"{names[key]} was trained on {which}: its numbers there are in-sample (measured on text it "
+        name = names[key].removesuffix(MARK)
+        lines.append(f"† {name} was trained on {which}: its numbers there are in-sample (measured on text it "
                      "learned its merges from) and flatter it.")  # fmt: skip
     if lines and tokenizers.DEFAULT_KEY in seen and in_sample_labels(seen[tokenizers.DEFAULT_KEY]):
-        lines.append("The default tokenizer was trained on every built-in sample: measure it on the held-out parallel "
-                     "sentences or on your own files to see how it does on text it has not seen.")  # fmt: skip
+        lines.append("The default tokenizer was trained on every built-in sample: pick Samples: Held-out sentences "
+                     "(lines 91-120 of the parallel text) or your own files to see how it does on text it has not "
+                     "seen.")  # fmt: skip
     return lines
 
 
@@ -96,7 +98,7 @@ def note(names: Mapping[str, str], seen: Mapping[str, Mapping[str, float]]) -> N
     """The † caption under the first chart (nothing when no tokenizer is in-sample)."""
     lines = caption_lines(names, seen)
     if lines:
-        show_sentences(["† in-sample: " + lines[0], *lines[1:]])
+        show_sentences(lines)
 
 
 # --------------------------------------------------------------------------------------------------
