@@ -15,6 +15,7 @@ depends on whether the workers ran.
 from __future__ import annotations
 
 import collections
+import gc
 import itertools
 import os
 import pickle
@@ -270,9 +271,14 @@ def worker_main() -> None:
         try:
             if failure is not None:
                 raise failure
+            # No cyclic garbage collection during a task: the map steps make many short-lived
+            # lists and no cycles, and collecting cost about a tenth of counting's time.
+            gc.disable()
             reply = ("ok", function(context, pickle.loads(message)))
         except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout
             reply = ("error", exc)
+        finally:
+            gc.enable()
         try:
             data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
