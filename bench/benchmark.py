@@ -4,6 +4,7 @@
     .venv/bin/python bench/benchmark.py            # ~11 MB of stdlib sources, vocab 8192 and 32768
     .venv/bin/python bench/benchmark.py --quick    # small data, well under a minute (CI smoke run)
     .venv/bin/python bench/benchmark.py --big      # also train_files on generated 100 MB, 250 MB, 1 GB
+    .venv/bin/python bench/benchmark.py --scale    # only training at scale vs HF and rustbpe (--scale-sizes 100,300,1000)
 
 Every measurement runs in a subprocess of its own, timing only the training or encoding call (not
 interpreter start-up or reading the corpus). The tools alternate round by round, so a noisy phase of
@@ -32,12 +33,14 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import corpora, encoding_bench, parity_bench, render_bench, training_bench  # noqa: E402
+from bench import corpora, encoding_bench, parity_bench, render_bench, scale_bench, training_bench  # noqa: E402
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
 from bench import forest_bench  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
-CHILD_TASKS = {**training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS, **parity_bench.CHILD_TASKS}
+CHILD_TASKS = {
+    **training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS, **parity_bench.CHILD_TASKS, **scale_bench.CHILD_TASKS,
+}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -45,6 +48,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small data, one round (CI smoke run)")
     parser.add_argument("--big", action="store_true", help="also the larger-than-memory train_files case")
     parser.add_argument("--big-sizes", default="100,250,1000", help="sizes in MB for --big")
+    parser.add_argument("--scale", action="store_true",
+                        help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe (issue 13)")
+    parser.add_argument("--scale-sizes", default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
+                        help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)")
+    parser.add_argument("--scale-tools", default=",".join(scale_bench.SCALE_TOOLS), help="tools for --scale")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per scenario (default 3; 1 with --quick)")
     parser.add_argument("--vocab", default=None, help="vocab sizes, comma separated (default 8192,32768)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where corpora are prepared")
@@ -160,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     log = print
     log(f"# bpe_core benchmark ({'quick' if args.quick else 'full'}): {versions()}")
     log(f"load average at start: {load_average()}")
+    if args.scale:
+        sizes = [int(s) for s in args.scale_sizes.split(",") if s.strip()]
+        tools = available_tools([t for t in args.scale_tools.split(",") if t])
+        scale_bench.run(args.data / "scale", sizes, tools, args.repeats or 1, log)
+        log(f"\nload average at end: {load_average()}")
+        return 0
     found = prepare_corpora(data, args.quick, log)
     results: dict = {"train": [], "encode": [], "batch": None, "render": [], "big": []}
     if not args.skip_train:

@@ -235,3 +235,116 @@ def generate_big_file(path: Path, size_bytes: int, sources: list[str]) -> Path:
             copy += 1
     marker.write_text(str(size_bytes))
     return path
+
+
+# ------------------------------------------------------------------------------------------------
+# the scale case: real code and documentation, and resampled text of any size
+
+#: The file kinds the real corpus takes: code (.py, .pyi) and documentation or prose (.md, .rst, .txt).
+REAL_SUFFIXES = (".py", ".pyi", ".md", ".rst", ".txt")
+
+
+def real_source_roots() -> list[Path]:
+    """Where the real corpus comes from: the Python standard library (all of it, tests included), the
+    environment's site-packages, Debian's Python packages and /usr/share/doc, those present."""
+    paths = sysconfig.get_paths()
+    candidates = [paths["stdlib"], paths["purelib"], "/usr/lib/python3", *sorted(map(str, Path("/usr/lib").glob("python3.*"))),
+                  "/usr/share/doc"]
+    roots: list[Path] = []
+    for candidate in candidates:
+        root = Path(candidate)
+        if root.is_dir() and root not in roots:
+            roots.append(root)
+    return roots
+
+
+def real_sources() -> list[tuple[Path, bytes]]:
+    """Every valid UTF-8 code or documentation file under ``real_source_roots`` with its bytes, each
+    content once (de-duplicated by SHA-256: a file installed twice counts once), in a fixed order
+    (root, then relative path)."""
+    import hashlib
+
+    seen: set[bytes] = set()
+    found: list[tuple[Path, bytes]] = []
+    for root in real_source_roots():
+        names = []
+        for directory, subdirs, files in os.walk(root):
+            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+            names += [Path(directory) / name for name in files if name.endswith(REAL_SUFFIXES)]
+        for path in sorted(names, key=lambda p: p.relative_to(root).as_posix()):
+            try:
+                data = path.read_bytes()
+                data.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            digest = hashlib.sha256(data).digest()
+            if data.strip() and digest not in seen:
+                seen.add(digest)
+                found.append((path, data))
+    return found
+
+
+def prepare_real_file(path: Path, size_bytes: int, sources: list[tuple[Path, bytes]] | None = None) -> dict:
+    """Write about ``size_bytes`` of real files (``real_sources`` in a seeded shuffle, whole files, one
+    after another) to ``path``; return what it holds: bytes and files per suffix. Reused if there."""
+    marker = path.with_suffix(".json")
+    if path.is_file() and marker.is_file():
+        made = json.loads(marker.read_text())
+        if made.get("requested") == size_bytes:
+            return made
+    chosen = list(sources if sources is not None else real_sources())
+    random.Random(0).shuffle(chosen)
+    kinds: dict[str, list[int]] = {}
+    written = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:
+        for source, data in chosen:
+            if written >= size_bytes:
+                break
+            data = data if data.endswith(b"\n") else data + b"\n"
+            out.write(data)
+            written += len(data)
+            kind = kinds.setdefault(source.suffix, [0, 0])
+            kind[0] += 1
+            kind[1] += len(data)
+    made = {"requested": size_bytes, "bytes": written, "files": sum(k[0] for k in kinds.values()), "kinds": kinds}
+    marker.write_text(json.dumps(made))
+    return made
+
+
+_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
+
+
+def generate_resampled_file(path: Path, size_bytes: int, lines: list[str], *, seed: int = 0) -> Path:
+    """Write about ``size_bytes`` of text resampled from real ``lines``: runs of 40 consecutive lines
+    from random places, and in one run in four, one word in five (of four letters or more) gets a
+    suffix drawn from a heavy-tailed law (Pareto, alpha 0.8), so new words keep appearing at a falling
+    rate, as in real text (Heaps' law), instead of the vocabulary stopping at the pool's.
+    Deterministic for a given pool and seed; reused if already there with that size."""
+    marker = path.with_suffix(".size")
+    if path.is_file() and marker.is_file() and marker.read_text() == f"{size_bytes} {seed}":
+        return path
+    rng = random.Random(seed)
+
+    def vary(match: re.Match) -> str:
+        if rng.random() >= 0.2:
+            return match.group()
+        return match.group() + "_" + _copy_suffix(min(int(rng.paretovariate(0.8)), 10**7))
+
+    written = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        while written < size_bytes:
+            start = rng.randrange(len(lines))
+            text = "".join(lines[start : start + 40])
+            if rng.random() < 0.25:
+                text = _WORD.sub(vary, text)
+            data = text.encode("utf-8")
+            if written + len(data) > size_bytes:
+                data = data[: size_bytes - written]
+                out.write(data[: data.rfind(b"\n") + 1].decode("utf-8"))
+                break
+            out.write(text)
+            written += len(data)
+    marker.write_text(f"{size_bytes} {seed}")
+    return path
