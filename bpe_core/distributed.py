@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .corpus import not_utf8_message
-from .counting import WordCounts, count_files, count_texts, independent_parts
+from .counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from .datasets import FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
 from .parallel import available_cpus, batches
 from .pretokenize import PreTokenizer, safe_cut_regex
@@ -51,8 +51,6 @@ MAX_PARTITION_BYTES = 256 << 20
 #: Ranges are read in blocks of this many bytes.
 BLOCK_BYTES = 1 << 20
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
-#: Counting inside a partition batches text as ``counting`` does.
-TASK_CHARS = 1 << 19
 
 
 class DaskMissing(ImportError, ValueError):
@@ -219,18 +217,20 @@ def is_scheduler_address(value: str) -> bool:
     return "://" in value or re.fullmatch(r"[\w.-]+:\d+", value) is not None
 
 
-def worker_version() -> str:
-    """bpe_core's version on a worker (run there to check it can import bpe_core at all)."""
+def worker_version(pattern: str | None = None) -> str:
+    """bpe_core's version on a worker (run there to check it can import bpe_core at all), with the
+    pre-tokenizer of ``pattern`` built, so the first partition does not pay for it."""
+    PreTokenizer.build(pattern)
     return __version__
 
 
 @contextmanager
-def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = CONNECT_TIMEOUT):
+def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = CONNECT_TIMEOUT, pattern=None):
     """A ``distributed.Client`` for the duration of a ``with``: a new ``LocalCluster`` of ``workers``
     processes (None: one per CPU) when ``scheduler`` is None, closed afterwards; a connection to the
     scheduler at an address (``"tcp://host:8786"``); or a ``Client`` the caller made, used as is.
     Every error names its fix: a bad address, no answer within ``timeout`` seconds, no worker, or
-    workers that cannot import this bpe_core."""
+    workers that cannot import this bpe_core. Each worker builds ``pattern``'s pre-tokenizer up front."""
     distributed = import_distributed()
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -240,7 +240,7 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
             "`dask worker` processes started for its scheduler"
         )
     if isinstance(scheduler, distributed.Client):
-        _check_workers(scheduler, timeout, "the given Client's scheduler")
+        _check_workers(scheduler, timeout, "the given Client's scheduler", pattern)
         yield scheduler
         return
     if scheduler is None:
@@ -250,7 +250,7 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
         )
         client = distributed.Client(cluster)
         try:
-            _check_workers(client, timeout, "the local cluster")
+            _check_workers(client, timeout, "the local cluster", pattern)
             yield client
         finally:
             client.close()
@@ -258,7 +258,7 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
         return
     client = _connect(distributed, scheduler, timeout)
     try:
-        _check_workers(client, timeout, f"the scheduler at {scheduler}")
+        _check_workers(client, timeout, f"the scheduler at {scheduler}", pattern)
         yield client
     finally:
         client.close()
@@ -284,7 +284,7 @@ def _connect(distributed, address, timeout: float):
         ) from None
 
 
-def _check_workers(client, timeout: float, where: str) -> None:
+def _check_workers(client, timeout: float, where: str, pattern: str | None) -> None:
     """At least one worker, and every worker imports the same bpe_core: else a ValueError that says so
     (tasks would otherwise wait forever, or fail one by one)."""
     try:
@@ -294,7 +294,7 @@ def _check_workers(client, timeout: float, where: str) -> None:
             f"{where} has no worker after {timeout:g} s: start some with `dask worker <scheduler address>`"
         ) from None
     try:
-        versions = client.run(worker_version)
+        versions = client.run(worker_version, pattern)
     except Exception as exc:  # noqa: BLE001 - the worker's ImportError arrives as a plain Exception
         raise ValueError(
             f"the Dask workers of {where} cannot run bpe_core ({exc}): install bpe_core {__version__} "
@@ -349,7 +349,7 @@ def count_on_dask(
     )
     _partition_bytes(partition_bytes, 0, 1)
     total = sum(os.path.getsize(path) for path in files)
-    with dask_client(scheduler, workers=workers, timeout=timeout) as client:
+    with dask_client(scheduler, workers=workers, timeout=timeout, pattern=settings.pattern) as client:
         size = _partition_bytes(partition_bytes, total, len(client.scheduler_info().get("workers", {})) or 1)
         partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size)
         return _count_in_order(client, partitions, settings, progress, total)

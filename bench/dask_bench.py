@@ -1,0 +1,163 @@
+#!/usr/bin/env python
+"""Counting throughput on Dask against the in-process counter (project issue 13, part 3).
+
+    .venv/bin/python bench/dask_bench.py                 # ~80 MB of real code and documentation
+    .venv/bin/python bench/dask_bench.py --size-mb 10    # smaller, quicker
+    .venv/bin/python bench/benchmark.py --dask           # the same, from the main benchmark
+
+One file of real text (``corpora.prepare_real_file``: de-duplicated source and documentation files
+found on the machine, whole files in a seeded shuffle) is counted with the GPT-2 pattern by
+``counting.count_files`` with ``workers=1`` and with the automatic worker count, then by
+``distributed.count_on_dask`` on local clusters of 1, 2 and 4 worker processes (one thread each).
+For Dask the cluster's start and close are timed apart from the counting, which runs on a started
+cluster (``scheduler=client``); the end-to-end time adds them up. Every Dask result is checked equal to
+``workers=1``'s (counts, order of first appearance, statistics). One run: ratios are from the same run,
+on a machine that may be shared (the load average is printed). More workers than CPUs oversubscribe
+the machine; the table says how many CPUs there were.
+
+What it does not do: measure memory, or run a real multi-machine cluster (the recipe is in the README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import corpora  # noqa: E402
+from bench.timing import MB, load_average  # noqa: E402
+
+DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
+DASK_WORKERS = (1, 2, 4)
+
+
+def real_text_file(data: Path, size_mb: int) -> tuple[Path, str]:
+    """About ``size_mb`` MB of real code and documentation in one file, and what it holds."""
+    path = data / f"real-{size_mb}mb.txt"
+    prepare = getattr(corpora, "prepare_real_file", None)
+    if prepare is not None:
+        made = prepare(path, size_mb * MB)
+        kinds = ", ".join(f"{suffix} {files:,} files" for suffix, (files, _) in sorted(made["kinds"].items()))
+        return path, f"{made['bytes'] / MB:.1f} MB, {made['files']:,} files ({kinds})"
+    # Without the scale corpus: the standard library's sources, written once each.
+    data.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with open(path, "wb") as out:
+        for source in corpora.stdlib_sources():
+            if written >= size_mb * MB:
+                break
+            try:
+                chunk = source.read_bytes()
+                chunk.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            out.write(chunk)
+            written += len(chunk)
+    return path, f"{written / MB:.1f} MB of standard library sources"
+
+
+def _same(got, expected) -> bool:
+    return list(got.counts.items()) == list(expected.counts.items()) and got.stats == expected.stats
+
+
+def measure_in_process(path: Path, workers: int | None) -> tuple[float, object]:
+    from bpe_core.counting import count_files
+    from bpe_core.pretokenize import PreTokenizer
+
+    started = time.perf_counter()
+    counts = count_files([path], pretokenizer=PreTokenizer.build("gpt2"), workers=workers)
+    return time.perf_counter() - started, counts
+
+
+def measure_dask(path: Path, workers: int) -> dict:
+    """Start a local cluster of ``workers`` processes, count on it, close it: the three times."""
+    import distributed
+
+    from bpe_core.distributed import count_on_dask
+
+    started = time.perf_counter()
+    cluster = distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    )
+    client = distributed.Client(cluster)
+    client.wait_for_workers(workers)
+    ready = time.perf_counter()
+    counts = count_on_dask([path], scheduler=client)
+    counted = time.perf_counter()
+    client.close()
+    cluster.close()
+    closed = time.perf_counter()
+    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "counts": counts}
+
+
+def run(data: Path, size_mb: int, log=print) -> list[dict]:
+    """Every measurement, as rows of the table (``label``, seconds counting, end to end, equal)."""
+    path, held = real_text_file(data, size_mb)
+    size = os.path.getsize(path)
+    log(f"corpus: {path} ({held}); {os.cpu_count()} CPUs; load average {load_average()}")
+    rows = []
+    seconds, reference = measure_in_process(path, 1)
+    rows.append({"label": "count_files, workers=1 (in-process)", "count": seconds, "total": seconds, "equal": True})
+    log(f"  {rows[-1]['label']}: {seconds:.2f} s, {size / MB / seconds:.1f} MB/s")
+    seconds, counts = measure_in_process(path, None)
+    rows.append({"label": "count_files, workers=auto", "count": seconds, "total": seconds, "equal": _same(counts, reference)})
+    log(f"  {rows[-1]['label']}: {seconds:.2f} s, {size / MB / seconds:.1f} MB/s")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        log("  dask.distributed is not installed (pip install -r requirements-distributed.txt): Dask rows skipped")
+        return _with_rates(rows, size)
+    for workers in DASK_WORKERS:
+        measured = measure_dask(path, workers)
+        over = " (more workers than CPUs)" if workers > (os.cpu_count() or 1) else ""
+        rows.append({
+            "label": f"count_on_dask, LocalCluster {workers} worker(s){over}", "count": measured["count"],
+            "total": measured["start"] + measured["count"] + measured["close"],
+            "equal": _same(measured["counts"], reference),
+        })  # fmt: skip
+        log(f"  {rows[-1]['label']}: start {measured['start']:.2f} s, count {measured['count']:.2f} s, "
+            f"close {measured['close']:.2f} s, equal: {rows[-1]['equal']}")
+    log(f"load average at end: {load_average()}")
+    return _with_rates(rows, size)
+
+
+def _with_rates(rows: list[dict], size: int) -> list[dict]:
+    base = rows[0]["count"]
+    for row in rows:
+        row["mb_per_s"] = size / MB / row["count"]
+        row["ratio"] = base / row["count"]  # throughput against workers=1
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| counter | counting (s) | MB/s | throughput vs workers=1 | end to end (s, cluster start and close included) | counts identical |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['label']} | {row['count']:.2f} | {row['mb_per_s']:.1f} | {row['ratio']:.2f}x | {row['total']:.2f} | "
+            f"{'yes' if row['equal'] else 'NO'} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=int, default=80, help="size of the real-text file (default 80)")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the corpus file is written")
+    args = parser.parse_args(argv)
+    rows = run(args.data / "dask", args.size_mb)
+    print()
+    print(table(rows))
+    return 0 if all(row["equal"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
