@@ -6,14 +6,17 @@ import re
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer, token_display
 
-from pages._ui import render, state, tokenizers
+from pages._ui import linked, render, state, tokenizers, window
 from pages._ui.render import markdown_text as md
-from pages._ui.encoding import MAX_RENDER_CHARS, MAX_STATS_CHARS, Encoded, encode_text
+from pages._ui.encoding import MAX_STATS_CHARS, Encoded, TextIndex, cuts_of, encode_digest, indexed_text, text_digest
+from pages._ui.encoding import window_tokens
+from pages._ui.paging import page_controls
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
 from pages._ui.widgets import page_header, show_table, tokenizer_multiselect, tokenizer_picker
@@ -23,7 +26,7 @@ EXAMPLE = (
     "Numbers 1234567 and 3.14159, code `for i in range(10):  print(i**2)`,\n"
     "accents (naïve café), Chinese 你好世界, emoji 🙂👍🏽, and <b>markup</b>.\n"
 )
-ID_LIST_LIMIT = 5_000
+PAGE = "tokenize.page"
 #: Text longer than this is not written into the page URL.
 MAX_URL_TEXT = 2_000
 MAX_TOKENIZERS = 6
@@ -32,7 +35,8 @@ TOKENIZERS = "tokenize.tokenizers"
 REFERENCE = "tokenize.reference"
 SPECIAL_TEXT_NOTE = (
     "␣ is a space, → a tab, ↵ a newline. A character split between tokens is drawn once, above one numbered "
-    "dashed piece per token (hover a piece for its bytes, or turn on Show bytes); dark tokens are special tokens."
+    "dashed piece per token (hover a piece for its bytes, or turn on Show bytes); dark tokens are special tokens. "
+    "Hovering a token lights up the same characters in every panel and id list; click a token for its merge tree."
 )
 
 
@@ -62,31 +66,44 @@ def parse_ids(text: str) -> list[int]:
     return ids
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
+@dataclass(frozen=True)
+class Page:
+    """The text as measured (at most MAX_STATS_CHARS characters), its digest and index, and the window
+    [start, end) of characters drawn."""
+
+    text: str
+    digest: str
+    index: TextIndex
+    start: int
+    end: int
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def page_starts(digest: str, _text: str) -> list[int]:
+    return window.page_starts(_text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
 def tokens_html_cached(
-    fingerprint: str,
-    reference_fingerprint: str | None,
-    text: str,
-    treat_special: bool,
-    show_whitespace: bool,
-    show_bytes: bool,
-    _tokenizer: Tokenizer,
-    _encoded: Encoded,
-    _reference: Encoded | None,
-) -> str:
-    """``render.render_tokens_html`` for an encoded text, cached (marks cuts missing from the reference).
-    ``_encoded`` must be ``encode_text``'s result for ``text`` and ``treat_special``, whose cache key
-    stands for it here."""
+    key: str, fingerprint: str, digest: str, start: int, end: int, treat_special: bool, show_whitespace: bool,
+    show_bytes: bool, reference: str | None, _text: str, _tokenizer: Tokenizer, _infos: list,
+    _reference_cuts: np.ndarray | None,
+) -> str:  # fmt: skip
+    """``render.render_tokens_html`` of one window of the text, cached (marks cuts the reference does
+    not make anywhere in the whole text). ``_infos`` are ``window_tokens`` of that window, which
+    ``fingerprint``, ``digest``, ``start``, ``end`` and ``treat_special`` stand for in the key."""
     marked = None
-    if _reference is not None:
-        marked = render.cut_positions(_encoded.infos) - render.cut_positions(_reference.infos)
+    if _reference_cuts is not None:
+        starts = sorted(render.cut_positions(_infos))
+        marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
     return render.render_tokens_html(
-        text[:MAX_RENDER_CHARS],
-        _encoded.infos,
+        _text,
+        _infos,
         rank_of=_tokenizer.merge_rank_of,
         show_whitespace=show_whitespace,
         show_bytes=show_bytes,
         marked=marked,
+        key=key,
     )
 
 
@@ -214,29 +231,30 @@ def share_in_url(view: View) -> None:
         st.caption(f"The text is longer than {MAX_URL_TEXT:,} characters, so it is not put into the URL.")
 
 
-def encode_all(view: View, choices: dict[str, TokenizerChoice]) -> tuple[dict[str, Encoded], dict[str, Tokenizer]]:
-    """The text encoded by each chosen tokenizer that loads; an error for each one that does not."""
+def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dict[str, Tokenizer]]:
+    """The whole text encoded by each chosen tokenizer that loads; an error for each one that does not."""
     encoded: dict[str, Encoded] = {}
     loaded: dict[str, Tokenizer] = {}
     for key in view.selected:
         choice = choices[key]
         try:
             tokenizer = choice.get()
-            encoded[key] = encode_text(choice.fingerprint, view.text, view.treat_special, tokenizer)
+            encoded[key] = encode_digest(choice.fingerprint, page.digest, view.treat_special, tokenizer, page.text)
             loaded[key] = tokenizer
         except ValueError as exc:
             st.error(f"{md(choice.label)}: {md(exc)}")
     return encoded, loaded
 
 
-def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[str, set[int]]) -> None:
+def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[str, np.ndarray]) -> None:
+    """Counts over the whole text, one row per tokenizer."""
     reference = view.reference
     rows = []
     for key, enc in encoded.items():
         if not reference:
             missing = "—"
         else:
-            missing = "reference" if key == reference else f"{len(cuts[key] - cuts[reference]):,}"
+            missing = "reference" if key == reference else f"{len(np.setdiff1d(cuts[key], cuts[reference])):,}"
         rows.append(
             {
                 "tokenizer": choices[key].label,
@@ -250,40 +268,34 @@ def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[s
         show_table(pd.DataFrame(rows))
 
 
-def show_one(view: View, choice: TokenizerChoice, enc: Encoded, tokenizer: Tokenizer, against) -> None:
-    """One tokenizer's coloured tokens and ids; ``against`` is (reference choice, its encoding) or None."""
+def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, tokenizer, reference_cuts) -> None:
+    """One tokenizer's coloured tokens and ids in the window; ``reference_cuts`` are the reference
+    tokenizer's whole-text cuts (None for no marks)."""
     st.markdown(f"**{md(choice.label)}** · {enc.ids_total:,} tokens")
     if choice.kind == "external":
         st.caption(md(f"{choice.note}: read-only, no merge ranks"))
+    infos = window_tokens(enc, tokenizer, page.index, page.text, page.start, page.end)
+    clickable = choice.key if choice.kind != "external" else None
     markup = tokens_html_cached(
-        choice.fingerprint,
-        against[0].fingerprint if against else None,
-        view.text,
-        view.treat_special,
-        view.show_whitespace,
-        view.show_bytes,
-        tokenizer,
-        enc,
-        against[1] if against else None,
-    )
+        choice.key, choice.fingerprint, page.digest, page.start, page.end, view.treat_special,
+        view.show_whitespace, view.show_bytes, view.reference if reference_cuts is not None else None,
+        page.text, tokenizer, infos, reference_cuts,
+    )  # fmt: skip
     st.html(markup)
-    ids = [info.id for info in enc.infos]
-    with st.expander(f"ids ({len(ids):,})"):
-        if len(ids) > ID_LIST_LIMIT:
-            st.caption(f"First {ID_LIST_LIMIT:,} of {len(ids):,} ids.")
-        st.code(", ".join(map(str, ids[:ID_LIST_LIMIT])), language=None, wrap_lines=True)
+    with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
+        st.html(linked.ids_html(infos, clickable))
 
 
-def show_tokens(view: View, choices, encoded: dict[str, Encoded], loaded: dict[str, Tokenizer]) -> None:
-    """Side-by-side token spans, at most three per row."""
+def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
+    """Side-by-side token spans of the window, at most three per row."""
     keys = list(encoded)
     reference = view.reference
     for row_start in range(0, len(keys), 3):
         columns = st.columns(min(3, len(keys) - row_start))
         for column, key in zip(columns, keys[row_start : row_start + 3]):
-            against = (choices[reference], encoded[reference]) if reference and key != reference else None
+            against = cuts[reference] if reference and key != reference else None
             with column:
-                show_one(view, choices[key], encoded[key], loaded[key], against)
+                show_one(view, page, choices[key], encoded[key], loaded[key], against)
     if reference:
         st.caption(
             f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
@@ -293,7 +305,8 @@ def show_tokens(view: View, choices, encoded: dict[str, Encoded], loaded: dict[s
         st.caption(SPECIAL_TEXT_NOTE)
 
 
-def show_cut_differences(text: str, choices, keys: list[str], cuts: dict[str, set[int]]) -> None:
+def show_cut_differences(page: Page, choices, keys: list[str], cuts: dict[str, np.ndarray]) -> None:
+    """Counts over the whole text; the text of the window drawn with both tokenizers' cuts."""
     st.subheader("Where two tokenizers cut differently")
     pair = st.columns(2)
     state.ensure_option("tokenize.cut_a", keys, keys[0])
@@ -301,8 +314,15 @@ def show_cut_differences(text: str, choices, keys: list[str], cuts: dict[str, se
     first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
     second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
     a, b = cuts[first], cuts[second]
-    st.html(render.cuts_legend_html(choices[first].label, choices[second].label, len(a - b), len(b - a), len(a & b)))
-    st.html(render.render_cuts_html(text, a, b))
+    only_a, only_b = len(np.setdiff1d(a, b)), len(np.setdiff1d(b, a))
+    shared = len(np.intersect1d(a, b))
+    st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared))
+
+    def inside(cuts_of_one: np.ndarray) -> set[int]:
+        low, high = np.searchsorted(cuts_of_one, [page.start + 1, page.end])
+        return {int(c) - page.start for c in cuts_of_one[low:high]}
+
+    st.html(render.render_cuts_html(page.text[page.start : page.end], inside(a), inside(b)))
 
 
 def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
@@ -340,10 +360,10 @@ def checked(view: View) -> bool:
     if not view.text:
         st.info("Type some text (or upload a file) to tokenize.")
         return False
-    if len(view.text) > MAX_RENDER_CHARS:
+    if len(view.text) > MAX_STATS_CHARS:
         st.warning(
-            f"The text has {len(view.text):,} characters: only the first {MAX_RENDER_CHARS:,} are drawn as tokens. "
-            f"Counts below use the first {min(len(view.text), MAX_STATS_CHARS):,} characters."
+            f"The text has {len(view.text):,} characters: the first {MAX_STATS_CHARS:,} are counted and drawn "
+            "(page by page); the rest is left out."
         )
     return True
 
@@ -361,7 +381,7 @@ def main() -> None:
     state.keep_widget_state(
         TOGGLE_DEFAULTS,
         restore_only=[
-            TEXT, TOKENIZERS, REFERENCE, "tokenize.cut_a", "tokenize.cut_b",
+            TEXT, TOKENIZERS, REFERENCE, PAGE, "tokenize.cut_a", "tokenize.cut_b",
             "tokenize.decode_tokenizer", "tokenize.decode_ids",
         ],
     )  # fmt: skip
@@ -374,13 +394,21 @@ def main() -> None:
     share_in_url(view)
     if not checked(view):
         return
-    encoded, loaded = encode_all(view, choices)
-    cuts = {key: render.cut_positions(enc.infos) for key, enc in encoded.items()}
+    text = view.text[:MAX_STATS_CHARS]
+    digest = text_digest(text)
+    index = indexed_text(digest, text)
+    page = Page(text, digest, index, 0, len(text))
+    encoded, loaded = encode_all(view, choices, page)
+    cuts = {k: cuts_of(choices[k].fingerprint, digest, view.treat_special, e, index) for k, e in encoded.items()}
     summary_table(view, choices, encoded, cuts)
-    show_tokens(view, choices, encoded, loaded)
+    start, end = page_controls(text, page_starts(digest, text), key=PAGE)
+    page = Page(text, digest, index, start, end)
+    show_tokens(view, choices, encoded, loaded, page, cuts)
+    clicked = linked.linked_views(key="tokenize.linked")
+    linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
     keys = list(encoded)
     if len(keys) >= 2:
-        show_cut_differences(view.text[:MAX_RENDER_CHARS], choices, keys, cuts)
+        show_cut_differences(page, choices, keys, cuts)
     decode_box(choices, keys[0] if keys else None)
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 

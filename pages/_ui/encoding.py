@@ -1,53 +1,80 @@
-"""Encoding the text shown on a page, cached: token details for the part that is drawn, counts for
-the part that is measured. Draws nothing; rendering is in ``render``."""
+"""Encoding the text shown on a page, cached: the whole text once per tokenizer with the fast engine
+(counts, cuts), and token details only for the window that is drawn (``window``). Draws nothing;
+rendering is in ``render``.
+
+Caches are keyed by the tokenizer's fingerprint and a digest of the text, so flipping a toggle or
+turning a page never encodes again: only the drawn window is rendered.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
-from bpe_core import TokenInfo, Tokenizer
+from bpe_core import TokenInfo
 
-#: Characters of text rendered as coloured spans (statistics use up to MAX_STATS_CHARS).
-MAX_RENDER_CHARS = 20_000
-#: Characters of text encoded for statistics (token counts, usage counts).
+from . import window
+from .window import TextIndex, WholeText, encode_kwargs  # noqa: F401  (encode_kwargs: the pages' name)
+
+#: Characters of a text that are encoded, counted and drawn page by page (the rest is left out, said so).
 MAX_STATS_CHARS = 2_000_000
 
 
 @dataclass(frozen=True)
 class Encoded:
-    """Tokens of (the rendered part of) a text for one tokenizer, with statistics on the full text."""
+    """One tokenizer's encoding of a whole text (up to MAX_STATS_CHARS) and its counts."""
 
-    infos: list[TokenInfo]
+    whole: WholeText
     ids_total: int
     chars: int
     bytes: int
     stats_truncated: bool
 
+    @property
+    def ids(self):
+        return self.whole.ids
 
-def encode_kwargs(treat_special: bool) -> dict:
-    """How ``Tokenizer.encode`` treats special-token text: as special tokens, or as ordinary text."""
-    return {"allowed_special": "all"} if treat_special else {"disallowed_special": ()}
+
+def text_digest(text: str) -> str:
+    """A short digest of a text, for cache keys."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def indexed_text(digest: str, _text: str) -> TextIndex:
+    """``window.text_index`` of the text whose digest is ``digest``."""
+    return window.text_index(_text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)
-def encode_text(fingerprint: str, text: str, treat_special: bool, _tokenizer: Tokenizer) -> Encoded:
-    """Token details for the first MAX_RENDER_CHARS characters, counts for up to MAX_STATS_CHARS.
-
-    A resource cache (no copy per rerun): callers must not modify the result."""
-    kwargs = encode_kwargs(treat_special)
-    shown = text[:MAX_RENDER_CHARS]
-    infos = _tokenizer.encode_with_details(shown, **kwargs)
-    stats_text = text[:MAX_STATS_CHARS]
-    if len(stats_text) == len(shown):
-        total = len(infos)
-    else:
-        total = len(_tokenizer.encode(stats_text, **kwargs))
+def encode_digest(fingerprint: str, digest: str, treat_special: bool, _tokenizer, _text: str) -> Encoded:
+    """``window.encode_whole`` of the first MAX_STATS_CHARS characters of ``_text`` (whose digest is
+    ``digest``), with its counts. A resource cache (no copy per rerun): callers must not modify it."""
+    measured = _text[:MAX_STATS_CHARS]
+    whole = window.encode_whole(_tokenizer, measured, treat_special)
     return Encoded(
-        infos=infos,
-        ids_total=total,
-        chars=len(stats_text),
-        bytes=len(stats_text.encode("utf-8", "replace")),
-        stats_truncated=len(text) > len(stats_text),
+        whole=whole,
+        ids_total=len(whole.ids),
+        chars=len(measured),
+        bytes=len(measured.encode("utf-8", "replace")),
+        stats_truncated=len(_text) > len(measured),
     )
+
+
+def encode_text(fingerprint: str, text: str, treat_special: bool, tokenizer) -> Encoded:
+    """``encode_digest`` for a text given as it is (its digest computed here)."""
+    return encode_digest(fingerprint, text_digest(text), treat_special, tokenizer, text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def cuts_of(fingerprint: str, digest: str, treat_special: bool, _encoded: Encoded, _index: TextIndex) -> np.ndarray:
+    """Sorted character offsets where the tokenizer cuts the whole text (``window.cut_chars``)."""
+    return window.cut_chars(_encoded.whole, _index)
+
+
+def window_tokens(encoded: Encoded, tokenizer, index: TextIndex, text: str, start: int, end: int) -> list[TokenInfo]:
+    """The whole-text tokens overlapping characters [start, end) with their details (``window.window_infos``)."""
+    return window.window_infos(tokenizer, encoded.whole, index, text, start, end)

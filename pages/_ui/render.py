@@ -47,6 +47,8 @@ TOKEN_CSS = (
 .bpe-tokens .x { box-shadow: -3px 0 0 0 #e03131; }
 .bpe-tokens .a { outline: 1px dotted #868e96; }
 .bpe-tokens .w, .bpe-cuts .w { color: #868e96; }
+.bpe-tokens .hl, .bpe-ids .hl { outline: 2px solid #1c7ed6; outline-offset: 0; background: #74c0fc; }
+.bpe-tokens[data-k] [data-i] { cursor: pointer; }
 .bpe-tokens .g { display: inline-flex; flex-direction: column; vertical-align: top; margin: 0 1px 2px 0;
   unicode-bidi: isolate; line-height: 1.6; }
 .bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
@@ -153,12 +155,13 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 
-def _boxes(text: str, classes: str, title: str, *, marks: bool = True, raw: bool = False) -> str:
-    """One inline-block per line of ``text`` (a real line break after each ↵), same classes and title."""
+def _boxes(text: str, classes: str, title: str, *, marks: bool = True, raw: bool = False, data: str = "") -> str:
+    """One inline-block per line of ``text`` (a real line break after each ↵), same classes, title and
+    ``data`` attributes (``_data``)."""
     parts = []
     for line in _lines(text):
         inner = _text(line.rstrip("\n")) if raw else visible_html(line, marks=marks)
-        parts.append(f'<span class="{classes}" title="{_attribute(title)}">{inner}</span>')
+        parts.append(f'<span class="{classes}" title="{_attribute(title)}"{data}>{inner}</span>')
         if line.endswith("\n"):
             parts.append("\n")
     return "".join(parts)
@@ -240,11 +243,19 @@ def text_direction(text: str) -> str | None:
     return None
 
 
+def _data(info: TokenInfo) -> str:
+    """The token's character span (``data-s``, ``data-e``) and id (``data-i``, not for special tokens)
+    as attributes: what the linked hover and the click to the merge tree read (numbers only)."""
+    return f' data-s="{info.start}" data-e="{info.end}"' + ("" if info.special else f' data-i="{info.id}"')
+
+
 def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool) -> str:
     classes = f"t c{index % 6}" + (" s" if info.special else "") + (" x" if marked else "")
     if info.end <= info.start:  # added by the pre-tokenizer (a prefix space): not in the text
-        return _boxes(token_display(info.bytes), classes + " a", token_title(info, rank) + " · not in the text", raw=True)
-    return _boxes(text[info.start : info.end], classes, token_title(info, rank), marks=marks, raw=info.special)
+        title = token_title(info, rank) + " · not in the text"
+        return _boxes(token_display(info.bytes), classes + " a", title, raw=True, data=_data(info))
+    title = token_title(info, rank)
+    return _boxes(text[info.start : info.end], classes, title, marks=marks, raw=info.special, data=_data(info))
 
 
 def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked) -> str:
@@ -261,7 +272,7 @@ def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], 
         label = info.bytes.hex(" ") if show_bytes else f"{number}"
         pieces.append(
             f'<span class="t c{index % 6} p n{min(len(info.bytes), 4)}{" x" if cut else ""}" '
-            f'title="{_attribute(title)}">{label}</span>'
+            f'title="{_attribute(title)}"{_data(info)}>{label}</span>'
         )
     title = f"‘{chars}’ in {len(group)} tokens"
     return (
@@ -301,6 +312,7 @@ def render_tokens_html(
     show_whitespace: bool = True,
     show_bytes: bool = False,
     marked: set[int] | None = None,
+    key: str | None = None,
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
@@ -309,7 +321,9 @@ def render_tokens_html(
     that hold parts of a character are drawn as that character once, above one numbered dashed piece
     per token (their bytes with ``show_bytes``; always in the hover); so are tokens that meet inside
     what a reader sees as one character (a letter and its combining mark). Right-to-left runs read
-    right to left. ``marked`` holds cut positions to highlight (a red bar before the token).
+    right to left. ``marked`` holds cut positions to highlight (a red bar before the token). Each
+    token carries its character span and id as ``data-`` attributes, and the panel the tokenizer's
+    ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree.
     """
     marked = marked or set()
     parts = []
@@ -322,7 +336,8 @@ def render_tokens_html(
             markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked)
         shown = text[info.start : max(infos[i].end for i in group)]
         parts.append(("break" if "\n" in shown else text_direction(shown), markup))
-    return f'{TOKEN_CSS}<div class="bpe-tokens">{_isolate_rtl(parts)}</div>'
+    panel = f' data-k="{_attribute(key)}"' if key else ""
+    return f'{TOKEN_CSS}<div class="bpe-tokens"{panel}>{_isolate_rtl(parts)}</div>'
 
 
 def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int]) -> str:

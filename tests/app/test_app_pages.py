@@ -338,12 +338,13 @@ def test_tokenize_marks_cuts_missing_from_the_reference(app):
     assert "t c0 x" in html_of(app) or " x" in html_of(app)
 
 
-def test_tokenize_long_text_is_truncated_with_notice(app):
+def test_tokenize_long_text_is_paged_not_truncated(app):
     go(app, TOKENIZE)
     app.multiselect(key="tokenize.tokenizers").set_value(["gpt2"])
     app.text_area(key="tokenize.text").set_value(("word " * 5_000).strip())
     run(app)
-    assert any("only the first 20,000 are drawn" in w for w in texts(app.warning))
+    assert not any("left out" in w for w in texts(app.warning))
+    assert any(c.startswith("Page 1 of ") for c in texts(app.caption))
     assert any("not put into the URL" in c for c in texts(app.caption))
     assert app.dataframe[0].value["tokens"].tolist() == [5_000]
 
