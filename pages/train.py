@@ -18,8 +18,17 @@ from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
 from pages._ui.keep import session_section
-from pages._ui.uploads import Upload, file_uploader, session_uploads, tokenizer_upload_section, upload_limit_mb
-from pages._ui.widgets import format_seconds, page_header, show_table, train_with_progress
+from pages._ui.corpus_files import train_documents
+from pages._ui.uploads import (
+    Upload,
+    file_uploader,
+    is_structured,
+    session_uploads,
+    skipped_rows_message,
+    tokenizer_upload_section,
+    upload_limit_mb,
+)
+from pages._ui.widgets import format_seconds, page_header, show_table
 
 PATTERN_OPTIONS = {
     "gpt2": "GPT-2 preset",
@@ -38,6 +47,7 @@ KEPT_DEFAULTS = {
     "train.specials": "",
     "train.paste": "",
     "train.samples": [],
+    "train.text_field": "text",
 }
 UPLOADER = "train.uploads"
 EARLIER = "train.earlier"
@@ -111,24 +121,29 @@ def add_upload(corpus: Corpus, upload: Upload) -> None:
         st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
         return
     if upload.warnings:
-        shown = "\n".join(f"- {md(w)}" for w in upload.warnings[:5])
-        more = f"\n- … and {len(upload.warnings) - 5:,} more" if len(upload.warnings) > 5 else ""
-        st.warning(f"{md(upload.name)}: {len(upload.warnings):,} line(s) skipped\n{shown}{more}")  # plain: md() above
-    corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}".encode())
+        st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message
+    field = f":{upload.text_field}" if upload.data else ""  # the rows change with the text field
+    corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}{field}".encode())
 
 
 def corpus_section() -> Corpus:
     st.header("1 · Corpus", divider="gray")
     limit = upload_limit_mb()
+    text_field = st.session_state.get("train.text_field") or "text"
     uploads = file_uploader(
-        "Corpus files: plain text, Markdown, source code, or JSONL with a \"text\" field "
-        f"(UTF-8, up to {limit:,} MB each)",
+        "Corpus files: plain text, Markdown, source code; JSONL, JSON arrays or Parquet with a text field; "
+        f".gz or .zst compressed (UTF-8, up to {limit:,} MB each)",
         UPLOADER,
-        help="Each file is one document; each line of a .jsonl file is one document. "
+        help="A text file is one document; each row of a .jsonl/.ndjson, .json (an array) or .parquet file is "
+        "one document (its text field, below). Rows without text are skipped and reported. "
         f"The upload limit ({limit:,} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
         split_jsonl=True,
         remember_removed=True,
+        text_field=text_field,
     )
+    if any(u.data or is_structured(u.name) for u in session_uploads(UPLOADER).values()):
+        st.text_input("Text field (JSONL and JSON field, Parquet column)", key="train.text_field",
+                      help="Which field of each row holds the text to train on.")  # fmt: skip
     samples = sample_texts()
     sample_labels = {s.id: f"{s.label} ({len(s.text):,} chars)" for s in samples}
     chosen_samples = st.multiselect(
@@ -249,7 +264,7 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
         if not can_train:
             st.caption("Add a corpus (and fix the regex, if any) to enable training.")
         return
-    tokenizer, bar = train_with_progress(
+    tokenizer, bar = train_documents(  # through files: counting progress in bytes read
         corpus.documents,
         settings.vocab_size,
         min_frequency=settings.min_frequency,

@@ -1,23 +1,27 @@
 """Uploaded files: the one file uploader every page uses for text and corpus files, each file read
 once per session, and the importer of tokenizer files into the library.
 
-Reading bytes as text or documents is ``bpe_core.corpus``'s job and parsing tokenizer files is
-``bpe_core.formats``'s; this module only keeps the results in session state (``state.UPLOADS``),
-so a rerun does not read a file again and a page can still offer what was uploaded before the user
-left it.
+Reading bytes as text is ``bpe_core.corpus``'s job, reading corpus files (JSONL, JSON arrays, Parquet,
+gzip/zstd) into documents ``bpe_core.datasets``'s (the same rows ``train_files`` reads), and parsing
+tokenizer files ``bpe_core.formats``'s; this module only keeps the results in session state
+(``state.UPLOADS``), so a rerun does not read a file again and a page can still offer what was
+uploaded before the user left it.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import os
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.external import ExternalTokenizer, is_external, loads_file
-from bpe_core.corpus import decode_text, documents_from_bytes
+from bpe_core.corpus import decode_text
+from bpe_core.datasets import DocumentReader, file_format
 
 from . import state
 from .render import markdown_text as md
@@ -34,8 +38,10 @@ def upload_limit_mb() -> int:
 
 @dataclass(frozen=True)
 class Upload:
-    """One uploaded file, read: its documents (one, or one per JSONL line when split), warnings about
-    skipped lines, or the error that made it unreadable; ``digest`` identifies its content."""
+    """One uploaded file, read: its documents (one, or one per row of a corpus file when split), warnings
+    about skipped rows (``bad_rows`` counts them all), or the error that made it unreadable; ``digest``
+    identifies its content. A structured file keeps its bytes (``data``) and the ``text_field`` it was
+    read with, so it can be read again when the field changes."""
 
     file_id: str
     name: str
@@ -43,6 +49,9 @@ class Upload:
     warnings: tuple[str, ...] = ()
     error: str | None = None
     digest: str = ""
+    bad_rows: int = 0
+    text_field: str = "text"
+    data: bytes = b""
 
     @property
     def text(self) -> str:
@@ -50,17 +59,81 @@ class Upload:
         return self.documents[0] if self.documents else ""
 
 
-def _read(uploaded, split_jsonl: bool) -> Upload:
+def is_structured(name: str) -> bool:
+    """Whether a corpus file holds rows with a text field (JSONL, JSON, Parquet; compressed or not)."""
+    try:
+        return file_format(name).kind != "text"
+    except ValueError:  # e.g. .parquet.gz: read (and refused with the reason) like a structured file
+        return True
+
+
+def read_corpus_file(name: str, data: bytes, *, text_field: str = "text") -> tuple[list[str], list[str], int]:
+    """The documents of an uploaded corpus file, as ``bpe_core.train_files`` reads that file: (documents,
+    warnings naming the first bad rows, the number of bad rows). A plain text file is one document
+    (empty: none); ValueError for a file that cannot be read."""
+    form = file_format(name)
+    if form.kind == "text" and form.compression is None:
+        text = decode_text(data, source=name)
+        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0
+    with tempfile.TemporaryDirectory(prefix="bpe-upload-") as folder:
+        path = os.path.join(folder, Path(name).name or "upload")
+        with open(path, "wb") as handle:
+            handle.write(data)  # plain: a file, not Markdown
+        reader = DocumentReader([path], text_field=text_field)
+        try:
+            documents = ["".join(document) for document in reader.documents()]
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(path, name)) from None
+    unit = "line" if form.kind == "jsonl" else "row"
+    warnings = [f"{name} {unit} {e['row']:,}: {e['reason']}" for e in reader.bad_rows.examples]
+    return documents, warnings, reader.bad_rows.count
+
+
+def _read(uploaded, split_jsonl: bool, text_field: str = "text") -> Upload:
     data = uploaded.getvalue()
     digest = hashlib.sha256(data).hexdigest()[:16]
+    structured = split_jsonl and is_structured(uploaded.name)
+    kept = data if structured else b""
     try:
         if split_jsonl:
-            documents, warnings = documents_from_bytes(data, source=uploaded.name)
+            documents, warnings, bad = read_corpus_file(uploaded.name, data, text_field=text_field)
         else:
-            documents, warnings = [decode_text(data, source=uploaded.name)], []
+            documents, warnings, bad = [decode_text(data, source=uploaded.name)], [], 0
     except ValueError as exc:
-        return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest)
-    return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest)
+        return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest, text_field=text_field, data=kept)
+    return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, text_field,
+                  kept)  # fmt: skip
+
+
+def skipped_rows_message(upload: Upload, shown: int = 5) -> str:
+    """Markdown (every name and reason escaped) saying how many rows of ``upload`` were skipped, and why
+    for the first ``shown``."""
+    skipped = max(upload.bad_rows, len(upload.warnings))
+    try:
+        unit = "line(s)" if file_format(upload.name).kind == "jsonl" else "row(s)"
+    except ValueError:
+        unit = "row(s)"
+    lines = "\n".join(f"- {md(w)}" for w in upload.warnings[:shown])
+    more = f"\n- … and {skipped - min(shown, len(upload.warnings)):,} more" if skipped > shown else ""
+    return f"{md(upload.name)}: {skipped:,} {unit} skipped\n{lines}{more}"
+
+
+class _Stored:
+    """An upload's bytes again, to read a structured file under another text field."""
+
+    def __init__(self, upload: Upload) -> None:
+        self.file_id, self.name, self._data = upload.file_id, upload.name, upload.data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def refresh_text_field(key: str, text_field: str) -> None:
+    """Read every structured file of the uploader ``key`` again whose text field is not ``text_field``."""
+    read = session_uploads(key)
+    for file_id, upload in list(read.items()):
+        if upload.data and upload.text_field != text_field:
+            read[file_id] = replace(_read(_Stored(upload), True, text_field), file_id=file_id)
 
 
 def session_uploads(key: str) -> dict[str, Upload]:
@@ -76,12 +149,14 @@ def file_uploader(
     multiple: bool = True,
     split_jsonl: bool = False,
     remember_removed: bool = False,
+    text_field: str = "text",
 ) -> list[Upload]:
     """A file uploader whose files are read once: the files in it now, in upload order.
 
-    ``split_jsonl`` reads a ``.jsonl`` file as one document per line (corpus files); otherwise a file
-    is one text. ``remember_removed`` keeps files the user removed (or that the uploader lost when the
-    page was left) in ``session_uploads(key)``; otherwise they are forgotten.
+    ``split_jsonl`` reads corpus files: JSONL, JSON arrays and Parquet (gzip/zstd too) as one document
+    per row, its ``text_field`` (see ``read_corpus_file``); otherwise a file is one text.
+    ``remember_removed`` keeps files the user removed (or that the uploader lost when the page was
+    left) in ``session_uploads(key)``; otherwise they are forgotten.
     """
     files = st.file_uploader(label, accept_multiple_files=multiple, key=key, help=help)  # plain: callers' text
     files = list(files or []) if multiple else ([files] if files is not None else [])
@@ -90,9 +165,11 @@ def file_uploader(
         current = {f.file_id for f in files}
         for stale in [file_id for file_id in read if file_id not in current]:
             del read[stale]
+    if split_jsonl:
+        refresh_text_field(key, text_field)
     for uploaded in files:
         if uploaded.file_id not in read:
-            read[uploaded.file_id] = _read(uploaded, split_jsonl)
+            read[uploaded.file_id] = _read(uploaded, split_jsonl, text_field)
     return [read[f.file_id] for f in files]
 
 

@@ -1,0 +1,126 @@
+"""Training the Train page's corpus through files: the documents are written to a temporary folder and
+trained on with ``bpe_core.train_files``, so counting reports bytes read and one large document moves
+the bar block by block (``bpe_core.train`` on a list can only report documents).
+
+The files hold exactly the documents, in order: a long document that UTF-8 writes and reads back
+unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
+``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
+tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
+``tests/app/test_app_datasets.py``). This module trains and draws the bar; reading uploads is
+``uploads``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+
+import streamlit as st
+
+import bpe_core
+from bpe_core.progress import PhaseClock
+
+from .render import markdown_text
+from .widgets import REDRAW_SECONDS, format_seconds, progress_text
+
+#: A document at least this long is written as its own text file, so counting streams through it.
+TEXT_FILE_CHARS = 1 << 20
+#: JSONL files hold about this many characters of documents.
+JSONL_FILE_CHARS = 8 << 20
+
+
+def byte_size(count: int) -> str:
+    """``12.3 MB``: a number of bytes for people."""
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= size:
+            return f"{count / size:,.1f} {unit}"
+    return f"{count:,} B"
+
+
+def _writes_as_text(document: str) -> bool:
+    """Whether a text file holding ``document`` reads back as exactly ``document``."""
+    if document.startswith("\ufeff"):  # a leading byte-order mark is dropped when a text file is read
+        return False
+    try:
+        document.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates
+        return False
+    return True
+
+
+def _groups(documents: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
+    """("txt", [one long document]) or ("jsonl", [documents]) in order, covering every document once."""
+    run: list[str] = []
+    size = 0
+    for document in documents:
+        if len(document) >= TEXT_FILE_CHARS and _writes_as_text(document):
+            if run:
+                yield "jsonl", run
+                run, size = [], 0
+            yield "txt", [document]
+            continue
+        run.append(document)
+        size += len(document)
+        if size >= JSONL_FILE_CHARS:
+            yield "jsonl", run
+            run, size = [], 0
+    if run:
+        yield "jsonl", run
+
+
+def write_documents(folder: str, documents: Sequence[str]) -> list[str]:
+    """Write ``documents`` into ``folder`` as files ``train_files`` reads back as the same documents,
+    in the same order; returns their paths in order."""
+    paths = []
+    for number, (kind, group) in enumerate(_groups(documents)):
+        path = os.path.join(folder, f"{number:06d}.{kind}")
+        if kind == "txt":
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(group[0])  # plain: a file, not Markdown
+        else:
+            with open(path, "w", encoding="ascii") as handle:
+                for document in group:  # ASCII escapes keep lone surrogates; one line per document
+                    handle.write(json.dumps({"text": document}) + "\n")  # plain: a file
+        paths.append(path)
+    return paths
+
+
+class ByteProgress:
+    """A ``progress(phase, done, total)`` callback drawing on an ``st.progress`` bar: counting in bytes
+    read, merging in merges; redrawn at most every ``REDRAW_SECONDS``."""
+
+    def __init__(self, bar, clock: Callable[[], float] | None = None) -> None:
+        self.bar = bar
+        self.phases = PhaseClock(now=clock) if clock else PhaseClock()
+        self.last = float("-inf")
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        progress = self.phases(phase, done, total)
+        if progress.at - self.last < REDRAW_SECONDS and done < total:
+            return
+        self.last = progress.at
+        fraction, text = progress_text(phase, done, total, progress.elapsed)
+        if phase == "count":
+            text = (f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
+                    f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}")  # fmt: skip
+        self.bar.progress(fraction, text=text)  # plain: numbers and phase names
+
+
+def train_documents(documents: Sequence[str], vocab_size: int, **options) -> tuple[bpe_core.Tokenizer | None, object]:
+    """``bpe_core.train(documents, vocab_size, **options)``'s tokenizer, trained through files under a
+    progress bar in bytes: (tokenizer, bar), or (None, bar) after showing "Training failed: …" (the
+    bar removed)."""
+    bar = st.progress(0.0, text="Starting…")
+    try:
+        with tempfile.TemporaryDirectory(prefix="bpe-train-") as folder:
+            paths = write_documents(folder, list(documents))
+            if not paths:
+                raise ValueError("the corpus is empty: add files, samples or text")
+            tokenizer = bpe_core.train_files(paths, int(vocab_size), progress=ByteProgress(bar), **options)
+    except (ValueError, TypeError, OSError) as exc:
+        bar.empty()
+        st.error(f"Training failed: {markdown_text(exc)}")
+        return None, bar
+    return tokenizer, bar
