@@ -103,6 +103,18 @@ def test_the_held_out_numbers_follow_the_tokenizer_into_the_library(app):
     assert "On held-out text" in texts(app.subheader)
 
 
+def test_the_share_and_seed_set_the_split_the_page_describes(app):
+    go(app, TRAIN)
+    app.multiselect(key="train.samples").set_value([s.id for s in NATURAL])
+    app.toggle(key="train.heldout.on").set_value(True)
+    run(app)
+    app.slider(key="train.heldout.share").set_value(25)
+    app.number_input(key="train.heldout.seed").set_value(5)
+    run(app)
+    split = split_heldout([s.text for s in NATURAL], fraction=0.25, seed=5)
+    assert any(split.describe() in c for c in texts(app.caption))
+
+
 def test_a_corpus_too_small_to_split_says_why_and_keeps_train_disabled(app):
     go(app, TRAIN)
     app.text_area(key="train.paste").set_value("one short line")
