@@ -90,10 +90,6 @@ class CountSettings:
     on_bad_row: str = "skip"
 
 
-def _splittable(path: str) -> bool:
-    return file_format(path) == FileFormat("text")
-
-
 def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_bytes: int) -> list[Partition]:
     """Partitions of ``paths`` in order: byte ranges of about ``partition_bytes`` for plain text with a
     preset pattern, whole files otherwise.
@@ -106,8 +102,9 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
     planned: list[Partition] = []
     for path in paths:
         size = os.path.getsize(path)
-        if not splits or not _splittable(path) or size <= partition_bytes:
-            planned.append(Partition(path, whole=not splits or not _splittable(path), size=size))
+        whole = not splits or file_format(path) != FileFormat("text")  # only plain text is split
+        if whole or size <= partition_bytes:
+            planned.append(Partition(path, whole=whole, size=size))
             continue
         starts = list(range(0, size, partition_bytes))
         for index, start in enumerate(starts):
@@ -178,6 +175,8 @@ def _spanned(text: str, cut: int, special_tokens: Sequence[str]) -> bool:
 
 def count_partition(partition: Partition, settings: CountSettings) -> WordCounts:
     """Count one partition (on a worker): exactly the counts its part of the file adds in-process."""
+    if not os.path.isfile(partition.path):
+        raise FileNotFoundError(2, "no such file on this worker", partition.path)
     pretokenizer = PreTokenizer.build(settings.pattern)
     if partition.whole:
         return count_files(

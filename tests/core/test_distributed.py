@@ -123,6 +123,14 @@ def test_invalid_utf8_in_a_range_names_the_file_and_offset(tmp_path):
     assert str(got.value) == str(expected.value) and "byte offset 805" in str(got.value)
 
 
+def test_a_path_a_worker_cannot_see_says_workers_need_the_same_paths(tmp_path):
+    missing = bd.Partition(str(tmp_path / "gone.txt"), whole=True)
+    with pytest.raises(FileNotFoundError) as raised:
+        bd.count_partition(missing, bd.CountSettings("gpt2", ()))
+    message = str(bd._worker_error(raised.value, missing))
+    assert "gone.txt" in message and "every worker must see the inputs at the same absolute paths" in message
+
+
 def test_plan_splits_only_plain_text_with_a_preset_pattern(tmp_path):
     text = _write(tmp_path, "a.txt", "word " * 100)
     jsonl = _write(tmp_path, "a.jsonl", '{"text": "word"}\n' * 100)
