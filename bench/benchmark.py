@@ -36,6 +36,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`
 from bench import corpora, encoding_bench, parity_bench, render_bench, scale_bench, training_bench  # noqa: E402
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
 from bench import forest_bench  # noqa: E402
+from bench import dask_bench  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CHILD_TASKS = {
@@ -53,6 +54,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--scale-sizes", default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
                         help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)")
     parser.add_argument("--scale-tools", default=",".join(scale_bench.SCALE_TOOLS), help="tools for --scale")
+    parser.add_argument("--dask", action="store_true",
+                        help="only counting on 1, 2 and 4 local Dask workers against count_files (bench/dask_bench.py)")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per scenario (default 3; 1 with --quick)")
     parser.add_argument("--vocab", default=None, help="vocab sizes, comma separated (default 8192,32768)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where corpora are prepared")
@@ -174,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         scale_bench.run(args.data / "scale", sizes, tools, args.repeats or 1, log)
         log(f"\nload average at end: {load_average()}")
         return 0
+    if args.dask:
+        return dask_bench.main(["--data", str(args.data), "--size-mb", "10" if args.quick else "80"])
     found = prepare_corpora(data, args.quick, log)
     results: dict = {"train": [], "encode": [], "batch": None, "render": [], "big": []}
     if not args.skip_train:
