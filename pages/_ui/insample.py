@@ -94,6 +94,19 @@ def caption_lines(names: Mapping[str, str], seen: Mapping[str, Mapping[str, floa
     return lines
 
 
+def starred_labels(key: str, choices, samples: Sequence, sample_key: tuple, trained_on: Sequence[str]) -> set[str]:
+    """The labels of the samples a tokenizer trained by *Train to see the difference* saw: by the text
+    (``overlap_shares``) when this session holds its training text, else by the labels it was trained
+    on (``trained_on``). By text, a language's held-out sentences are not starred for a tokenizer
+    trained on its passage."""
+    texts = {}
+    for sample in samples:
+        label, text = (sample.label, sample.text) if hasattr(sample, "text") else (sample[0], sample[1])
+        texts[label] = text
+    shares = seen_in_training([key], choices, texts, sample_key).get(key)
+    return set(in_sample_labels(shares)) if shares is not None else set(trained_on)
+
+
 def note(names: Mapping[str, str], seen: Mapping[str, Mapping[str, float]]) -> None:
     """The † caption under the first chart (nothing when no tokenizer is in-sample)."""
     lines = caption_lines(names, seen)

@@ -12,7 +12,7 @@ import streamlit as st
 
 from bpe_core.samples import REFERENCE_ID
 
-from . import charts, state, tokenizers
+from . import charts, insample, state, tokenizers
 from .keep import session_section
 from .comparison import METRIC_LABELS, Builtin, Selection, load_tokenizers, measure, summary_lines, versus_frame
 from .render import bold_html
@@ -127,7 +127,8 @@ def show_versus(key: str, selection: Selection, builtin: Builtin, choices) -> No
     st.html(f"<p>{bold_html(names[key])} against GPT-2</p>")
     rows = measure(names, loaded, choices, sample_key, reference, samples)
     if rows is not None:
-        trained_labels = set(st.session_state.get(state.CMP_TRAIN_INFO, {}).get(key, []))
+        trained_on = st.session_state.get(state.CMP_TRAIN_INFO, {}).get(key, [])
+        trained_labels = insample.starred_labels(key, choices, samples, sample_key, trained_on)  # by text
         colours = {names[k]: colour for k, colour in charts.tokenizer_colours(versus).items()}
         versus_chart(rows, [names[k] for k in versus], trained_labels, reference_label, colours)
 

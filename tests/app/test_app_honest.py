@@ -204,3 +204,25 @@ def test_compare_marks_a_session_tokenizer_only_where_it_saw_the_text(app):
     run(app)
     assert set(comparison_table(app)["tokenizer"]) == {"mix-eng-300", "GPT-2"}
     assert "was trained on" not in html_of(app)
+
+
+def test_the_star_follows_the_text_not_the_language(app):
+    """Trained on the English passage, the shortcut's tokenizer is starred on that passage and not on
+    the English held-out sentences."""
+    go(app, COMPARE)
+    app.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
+    app.multiselect(key="cmp.samples").set_value(["eng", "deu"])
+    app.multiselect(key="cmp.train.samples").set_value(["eng"])
+    app.number_input(key="cmp.train.vocab").set_value(300)
+    app.button(key="cmp.train.go").click()
+    run(app)
+    versus = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if json.loads(c.proto.spec)["data"]
+                  and "★ English" in json.loads(c.proto.spec)["data"][0].get("x", []))
+    assert "German" in versus["data"][0]["x"]
+
+    app.radio(key="cmp.source").set_value("Held-out sentences")
+    run(app)
+    app.multiselect(key="cmp.heldout_languages").set_value(["eng", "deu"])
+    run(app)
+    xs = [x for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"] for x in trace.get("x") or []]
+    assert "English" in xs and not any(str(x).startswith("★") for x in xs)
