@@ -96,9 +96,9 @@ def measure_dask(path: Path, workers: int) -> dict:
     return {"start": ready - started, "count": counted - ready, "close": closed - counted, "counts": counts}
 
 
-def run(data: Path, size_mb: int, log=print) -> list[dict]:
-    """Every measurement, as rows of the table (``label``, seconds counting, end to end, equal)."""
-    path, held = real_text_file(data, size_mb)
+def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_WORKERS) -> list[dict]:
+    """Every measurement on the file ``path`` (``held``: what it holds), as rows of the table
+    (``label``, seconds counting, end to end, counts equal to workers=1's)."""
     size = os.path.getsize(path)
     log(f"corpus: {path} ({held}); {os.cpu_count()} CPUs; load average {load_average()}")
     rows = []
@@ -113,7 +113,7 @@ def run(data: Path, size_mb: int, log=print) -> list[dict]:
     except ImportError:
         log("  dask.distributed is not installed (pip install -r requirements-distributed.txt): Dask rows skipped")
         return _with_rates(rows, size)
-    for workers in DASK_WORKERS:
+    for workers in dask_workers:
         measured = measure_dask(path, workers)
         over = " (more workers than CPUs)" if workers > (os.cpu_count() or 1) else ""
         rows.append({
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size-mb", type=int, default=80, help="size of the real-text file (default 80)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the corpus file is written")
     args = parser.parse_args(argv)
-    rows = run(args.data / "dask", args.size_mb)
+    rows = run(*real_text_file(args.data / "dask", args.size_mb))
     print()
     print(table(rows))
     return 0 if all(row["equal"] for row in rows) else 1
