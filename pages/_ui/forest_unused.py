@@ -34,6 +34,11 @@ def usage_counts(fingerprint: str, text_signature: str, _tokenizer, _texts: list
     return dict(counts)
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def never_produced(fingerprint: str, text_signature: str, _picked: Picked, _usage: dict[int, int]) -> list[int]:
+    return _picked.forest.never_produced(_usage)
+
+
 def unused_table(picked: Picked, ranks: list[int]) -> pd.DataFrame:
     forest = picked.forest
     rows = [{"rank": r, "token": picked.shown(forest.made[r]), "id": forest.made[r],
@@ -82,12 +87,13 @@ def unused_tab(picked: Picked) -> None:
     if total_chars > MAX_STATS_CHARS:
         st.caption(f"Only the first {MAX_STATS_CHARS:,} of {total_chars:,} characters are encoded.")
     digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    signature = f"{picked.choice.key}|{label}|{digest}"
     try:
-        usage = usage_counts(picked.choice.fingerprint, f"{picked.choice.key}|{label}|{digest}", picked.tokenizer, texts)
+        usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, texts)
     except ValueError as exc:
         st.error(md(exc))
         return
-    unused = picked.forest.never_produced(usage)
+    unused = never_produced(picked.choice.fingerprint, signature, picked, usage)
     n_merges = len(picked.forest)
     columns = st.columns(3)
     columns[0].metric("merged tokens", f"{n_merges:,}")
