@@ -27,7 +27,10 @@ class ByteStream:
 
     def __init__(self, path: str, compression: str | None) -> None:
         self.path = path
-        self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
         self.stream = self.raw
         try:
             if compression == "gzip":
@@ -42,6 +45,8 @@ class ByteStream:
         try:
             return self.stream.read(size)
         except (OSError, EOFError, zlib.error, ValueError) as exc:  # pyarrow's errors are OSError/ValueError
+            if self.stream is self.raw:
+                raise ValueError(f"cannot read {self.path}: {getattr(exc, 'strerror', None) or exc}") from None
             raise ValueError(f"{self.path} cannot be decompressed (at byte {self.position():,}): {exc}; "
                              "the file is damaged or not what its name says") from None
 
