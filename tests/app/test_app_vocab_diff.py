@@ -145,12 +145,13 @@ def test_an_external_tokenizer_gets_the_token_sets_and_the_reason(workspace_dir)
 
 
 def test_the_csv_holds_every_token():
-    from pages.vocab_diff import csv_of
+    from pages.vocab_diff import csv_bytes, csv_of
 
     one = bpe_core.train("ab ab ab", 259, min_frequency=1, pattern=None, special_tokens=["<s>"])
     two = bpe_core.train("xab xab ab", 258, min_frequency=1, pattern=None)
     d = vocab_diff.diff(one, two)
-    rows = list(csv.reader(io.StringIO(csv_of("test-one", "test-two", d).decode("utf-8"))))
+    rows = list(csv.reader(io.StringIO(csv_bytes(d).decode("utf-8"))))
+    assert csv_of("test-one", "test-two", d) == csv_bytes(d)
     assert rows[0] == ["token", "bytes (hex)", "in", "rank in A", "rank in B", "id in A", "id in B"]
     body = {row[0]: row[1:] for row in rows[1:]}
     assert len(rows) - 1 == 256 + 1 + 1 + 1 + 1  # bytes, ab, ab␣ (A only), xab (B only), <s>
