@@ -53,6 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe (issue 13)")
     parser.add_argument("--scale-sizes", default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
                         help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)")
+    parser.add_argument("--scale-real-mb", type=int, default=scale_bench.REAL_MB,
+                        help="size of the real code + docs corpus for --scale (0: none)")
     parser.add_argument("--scale-tools", default=",".join(scale_bench.SCALE_TOOLS), help="tools for --scale")
     parser.add_argument("--dask", action="store_true",
                         help="only counting on 1, 2 and 4 local Dask workers against count_files (bench/dask_bench.py)")
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale:
         sizes = [int(s) for s in args.scale_sizes.split(",") if s.strip()]
         tools = available_tools([t for t in args.scale_tools.split(",") if t])
-        scale_bench.run(args.data / "scale", sizes, tools, args.repeats or 1, log)
+        scale_bench.run(args.data / "scale", sizes, tools, args.repeats or 1, log, real_mb=args.scale_real_mb)
         log(f"\nload average at end: {load_average()}")
         return 0
     if args.dask:

@@ -117,13 +117,16 @@ CHILD_TASKS = {"scale_train": child_scale_train}
 
 
 def prepare(data_dir: Path, sizes_mb: list[int], real_mb: int = REAL_MB, log=print) -> list[tuple[str, Path, int]]:
-    """The corpora as (label, file, size in MB): real code and documentation, then generated ones."""
+    """The corpora as (label, file, size in MB): real code and documentation (none for ``real_mb=0``),
+    then generated ones."""
     sources = real_sources()
-    made = prepare_real_file(data_dir / f"real-{real_mb}MB.txt", real_mb * MB, sources)
-    kinds = ", ".join(f"{suffix} {n:,} files {size / MB:.1f} MB" for suffix, (n, size) in sorted(made["kinds"].items()))
-    log(f"real corpus: {made['files']:,} files, {made['bytes'] / MB:.1f} MB ({kinds}); pool "
-        f"{len(sources):,} distinct files, {sum(len(d) for _, d in sources) / MB:.0f} MB")
-    corpora = [(f"real code + docs {real_mb} MB", data_dir / f"real-{real_mb}MB.txt", real_mb)]
+    corpora = []
+    if real_mb:
+        made = prepare_real_file(data_dir / f"real-{real_mb}MB.txt", real_mb * MB, sources)
+        kinds = ", ".join(f"{suffix} {n:,} files {size / MB:.1f} MB" for suffix, (n, size) in sorted(made["kinds"].items()))
+        log(f"real corpus: {made['files']:,} files, {made['bytes'] / MB:.1f} MB ({kinds}); pool "
+            f"{len(sources):,} distinct files, {sum(len(d) for _, d in sources) / MB:.0f} MB")
+        corpora.append((f"real code + docs {real_mb} MB", data_dir / f"real-{real_mb}MB.txt", real_mb))
     if sizes_mb:
         lines = [line for _, data in sources for line in data.decode("utf-8").splitlines(keepends=True)]
         for size in sizes_mb:

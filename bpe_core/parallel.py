@@ -19,8 +19,10 @@ import gc
 import itertools
 import os
 import pickle
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -75,7 +77,10 @@ class WorkerFailed(Exception):
 
 
 class Worker:
-    """One worker process (see the module docstring)."""
+    """One worker process (see the module docstring). Messages are written by a thread of its own, so
+    sending never blocks the caller: a worker can hold its next task while the caller is busy (or
+    not scheduled), and no pipe can fill both ways into a deadlock (the caller only ever waits to
+    read)."""
 
     def __init__(self) -> None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -84,8 +89,9 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
-        # Room for a whole task in the pipe (Linux): the first task is sent without waiting for the
-        # worker to finish starting.
+        self.in_flight = 0  # tasks sent whose result has not been read
+        self.answered = False  # whether a result was read (it has started)
+        # Room for a whole task in the pipe (Linux), so the writer rarely waits for the worker.
         try:
             import fcntl
 
@@ -93,29 +99,52 @@ class Worker:
                 fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
         except (ImportError, AttributeError, OSError):
             pass
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_all, daemon=True)
+        self._writer.start()
+
+    def _write_all(self) -> None:
+        stdin = self.process.stdin
+        try:
+            while True:
+                data = self._outbox.get()
+                if data is None:
+                    break
+                stdin.write(len(data).to_bytes(8, "little") + data)
+                stdin.flush()
+        except (OSError, ValueError):
+            pass  # the worker died: ``receive`` says so
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
 
     def send(self, message: object) -> None:
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            self.process.stdin.write(len(data).to_bytes(8, "little") + data)
-            self.process.stdin.flush()
-        except OSError as exc:
-            raise WorkerFailed(str(exc)) from None
+        """Queue ``message`` for the worker (pickled here, written by the writer thread)."""
+        self._outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
     def receive(self):
         data = _read_message(self.process.stdout)
         if data is None:
             raise WorkerFailed("worker exited")
+        self.answered = True
         status, value = pickle.loads(data)
         if status == "error":
             raise value
         return value
 
     def close(self) -> None:
-        try:
-            self.process.stdin.close()
-        except OSError:
-            pass
+        while True:  # tasks not yet written are dropped
+            try:
+                self._outbox.get_nowait()
+            except queue.Empty:
+                break
+        self._outbox.put(None)
+        self._writer.join(5)
+        if self._writer.is_alive():  # stuck writing to a worker that does not read
+            self.process.kill()
+            self._writer.join()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -124,7 +153,11 @@ class Worker:
         self.process.stdout.close()
 
 
-# long on purpose: one scheduler whose state (the queue, idle workers, a pending task) every phase shares.
+#: Tasks a worker holds at once: the one it computes and the next, so it never waits for the caller.
+TASKS_PER_WORKER = 2
+
+
+# long on purpose: one scheduler whose state (the queue, the workers' loads, a pending task) every phase shares.
 def ordered_map(
     function: Callable[[Any, Any], Any],
     tasks: Iterable,
@@ -141,11 +174,11 @@ def ordered_map(
     ``setup(setup_argument)`` (None without ``setup``). ``function`` and ``setup`` must be module-level
     functions so that a worker can import them by name.
 
-    Each worker has one task at a time, sent right after its previous result is read (and before
-    that result is yielded), which keeps pipes from filling both ways. If workers cannot be started
-    or die, the tasks they did not hand back, and the rest, are computed here. At most
-    ``worker_count(workers, number of tasks)`` processes start: the first tasks are read ahead to
-    know whether there are fewer tasks than workers.
+    Each worker holds up to ``TASKS_PER_WORKER`` tasks (a new one goes to the least loaded worker);
+    results are read in task order. If workers cannot be started or die, the tasks they did not hand
+    back, and the rest, are computed here. At most ``worker_count(workers, number of tasks)``
+    processes start: the first tasks are read ahead to know whether there are fewer tasks than
+    workers.
     """
     check_workers(workers)
 
@@ -154,8 +187,8 @@ def ordered_map(
 
     pool: list[Worker] = []
     # Tasks in order: [worker, task, None] while a worker has it, [None, task, result] once done here.
-    queue: collections.deque[list] = collections.deque()
-    pending = None  # a task taken from `tasks` but not yet in `queue`
+    queue_: collections.deque[list] = collections.deque()
+    pending = None  # a task taken from `tasks` but not yet in `queue_`
     tasks = iter(tasks)
     ahead = list(itertools.islice(tasks, min(workers, available_cpus())))
     workers = worker_count(workers, len(ahead))
@@ -168,53 +201,33 @@ def ordered_map(
         except OSError:
             if not pool:
                 raise WorkerFailed("cannot start workers") from None
-        for worker in pool:
-            pending = next(tasks, None)
-            if pending is None:
-                break
-            queue.append([worker, pending, None])
-            pending = None
-            worker.send(queue[-1][1])
-        idle = [worker for worker in pool if not any(entry[0] is worker for entry in queue)]
-        # Work here until the first worker answers (they take a moment to start).
-        while not idle and not _any_ready(pool):
-            pending = next(tasks, None)
-            if pending is None:
-                break
-            queue.append([None, pending, run_here(pending)])
-            pending = None
         while True:
-            pending = next(tasks, None)
             if pending is None:
-                break
-            received = []  # a worker's result, yielded once that worker has its next task
-            while not idle:
-                worker, _, result = queue[0]
-                if worker is None:
-                    queue.popleft()
-                    yield result
-                else:
-                    received.append(worker.receive())
-                    queue.popleft()
-                    idle.append(worker)
-            worker = idle.pop()
-            queue.append([worker, pending, None])
-            pending = None
-            try:
-                worker.send(queue[-1][1])
-            except WorkerFailed:
-                yield from received  # its task has left the queue: yield it before falling back
-                raise
-            yield from received
-        while queue:
-            worker, _, result = queue[0]
-            if worker is not None:
-                result = worker.receive()
-            queue.popleft()
-            yield result
+                pending = next(tasks, None)
+                if pending is None:
+                    break
+            worker = min(pool, key=_load) if pool else None
+            if worker is not None and worker.in_flight < TASKS_PER_WORKER:
+                queue_.append([worker, pending, None])
+                worker.in_flight += 1
+                worker.send(pending)
+                pending = None
+            elif queue_[0][0] is None:
+                yield queue_.popleft()[2]
+            elif not any(w.answered for w in pool) and not _any_ready(pool):
+                # Work here until the first worker answers (they take a moment to start).
+                queue_.append([None, pending, run_here(pending)])
+                pending = None
+            else:
+                yield _receive_first(queue_)
+        while queue_:
+            if queue_[0][0] is None:
+                yield queue_.popleft()[2]
+            else:
+                yield _receive_first(queue_)
     except WorkerFailed:
         # Compute here whatever the workers did not hand back, then the rest, in order.
-        for worker, task, result in queue:
+        for worker, task, result in queue_:
             yield result if worker is None else run_here(task)
         if pending is not None:
             yield run_here(pending)
@@ -223,6 +236,19 @@ def ordered_map(
     finally:
         for worker in pool:
             worker.close()
+
+
+def _load(worker: Worker) -> int:
+    return worker.in_flight
+
+
+def _receive_first(queue_: collections.deque) -> Any:
+    """The first queued task's result, read from its worker (the entry leaves the queue once read)."""
+    worker = queue_[0][0]
+    result = worker.receive()
+    worker.in_flight -= 1
+    queue_.popleft()
+    return result
 
 
 def _any_ready(pool: list[Worker]) -> bool:
