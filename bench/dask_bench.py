@@ -10,10 +10,12 @@ found on the machine, whole files in a seeded shuffle) is counted with the GPT-2
 ``counting.count_files`` with ``workers=1`` and with the automatic worker count, then by
 ``distributed.count_on_dask`` on local clusters of 1, 2 and 4 worker processes (one thread each).
 For Dask the cluster's start and close are timed apart from the counting, which runs on a started
-cluster (``scheduler=client``); the end-to-end time adds them up. Every Dask result is checked equal to
-``workers=1``'s (counts, order of first appearance, statistics). One run: ratios are from the same run,
-on a machine that may be shared (the load average is printed). More workers than CPUs oversubscribe
-the machine; the table says how many CPUs there were.
+cluster (``scheduler=client``); the end-to-end time adds them up. CPU seconds are those of this process
+and of every counting process (finished worker processes for ``count_files``; each Dask worker, read
+with ``client.run``): on a shared machine, MB per CPU-second says what the work costs when wall time
+says mostly how busy the machine was. Every result is checked equal to ``workers=1``'s (counts, order
+of first appearance, statistics). One run: ratios are from the same run; the load average is printed.
+More workers than CPUs oversubscribe the machine; the log says how many CPUs there were.
 
 What it does not do: measure memory, or run a real multi-machine cluster (the recipe is in the README).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -66,17 +69,27 @@ def _same(got, expected) -> bool:
     return list(got.counts.items()) == list(expected.counts.items()) and got.stats == expected.stats
 
 
-def measure_in_process(path: Path, workers: int | None) -> tuple[float, object]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_in_process(path: Path, workers: int | None) -> dict:
+    """``count_files`` on ``path``: wall seconds, CPU seconds (this process and its finished worker
+    processes), the counts."""
     from bpe_core.counting import count_files
     from bpe_core.pretokenize import PreTokenizer
 
-    started = time.perf_counter()
+    cpu, children, started = time.process_time(), _children_cpu(), time.perf_counter()
     counts = count_files([path], pretokenizer=PreTokenizer.build("gpt2"), workers=workers)
-    return time.perf_counter() - started, counts
+    seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu + _children_cpu() - children
+    return {"count": seconds, "total": seconds, "cpu": cpu, "counts": counts}
 
 
 def measure_dask(path: Path, workers: int) -> dict:
-    """Start a local cluster of ``workers`` processes, count on it, close it: the three times."""
+    """Start a local cluster of ``workers`` processes, count on it, close it: the three wall times, and
+    the CPU seconds of the count (this process and every worker, read with ``client.run``)."""
     import distributed
 
     from bpe_core.distributed import count_on_dask
@@ -88,62 +101,56 @@ def measure_dask(path: Path, workers: int) -> dict:
     client = distributed.Client(cluster)
     client.wait_for_workers(workers)
     ready = time.perf_counter()
+    cpu, workers_cpu = time.process_time(), sum(client.run(time.process_time).values())
     counts = count_on_dask([path], scheduler=client)
+    cpu = time.process_time() - cpu + sum(client.run(time.process_time).values()) - workers_cpu
     counted = time.perf_counter()
     client.close()
     cluster.close()
     closed = time.perf_counter()
-    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "counts": counts}
+    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "cpu": cpu,
+            "total": closed - started, "counts": counts}  # fmt: skip
 
 
 def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_WORKERS) -> list[dict]:
     """Every measurement on the file ``path`` (``held``: what it holds), as rows of the table
-    (``label``, seconds counting, end to end, counts equal to workers=1's)."""
+    (``label``, wall seconds counting and end to end, CPU seconds, counts equal to workers=1's)."""
     size = os.path.getsize(path)
     log(f"corpus: {path} ({held}); {os.cpu_count()} CPUs; load average {load_average()}")
-    rows = []
-    seconds, reference = measure_in_process(path, 1)
-    rows.append({"label": "count_files, workers=1 (in-process)", "count": seconds, "total": seconds, "equal": True})
-    log(f"  {rows[-1]['label']}: {seconds:.2f} s, {size / MB / seconds:.1f} MB/s")
-    seconds, counts = measure_in_process(path, None)
-    rows.append({"label": "count_files, workers=auto", "count": seconds, "total": seconds, "equal": _same(counts, reference)})
-    log(f"  {rows[-1]['label']}: {seconds:.2f} s, {size / MB / seconds:.1f} MB/s")
+    reference = measure_in_process(path, 1)
+    measured = [("count_files, workers=1 (in-process)", reference),
+                ("count_files, workers=auto", measure_in_process(path, None))]  # fmt: skip
     try:
         import distributed  # noqa: F401
     except ImportError:
         log("  dask.distributed is not installed (pip install -r requirements-distributed.txt): Dask rows skipped")
-        return _with_rates(rows, size)
+        dask_workers = ()
     for workers in dask_workers:
-        measured = measure_dask(path, workers)
         over = " (more workers than CPUs)" if workers > (os.cpu_count() or 1) else ""
-        rows.append({
-            "label": f"count_on_dask, LocalCluster {workers} worker(s){over}", "count": measured["count"],
-            "total": measured["start"] + measured["count"] + measured["close"],
-            "equal": _same(measured["counts"], reference),
-        })  # fmt: skip
-        log(f"  {rows[-1]['label']}: start {measured['start']:.2f} s, count {measured['count']:.2f} s, "
-            f"close {measured['close']:.2f} s, equal: {rows[-1]['equal']}")
+        measured.append((f"count_on_dask, LocalCluster {workers} worker(s){over}", measure_dask(path, workers)))
+    rows = []
+    for label, result in measured:
+        row = {key: result[key] for key in ("count", "total", "cpu")}
+        row.update(label=label, equal=_same(result["counts"], reference["counts"]), mb_per_s=size / MB / row["count"],
+                   mb_per_cpu_s=size / MB / row["cpu"], ratio=reference["count"] / row["count"])  # fmt: skip
+        rows.append(row)
+        start = f", cluster start {result['start']:.1f} s, close {result['close']:.1f} s" if "start" in result else ""
+        log(f"  {label}: {row['count']:.2f} s ({row['mb_per_s']:.1f} MB/s), CPU {row['cpu']:.2f} s{start}, "
+            f"equal: {row['equal']}")
     log(f"load average at end: {load_average()}")
-    return _with_rates(rows, size)
-
-
-def _with_rates(rows: list[dict], size: int) -> list[dict]:
-    base = rows[0]["count"]
-    for row in rows:
-        row["mb_per_s"] = size / MB / row["count"]
-        row["ratio"] = base / row["count"]  # throughput against workers=1
     return rows
 
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| counter | counting (s) | MB/s | throughput vs workers=1 | end to end (s, cluster start and close included) | counts identical |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        "| counter | counting, wall (s) | MB/s | throughput vs workers=1 | CPU (s) | MB per CPU-second | end to end (s) "
+        "| counts identical |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for row in rows:
         lines.append(
-            f"| {row['label']} | {row['count']:.2f} | {row['mb_per_s']:.1f} | {row['ratio']:.2f}x | {row['total']:.2f} | "
-            f"{'yes' if row['equal'] else 'NO'} |"
+            f"| {row['label']} | {row['count']:.2f} | {row['mb_per_s']:.1f} | {row['ratio']:.2f}x | {row['cpu']:.2f} | "
+            f"{row['mb_per_cpu_s']:.1f} | {row['total']:.2f} | {'yes' if row['equal'] else 'NO'} |"
         )
     return "\n".join(lines)
 
