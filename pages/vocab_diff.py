@@ -49,6 +49,11 @@ OVERLAP_NOTE = (
     "|A_k ∩ B_k| / |A_k ∪ B_k|."
 )
 
+SPEARMAN_HELP = ("Spearman's rank correlation of the tokens both have: 1 when they come in the same order in A "
+                 "and B, 0 when their orders are unrelated, -1 when reversed.")
+CLOSE_HELP = ("The share of the tokens both have whose rank in A and rank in B differ by at most this share of "
+              "the larger of the two.")
+
 
 @st.cache_resource(show_spinner="Reading the vocabulary…", max_entries=8)
 def vocabulary_of(fingerprint: str, _tokenizer) -> Vocabulary:
@@ -270,16 +275,17 @@ def merges_section(d: VocabDiff) -> None:
     ranks = d.ranks
     columns = st.columns(5)
     spearman = "—" if ranks.spearman is None else f"{ranks.spearman:.3f}"
-    columns[0].metric("Spearman's rho of shared tokens' ranks", spearman)  # plain: a number or a dash
+    columns[0].metric("Spearman's rho", spearman, help=SPEARMAN_HELP)  # plain: a number or a dash
     close = "—" if ranks.close is None else f"{ranks.close:.1%}"
-    columns[1].metric(f"shared tokens ranked within {ranks.tolerance:.0%}", close)  # plain: a number or a dash
+    columns[1].metric(f"ranks within {ranks.tolerance:.0%}", close, help=CLOSE_HELP)  # plain: a number or a dash
     m = d.merges
     if m is None:
         st.caption("No merge list to compare (see the note above).")
         return
-    columns[2].metric("same first merges", f"{m.common_prefix:,}")
-    columns[3].metric("same merge at the same rank", f"{m.same_rank:,}")
-    columns[4].metric("merges in both (any rank)", f"{m.shared_pairs:,}")
+    columns[2].metric("same first merges", f"{m.common_prefix:,}",
+                      help="How many merges, from the first, are the same pair in the same order.")
+    columns[3].metric("same rank, same merge", f"{m.same_rank:,}", help="Ranks where both lists merge the same pair.")
+    columns[4].metric("merges in both", f"{m.shared_pairs:,}", help="Pairs both lists merge, at any rank.")
     st.write(merge_sentence(m))  # plain: merge_sentence escapes the tokens it quotes
     rows = [{"rank": rank, "A merges": merge_text(x), "B merges": merge_text(y)} for rank, x, y in m.divergences]
     if rows:
