@@ -337,7 +337,7 @@ def count_on_dask(
     ``scheduler``: None starts a local cluster of ``workers`` processes (None: one per CPU) and
     closes it; an address ``"tcp://host:8786"`` connects to a running cluster, whose workers must see
     the same paths; a ``distributed.Client`` is used as is. ``partition_bytes`` is the size of the
-    byte ranges plain text files are split into (None: about four per worker, 4 MB to 256 MB).
+    byte ranges plain text files are split into (None: about four per worker thread, 4 MB to 256 MB).
     ``progress("count", bytes counted, total bytes)`` follows the partitions as they finish.
     """
     # Everything is checked before a cluster starts; workers resolve no path against their own folder.
@@ -349,7 +349,7 @@ def count_on_dask(
     _partition_bytes(partition_bytes, 0, 1)
     total = sum(os.path.getsize(path) for path in files)
     with dask_client(scheduler, workers=workers, timeout=timeout, pattern=settings.pattern) as client:
-        size = _partition_bytes(partition_bytes, total, len(client.scheduler_info().get("workers", {})) or 1)
+        size = _partition_bytes(partition_bytes, total, sum(client.nthreads().values()) or 1)  # threads, all workers
         partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size)
         return _count_in_order(client, partitions, settings, progress, total)
 
