@@ -32,7 +32,7 @@ from .stages import StagedPreTokenizer
 from .tokens import TokenInfo, piece_token_infos, text_display
 
 SEARCH_MODES = ("prefix", "contains", "regex")
-#: Seconds a user's regex may take over the whole vocabulary before it is refused.
+#: Seconds of processor time a user's regex may take over the whole vocabulary before it is refused.
 SEARCH_TIMEOUT = 2.0
 
 
@@ -262,27 +262,51 @@ def display_texts(vocab: dict[int, bytes]) -> dict[int, str]:
     return out
 
 
+_BATCH = 32
+#: Escapes, each read as one character when judging a pattern (the braces of ``\p{L}`` are no repeat).
+_ESCAPES = regex.compile(r"\\[pPNx]\{[^}]*\}|\\.", regex.DOTALL)
+
+
+def needs_time_limit(query: str) -> bool:
+    r"""Whether searching every token with ``query`` needs a time limit: False only for patterns with
+    no group and at most one repeat (``*``, ``+`` or ``{}``, and two ``?``), which cannot backtrack
+    more than about n² steps on a token of n characters (8 M steps over all of o200k's tokens). Any
+    other pattern (groups, several repeats, even a ``*`` inside a class: the judgement errs on the
+    safe side) runs under the time limit, which costs about 2 µs per token.
+
+    >>> needs_time_limit(r"^␣\p{Lu}[a-z]+$"), needs_time_limit("(a+)+$"), needs_time_limit(".*a.*b")
+    (False, True, True)
+    """
+    bare = _ESCAPES.sub("e", query)
+    repeats = sum(bare.count(mark) for mark in "*+{")
+    return "(" in bare or repeats > 1 or bare.count("?") > 2
+
+
 def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]:
     """Ids (in id order) of the display texts where a user's regex matches, spending at most
-    ``timeout`` seconds in all: each search gets what is left of the budget."""
+    ``timeout`` seconds in all: each search gets what is left of the budget. Simple patterns (see
+    ``needs_time_limit``) run without one, about five times faster."""
     try:
         search = regex.compile(query).search
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
         raise ValueError(f"{query!r} is not a valid regular expression ({exc}): fix it, or search by prefix") from None
-    deadline = time.monotonic() + timeout
-    clock = time.monotonic
+    if not needs_time_limit(query):
+        return [token_id for token_id, shown in display.items() if search(shown) is not None]
+    # The budget is processor time (a loaded server must not refuse a sound regex); each search gets
+    # a share of what is left, as wall time, so a batch of BATCH searches stays within it.
+    deadline = time.thread_time() + timeout
+    items = list(display.items())
     found = []
     try:
-        for token_id, shown in display.items():
-            left = deadline - clock()
-            if left <= 0:
+        for start in range(0, len(items), _BATCH):
+            share = (deadline - time.thread_time()) / _BATCH
+            if share <= 0:
                 raise TimeoutError
-            if search(shown, timeout=left) is not None:
-                found.append(token_id)
+            found.extend(i for i, shown in items[start : start + _BATCH] if search(shown, timeout=share) is not None)
     except TimeoutError:
         raise ValueError(
-            f"the regular expression {query!r} took more than {timeout:g} s over the vocabulary: simplify it "
-            "(nested repeats such as (a+)+ backtrack without end), or search by prefix"
+            f"the regular expression {query!r} took more than {timeout:g} s of processor time over the vocabulary: "
+            "simplify it (nested repeats such as (a+)+ backtrack without end), or search by prefix"
         ) from None
     return found
 
