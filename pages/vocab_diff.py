@@ -335,7 +335,7 @@ def main() -> None:
     if vocab_a is None or vocab_b is None:
         return
     if a.key == b.key:
-        st.info("A and B are the same tokenizer: pick another for B (or press Swap after picking).")
+        st.info("A and B are the same tokenizer, so everything agrees: pick another one for B.")
     d = diff_of(a.fingerprint, b.fingerprint, vocab_a, vocab_b)
     summary(d, a, b)
     overlap_section(d, a, b)
