@@ -271,7 +271,10 @@ def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp
 def test_workers_without_bpe_core_are_named(tmp_path, corpus):
     """A worker whose environment cannot import bpe_core: the check says to install it there."""
     distributed = pytest.importorskip("distributed")
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    fake = tmp_path / "fake" / "bpe_core"  # shadows any installed bpe_core on the worker's path
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('simulated: no bpe_core on this worker')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake")}
     with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None, silence_logs=50) as empty:
         worker = subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_worker", empty.scheduler_address, "--nthreads", "1",
