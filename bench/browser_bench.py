@@ -140,8 +140,10 @@ def toggle(page, label: str):
 
 #: What changes on the page with each interaction (compared before and after).
 FIRST_TOKENS = "() => [...document.querySelectorAll('.bpe-tokens')].map(p => p.textContent.slice(0, 200)).join('|')"
-MARKS = "() => [...document.querySelectorAll('.bpe-tokens')].map(p => p.textContent.split('␣').length).join(',')"
-HEX = "() => document.querySelectorAll('.bpe-tokens .g.hex').length"
+MARKS = """() => { const e = document.querySelector('.bpe-tokens .wb');
+  return [...document.querySelectorAll('.bpe-tokens')].length + ':' + (e ? getComputedStyle(e).color : ''); }"""
+HEX = """() => { const e = document.querySelector('.bpe-tokens .ph');
+  return [...document.querySelectorAll('.bpe-tokens')].length + ':' + (e ? getComputedStyle(e).display : ''); }"""
 
 
 def flips(page, runs: int, label: str, signature: str, panels: int) -> list[dict]:

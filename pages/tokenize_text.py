@@ -85,13 +85,14 @@ def page_starts(digest: str, _text: str) -> list[int]:
 
 @st.cache_resource(show_spinner=False, max_entries=96)
 def tokens_html_cached(
-    key: str, fingerprint: str, digest: str, start: int, end: int, treat_special: bool, show_whitespace: bool,
-    show_bytes: bool, reference: str | None, _text: str, _tokenizer: Tokenizer, _infos: list,
-    _reference_cuts: np.ndarray | None,
+    key: str, fingerprint: str, digest: str, start: int, end: int, treat_special: bool, reference: str | None,
+    _text: str, _tokenizer: Tokenizer, _infos: list, _reference_cuts: np.ndarray | None,
 ) -> str:  # fmt: skip
     """``render.render_tokens_html`` of one window of the text, cached (marks cuts the reference does
     not make anywhere in the whole text). ``_infos`` are ``window_tokens`` of that window, which
-    ``fingerprint``, ``digest``, ``start``, ``end`` and ``treat_special`` stand for in the key."""
+    ``fingerprint``, ``digest``, ``start``, ``end`` and ``treat_special`` stand for in the key. The
+    markup is the same whatever Mark whitespace and Show bytes say (``switchable``: the page's
+    ``render.toggle_css`` picks), so flipping them re-sends no panel and the browser only restyles."""
     marked = None
     if _reference_cuts is not None:
         starts = sorted(render.cut_positions(_infos))
@@ -100,10 +101,9 @@ def tokens_html_cached(
         _text,
         _infos,
         rank_of=_tokenizer.merge_rank_of,
-        show_whitespace=show_whitespace,
-        show_bytes=show_bytes,
         marked=marked,
         key=key,
+        switchable=True,
     )
 
 
@@ -278,8 +278,7 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
     clickable = choice.key if choice.kind != "external" else None
     markup = tokens_html_cached(
         choice.key, choice.fingerprint, page.digest, page.start, page.end, view.treat_special,
-        view.show_whitespace, view.show_bytes, view.reference if reference_cuts is not None else None,
-        page.text, tokenizer, infos, reference_cuts,
+        view.reference if reference_cuts is not None else None, page.text, tokenizer, infos, reference_cuts,
     )  # fmt: skip
     st.html(markup)
     with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
@@ -403,6 +402,7 @@ def main() -> None:
     summary_table(view, choices, encoded, cuts)
     start, end = page_controls(text, page_starts(digest, text), key=PAGE)
     page = Page(text, digest, index, start, end)
+    st.html(render.toggle_css(show_whitespace=view.show_whitespace, show_bytes=view.show_bytes))
     show_tokens(view, choices, encoded, loaded, page, cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])

@@ -29,7 +29,8 @@ SCRIPT_FONTS = (
 )
 MONO_FONTS = f'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", {SCRIPT_FONTS}, monospace'
 _MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c in range(32)) + "␡"
-_MARK_RUN = re.compile(f"([{re.escape(_MARK_CHARS)}]+)")
+# Space and tab marks (class "w wb": blanked by ``toggle_css``) apart from the other marks (class "w").
+_MARK_RUN = re.compile(f"([␣→]+)|([{re.escape(_MARK_CHARS.replace('␣', '').replace('→', ''))}]+)")
 
 TOKEN_CSS = (
     "<style>"
@@ -44,26 +45,21 @@ TOKEN_CSS = (
 .bpe-tokens .c2 { background: #b2f2bb; } .bpe-tokens .c3 { background: #fcc2d7; }
 .bpe-tokens .c4 { background: #d0bfff; } .bpe-tokens .c5 { background: #ffec99; }
 .bpe-tokens .s { background: #343a40; color: #fff; font-weight: 600; }
-.bpe-tokens .x { box-shadow: -3px 0 0 0 #e03131; }
-.bpe-tokens .a { outline: 1px dotted #868e96; }
+.bpe-tokens .x { box-shadow: -3px 0 0 0 #e03131; } .bpe-tokens .a { outline: 1px dotted #868e96; }
 .bpe-tokens .w, .bpe-cuts .w { color: #868e96; }
-.bpe-tokens .hl, .bpe-ids .hl { outline: 2px solid #1c7ed6; outline-offset: 0; background: #74c0fc; }
-.bpe-tokens[data-k] [data-i] { cursor: pointer; }
+.bpe-tokens .hl, .bpe-ids .hl { outline: 2px solid #1c7ed6; outline-offset: 0; background: #74c0fc; } .bpe-tokens[data-k] [data-i] { cursor: pointer; }
 .bpe-tokens .g { display: inline-flex; flex-direction: column; vertical-align: top; margin: 0 1px 2px 0;
   unicode-bidi: isolate; line-height: 1.6; }
 .bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
   border-bottom: none; border-radius: 3px 3px 0 0; color: #1a1a1a; }
-.bpe-tokens .g .gb { display: flex; }
 .bpe-tokens .g .p { flex: 1 1 0; min-width: max-content; padding: 0 2px; margin: 0; border-radius: 0; border: 1px dashed #868e96;
   font-size: 0.6rem; line-height: 1.3; text-align: center; opacity: 0.85; white-space: nowrap; }
-.bpe-tokens .g .p + .p { border-left: none; }
-.bpe-tokens .g.hex .p { flex-basis: auto; }
+.bpe-tokens .g .p + .p { border-left: none; } .bpe-tokens .g .gb { display: flex; }
+.bpe-tokens .g.hex .p { flex-basis: auto; } .bpe-tokens .p .ph { display: none; }
 .bpe-tokens .g .n2 { flex-grow: 2; } .bpe-tokens .g .n3 { flex-grow: 3; } .bpe-tokens .g .n4 { flex-grow: 4; }
 .bpe-cuts { line-height: 2.1; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; }
-.bpe-cuts span { unicode-bidi: isolate; }
-.bpe-cuts .both { border-left: 1px solid #adb5bd; }
-.bpe-cuts .a { border-left: 3px solid #1971c2; background: #d0ebff; }
-.bpe-cuts .b { border-left: 3px solid #e8590c; background: #ffe8cc; }
+.bpe-cuts span { unicode-bidi: isolate; } .bpe-cuts .both { border-left: 1px solid #adb5bd; }
+.bpe-cuts .a { border-left: 3px solid #1971c2; background: #d0ebff; } .bpe-cuts .b { border-left: 3px solid #e8590c; background: #ffe8cc; }
 .bpe-legend span { padding: 0 0.4rem; border-radius: 3px; margin-right: 0.6rem; }
 </style>
 """
@@ -145,7 +141,7 @@ def visible_html(text: str, *, marks: bool = True) -> str:
     """Escaped HTML of ``text`` with whitespace as dim marks (␣ → ↵); with ``marks`` off, spaces and
     tabs stay blank (never collapsed: the boxes are ``pre``) and only newlines are marked."""
     shown = text_display(text) if marks else "".join(ch if ch in " \t" else text_display(ch) for ch in text)
-    return _MARK_RUN.sub(r'<span class="w">\1</span>', _text(shown))
+    return _MARK_RUN.sub(lambda m: f'<span class="w wb">{m[1]}</span>' if m[1] else f'<span class="w">{m[2]}</span>', _text(shown))
 
 
 def _lines(text: str) -> list[str]:
@@ -269,11 +265,10 @@ def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], 
         cut = info.start in marked and info.start != previous_start
         previous_start = info.start
         title = f"{token_title(info, rank_of(info.id))} · piece {number} of {len(group)} of ‘{chars}’"
-        label = info.bytes.hex(" ") if show_bytes else f"{number}"
-        pieces.append(
-            f'<span class="t c{index % 6} p n{min(len(info.bytes), 4)}{" x" if cut else ""}" '
-            f'title="{_attribute(title)}"{_data(info)}>{label}</span>'
-        )
+        label = f'<span class="pn">{number}</span><span class="ph">{info.bytes.hex(" ")}</span>' if show_bytes is None else (
+            info.bytes.hex(" ") if show_bytes else f"{number}")  # fmt: skip
+        classes = f"t c{index % 6} p n{min(len(info.bytes), 4)}{' x' if cut else ''}"
+        pieces.append(f'<span class="{classes}" title="{_attribute(title)}"{_data(info)}>{label}</span>')
     title = f"‘{chars}’ in {len(group)} tokens"
     return (
         f'<span class="g{" hex" if show_bytes else ""}"><span class="gc" dir="auto" title="{_attribute(title)}">'
@@ -313,6 +308,7 @@ def render_tokens_html(
     show_bytes: bool = False,
     marked: set[int] | None = None,
     key: str | None = None,
+    switchable: bool = False,
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
@@ -323,8 +319,11 @@ def render_tokens_html(
     what a reader sees as one character (a letter and its combining mark). Right-to-left runs read
     right to left. ``marked`` holds cut positions to highlight (a red bar before the token). Each
     token carries its character span and id as ``data-`` attributes, and the panel the tokenizer's
-    ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree.
+    ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree. With
+    ``switchable``, the markup holds both forms of each toggle (marks and both piece labels) and
+    ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it.
     """
+    show_whitespace, show_bytes = (True, None) if switchable else (show_whitespace, show_bytes)
     marked = marked or set()
     parts = []
     for group in token_groups(infos, text):
@@ -338,6 +337,15 @@ def render_tokens_html(
         parts.append(("break" if "\n" in shown else text_direction(shown), markup))
     panel = f' data-k="{_attribute(key)}"' if key else ""
     return f'{TOKEN_CSS}<div class="bpe-tokens"{panel}>{_isolate_rtl(parts)}</div>'
+
+
+def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
+    """The style that shows ``switchable`` panels with the toggles' values: space and tab marks
+    blank (transparent, so nothing moves) when whitespace is not marked; bytes or numbers as labels."""
+    rules = [] if show_whitespace else [".bpe-tokens .w.wb { color: transparent; }"]
+    if show_bytes:
+        rules.append(".bpe-tokens .p .ph { display: inline; } .bpe-tokens .p .pn { display: none; } .bpe-tokens .g .p { flex-basis: auto; }")
+    return f"<style>{' '.join(rules) or '.bpe-tokens {}'}</style>"
 
 
 def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int]) -> str:

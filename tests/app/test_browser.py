@@ -433,7 +433,7 @@ def test_multilingual_text_is_legible(server):
 
         page.get_by_text("Show bytes", exact=True).click()
         _settle(page)
-        page.wait_for_function("document.querySelectorAll('.bpe-tokens .g.hex').length > 0")
+        page.wait_for_function("[...document.querySelectorAll('.bpe-tokens .ph')].some(e => e.offsetParent)")
         assert "e4 bd" in page.locator(".bpe-tokens").first.inner_text()
 
         _nav(page, "Step through", "Step through training")
