@@ -64,6 +64,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
+    parser.add_argument("--browser", action="store_true",
+                        help="only the Tokenize page in Chromium (bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)")
     parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
     parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings (issue 12)")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
@@ -173,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     log = print
     log(f"# bpe_core benchmark ({'quick' if args.quick else 'full'}): {versions()}")
     log(f"load average at start: {load_average()}")
+    if args.browser:  # the app in a real browser (issue 12): its own server and Chromium, nothing else
+        from bench import browser_bench
+
+        browser_bench.run(20_000, 2_000_000, args.repeats or 5, log)
+        log(f"\nload average at end: {load_average()}")
+        return 0
     if args.scale:
         sizes = [int(s) for s in args.scale_sizes.split(",") if s.strip()]
         tools = available_tools([t for t in args.scale_tools.split(",") if t])
