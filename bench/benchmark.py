@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.browser:  # the app in a real browser (issue 12): its own server and Chromium, nothing else
         from bench import browser_bench
 
-        browser_bench.run(20_000, 2_000_000, args.repeats or 5, log)
+        log("\n".join(browser_bench.run(20_000, 2_000_000, args.repeats or 5, log)))
         log(f"\nload average at end: {load_average()}")
         return 0
     if args.scale:
