@@ -101,15 +101,16 @@ def measure_dask(path: Path, workers: int) -> dict:
     client = distributed.Client(cluster)
     client.wait_for_workers(workers)
     ready = time.perf_counter()
-    cpu, workers_cpu = time.process_time(), sum(client.run(time.process_time).values())
+    here, workers_cpu = time.process_time(), sum(client.run(time.process_time).values())
     counts = count_on_dask([path], scheduler=client)
-    cpu = time.process_time() - cpu + sum(client.run(time.process_time).values()) - workers_cpu
+    here = time.process_time() - here  # the client, the scheduler's thread, adding the counts
+    workers_cpu = sum(client.run(time.process_time).values()) - workers_cpu
     counted = time.perf_counter()
     client.close()
     cluster.close()
     closed = time.perf_counter()
-    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "cpu": cpu,
-            "total": closed - started, "counts": counts}  # fmt: skip
+    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "cpu": here + workers_cpu,
+            "client_cpu": here, "total": closed - started, "counts": counts}  # fmt: skip
 
 
 def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_WORKERS) -> list[dict]:
@@ -134,7 +135,8 @@ def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_W
         row.update(label=label, equal=_same(result["counts"], reference["counts"]), mb_per_s=size / MB / row["count"],
                    mb_per_cpu_s=size / MB / row["cpu"], ratio=reference["count"] / row["count"])  # fmt: skip
         rows.append(row)
-        start = f", cluster start {result['start']:.1f} s, close {result['close']:.1f} s" if "start" in result else ""
+        start = (f" (client {result['client_cpu']:.2f} s), cluster start {result['start']:.1f} s, close "
+                 f"{result['close']:.1f} s" if "start" in result else "")
         log(f"  {label}: {row['count']:.2f} s ({row['mb_per_s']:.1f} MB/s), CPU {row['cpu']:.2f} s{start}, "
             f"equal: {row['equal']}")
     log(f"load average at end: {load_average()}")
