@@ -12,10 +12,10 @@ import streamlit as st
 
 from bpe_core import Tokenizer, token_display
 
-from pages._ui import linked, render, state, tokenizers, window
+from pages._ui import linked, render, state, tokenizers
 from pages._ui.render import markdown_text as md
-from pages._ui.encoding import MAX_STATS_CHARS, Encoded, TextIndex, cuts_of, encode_digest, indexed_text, text_digest
-from pages._ui.encoding import window_tokens
+from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cuts_of, encode_digest, indexed_text, page_starts
+from pages._ui.encoding import text_digest, window_tokens
 from pages._ui.paging import page_controls
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -64,23 +64,6 @@ def parse_ids(text: str) -> list[int]:
             raise ValueError(f"{part!r} is not a token id: ids are non-negative integers such as 15496")
         ids.append(int(part))
     return ids
-
-
-@dataclass(frozen=True)
-class Page:
-    """The text as measured (at most MAX_STATS_CHARS characters), its digest and index, and the window
-    [start, end) of characters drawn."""
-
-    text: str
-    digest: str
-    index: TextIndex
-    start: int
-    end: int
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def page_starts(digest: str, _text: str) -> list[int]:
-    return window.page_starts(_text)
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -182,32 +165,46 @@ def read_text() -> tuple[str, bool]:
     return text, False
 
 
+@st.fragment
+def display_toggles() -> None:
+    """Mark whitespace and Show bytes, with the style that applies them to the panels. Flipping one
+    reruns only this fragment: the panels' markup does not depend on them (``tokens_html_cached``)."""
+    columns = st.columns(2, vertical_alignment="center")
+    show_ws = columns[0].toggle(
+        "Mark whitespace", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
+    )
+    show_bytes = columns[1].toggle(
+        "Show bytes",
+        key="tokenize.bytes",
+        help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
+    )
+    for key in ("tokenize.whitespace", "tokenize.bytes"):
+        st.query_params[URL_TOGGLES[key]] = "1" if st.session_state.get(key) else "0"
+    # not style-only, so the style stays in this fragment's container (and is replaced with it)
+    st.html(render.toggle_css(show_whitespace=show_ws, show_bytes=show_bytes) + '<span class="bpe-toggles"></span>')
+
+
 def read_view(choices: dict[str, TokenizerChoice]) -> View:
     """Draw the inputs and return what they ask for."""
     text, from_file = read_text()
     selected = tokenizer_multiselect("Tokenizers", choices, key=TOKENIZERS, limit=MAX_TOKENIZERS)
     # Short labels (the help says more): five controls share one row without cutting a label.
-    options = st.columns([1, 1, 1, 1, 1.3], vertical_alignment="center")
-    show_ws = options[0].toggle(
-        "Mark whitespace", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
-    )
+    options = st.columns([2, 1, 1, 1.3], vertical_alignment="center")
+    with options[0]:
+        display_toggles()
+    show_ws, show_bytes = bool(st.session_state.get("tokenize.whitespace")), bool(st.session_state.get("tokenize.bytes"))
     treat_special = options[1].toggle(
         "Match specials",
         key="tokenize.special",
         help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
     )
-    show_bytes = options[2].toggle(
-        "Show bytes",
-        key="tokenize.bytes",
-        help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
-    )
-    highlight = options[3].toggle(
+    highlight = options[2].toggle(
         "Cut differences", key="tokenize.diff", help="A red bar marks a cut the reference tokenizer does not make."
     )
     reference = None
     if highlight and len(selected) >= 2:
         state.ensure_option(REFERENCE, selected, "gpt2")
-        reference = options[4].selectbox(
+        reference = options[3].selectbox(
             "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
         )
     return View(text, from_file, selected, show_ws, show_bytes, treat_special, reference)
@@ -402,7 +399,6 @@ def main() -> None:
     summary_table(view, choices, encoded, cuts)
     start, end = page_controls(text, page_starts(digest, text), key=PAGE)
     page = Page(text, digest, index, start, end)
-    st.html(render.toggle_css(show_whitespace=view.show_whitespace, show_bytes=view.show_bytes))
     show_tokens(view, choices, encoded, loaded, page, cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])

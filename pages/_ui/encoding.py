@@ -38,6 +38,24 @@ class Encoded:
         return self.whole.ids
 
 
+@dataclass(frozen=True)
+class Page:
+    """The text as measured (at most MAX_STATS_CHARS characters), its digest and index, and the window
+    [start, end) of characters drawn."""
+
+    text: str
+    digest: str
+    index: TextIndex
+    start: int
+    end: int
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def page_starts(digest: str, _text: str) -> list[int]:
+    """``window.page_starts`` of the text whose digest is ``digest``."""
+    return window.page_starts(_text)
+
+
 def text_digest(text: str) -> str:
     """A short digest of a text, for cache keys."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -446,3 +446,56 @@ def test_multilingual_text_is_legible(server):
         assert page.evaluate(NOTHING_OVERFLOWS, ".bpe-words") == []
         _no_exception(page, "Step through, one byte stream")
         _shot(page, "10_legible_steps")
+
+
+# --------------------------------------------------------------------------------------------------
+# linked views: hover a token, the same characters light up everywhere; click it, its merge tree opens
+
+LIT_IN = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.classList.contains('hl')).length"""
+
+
+def test_linked_hover_and_click_to_the_merge_tree(server):
+    """Hovering a GPT-2 token lights up (class and computed style) the cl100k boxes over the same
+    characters and the entries of both id lists, at once; Mark whitespace off blanks the space marks
+    without redrawing; clicking a token opens the Merge forest on that tokenizer and token."""
+    import urllib.parse
+
+    from playwright.sync_api import expect
+
+    text = "Hello world, the quick brown fox. " + MULTILINGUAL
+    query = urllib.parse.urlencode({"text": text, "tok": ["gpt2", "cl100k"]}, doseq=True)
+    with _browser_page(server, "failure_linked") as page:
+        page.goto(f"{server['url']}/tokenize_text?{query}")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        _settle(page)
+        page.wait_for_function("document.querySelectorAll('.bpe-tokens[data-k]').length >= 2")
+        marks_toggle = page.locator('[data-testid="stCheckbox"]').filter(has_text="Mark whitespace").locator("input")
+        assert marks_toggle.is_checked()  # a first visit: the toggle says what the panels show (marks)
+        for expander in page.get_by_text("ids on this page").all():
+            expander.click()
+        _settle(page)
+        other = '.bpe-tokens[data-k="cl100k"] [data-s]'
+        before = page.evaluate(f"() => getComputedStyle(document.querySelector('{other}')).outlineStyle")
+        assert page.evaluate(LIT_IN, other) == 0
+        page.locator('.bpe-tokens[data-k="gpt2"] .t[data-s="0"]').first.hover()  # 'Hello'
+        page.wait_for_function(f"() => document.querySelector('{other}').classList.contains('hl')", timeout=5_000)
+        assert page.evaluate(f"() => getComputedStyle(document.querySelector('{other}')).outlineStyle") != before
+        assert page.evaluate(LIT_IN, '.bpe-ids[data-k="cl100k"] [data-s]') >= 1
+        assert page.evaluate(LIT_IN, '.bpe-ids[data-k="gpt2"] [data-s]') >= 1
+        assert page.evaluate(LIT_IN, '.bpe-tokens[data-k="cl100k"] [data-s="5"]') == 0  # ' world' stays dark
+        _shot(page, "11_linked_hover")
+
+        blank = "() => getComputedStyle(document.querySelector('.bpe-tokens .wb')).color"
+        shown = page.evaluate(blank)
+        page.get_by_text("Mark whitespace", exact=True).click()
+        page.wait_for_function(f"shown => ({blank})() !== shown", arg=shown)
+        assert page.evaluate(blank) == "rgba(0, 0, 0, 0)"
+
+        token = page.locator('.bpe-tokens[data-k="gpt2"] .t[data-s="0"]').first
+        token_id = token.get_attribute("data-i")
+        token.click()
+        expect(page.get_by_role("heading", name="Merge forest", exact=True)).to_be_visible()
+        page.wait_for_url(f"**token={token_id}**")
+        assert "tokenizer=gpt2" in page.url
+        _no_exception(page, "Merge forest from a clicked token")
+        _shot(page, "12_clicked_token_forest")
