@@ -305,8 +305,8 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
             found.extend(i for i, shown in items[start : start + _BATCH] if search(shown, timeout=share) is not None)
     except TimeoutError:
         raise ValueError(
-            f"the regular expression {query!r} took more than {timeout:g} s of processor time over the vocabulary: "
-            "simplify it (nested repeats such as (a+)+ backtrack without end), or search by prefix"
+            f"the regular expression {query!r} is too slow over the vocabulary (its budget is {timeout:g} s of processor "
+            "time): simplify it (nested repeats such as (a+)+ or (a|aa)+ backtrack without end), or search by prefix"
         ) from None
     return found
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from bpe_core.forest import SearchResult
 
-from .forest_index import Picked
+from .forest_index import Picked, id_columns
 from .render import markdown_text as md
 from .widgets import show_table
 
@@ -37,7 +37,7 @@ def search_tab(picked: Picked) -> None:
     st.caption(
         "Tokens are searched as the pages show them: ␣ is a space, ↵ a newline, \\xNN a byte that is not a whole "
         "character. In *starts with* and *contains*, a typed space means ␣. A regex uses the `regex` module's "
-        "syntax (^ and $ are the token's ends) and may run 2 seconds at most."
+        "syntax (^ and $ are the token's ends) and may use 2 seconds of processor time at most."
     )
     left, right = st.columns([1, 3])
     mode = left.radio("Search", list(MODES), format_func=MODES.get, key="forest.search_mode", horizontal=False)
@@ -55,4 +55,4 @@ def search_tab(picked: Picked) -> None:
         return
     more = f" (the first {len(result.ids):,} are listed)" if result.total > len(result.ids) else ""
     st.markdown(f"**{result.total:,}** matching tokens{md(more)}.")
-    show_table(results_table(picked, result.ids), height=320)
+    show_table(results_table(picked, result.ids), height=320, column_config=id_columns())

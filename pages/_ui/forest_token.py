@@ -10,7 +10,7 @@ import streamlit as st
 from bpe_core.tokens import parse_token_display
 
 from . import charts, state, tokenizers
-from .forest_index import Picked, token_by_text
+from .forest_index import Picked, id_columns, token_by_text
 from .render import markdown_text as md
 from .render import plot_text, token_quote
 from .widgets import show_table
@@ -18,7 +18,9 @@ from .widgets import show_table
 MAX_TREE_NODES = 255
 #: Rows of the "built from it" table, and nodes of its chart (an icicle stays readable up to a few hundred).
 MAX_BUILT_ROWS = 1_000
-MAX_ICICLE_NODES = 300
+MAX_ICICLE_NODES = 200
+#: Branches of the icicle: the tokens built directly from it with the most built from them in turn.
+MAX_ICICLE_BRANCHES = 16
 DEPTH_COLOURS = ["#e9ecef", "#d0ebff", "#a5d8ff", "#74c0fc", "#4dabf7", "#339af0", "#228be6", "#1c7ed6"]
 DOT_HEADER = [
     "digraph derivation {",
@@ -157,6 +159,19 @@ def built_from_icicle(picked: Picked, token_id: int, rows: list[tuple[int, int, 
     return charts.compact(figure, 420, top=10)
 
 
+def icicle_rows(picked: Picked, rows: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The rows the icicle shows: the MAX_ICICLE_BRANCHES direct users with the largest subtrees
+    (in the breadth-first tree), each with its nearest descendants, MAX_ICICLE_NODES in all."""
+    made = picked.forest.made
+    branch: dict[int, int] = {}  # token -> the direct user it was reached through
+    sizes: dict[int, int] = {}
+    for depth, rank, parent in rows:
+        branch[made[rank]] = made[rank] if depth == 1 else branch[parent]
+        sizes[branch[made[rank]]] = sizes.get(branch[made[rank]], 0) + 1
+    kept = set(sorted(sizes, key=lambda token: -sizes[token])[:MAX_ICICLE_BRANCHES])
+    return [row for row in rows if branch[made[row[1]]] in kept][:MAX_ICICLE_NODES]
+
+
 def show_built_from(picked: Picked, token_id: int) -> None:
     """The tokens built from this one, level by level: a table (depth 1: merges that use it) and an icicle."""
     direct = len(picked.forest.used_in.get(token_id, []))
@@ -167,14 +182,15 @@ def show_built_from(picked: Picked, token_id: int) -> None:
     forest = picked.forest
     table = [{"depth": depth, "rank": rank, "token": picked.shown(forest.made[rank]), "id": forest.made[rank],
               "made from": picked.how_built(forest.made[rank])} for depth, rank, _ in rows]  # fmt: skip
-    show_table(pd.DataFrame(table), height=240)
+    show_table(pd.DataFrame(table), height=240, column_config=id_columns())
     if len(rows) >= MAX_BUILT_ROWS:
         st.caption(f"The first {MAX_BUILT_ROWS:,} tokens built from it, nearest first.")
-    shown = rows[:MAX_ICICLE_NODES]
+    shown = icicle_rows(picked, rows)
     st.plotly_chart(built_from_icicle(picked, token_id, shown), key="forest.built_icicle")
     st.caption(
-        f"Each token sits under the token it was built from (click a box to zoom in, the top to zoom out); "
-        f"{len(shown):,} nearest shown" + (f" of {len(rows):,}+." if len(rows) > len(shown) else ".")
+        f"Each token sits under the token it was built from (click a box to zoom in, the top to zoom out). "
+        f"Shown: {len(shown):,} of the {len(rows):,} in the table, under the {MAX_ICICLE_BRANCHES} tokens built "
+        "directly from it that most is built from; more boxes would be too thin to read."
     )
 
 

@@ -75,9 +75,9 @@ def test_bad_and_pathological_regexes_are_messages(app):
     app.text_input(key="forest.search:gpt2").set_value("(unclosed")
     run(app)
     assert any("not a valid regular expression" in e for e in texts(app.error))
-    app.text_input(key="forest.search:gpt2").set_value(r"(.*)*(.*)*\d$")  # backtracks without end
+    app.text_input(key="forest.search:gpt2").set_value(r"(.|..)+\d$")  # backtracks without end on long tokens
     run(app)
-    assert any("took more than 2 s of processor time" in e and "simplify it" in e for e in texts(app.error))
+    assert any("too slow over the vocabulary" in e and "simplify it" in e for e in texts(app.error)), texts(app.error)
 
 
 def test_the_merges_table_filters_and_pages(app):

@@ -119,7 +119,7 @@ def test_bad_and_pathological_regexes_are_clear_errors(gpt2):
     forest = MergeForest.of(gpt2)
     with pytest.raises(ValueError, match="not a valid regular expression"):
         forest.search("(unclosed", mode="regex")
-    with pytest.raises(ValueError, match="took more than 0.2 s of processor time"):  # 2**n backtracking
+    with pytest.raises(ValueError, match=r"too slow over the vocabulary \(its budget is 0.2 s of processor time"):
         forest.search(r"(.*)*(.*)*\d$", mode="regex", timeout=0.2)
     with pytest.raises(ValueError, match="search mode"):
         forest.search("a", mode="glob")
