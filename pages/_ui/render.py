@@ -340,11 +340,11 @@ def render_tokens_html(
 
 
 def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
-    """The style that shows ``switchable`` panels with the toggles' values: space and tab marks
-    blank (transparent, so nothing moves) when whitespace is not marked; bytes or numbers as labels."""
+    """The style showing ``switchable`` panels with the toggles' values: space and tab marks blank (transparent:
+    nothing moves) or not, bytes or numbers as labels. Outranks ``TOKEN_CSS`` (later in the page, in each panel)."""
     rules = [] if show_whitespace else [".bpe-tokens .w.wb { color: transparent; }"]
     if show_bytes:
-        rules.append(".bpe-tokens .p .ph { display: inline; } .bpe-tokens .p .pn { display: none; } .bpe-tokens .g .p { flex-basis: auto; }")
+        rules.append(".bpe-tokens .g .p .ph { display: inline; } .bpe-tokens .g .p .pn { display: none; } .bpe-tokens .g .gb .p { flex-basis: auto; }")
     return f"<style>{' '.join(rules) or '.bpe-tokens {}'}</style>"
 
 
