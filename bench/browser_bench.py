@@ -151,6 +151,12 @@ def flips(page, runs: int, label: str, signature: str, panels: int) -> list[dict
     return [timed(page, toggle(page, label), signature, panels) for _ in range(runs)]
 
 
+def next_pages(page, runs: int, panels: int) -> list[dict]:
+    """``runs`` clicks on "Next ▶" (the page turns: a new window of every panel)."""
+    button = page.get_by_role("button", name="Next ▶")
+    return [timed(page, button.click, FIRST_TOKENS, panels) for _ in range(runs)]
+
+
 def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
     query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
     page.goto(f"{url}/tokenize_text?{query}")
@@ -165,7 +171,8 @@ def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
     dom = page.evaluate(DOM_SIZE)
     whitespace = flips(page, runs, "Mark whitespace", MARKS, len(keys))
     show_bytes = flips(page, runs, "Show bytes", HEX, len(keys))
-    return {"first": firsts, "whitespace": whitespace, "bytes": show_bytes, "dom": dom}
+    turns = next_pages(page, runs, len(keys))
+    return {"first": firsts, "whitespace": whitespace, "bytes": show_bytes, "next": turns, "dom": dom}
 
 
 def run_big(page, url: str, keys: list[str], chars: int, runs: int, folder: Path) -> dict:
@@ -180,7 +187,8 @@ def run_big(page, url: str, keys: list[str], chars: int, runs: int, folder: Path
     first = timed(page, lambda: upload.set_input_files(str(path)), FIRST_TOKENS, len(keys))
     dom = page.evaluate(DOM_SIZE)
     whitespace = flips(page, runs, "Mark whitespace", MARKS, len(keys))
-    return {"first": [first], "whitespace": whitespace, "dom": dom}
+    turns = next_pages(page, runs, len(keys))
+    return {"first": [first], "whitespace": whitespace, "next": turns, "dom": dom}
 
 
 def median(results: list[dict], field: str) -> float:
@@ -193,7 +201,8 @@ def each(runs: list[dict]) -> str:
 
 def report(name: str, measured: dict) -> list[str]:
     lines = []
-    for what, label in (("first", "first render"), ("whitespace", "flip Mark whitespace"), ("bytes", "flip Show bytes")):
+    for what, label in (("first", "first render"), ("whitespace", "flip Mark whitespace"), ("bytes", "flip Show bytes"),
+                         ("next", "next page")):
         if what in measured:
             runs = measured[what]
             lines.append(
