@@ -12,6 +12,10 @@ weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are bro
 (each rule's key is in ``tie_rules``); a pair whose bytes already exist as a token is never merged
 (two ids never share bytes) and the loop moves on to the next pair. The plain algorithm is
 ``trace.trace_training``; tests check this loop against it and against a naive trainer.
+
+The cyclic garbage collector is paused while the loop runs (it makes millions of lists and no
+cycles) and restored after. This module does not count pre-tokens (``counting``) or build the
+``Tokenizer`` (``training``).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from .tie_rules import KEY_SHIFT, TIE_BREAKS, FirstSeen, TieBreak, symbol_key, t
 # TIE_BREAKS, TieBreak and tie_key live in tie_rules and are kept importable from here.
 __all__ = [
     "MAX_VOCAB_SIZE", "TIE_BREAKS", "LearnedMerge", "ProgressCallback", "TieBreak", "count_pairs", "id_string",
-    "learn_merges", "tie_key",
+    "learn_merges", "merge_pair_in_words", "tie_key",
 ]
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
 ProgressCallback = Callable[[str, int, int], None]
