@@ -15,7 +15,7 @@ from bpe_core import Tokenizer, token_display
 from pages._ui import linked, render, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cuts_of, encode_digest, indexed_text, page_starts
-from pages._ui.encoding import text_digest, window_tokens
+from pages._ui.encoding import cut_overlap, text_digest, window_tokens
 from pages._ui.paging import page_controls
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -243,7 +243,13 @@ def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dic
     return encoded, loaded
 
 
-def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[str, np.ndarray]) -> None:
+def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str) -> tuple[int, ...]:
+    """``cut_overlap`` of two chosen tokenizers' whole-text cuts: (only first, only second, both)."""
+    fingerprints = choices[first].fingerprint, choices[second].fingerprint
+    return cut_overlap(*fingerprints, page.digest, special, cuts[first], cuts[second])
+
+
+def summary_table(view: View, page: Page, choices, encoded: dict[str, Encoded], cuts: dict[str, np.ndarray]) -> None:
     """Counts over the whole text, one row per tokenizer."""
     reference = view.reference
     rows = []
@@ -251,7 +257,7 @@ def summary_table(view: View, choices, encoded: dict[str, Encoded], cuts: dict[s
         if not reference:
             missing = "—"
         else:
-            missing = "reference" if key == reference else f"{len(np.setdiff1d(cuts[key], cuts[reference])):,}"
+            missing = "reference" if key == reference else f"{overlap(page, view.treat_special, choices, cuts, key, reference)[0]:,}"
         rows.append(
             {
                 "tokenizer": choices[key].label,
@@ -301,7 +307,7 @@ def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str
         st.caption(SPECIAL_TEXT_NOTE)
 
 
-def show_cut_differences(page: Page, choices, keys: list[str], cuts: dict[str, np.ndarray]) -> None:
+def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cuts: dict[str, np.ndarray]) -> None:
     """Counts over the whole text; the text of the window drawn with both tokenizers' cuts."""
     st.subheader("Where two tokenizers cut differently")
     pair = st.columns(2)
@@ -310,8 +316,7 @@ def show_cut_differences(page: Page, choices, keys: list[str], cuts: dict[str, n
     first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
     second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
     a, b = cuts[first], cuts[second]
-    only_a, only_b = len(np.setdiff1d(a, b)), len(np.setdiff1d(b, a))
-    shared = len(np.intersect1d(a, b))
+    only_a, only_b, shared = overlap(page, special, choices, cuts, first, second)
     st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared))
 
     def inside(cuts_of_one: np.ndarray) -> set[int]:
@@ -396,7 +401,7 @@ def main() -> None:
     page = Page(text, digest, index, 0, len(text))
     encoded, loaded = encode_all(view, choices, page)
     cuts = {k: cuts_of(choices[k].fingerprint, digest, view.treat_special, e, index) for k, e in encoded.items()}
-    summary_table(view, choices, encoded, cuts)
+    summary_table(view, page, choices, encoded, cuts)
     start, end = page_controls(text, page_starts(digest, text), key=PAGE)
     page = Page(text, digest, index, start, end)
     show_tokens(view, choices, encoded, loaded, page, cuts)
@@ -404,7 +409,7 @@ def main() -> None:
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
     keys = list(encoded)
     if len(keys) >= 2:
-        show_cut_differences(page, choices, keys, cuts)
+        show_cut_differences(page, view.treat_special, choices, keys, cuts)
     decode_box(choices, keys[0] if keys else None)
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 

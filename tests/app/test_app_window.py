@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 import bpe_core
 from apptest_support import run, texts
 
-from pages._ui import window
+from pages._ui import render, window
 
 TOKENIZE = "pages/tokenize_text.py"
 LINES = "".join(f"line {n:05d}: the quick brown fox, 你好世界 {'x' * (n % 40)}\n" for n in range(600))
@@ -108,3 +108,20 @@ def test_a_toggle_keeps_the_page(app, toggle):
     run(app)
     assert _page_caption(app).startswith("Page 4 of")
     assert _panel_ids(app, "gpt2") == before
+
+
+def test_cut_difference_counts_cover_the_whole_text(app):
+    _open(app, LINES, ["gpt2", "cl100k"])
+    app.number_input(key=PAGE).set_value(2)
+    run(app)
+    cuts = {
+        name: render.cut_positions(bpe_core.load(name).encode_with_details(LINES, allowed_special="all"))
+        for name in ("gpt2", "cl100k")
+    }
+    first, second = app.selectbox(key="tokenize.cut_a").value, app.selectbox(key="tokenize.cut_b").value
+    legend = re.findall(r"cut only by [^:<]+: ([\d,]+)|cut by both: ([\d,]+)", _html(app))
+    counts = [int((a or b).replace(",", "")) for a, b in legend]
+    a, b = cuts[first], cuts[second]
+    assert counts == [len(a - b), len(b - a), len(a & b)]
+    table = app.dataframe[0].value.set_index("tokenizer")["cuts not in reference"]
+    assert sorted(table.tolist()) == sorted(["reference", f"{len(cuts['cl100k'] - cuts['gpt2']):,}"])
