@@ -32,7 +32,7 @@ from bpe_core import TokenInfo, Tokenizer
 from bpe_core.tokens import piece_token_infos
 
 #: Characters per page of the drawn text (a page ends at a newline in its second half when it has one).
-PAGE_CHARS = 3_000
+PAGE_CHARS = 2_000
 
 
 @dataclass(frozen=True)
