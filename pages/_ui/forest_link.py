@@ -1,7 +1,8 @@
 """Deep links to the Merge forest: ``/merge_forest?tokenizer=<key>&token=<id>`` opens that token's
 tree (Tokenize's tokens link here). The key is a ``TokenizerChoice.key`` (``gpt2``, ``o200k``,
-``new:my-bpe``, ``lib:name``...). A link is applied once per session and value, so the user's own
-choices afterwards stand; a bad value is a message, never a traceback."""
+``new:my-bpe``, ``lib:name``...). A link is applied when it arrives (a new link, or one that brought the
+user here from another page), so the user's own choices on this page stand; a bad value is a
+message, never a traceback."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from . import state
 from .render import markdown_text as md
 from .tokenizers import TokenizerChoice
 
@@ -29,7 +31,9 @@ def read_link(choices: dict[str, TokenizerChoice]) -> Link | None:
     if tokenizer is None and token is None:
         return None
     signature = (tokenizer, token)
-    fresh = st.session_state.get(LINK_READ) != signature
+    # A link is fresh when it is new, or when it brought the user here from another page (Tokenize's
+    # click on the same token again); reruns of this page leave the user's own choices alone.
+    fresh = st.session_state.get(LINK_READ) != signature or state.arrived_from_another_page()
     if tokenizer is not None and tokenizer not in choices:
         if fresh:  # said once: the picker below is the way on
             st.error(

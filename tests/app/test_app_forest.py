@@ -174,3 +174,19 @@ def test_what_is_built_from_a_token(app):
     assert len(frame_with(app, "depth")[0]) == 1_000
     assert any("The first 1,000 tokens built from it" in c for c in texts(app.caption))
     assert any(chart.proto.spec and "icicle" in chart.proto.spec for chart in app.get("plotly_chart"))
+
+
+def test_a_link_followed_again_from_another_page_reopens_its_token(workspace_dir):
+    params = {"tokenizer": "gpt2", "token": "262"}
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params = dict(params)
+    run(at)
+    at.query_params = dict(params)
+    go(at, FOREST)
+    at.number_input(key="forest.id:gpt2").set_value(300)
+    run(at)
+    assert metrics(at)["id"] == "300"  # the user's choice stands on reruns
+    go(at, "pages/step_through.py")
+    at.query_params = dict(params)  # Tokenize's click on the same token again
+    go(at, FOREST)
+    assert metrics(at)["id"] == "262"
