@@ -138,7 +138,7 @@ def report(results: dict, log) -> None:
         ("Tie rules on one long raw stream (issue 10)", training_bench.tie_rule_table(results.get("ties"))),
         ("Tokenize page render, the library's share (issue 4: under a second of server time)",
          results["render"] and render_bench.render_report(results["render"])),
-        ("Merge forest (issue 12: every lookup and tree under 1 s; ms, first call / median of 3)",
+        ("Merge forest (issue 12: every lookup and tree under 1 s; ms: first call (its processor time) / median of 3)",
          results.get("forest") and forest_bench.report(results["forest"])),
     ]
     for title, body in sections:
