@@ -87,7 +87,8 @@ def number_formats(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS) -> d
     config = {}
     for column in frame.columns:
         if column in ids:
-            config[column] = st.column_config.NumberColumn(format="plain")
+            # "%d", not "plain": Streamlit's "plain" prints some ids with float noise (491 as 490.99999999999994).
+            config[column] = st.column_config.NumberColumn(format="%d")
         elif _whole_numbers(frame[column]):
             config[column] = st.column_config.NumberColumn(format="localized")
     return config

@@ -190,7 +190,7 @@ def test_many_curves_have_many_colours():
 def test_tables_write_counts_with_separators_and_ids_plain():
     frame = pd.DataFrame({"rank": [0, 1], "id": [256, 15496], "count": [748967, None], "chars/token": [1.5, 2.25]})
     config = widgets.number_formats(frame)
-    assert config["id"]["type_config"]["format"] == "plain"
+    assert config["id"]["type_config"]["format"] == "%d"  # no separators, no float noise
     assert config["rank"]["type_config"]["format"] == config["count"]["type_config"]["format"] == "localized"
     assert "chars/token" not in config
 
