@@ -298,13 +298,8 @@ def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str
             against = cuts[reference] if reference and key != reference else None
             with column:
                 show_one(view, page, choices[key], encoded[key], loaded[key], against)
-    if reference:
-        st.caption(
-            f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
-            + SPECIAL_TEXT_NOTE
-        )
-    else:
-        st.caption(SPECIAL_TEXT_NOTE)
+    red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. " if reference else ""
+    st.caption(red + SPECIAL_TEXT_NOTE)
 
 
 def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cuts: dict[str, np.ndarray]) -> None:
@@ -324,6 +319,16 @@ def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cu
         return {int(c) - page.start for c in cuts_of_one[low:high]}
 
     st.html(render.render_cuts_html(page.text[page.start : page.end], inside(a), inside(b)))
+
+
+@st.fragment
+def window_views(view: View, choices, encoded, loaded, whole: Page, cuts: dict[str, np.ndarray]) -> None:
+    """The paging controls, the window's panels and cut differences: a page turn reruns only this."""
+    start, end = page_controls(whole.text, page_starts(whole.digest, whole.text), key=PAGE)
+    page = Page(whole.text, whole.digest, whole.index, start, end)
+    show_tokens(view, choices, encoded, loaded, page, cuts)
+    if len(encoded) >= 2:
+        show_cut_differences(page, view.treat_special, choices, list(encoded), cuts)
 
 
 def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
@@ -402,15 +407,10 @@ def main() -> None:
     encoded, loaded = encode_all(view, choices, page)
     cuts = {k: cuts_of(choices[k].fingerprint, digest, view.treat_special, e, index) for k, e in encoded.items()}
     summary_table(view, page, choices, encoded, cuts)
-    start, end = page_controls(text, page_starts(digest, text), key=PAGE)
-    page = Page(text, digest, index, start, end)
-    show_tokens(view, choices, encoded, loaded, page, cuts)
+    window_views(view, choices, encoded, loaded, page, cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
-    keys = list(encoded)
-    if len(keys) >= 2:
-        show_cut_differences(page, view.treat_special, choices, keys, cuts)
-    decode_box(choices, keys[0] if keys else None)
+    decode_box(choices, next(iter(encoded), None))
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 
 
