@@ -284,6 +284,5 @@ class DocumentReader:
                 for row, line in jsonl_rows(blocks):
                     yield row, *_parse_row(line.removeprefix(b"\xef\xbb\xbf") if row == 1 else line, self.text_field)
                 return
-            for row, element, truncated in json_array_elements(blocks, source=path):
-                text, reason = _parse_row(element, self.text_field)
-                yield row, text, reason + (" (the file ends inside this element: is it truncated?)" if truncated else "")
+            for row, element in json_array_elements(blocks, source=path):
+                yield row, *_parse_row(element, self.text_field)

@@ -109,13 +109,13 @@ _STRING_STOP = re.compile(rb'["\\]')
 _BLANK = re.compile(rb"[ \t\r\n]*")
 
 
-def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[int, bytes, bool]]:  # long on purpose: one scanner's state machine
-    """``(index from 1, element bytes, truncated)`` for each element of the JSON array that the byte
-    ``blocks`` hold, found by tracking strings and nesting (never parsing the whole array, so memory
-    is one element plus a block). ``truncated`` marks an element the file ends inside. ValueError when
-    the stream is not an array.
+def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:  # long on purpose: one scanner's state machine
+    """``(index from 1, element bytes)`` for each element of the JSON array that the byte ``blocks``
+    hold, found by tracking strings and nesting (never parsing the whole array, so memory is one
+    element plus a block). ValueError when the stream is not an array, and when it ends before the
+    array's closing ``]`` (a truncated file is an error, as a truncated .gz is, never a short corpus).
 
-    >>> [(i, e) for i, e, _ in json_array_elements([b'[{"t": "a,]"}, "b', b'"]'], source="x.json")]
+    >>> list(json_array_elements([b'[{"t": "a,]"}, "b', b'"]'], source="x.json"))
     [(1, b'{"t": "a,]"}'), (2, b' "b"')]
     """
     buffer = bytearray()
@@ -166,7 +166,7 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
                 element = bytes(buffer[start : found.start()])
                 if mark == b"," or element.strip() or index:
                     index += 1
-                    yield index, element, False
+                    yield index, element
                 start = pos
                 closed = mark == b"]"
         if closed and _BLANK.fullmatch(buffer, pos) is None:
@@ -174,8 +174,9 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
                              "(several arrays or objects: write them as .jsonl, one per line)")
         if closed:
             start = pos = len(buffer)
-    if opened and not closed and bytes(buffer[start:]).strip():
-        yield index + 1, bytes(buffer[start:]), True
+    if opened and not closed:
+        raise ValueError(f"{source} ends before the JSON array's closing ] (after {index:,} whole element(s)): the "
+                         "file is truncated or damaged; copy or export it again")
 
 
 # ------------------------------------------------------------------------------------------------

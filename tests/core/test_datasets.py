@@ -233,11 +233,12 @@ def test_parquet_columns_are_checked_before_anything_is_counted(tmp_path):
     assert seen == []  # refused before reading the text file
 
 
-def test_a_truncated_json_array_reports_its_last_element(tmp_path):
-    (tmp_path / "a.json").write_text('[{"text": "one"}, {"text": "tw', encoding="utf-8")
-    stats = count_files([tmp_path / "a.json"], pretokenizer=GPT2).stats
-    assert stats.documents == 1 and stats.bad_rows == 1
-    assert "truncated" in stats.bad_row_examples[0]["reason"] and stats.bad_row_examples[0]["row"] == 2
+@pytest.mark.parametrize("content", ['[{"text": "one"}, {"text": "tw', '[{"text": "a b"}, {"text": "c d"}', "[", '["a",'])
+def test_a_truncated_json_array_is_an_error_not_a_short_corpus(tmp_path, content):
+    """A whole file that cannot be read is an error, like a truncated .gz (even when every element is whole)."""
+    (tmp_path / "a.json").write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"a\.json ends before the JSON array's closing \]"):
+        count_files([tmp_path / "a.json"], pretokenizer=GPT2)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -258,7 +259,7 @@ def test_json_arrays_stream_element_by_element():
             yield json.dumps({"text": "x" * 10, "n": i}).encode()[7:] + b","
 
     first = list(itertools.islice(json_array_elements(endless(), source="x.json"), 3))
-    assert [json.loads(element)["n"] for _, element, _ in first] == [0, 1, 2]
+    assert [json.loads(element)["n"] for _, element in first] == [0, 1, 2]
     assert len(read) <= 5
 
 
