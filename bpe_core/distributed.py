@@ -12,8 +12,8 @@ on the worker. Adding the per-partition counts in partition order keeps the orde
 whatever the number of workers and partitions.
 
 What it does not do: move data. Workers open the inputs themselves, so they must see them at the same
-absolute paths (one machine, a shared filesystem or a mounted object store), and run the same
-bpe_core version (checked). Dask is optional: this module imports it only when called, and its
+absolute paths (one machine, a shared filesystem or a mounted object store), and they and the
+scheduler run the same bpe_core version (checked). Dask is optional: this module imports it only when called, and its
 absence is an error naming ``pip install -r requirements-distributed.txt``.
 """
 
@@ -23,6 +23,7 @@ import codecs
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .corpus import not_utf8_message
 from .counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
-from .datasets import FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
+from .datasets import DocumentReader, FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
 from .parallel import available_cpus, batches
 from .pretokenize import PreTokenizer, safe_cut_regex
 from .special_tokens import special_token_regex, validate_special_tokens
@@ -228,8 +229,8 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
     """A ``distributed.Client`` for the duration of a ``with``: a new ``LocalCluster`` of ``workers``
     processes (None: one per CPU) when ``scheduler`` is None, closed afterwards; a connection to the
     scheduler at an address (``"tcp://host:8786"``); or a ``Client`` the caller made, used as is.
-    Every error names its fix: a bad address, no answer within ``timeout`` seconds, no worker, or
-    workers that cannot import this bpe_core. Each worker builds ``pattern``'s pre-tokenizer up front."""
+    Every error names its fix: a bad address, no answer within ``timeout`` seconds, no worker, or a
+    scheduler or worker without this bpe_core. Each worker builds ``pattern``'s pre-tokenizer up front."""
     distributed = import_distributed()
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -245,7 +246,8 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
     if scheduler is None:
         cluster = distributed.LocalCluster(
             n_workers=workers or available_cpus(), threads_per_worker=1, processes=True, dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,  # a failed task is reported once, as one line, not as worker tracebacks
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server: a free port, never a warning
         )
         client = distributed.Client(cluster)
         try:
@@ -284,28 +286,27 @@ def _connect(distributed, address, timeout: float):
 
 
 def _check_workers(client, timeout: float, where: str, pattern: str | None) -> None:
-    """At least one worker, and every worker imports the same bpe_core: else a ValueError that says so
-    (tasks would otherwise wait forever, or fail one by one)."""
+    """At least one worker, every worker imports the same bpe_core, and so does the scheduler: else a
+    ValueError that says so (tasks would otherwise wait forever, or fail one by one)."""
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
-        raise ValueError(
-            f"{where} has no worker after {timeout:g} s: start some with `dask worker <scheduler address>`"
-        ) from None
-    try:
+        raise ValueError(f"{where} has no worker after {timeout:g} s: start some with "
+                         "`dask worker <scheduler address>`") from None
+    who = f"Dask workers of {where}"
+    try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
         versions = client.run(worker_version, pattern)
-    except Exception as exc:  # noqa: BLE001 - the worker's ImportError arrives as a plain Exception
-        raise ValueError(
-            f"the Dask workers of {where} cannot run bpe_core ({exc}): install bpe_core {__version__} "
-            f"in every worker's environment (pip install bpe-core, or the checkout on PYTHONPATH)"
-        ) from None
+        who = f"Dask scheduler ({where})"
+        versions["the scheduler"] = client.run_on_scheduler(worker_version, pattern)
+    except Exception as exc:  # noqa: BLE001 - an ImportError there arrives here as a plain Exception
+        raise ValueError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
+                         "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
+                         "PYTHONPATH)") from None
     wrong = {address: version for address, version in versions.items() if version != __version__}
     if wrong:
         address, version = next(iter(wrong.items()))
-        raise ValueError(
-            f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this client "
-            f"{__version__}: install the same version everywhere, so counts mean the same"
-        )
+        raise ValueError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
+                         f"client {__version__}: install the same version everywhere, so counts mean the same")
 
 
 def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> int:
@@ -347,7 +348,7 @@ def count_on_dask(
         check_bad_row_choice(on_bad_row),
     )
     _partition_bytes(partition_bytes, 0, 1)
-    total = sum(os.path.getsize(path) for path in files)
+    total = DocumentReader(files, text_field=text_field, on_bad_row=on_bad_row).total_bytes  # formats, Parquet columns
     with dask_client(scheduler, workers=workers, timeout=timeout, pattern=settings.pattern) as client:
         size = _partition_bytes(partition_bytes, total, sum(client.nthreads().values()) or 1)  # threads, all workers
         partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size)
@@ -409,10 +410,11 @@ def train_on_dask(
     """``train_files`` with the counting on Dask (``count_on_dask``'s keywords) and the merge loop
     here; ``options`` are ``train_from_counts``' keywords (``train``'s but ``workers``). The tokenizer
     equals ``train_files``' on the same inputs."""
+    started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
     train_from_counts(WordCounts(), vocab_size, **{**options, "progress": None})  # settings checked before a cluster
     counts = count_on_dask(
         inputs, pattern=options.get("pattern", "gpt2"), special_tokens=options.get("special_tokens", ()),
         text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
         partition_bytes=partition_bytes, timeout=timeout, progress=options.get("progress"),
     )
-    return train_from_counts(counts, vocab_size, **options)
+    return train_from_counts(counts, vocab_size, _started=started, **options)

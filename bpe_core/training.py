@@ -126,14 +126,18 @@ def _options(function: Callable, given: dict, *, exclude: tuple[str, ...] = (), 
     return {**defaults, **given}
 
 
-def train_from_counts(word_counts: WordCounts, vocab_size: int, **options: Unpack[TrainingOptions]) -> Tokenizer:
+def train_from_counts(
+    word_counts: WordCounts, vocab_size: int, *, _started: float | None = None, **options: Unpack[TrainingOptions]
+) -> Tokenizer:
     """Train from pre-token counts already made by ``count_words`` (the reduce step's output), with
-    ``train``'s keywords but ``workers``."""
+    ``train``'s keywords but ``workers``. (``_started``, private: the ``time.perf_counter()`` the
+    caller began at, so that a caller that counted first records counting and merging in
+    ``training["seconds"]``, as ``train_files`` does.)"""
     options = _options(train_from_counts, options, exclude=("workers",))
     options["special_tokens"] = _validate_settings(
         vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
     )
-    return _merge_counts(word_counts, vocab_size, time.perf_counter(), **options)
+    return _merge_counts(word_counts, vocab_size, time.perf_counter() if _started is None else _started, **options)
 
 
 def _merge_counts(

@@ -294,3 +294,76 @@ def test_a_scheduler_without_workers_says_to_start_some(corpus):
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, silence_logs=50) as empty:
         with pytest.raises(ValueError, match=r"has no worker after 1 s: start some with `dask worker"):
             bd.count_on_dask(corpus, scheduler=empty.scheduler_address, timeout=1)
+
+
+def test_a_scheduler_without_bpe_core_is_named(tmp_path, corpus):
+    """The scheduler unpickles what the client sends: one without bpe_core is named, with the fix."""
+    pytest.importorskip("distributed")
+    import socket
+
+    fake = tmp_path / "fake" / "bpe_core"  # shadows bpe_core on the scheduler's path only
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('simulated: no bpe_core on the scheduler')\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = os.path.dirname(os.path.dirname(bpe_core.__file__))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+         "--no-dashboard"], env={**os.environ, "PYTHONPATH": str(tmp_path / "fake")}, **quiet,
+    )  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
+         "--no-nanny", "--no-dashboard"], env={**os.environ, "PYTHONPATH": root}, **quiet,
+    )  # fmt: skip
+    try:
+        with pytest.raises(ValueError, match=r"Dask scheduler .* cannot run bpe_core .*no bpe_core on the scheduler"
+                                             r".* install bpe_core .* the scheduler's environment"):
+            bd.count_on_dask(corpus, scheduler=f"tcp://127.0.0.1:{port}", timeout=30)
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_parquet_columns_are_checked_before_any_cluster_is_reached(tmp_path, corpus):
+    """As in train_files: a Parquet file without the text column fails before connecting (port 1 never answers)."""
+    pytest.importorskip("distributed")
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"n": [1]}), tmp_path / "b.parquet")
+    with pytest.raises(ValueError, match="no column 'text'"):
+        bd.count_on_dask([*corpus, str(tmp_path / "b.parquet")], scheduler="tcp://127.0.0.1:1", timeout=1)
+    with pytest.raises(ValueError, match="no column 'body'"):
+        bd.train_on_dask([tmp_path / "b.parquet"], 300, text_field="body", scheduler="tcp://127.0.0.1:1", timeout=1)
+
+
+def test_a_failed_local_dask_run_is_one_line_without_worker_tracebacks(tmp_path):
+    """A task failing on a worker of the local cluster: stderr is the one `error:` line, no worker log."""
+    pytest.importorskip("distributed")
+    (tmp_path / "binary.bin").write_bytes(bytes(range(256)) * 8)
+    root = os.path.dirname(os.path.dirname(bpe_core.__file__))
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_core", "train", str(tmp_path / "binary.bin"), "--vocab-size", "300", "-o",
+         str(tmp_path / "x.json"), "--dask", "--dask-workers", "1"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": root},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "not valid UTF-8" in result.stderr
+    assert "Traceback" not in result.stderr and "ERROR" not in result.stderr, result.stderr
+
+
+def test_train_on_dask_records_the_counting_in_its_seconds(monkeypatch, corpus):
+    """training["seconds"] runs from the call's start, as train_files' does (not from the end of the counting)."""
+    import time
+
+    def slow_count(inputs, **_):
+        time.sleep(0.5)
+        return _in_process(inputs)
+
+    monkeypatch.setattr(bd, "count_on_dask", slow_count)
+    tokenizer = bd.train_on_dask(corpus, 300)
+    assert tokenizer.training["seconds"] >= 0.5
+    assert tokenizer.merges == bpe_core.train_files(corpus, 300).merges
