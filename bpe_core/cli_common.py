@@ -84,7 +84,8 @@ def check_output(path: str, *, folder: bool = False) -> Path:
             f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o"
         )
     if folder and target.exists() and not target.is_dir():
-        raise ValueError(f"cannot write {path}: it is a file, and this export writes a folder; choose another -o")
+        raise ValueError(f"cannot write {path}: it is a file, and -o here names a folder (count writes its shards "
+                         "and export --format gpt2 its files into one); choose another -o")
     if not folder and target.is_dir():
         raise ValueError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
     return target

@@ -114,6 +114,26 @@ def _print_training(tokenizer, output: str) -> None:
     print(f"  saved to {output}")
 
 
+def _refuse_reading_options(args) -> None:
+    """``train --counts``: the options that say how to read a corpus have nothing to act on (the
+    shards are counted already), so a non-default one is refused rather than silently ignored."""
+    given = [option for option, used in (("--text-field", args.text_field != "text"),
+                                         ("--bad-rows", args.bad_rows != "skip"),
+                                         ("--workers", args.workers is not None)) if used]  # fmt: skip
+    if given:
+        raise ValueError(f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
+                         f"{given[0]} (or give it to `count` when making the shards)")
+
+
+def _warn_if_empty(tokenizer) -> None:
+    """A corpus without any text trains a tokenizer of single bytes only: legal, but almost surely a
+    mistake (wrong folder, wrong --text-field), so it is said on stderr."""
+    corpus = tokenizer.training["corpus"]
+    if not corpus["characters"]:
+        print(f"warning: the corpus has no text: {corpus['documents']:,} document(s), 0 characters, so the tokenizer "
+              f"has no merges ({tokenizer.vocab_size:,} tokens); check the inputs and --text-field", file=sys.stderr)
+
+
 def cmd_train(args) -> int:
     check_output(args.output)  # before training, so a bad -o costs no training time
     dask = dask_options(args)
@@ -125,6 +145,7 @@ def cmd_train(args) -> int:
     options = {"min_frequency": args.min_frequency, "tie_break": args.tie_break, "name": args.name}
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     if args.counts:
+        _refuse_reading_options(args)
         given = {"pattern": _pattern(args.pattern)} if args.pattern is not None else {}
         if args.special_token:
             given["special_tokens"] = args.special_token
@@ -144,6 +165,7 @@ def cmd_train(args) -> int:
     bar.close()
     write_output(args.output, tokenizer.to_json())
     report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
+    _warn_if_empty(tokenizer)
     _print_training(tokenizer, args.output)
     return 0
 

@@ -45,6 +45,7 @@ import json
 import os
 import re
 import secrets
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -144,9 +145,10 @@ def write_count_shards(
 
     ``settings`` are ``shard_settings(...)`` for the pattern and special tokens that made the counts.
     ``directory`` must be new, empty or a count-shard folder (its shards are replaced); its parent must
-    exist. ValueError for counts below 1 or above 2^63-1, or a bad ``rows_per_shard``.
+    exist. ValueError for counts below 1 or above 2^63-1, a bad ``rows_per_shard``, or a folder that
+    cannot be written (naming it).
     """
-    pyarrow, parquet = _pyarrow()
+    _pyarrow()  # pyarrow missing: say so before anything else
     directory = os.fspath(directory)
     if not isinstance(rows_per_shard, int) or isinstance(rows_per_shard, bool) or rows_per_shard < 1:
         raise ValueError(f"rows_per_shard must be a positive whole number (e.g. {ROWS_PER_SHARD:,}), "
@@ -157,11 +159,20 @@ def write_count_shards(
         raise ValueError(f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to "
                          f"{max(values)}")
     check_shard_folder(directory)
+    try:
+        return _write_shard_files(directory, keys, values, settings, _corpus_record(word_counts.stats), rows_per_shard)
+    except OSError as exc:  # a read-only, full or forbidden place: one line, never a bare errno text
+        raise ValueError(f"cannot write the count shards to the folder {directory} ({exc.strerror or exc}): choose "
+                         "a folder you can write to (-o)") from None
+
+
+def _write_shard_files(directory: str, keys, values, settings: dict, corpus: dict, rows_per_shard: int) -> dict:
+    """``write_count_shards``' writing, once everything is checked: the shards, then the manifest."""
+    pyarrow, parquet = _pyarrow()
     os.makedirs(directory, exist_ok=True)
     remove_quietly(os.path.join(directory, MANIFEST))  # a crash below never leaves a manifest over mixed shards
     starts = range(0, len(keys), rows_per_shard)
     run = secrets.token_hex(8)
-    corpus = _corpus_record(word_counts.stats)
     shards = []
     for number, start in enumerate(starts):
         name = SHARD_NAME.format(number)
@@ -323,11 +334,15 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
 
     ValueError when a folder is not a count-shard folder, a shard is missing, damaged or foreign, a
     count is below 1, the folders' settings differ (naming the setting and both values), or the counts
-    add up to more than 2^63-1 pre-tokens.
+    add up to more than 2^63-1 pre-tokens. A folder named twice (the same real path) is read once, as
+    a file named twice is, so its counts are never added twice.
     """
     if isinstance(directories, (str, os.PathLike)):
         directories = [directories]
-    directories = [os.fspath(d) for d in directories]
+    unique: dict[str, str] = {}
+    for directory in map(os.fspath, directories):
+        unique.setdefault(os.path.realpath(directory), directory)
+    directories = list(unique.values())
     if not directories:
         raise ValueError("give at least one count-shard folder (made by python -m bpe_core count)")
     result = WordCounts()
@@ -375,6 +390,7 @@ def train_from_shards(
     """Train from count-shard folders (``read_count_shards``) with ``train``'s keywords but ``workers``:
     the pattern and special tokens come from the shards (giving other ones is a ValueError naming
     both). The tokenizer is the one ``train_files`` makes on the text that was counted."""
+    started = time.perf_counter()  # the recorded seconds include reading the shards
     word_counts, settings = read_count_shards(directories)
     for key in ("pattern", "special_tokens"):
         if key not in options:
@@ -386,4 +402,4 @@ def train_from_shards(
             raise ValueError(f"the shards were counted with {key} {theirs!r}, not {mine!r}: training uses the "
                              f"shards' {key}; leave it out (or count again with {mine!r})")
     options = {**options, "pattern": settings["pattern"], "special_tokens": settings["special_tokens"]}
-    return train_from_counts(word_counts, vocab_size, **options)
+    return train_from_counts(word_counts, vocab_size, _started=started, **options)

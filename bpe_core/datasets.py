@@ -105,9 +105,14 @@ def expand_inputs(inputs: str | os.PathLike | Iterable[str | os.PathLike]) -> li
     """
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
+    wanted = "give a file, folder or glob pattern (str or pathlib.Path), or a list of them"
+    if not isinstance(inputs, Iterable) or isinstance(inputs, bytes):
+        raise TypeError(f"inputs must be files, folders or glob patterns, not {type(inputs).__name__}: {wanted}")
     files: list[str] = []
     seen: set[str] = set()
     for item in inputs:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"an input is {type(item).__name__} {item!r}, not a path: {wanted}")
         name = os.fspath(item)
         if os.path.isfile(name):
             matched = [name]

@@ -175,8 +175,8 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
         if closed:
             start = pos = len(buffer)
     if opened and not closed:
-        raise ValueError(f"{source} ends before the JSON array's closing ] (after {index:,} whole element(s)): the "
-                         "file is truncated or damaged; copy or export it again")
+        raise ValueError(f"{source} ends before the JSON array's closing ]: the file is truncated or damaged; copy "
+                         "or export it again")
 
 
 # ------------------------------------------------------------------------------------------------

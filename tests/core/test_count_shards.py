@@ -246,3 +246,60 @@ def test_cli_count_and_train_refuse_bad_requests_before_working(tmp_path, corpus
     assert main(["train", "--counts", str(tmp_path / "s"), "--pattern", "cl100k", "--vocab-size", "300", "-o",
                  str(tmp_path / "t.json")]) == 2  # fmt: skip
     assert "counted with pattern 'gpt2', not 'cl100k'" in capsys.readouterr().err
+
+
+def test_a_folder_named_twice_is_read_once(tmp_path, corpus):
+    """As a file named twice is read once: `--counts ca ca` (or two spellings of one folder) never double counts."""
+    write_count_shards(counts_of([corpus]), tmp_path / "ca", settings=shard_settings())
+    once, _ = read_count_shards([tmp_path / "ca"])
+    again, _ = read_count_shards([tmp_path / "ca", tmp_path / "." / "ca", str(tmp_path / "ca") + "/"])
+    assert list(again.counts.items()) == list(once.counts.items())
+    assert again.stats.pretokens == once.stats.pretokens and again.stats.documents == once.stats.documents
+
+
+def test_train_from_shards_records_the_reading_in_its_seconds(tmp_path, corpus, monkeypatch):
+    """training["seconds"] runs from the call's start (reading the shards included), as train_files' does."""
+    import time
+
+    from bpe_core import count_shards
+
+    write_count_shards(counts_of([corpus]), tmp_path / "ca", settings=shard_settings())
+    read = count_shards.read_count_shards
+
+    def slow_read(directories):
+        time.sleep(0.5)
+        return read(directories)
+
+    monkeypatch.setattr(count_shards, "read_count_shards", slow_read)
+    assert train_from_shards(tmp_path / "ca", 300).training["seconds"] >= 0.5
+
+
+def test_an_unwritable_folder_is_a_value_error_naming_it(tmp_path, monkeypatch):
+    """An OSError while writing (read-only, full, /proc) is a ValueError naming the folder, never a bare errno."""
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "makedirs", refuse)
+    with pytest.raises(ValueError, match=r"cannot write the count shards to the folder .*out \(Permission denied\)"):
+        write_count_shards(WordCounts(counts=Counter({"a": 1})), tmp_path / "out", settings=shard_settings())
+
+
+def test_cli_train_from_counts_refuses_reading_options_and_warns_on_no_text(tmp_path, corpus, capsys):
+    assert main(["count", str(corpus), "-o", str(tmp_path / "s")]) == 0
+    capsys.readouterr()
+    out = ["--vocab-size", "300", "-o", str(tmp_path / "t.json")]
+    for option in (["--text-field", "body"], ["--bad-rows", "stop"], ["--workers", "2"]):
+        assert main(["train", "--counts", str(tmp_path / "s"), *option, *out]) == 2
+        err = capsys.readouterr().err
+        assert f"{option[0]} applies to reading a corpus" in err and "drop" in err, err
+    assert main(["train", "--counts", str(tmp_path / "s"), str(tmp_path / "s"), *out]) == 0
+    assert main(["train", str(corpus), *out[:2], "-o", str(tmp_path / "u.json")]) == 0
+    twice, once = (bpe_core.Tokenizer.load(tmp_path / n) for n in ("t.json", "u.json"))
+    assert twice.merge_records == once.merge_records  # the same counts: the folder was read once
+    (tmp_path / "empty.json").write_text("[]", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["train", str(tmp_path / "empty.json"), *out]) == 0
+    assert "warning: the corpus has no text" in capsys.readouterr().err
+    assert main(["count", str(corpus), "-o", str(corpus / "00.txt")]) == 2
+    assert "-o here names a folder (count writes its shards" in capsys.readouterr().err

@@ -328,3 +328,9 @@ def test_a_byte_order_mark_is_not_text(tmp_path):
     got = count_files([tmp_path], pretokenizer=GPT2)
     assert got.counts == count_words(["hello world", "hi there", "again"], pretokenizer=GPT2).counts
     assert got.stats.bad_rows == 0
+
+
+@pytest.mark.parametrize("inputs", [123, b"data.txt", [123], [None]])
+def test_inputs_that_are_not_paths_are_a_type_error_saying_what_to_pass(inputs):
+    with pytest.raises(TypeError, match=r"give a file, folder or glob pattern \(str or pathlib\.Path\), or a list"):
+        bpe_core.train_files(inputs, 300)
