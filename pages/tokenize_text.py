@@ -299,7 +299,7 @@ def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str
             with column:
                 show_one(view, page, choices[key], encoded[key], loaded[key], against)
     red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. " if reference else ""
-    st.caption(red + SPECIAL_TEXT_NOTE)
+    st.caption(red + SPECIAL_TEXT_NOTE)  # plain: red's only user text went through md() above
 
 
 def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cuts: dict[str, np.ndarray]) -> None:
