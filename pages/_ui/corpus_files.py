@@ -15,15 +15,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import streamlit as st
 
 import bpe_core
-from bpe_core.progress import PhaseClock
 
 from .render import markdown_text
-from .widgets import REDRAW_SECONDS, format_seconds, progress_text
+from .widgets import TrainingProgress, format_seconds, progress_text
 
 #: A document at least this long is written as its own text file, so counting streams through it.
 TEXT_FILE_CHARS = 1 << 20
@@ -87,25 +86,15 @@ def write_documents(folder: str, documents: Sequence[str]) -> list[str]:
     return paths
 
 
-class ByteProgress:
-    """A ``progress(phase, done, total)`` callback drawing on an ``st.progress`` bar: counting in bytes
-    read, merging in merges; redrawn at most every ``REDRAW_SECONDS``."""
+class ByteProgress(TrainingProgress):
+    """``TrainingProgress`` with counting shown in bytes read (``train_files`` reports bytes)."""
 
-    def __init__(self, bar, clock: Callable[[], float] | None = None) -> None:
-        self.bar = bar
-        self.phases = PhaseClock(now=clock) if clock else PhaseClock()
-        self.last = float("-inf")
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        progress = self.phases(phase, done, total)
-        if progress.at - self.last < REDRAW_SECONDS and done < total:
-            return
-        self.last = progress.at
+    def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
         fraction, text = progress_text(phase, done, total, progress.elapsed)
         if phase == "count":
             text = (f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
                     f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}")  # fmt: skip
-        self.bar.progress(fraction, text=text)  # plain: numbers and phase names
+        return fraction, text
 
 
 def train_documents(documents: Sequence[str], vocab_size: int, **options) -> tuple[bpe_core.Tokenizer | None, object]:

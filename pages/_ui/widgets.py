@@ -148,8 +148,12 @@ class TrainingProgress:
         if progress.at - self.last < REDRAW_SECONDS and done < total:
             return
         self.last = progress.at
-        fraction, text = progress_text(phase, done, total, progress.elapsed)
+        fraction, text = self.describe(phase, done, total, progress)
         self.bar.progress(fraction, text=text)  # plain: progress_text writes numbers and phase names
+
+    def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
+        """The bar's fill and text for one report (``progress``: the phase clock's reading)."""
+        return progress_text(phase, done, total, progress.elapsed)
 
 
 def counting_parts(documents: Sequence[str], pattern: str | None, special_tokens: Sequence[str] = ()) -> list[str]:
