@@ -7,7 +7,6 @@ pre-tokenize or count (see ``counting``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
@@ -110,13 +109,3 @@ def iter_text_blocks(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[
         offset += len(chunk)
         if text or not block:
             yield text, offset
-
-
-def iter_file_text(path: str | os.PathLike, block_bytes: int | None = None) -> Iterator[tuple[str, int]]:
-    """Yield ``(text, bytes_read_so_far)`` for a UTF-8 file, block by block, each block cut at a
-    character boundary (``block_bytes``: None means ``FILE_BLOCK_BYTES``). Invalid UTF-8 is a
-    ValueError naming the file and the byte offset."""
-    path = os.fspath(path)
-    block_bytes = FILE_BLOCK_BYTES if block_bytes is None else block_bytes
-    with open(path, "rb") as handle:
-        yield from iter_text_blocks(iter(lambda: handle.read(block_bytes), b""), source=path)

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 import streamlit as st
 
 import bpe_core
+from bpe_core.cli_common import byte_size
 
 from .render import markdown_text
 from .widgets import TrainingProgress, format_seconds, progress_text
@@ -28,14 +29,6 @@ from .widgets import TrainingProgress, format_seconds, progress_text
 TEXT_FILE_CHARS = 1 << 20
 #: JSONL files hold about this many characters of documents.
 JSONL_FILE_CHARS = 8 << 20
-
-
-def byte_size(count: int) -> str:
-    """``12.3 MB``: a number of bytes for people."""
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if count >= size:
-            return f"{count / size:,.1f} {unit}"
-    return f"{count:,} B"
 
 
 def _writes_as_text(document: str) -> bool:

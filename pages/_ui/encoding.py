@@ -17,7 +17,7 @@ import streamlit as st
 from bpe_core import TokenInfo
 
 from . import window
-from .window import TextIndex, WholeText, encode_kwargs  # noqa: F401  (encode_kwargs: the pages' name)
+from .window import TextIndex, WholeText
 
 #: Characters of a text that are encoded, counted and drawn page by page (the rest is left out, said so).
 MAX_STATS_CHARS = 2_000_000
