@@ -52,12 +52,6 @@ class Picked:
         return "byte" if len(self.vocab[token_id]) == 1 else "no merge (tiktoken's rule)"
 
 
-def id_columns() -> dict:
-    """``column_config`` for id columns as whole numbers: Streamlit's "plain" number format draws some
-    ids with float noise (490 as 490.99999999999994), so the forest's tables use "%d"."""
-    return {name: st.column_config.NumberColumn(format="%d") for name in ("id", "left id", "right id", "new id")}
-
-
 @st.cache_resource(show_spinner="Indexing the merges (once per tokenizer)…", max_entries=8)
 def forest_of(fingerprint: str, _tokenizer: Tokenizer) -> MergeForest:
     return MergeForest.of(_tokenizer)

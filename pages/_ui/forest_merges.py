@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .forest_index import Picked, id_columns
+from .forest_index import Picked
 from .render import markdown_text as md
 from .widgets import show_table
 
@@ -58,4 +58,4 @@ def merges_tab(picked: Picked) -> None:
     scope = f"{total:,} of {n_merges:,} merges match" if ranks is not None else f"all {n_merges:,} merges"
     st.caption(f"Page {int(page):,} of {pages:,}: rows {start + 1:,}-{start + len(shown):,} of {md(scope)}; ranks count "
                "from 0 (rank 0 is the first merge).")  # fmt: skip
-    show_table(merges_frame(picked, shown), height=420, column_config=id_columns())
+    show_table(merges_frame(picked, shown), height=420)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from bpe_core.forest import SearchResult
 
-from .forest_index import Picked, id_columns
+from .forest_index import Picked
 from .render import markdown_text as md
 from .widgets import show_table
 
@@ -55,4 +55,4 @@ def search_tab(picked: Picked) -> None:
         return
     more = f" (the first {len(result.ids):,} are listed)" if result.total > len(result.ids) else ""
     st.markdown(f"**{result.total:,}** matching tokens{md(more)}.")
-    show_table(results_table(picked, result.ids), height=320, column_config=id_columns())
+    show_table(results_table(picked, result.ids), height=320)

@@ -10,7 +10,7 @@ import streamlit as st
 from bpe_core.tokens import parse_token_display
 
 from . import charts, state, tokenizers
-from .forest_index import Picked, id_columns, token_by_text
+from .forest_index import Picked, token_by_text
 from .render import markdown_text as md
 from .render import plot_text, token_quote
 from .widgets import show_table
@@ -182,7 +182,7 @@ def show_built_from(picked: Picked, token_id: int) -> None:
     forest = picked.forest
     table = [{"depth": depth, "rank": rank, "token": picked.shown(forest.made[rank]), "id": forest.made[rank],
               "made from": picked.how_built(forest.made[rank])} for depth, rank, _ in rows]  # fmt: skip
-    show_table(pd.DataFrame(table), height=240, column_config=id_columns())
+    show_table(pd.DataFrame(table), height=240)
     if len(rows) >= MAX_BUILT_ROWS:
         st.caption(f"The first {MAX_BUILT_ROWS:,} tokens built from it, nearest first.")
     shown = icicle_rows(picked, rows)

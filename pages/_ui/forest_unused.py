@@ -14,7 +14,7 @@ from bpe_core.corpus import decode_text
 
 from . import tokenizers
 from .encoding import MAX_STATS_CHARS
-from .forest_index import Picked, id_columns
+from .forest_index import Picked
 from .render import markdown_text as md
 from .widgets import show_table
 
@@ -104,11 +104,11 @@ def unused_tab(picked: Picked) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**Never produced** (by rank)")
-        show_table(unused_table(picked, unused), height=360, column_config=id_columns())
+        show_table(unused_table(picked, unused), height=360)
         if len(unused) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(unused):,}.")
     with right:
         st.markdown("**Most used**")
         top = sorted(usage.items(), key=lambda item: -item[1])[:50]
         rows = [{"token": picked.shown(i), "id": i, "uses": c} for i, c in top]
-        show_table(pd.DataFrame(rows, columns=["token", "id", "uses"]), height=360, column_config=id_columns())
+        show_table(pd.DataFrame(rows, columns=["token", "id", "uses"]), height=360)
