@@ -147,12 +147,12 @@ def _measure(key: tuple, _tokenizers: dict, _texts: list[str]) -> list[dict]:
     return [asdict(m) for m in heldout_measures(_tokenizers, _texts)]
 
 
-def measure_rows(name: str, tokenizer, record: HeldOutRecord, keys: list[str], choices) -> list[dict]:
-    """The new tokenizer first, then the chosen built-ins, on the held-out text."""
+def measure_rows(name: str, tokenizer, digest: str, record: HeldOutRecord, keys: list[str], choices) -> list[dict]:
+    """The new tokenizer (``digest``: its ``merges_digest``) first, then the chosen built-ins, on the held-out text."""
     if name in {choices[k].label for k in keys if k in choices}:
         name = f"{name} (trained here)"  # a built-in's label: keep the rows apart
     loaded = {name: tokenizer}
-    fingerprints = [merges_digest(tokenizer)]
+    fingerprints = [digest]
     for key in keys:
         try:
             loaded[choices[key].label] = choices[key].get()
@@ -203,7 +203,8 @@ def _figure(frame: pd.DataFrame, colours: dict[str, str]):
 
 def evaluation_section(result_key: str, tokenizer) -> None:
     """Under the result: held-out numbers beside the reference tokenizers, or the in-sample note."""
-    record = _records().get(merges_digest(tokenizer))
+    digest = merges_digest(tokenizer)
+    record = _records().get(digest)
     if record is None:
         st.info(IN_SAMPLE_NOTE)
         return
@@ -212,7 +213,7 @@ def evaluation_section(result_key: str, tokenizer) -> None:
                "The figures above (and the curve below) are measured on the training part.")  # fmt: skip
     choices = tokenizers.available_tokenizers()
     keys = _others(choices)
-    rows = measure_rows(tokenizer.name, tokenizer, record, keys, choices)
+    rows = measure_rows(tokenizer.name, tokenizer, digest, record, keys, choices)
     frame = pd.DataFrame(rows)[list(COLUMNS)]
     show_table(frame.rename(columns=COLUMNS), key="train.heldout.table", column_config={
         label: st.column_config.NumberColumn(label, format="%.2f")
