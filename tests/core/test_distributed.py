@@ -9,6 +9,7 @@ without Dask on random text; the cluster tests run on one module-wide 2-worker L
 from __future__ import annotations
 
 import gzip
+import contextlib
 import os
 import subprocess
 import sys
@@ -268,25 +269,48 @@ def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp
         bd.count_on_dask(corpus, on_bad_row="ignore")
 
 
+@contextlib.contextmanager
+def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
+    """A scheduler and one worker as subprocesses (no event loop in the test's own process), each with its own
+    PYTHONPATH; yields the scheduler's address."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+         "--no-dashboard"], env={**os.environ, "PYTHONPATH": scheduler_path}, **quiet,
+    )  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
+         "--no-nanny", "--no-dashboard"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
+    )  # fmt: skip
+    try:
+        yield f"tcp://127.0.0.1:{port}"
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def _fake_bpe_core(tmp_path, where: str) -> str:
+    """A folder whose bpe_core fails to import, to put first on a subprocess's path."""
+    fake = tmp_path / "fake" / "bpe_core"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(f"raise ImportError('simulated: no bpe_core {where}')\n")
+    return str(tmp_path / "fake")
+
+
 def test_workers_without_bpe_core_are_named(tmp_path, corpus):
     """A worker whose environment cannot import bpe_core: the check says to install it there."""
-    distributed = pytest.importorskip("distributed")
-    fake = tmp_path / "fake" / "bpe_core"  # shadows any installed bpe_core on the worker's path
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ImportError('simulated: no bpe_core on this worker')\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake")}
-    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None, silence_logs=50) as empty:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", empty.scheduler_address, "--nthreads", "1",
-             "--no-nanny", "--no-dashboard"],
-            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        try:
-            with pytest.raises(ValueError, match=r"cannot run bpe_core .* install bpe_core"):
-                bd.count_on_dask(corpus, scheduler=empty.scheduler_address, timeout=30)
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
+    pytest.importorskip("distributed")
+    root = os.path.dirname(os.path.dirname(bpe_core.__file__))
+    fake = _fake_bpe_core(tmp_path, "on this worker")
+    with _cluster_processes(tmp_path, scheduler_path=root, worker_path=fake) as address:
+        with pytest.raises(ValueError, match=r"cannot run bpe_core .* install bpe_core"):
+            bd.count_on_dask(corpus, scheduler=address, timeout=30)
 
 
 def test_a_scheduler_without_workers_says_to_start_some(corpus):
@@ -299,32 +323,12 @@ def test_a_scheduler_without_workers_says_to_start_some(corpus):
 def test_a_scheduler_without_bpe_core_is_named(tmp_path, corpus):
     """The scheduler unpickles what the client sends: one without bpe_core is named, with the fix."""
     pytest.importorskip("distributed")
-    import socket
-
-    fake = tmp_path / "fake" / "bpe_core"  # shadows bpe_core on the scheduler's path only
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ImportError('simulated: no bpe_core on the scheduler')\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     root = os.path.dirname(os.path.dirname(bpe_core.__file__))
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
-    scheduler = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-         "--no-dashboard"], env={**os.environ, "PYTHONPATH": str(tmp_path / "fake")}, **quiet,
-    )  # fmt: skip
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
-         "--no-nanny", "--no-dashboard"], env={**os.environ, "PYTHONPATH": root}, **quiet,
-    )  # fmt: skip
-    try:
+    fake = _fake_bpe_core(tmp_path, "on the scheduler")
+    with _cluster_processes(tmp_path, scheduler_path=fake, worker_path=root) as address:
         with pytest.raises(ValueError, match=r"Dask scheduler .* cannot run bpe_core .*no bpe_core on the scheduler"
                                              r".* install bpe_core .* the scheduler's environment"):
-            bd.count_on_dask(corpus, scheduler=f"tcp://127.0.0.1:{port}", timeout=30)
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-            process.wait(timeout=30)
+            bd.count_on_dask(corpus, scheduler=address, timeout=30)
 
 
 def test_parquet_columns_are_checked_before_any_cluster_is_reached(tmp_path, corpus):
