@@ -1,7 +1,8 @@
 """Train to see the difference: the Compare page's shortcut that trains a small tokenizer on a mix
 of built-in samples (and the user's files), puts it first in the comparison, and sets it against
-GPT-2 with a star on the samples it was trained on. Training is ``bpe_core.train`` (through
-``widgets.train_with_progress``); every number comes from ``comparison``.
+GPT-2 with a star on the samples it was trained on. Training is ``bpe_core.train``'s tokenizer, trained
+through files as on the Train page (``corpus_files.train_documents``: the bar counts bytes read); every
+number comes from ``comparison``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from .keep import session_section
 from .comparison import METRIC_LABELS, Builtin, Selection, load_tokenizers, measure, summary_lines, versus_frame
 from .render import bold_html
 from .render import markdown_text as md
-from .widgets import show_sentences, train_with_progress
+from .corpus_files import train_documents
+from .widgets import show_sentences
 
 K_TRAIN_SAMPLES = "cmp.train.samples"
 K_TRAIN_FILES = "cmp.train.use_files"
@@ -68,9 +70,7 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
 def train_mix(mix: Mix) -> None:
     """Train, register the tokenizer for this session, put it first in the comparison, rerun."""
     documents, trained_on, name = mix.documents, mix.trained_on, mix.name
-    tokenizer, _ = train_with_progress(
-        documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name=name
-    )
+    tokenizer, _ = train_documents(documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name=name)
     if tokenizer is None:
         return
     label = ", ".join(trained_on[:4]) + (f" and {len(trained_on) - 4} more" if len(trained_on) > 4 else "")

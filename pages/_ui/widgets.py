@@ -14,20 +14,14 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-import bpe_core
-from bpe_core import Tokenizer
-from bpe_core.pretokenize import cut_at_safe_cuts, resolve_pattern, safe_cut_regex
 from bpe_core.progress import PhaseClock, eta_seconds
 
 from . import state
-from .render import markdown_text, sentences_html
+from .render import sentences_html
 from .tokenizers import TokenizerChoice
 
 #: Seconds between two redraws of the progress bar (the last step is always drawn).
 REDRAW_SECONDS = 0.1
-#: Characters of one part of a long document while counting: training reports progress per document,
-#: so one large file is handed over in parts (cut where no pre-token can change) and the bar moves.
-PROGRESS_PART_CHARS = 500_000
 _PHASES = {"count": ("Counting pre-tokens", 0.0, 0.2), "merge": ("Learning merges", 0.2, 1.0)}
 
 
@@ -155,43 +149,3 @@ class TrainingProgress:
         """The bar's fill and text for one report (``progress``: the phase clock's reading)."""
         return progress_text(phase, done, total, progress.elapsed)
 
-
-def counting_parts(documents: Sequence[str], pattern: str | None, special_tokens: Sequence[str] = ()) -> list[str]:
-    """The documents with each long one cut into parts of about PROGRESS_PART_CHARS at the preset
-    pattern's safe cuts (between a non-space and a space: the pre-tokens, so the counts and the
-    merges, are those of the whole). Unchanged for custom patterns, no pattern, or a special token
-    holding white space (it could straddle a cut).
-
-    >>> parts = counting_parts(["ab " * 400_000, "short"], "gpt2")
-    >>> len(parts), "".join(parts) == "ab " * 400_000 + "short", counting_parts(["ab " * 400_000], None) == ["ab " * 400_000]
-    (4, True, True)
-    """
-    try:
-        cut = safe_cut_regex(resolve_pattern(pattern))
-    except (TypeError, ValueError):
-        cut = None
-    if cut is None or any(ch.isspace() for token in special_tokens for ch in token):
-        return list(documents)
-    return [part for document in documents for part in cut_at_safe_cuts(document, cut, PROGRESS_PART_CHARS)]
-
-
-def train_with_progress(
-    documents: Sequence[str], vocab_size: int, **options
-) -> tuple[Tokenizer | None, object]:
-    """``bpe_core.train`` under a progress bar: (tokenizer, bar), or (None, bar) after showing
-    "Training failed: …" with the message as plain text (the bar is removed then). ``options`` go to
-    ``bpe_core.train``. Long documents are counted in parts (``counting_parts``) so the bar moves
-    while one large file is counted; the tokenizer and its statistics are those of the documents."""
-    bar = st.progress(0.0, text="Starting…")
-    documents = list(documents)
-    parts = counting_parts(documents, options.get("pattern", "gpt2"), options.get("special_tokens", ()))
-    try:
-        tokenizer = bpe_core.train(parts, int(vocab_size), progress=TrainingProgress(bar), **options)
-    except (ValueError, TypeError) as exc:
-        bar.empty()
-        st.error(f"Training failed: {markdown_text(exc)}")
-        return None, bar
-    corpus = (tokenizer.training or {}).get("corpus")
-    if isinstance(corpus, dict) and "documents" in corpus:
-        corpus["documents"] = len(documents)  # parts are a counting detail, not documents
-    return tokenizer, bar

@@ -282,6 +282,30 @@ def test_train_shortcut_adds_a_tokenizer_and_compares_it_with_gpt2(page):
     assert "✱ mix-eng-mya-400 (unsaved)" in page.multiselect(key="cmp.tokenizers").options
 
 
+def test_train_shortcut_trains_through_files_and_equals_bpe_core_train(page, monkeypatch):
+    # Compare trains as Train does (corpus_files.train_documents: train_files, progress in bytes read);
+    # the tokenizer is bpe_core.train's on the same texts and settings, statistics included
+    texts_used = [get_sample("eng").text, get_sample("deu").text]
+    expected = bpe_core.train(texts_used, 420, min_frequency=2, pattern="gpt2", name="mix-eng-deu-420")
+    calls = []
+    real = bpe_core.train_files
+
+    def recording(paths, *args, **options):
+        calls.append(options.get("progress"))
+        return real(paths, *args, **options)
+
+    monkeypatch.setattr(bpe_core, "train_files", recording)
+    page.multiselect(key="cmp.train.samples").set_value(["eng", "deu"])
+    page.number_input(key="cmp.train.vocab").set_value(420)
+    page.button(key="cmp.train.go").click()
+    run(page)
+    assert len(calls) == 1 and type(calls[0]).__name__ == "ByteProgress"
+    trained = page.session_state["wb.session_tokenizers"]["mix-eng-deu-420"].tokenizer
+    assert trained.merges == expected.merges and trained.vocab_size == expected.vocab_size
+    assert trained.training["corpus"] == expected.training["corpus"]
+    assert trained.training["tokens_after_merge"] == expected.training["tokens_after_merge"]
+
+
 def test_train_shortcut_needs_samples_and_takes_a_name(page):
     page.multiselect(key="cmp.train.samples").set_value([])
     run(page)

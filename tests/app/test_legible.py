@@ -195,19 +195,6 @@ def test_tables_write_counts_with_separators_and_ids_plain():
     assert "chars/token" not in config
 
 
-def test_counting_parts_give_the_same_tokenizer(monkeypatch):
-    text = "".join(sample.text for sample in bpe_core.samples.load_samples()) * 2
-    monkeypatch.setattr(widgets, "PROGRESS_PART_CHARS", 3_000)
-    parts = widgets.counting_parts([text], "gpt2", ["<|endoftext|>"])
-    assert len(parts) > 10 and "".join(parts) == text
-    for tie_break in ("lexicographic", "first"):
-        whole = bpe_core.train([text], 600, tie_break=tie_break)
-        cut = bpe_core.train(parts, 600, tie_break=tie_break)
-        assert cut.merges == whole.merges, tie_break
-    assert widgets.counting_parts([text], r"\w+|\s+|.", ()) == [text]  # custom pattern: no safe cuts
-    assert widgets.counting_parts([text], "gpt2", ["<a b>"]) == [text]  # a special token with a space
-
-
 # --------------------------------------------------------------------------------------------------
 # the pages (AppTest): the new controls, the convention and the ranks
 
