@@ -293,18 +293,15 @@ def with_merges(choices: dict[str, TokenizerChoice]) -> tuple[dict[str, Tokenize
 
 
 def unused_name(name: str, choices: dict[str, TokenizerChoice]) -> str:
-    """``name``, or ``name-2``, ``name-3``… so that no session or library tokenizer has it yet."""
-    base, number = name, 2
-    while f"new:{name}" in choices or f"lib:{name}" in choices:
-        name = f"{base}-{number}"
-        number += 1
-    return name
+    """``name``, or ``name 2``, ``name 3``… (``numbered_name``) so that no session or library tokenizer
+    has it yet."""
+    return numbered_name(name, {key[4:] for key in choices if key.startswith(("new:", "lib:"))})
 
 
 def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | None) -> str:
     """Register a freshly trained tokenizer for this session; returns its key."""
     held = SessionTokenizer(tokenizer, uid=f"{time.time_ns():x}")
-    tokenizer.name = free_session_name(tokenizer.name or "my-bpe", _session_tokenizers())
+    tokenizer.name = numbered_name(tokenizer.name or "my-bpe", _session_tokenizers())
     _session_tokenizers()[tokenizer.name] = held
     key = f"new:{tokenizer.name}"
     st.session_state[state.LAST_TRAINED] = key
@@ -313,11 +310,11 @@ def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | 
     return key
 
 
-def free_session_name(name: str, taken) -> str:
-    """``name``, or ``name 2``, ``name 3``… the first that no session tokenizer has, so training again
-    with the same name keeps the earlier tokenizer.
+def numbered_name(name: str, taken) -> str:
+    """``name``, or ``name 2``, ``name 3``… the first not in ``taken``: the app's one convention for a
+    name already used (training again with the same name keeps the earlier tokenizer).
 
-    >>> free_session_name("my-bpe", {"my-bpe": 1, "my-bpe 2": 2})
+    >>> numbered_name("my-bpe", {"my-bpe": 1, "my-bpe 2": 2})
     'my-bpe 3'
     """
     candidate, number = name, 2

@@ -173,8 +173,8 @@ def test_keep_and_save_both(page, workspace_dir):
     run(at)
     assert any("saved to the library" in s.value for s in at.success), [e.value for e in at.error]
     names = set(Workspace(workspace_dir).names())
-    assert {"standard-o200k-700-2", "parity-o200k-700-window-h80-2"} <= names
-    saved = Workspace(workspace_dir).load("parity-o200k-700-window-h80-2")
+    assert {"standard-o200k-700 2", "parity-o200k-700-window-h80 2"} <= names  # the session's "name 2"
+    saved = Workspace(workspace_dir).load("parity-o200k-700-window-h80 2")
     assert saved.merges == expected().parity.merges
 
 

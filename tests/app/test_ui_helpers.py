@@ -176,3 +176,15 @@ def test_export_files_read_back(small):
         data, note = files[fmt]
         assert data is not None, note
         assert formats.loads_any(data, source=f"small.{fmt}").merges == small.merges
+
+
+def test_one_naming_convention_for_a_name_already_used():
+    from pages._ui.tokenizers import numbered_name, unused_name
+
+    assert numbered_name("my-bpe", {}) == "my-bpe"
+    assert numbered_name("my-bpe", {"my-bpe", "my-bpe 2"}) == "my-bpe 3"
+    # Compare and Fairer (unused_name) follow the session list's "name 2": session and library names count
+    choices = dict.fromkeys(["gpt2", "new:mix", "lib:mix 2", "lib:other", "new:mix-2"])
+    assert unused_name("mix", choices) == "mix 3"
+    assert unused_name("other", choices) == "other 2"
+    assert unused_name("gpt2", choices) == "gpt2"  # a built-in key is not a name taken
