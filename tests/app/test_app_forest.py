@@ -190,3 +190,26 @@ def test_a_link_followed_again_from_another_page_reopens_its_token(workspace_dir
     at.query_params = dict(params)  # Tokenize's click on the same token again
     go(at, FOREST)
     assert metrics(at)["id"] == "262"
+
+
+def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
+    # a token whose text is markup: the root's label and hover are escaped like every other box's
+    sys.path.insert(0, str(ROOT))
+    from bpe_core.forest import MergeForest
+    from pages._ui import forest_token
+    from pages._ui.forest_index import Picked
+    from pages._ui.render import plot_text
+
+    tokenizer = bpe_core.train(["<b> <b>& <b>&x " * 30], 270, min_frequency=1, pattern=None)
+    forest = MergeForest.of(tokenizer)
+    root = next(i for i in forest.made if forest.display[i] == "<b>")
+    rows = forest.built_from(root)
+    shown = forest_token.icicle_rows(Picked(None, tokenizer, forest), rows)
+    icicle = forest_token.built_from_icicle(Picked(None, tokenizer, forest), root, shown).data[0]
+    assert (icicle.ids[0], icicle.parents[0], icicle.labels[0]) == (str(root), "", "&lt;b&gt;")
+    assert icicle.hovertext[0] == plot_text(f"‘<b>’ · id {root}")
+    assert list(icicle.parents).count("") == 1  # one top bar: everything else hangs under it
+    assert set(icicle.parents[1:]) <= set(icicle.ids) and len(icicle.ids) == len(shown) + 1
+    assert [p for (depth, _, _), p in zip(shown, icicle.parents[1:]) if depth == 1] == [str(root)] * sum(
+        1 for depth, _, _ in shown if depth == 1
+    )
