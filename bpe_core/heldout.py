@@ -220,7 +220,11 @@ def count_tokens(tokenizer: Any, texts: Sequence[str]) -> int:
     >>> count_tokens(bpe_core.train("ab ab ab", 257, min_frequency=1), ["ab", "ab ab"])
     4
     """
-    cleaned = [clean_text(text) for text in texts]
+    return _count_clean(tokenizer, [clean_text(text) for text in texts])
+
+
+def _count_clean(tokenizer: Any, cleaned: list[str]) -> int:
+    """``count_tokens`` of texts already through ``clean_text``."""
     if isinstance(tokenizer, Tokenizer):
         return sum(map(len, tokenizer.encode_ordinary_batch(cleaned, engine="auto")))
     return sum(len(tokenizer.encode_ordinary(text)) for text in cleaned)
@@ -228,14 +232,16 @@ def count_tokens(tokenizer: Any, texts: Sequence[str]) -> int:
 
 def heldout_measures(tokenizers: Mapping[str, Any], texts: Sequence[str]) -> list[HeldOutMeasure]:
     """Each tokenizer (name -> anything with ``encode_ordinary``) measured on the same held-out texts,
-    in the order given. Ratios are None when there are no tokens (or no characters)."""
+    in the order given. Ratios are None when there are no tokens (or no characters). Each text is
+    cleaned (``clean_text``) once, whatever the number of tokenizers."""
     if isinstance(texts, str):
         raise TypeError("texts must be a list of held-out documents, not one str: wrap it in a list")
-    characters = sum(len(clean_text(text)) for text in texts)
-    size = sum(len(clean_text(text).encode("utf-8")) for text in texts)
+    cleaned = [clean_text(text) for text in texts]
+    characters = sum(map(len, cleaned))
+    size = sum(len(text.encode("utf-8")) for text in cleaned)
     found = []
     for name, tokenizer in tokenizers.items():
-        tokens = count_tokens(tokenizer, texts)
+        tokens = _count_clean(tokenizer, cleaned)
         per_1000 = None if not characters else 1000 * tokens / characters
         found.append(HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens), per_1000))
     return found

@@ -196,6 +196,25 @@ def test_heldout_measures_take_tiktoken_encodings_and_refuse_one_string():
     assert empty.chars_per_token is None and empty.tokens_per_1000_chars is None
 
 
+def test_heldout_measures_clean_each_text_once_with_the_same_numbers(monkeypatch):
+    import bpe_core.heldout as heldout
+    from bpe_core.fairness import clean_text
+
+    texts = ["Hello \ud800 world", "plain text", "\udfff"]  # lone surrogates: measured as U+FFFD
+    tokenizers = {"mine": bpe_core.train(["Hello world plain text"] * 3, 270), "GPT-2": bpe_core.gpt2(),
+                  "tiktoken": bpe_core.gpt2_encoding()}
+    cleaned = [t.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd") for t in texts]
+    calls = []
+    monkeypatch.setattr(heldout, "clean_text", lambda text: calls.append(text) or clean_text(text))
+    found = heldout_measures(tokenizers, texts)
+    assert len(calls) == len(texts)  # once per text, not once per tokenizer
+    characters, size = sum(map(len, cleaned)), sum(len(t.encode("utf-8")) for t in cleaned)
+    for row, (name, tokenizer) in zip(found, tokenizers.items()):
+        tokens = sum(len(tokenizer.encode_ordinary(t)) for t in cleaned)
+        assert (row.tokenizer, row.characters, row.bytes, row.tokens) == (name, characters, size, tokens)
+        assert row.tokens_per_1000_chars == pytest.approx(1000 * tokens / characters)
+
+
 def test_the_split_record_is_frozen():
     split = split_heldout(["a\nb\nc\nd\n"], fraction=0.5)
     assert isinstance(split, HeldOutSplit)
