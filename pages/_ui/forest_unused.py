@@ -22,15 +22,39 @@ MAX_TABLE_ROWS = 1_000
 SOURCES = {"corpus": "training text (or the built-in samples)", "mine": "my text"}
 
 
-@st.cache_resource(show_spinner="Counting token usage…", max_entries=16)
-def usage_counts(fingerprint: str, text_signature: str, _tokenizer, _texts: list[str]) -> dict[int, int]:
-    counts: collections.Counter = collections.Counter()
+def encoded_part(texts: list[str]) -> list[str]:
+    """The part of ``texts`` that usage is counted on: the first MAX_STATS_CHARS characters in all,
+    each text cut where the budget ends, the texts after it left out.
+
+    >>> encoded_part(["ab", "cd"]) == ["ab", "cd"]
+    True
+    """
+    parts: list[str] = []
     budget = MAX_STATS_CHARS
-    for text in _texts:
+    for text in texts:
         if budget <= 0:
             break
-        counts.update(_tokenizer.encode(text[:budget], disallowed_special=()))
+        parts.append(text[:budget])
         budget -= len(text)
+    return parts
+
+
+def usage_signature(key: str, label: str, parts: list[str]) -> str:
+    """The cache key of a usage count: the tokenizer key, the text's label and a digest of ``parts``
+    (``encoded_part``'s: text past the budget is never encoded, so it is not hashed on each rerun)."""
+    hasher = hashlib.sha256()
+    for part in parts:  # the length first: no two lists of parts hash alike
+        hasher.update(f"{len(part)}:".encode())
+        hasher.update(part.encode("utf-8", "surrogatepass"))
+    return f"{key}|{label}|{hasher.hexdigest()}"
+
+
+@st.cache_resource(show_spinner="Counting token usage…", max_entries=16)
+def usage_counts(fingerprint: str, text_signature: str, _tokenizer, _parts: list[str]) -> dict[int, int]:
+    """How often encoding each of ``_parts`` (``encoded_part``'s) produces each id."""
+    counts: collections.Counter = collections.Counter()
+    for part in _parts:
+        counts.update(_tokenizer.encode(part, disallowed_special=()))
     return dict(counts)
 
 
@@ -86,10 +110,10 @@ def unused_tab(picked: Picked) -> None:
     total_chars = sum(map(len, texts))
     if total_chars > MAX_STATS_CHARS:
         st.caption(f"Only the first {MAX_STATS_CHARS:,} of {total_chars:,} characters are encoded.")
-    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-    signature = f"{picked.choice.key}|{label}|{digest}"
+    parts = encoded_part(texts)
+    signature = usage_signature(picked.choice.key, label, parts)
     try:
-        usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, texts)
+        usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, parts)
     except ValueError as exc:
         st.error(md(exc))
         return

@@ -213,3 +213,24 @@ def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
     assert [p for (depth, _, _), p in zip(shown, icicle.parents[1:]) if depth == 1] == [str(root)] * sum(
         1 for depth, _, _ in shown if depth == 1
     )
+
+
+def test_never_produced_hashes_and_encodes_only_the_first_characters(monkeypatch):
+    from collections import Counter
+
+    sys.path.insert(0, str(ROOT))
+    from pages._ui import forest_unused
+
+    monkeypatch.setattr(forest_unused, "MAX_STATS_CHARS", 10)
+    texts = ["the cat", "sat on the mat", "never read"]
+    parts = forest_unused.encoded_part(texts)
+    assert parts == ["the cat", "sat"]  # 7 + 3 characters; the third text is past the budget
+    signature = forest_unused.usage_signature("gpt2", "my text", parts)
+    # text past the budget changes neither what is hashed nor the key; text inside it does
+    assert forest_unused.usage_signature("gpt2", "my text", forest_unused.encoded_part(
+        ["the cat", "sat, then slept", "other"])) == signature  # fmt: skip
+    assert forest_unused.usage_signature("gpt2", "my text", ["the cat", "sa"]) != signature
+    assert forest_unused.usage_signature("gpt2", "my text", ["the ca", "tsat"]) != signature
+    gpt2 = bpe_core.gpt2()
+    usage = forest_unused.usage_counts("test-budget", signature, gpt2, parts)
+    assert usage == dict(Counter(gpt2.encode("the cat") + gpt2.encode("sat")))
