@@ -86,15 +86,18 @@ def _complete_characters_end(data: bytes) -> int:
     return len(data)
 
 
-def iter_text_blocks(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[str, int]]:
-    r"""Yield ``(text, bytes_decoded_so_far)`` for consecutive byte ``blocks`` of one UTF-8 stream, each
-    piece of text cut at a character boundary (a character split between blocks is held back and
-    decoded whole). Invalid UTF-8 is a ValueError naming ``source`` and the byte offset.
+def iter_text_blocks(blocks: Iterable[bytes], *, source: str, offset: int = 0) -> Iterator[tuple[str, int]]:
+    r"""Yield ``(text, stream offset after it)`` for consecutive byte ``blocks`` of one UTF-8 stream,
+    each piece of text cut at a character boundary (a character split between blocks is held back and
+    decoded whole). ``offset`` is the stream offset of the blocks' first byte (a character's start), for
+    reading part of a file. Invalid UTF-8 is a ValueError naming ``source`` and the stream offset.
 
     >>> list(iter_text_blocks([b"h\xc3", b"\xa9!"], source="a.txt"))
     [('h', 1), ('é!', 4)]
+    >>> list(iter_text_blocks([b"\xc3\xa9!"], source="a.txt", offset=10))
+    [('é!', 13)]
     """
-    offset = 0  # stream offset of the first byte of `pending`
+    # `offset`: the stream offset of the first byte of `pending`
     pending = b""
     for block in chain(blocks, [b""]):
         data = pending + block if pending else block

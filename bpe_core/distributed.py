@@ -19,7 +19,6 @@ absence is an error naming ``pip install -r requirements-distributed.txt``.
 
 from __future__ import annotations
 
-import codecs
 import logging
 import os
 import re
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .corpus import not_utf8_message
+from .corpus import iter_text_blocks
 from .counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from .datasets import DocumentReader, FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
 from .parallel import available_cpus, batches
@@ -117,27 +116,23 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
 def _read_text(path: str, start: int, end: int | None, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[str, int]]:
     """``(text, offset after it)`` for the bytes of ``path`` from ``start`` (moved past UTF-8
     continuation bytes to a character's start) to ``end`` (a character boundary; None: the end), block
-    by block. Invalid UTF-8 is ``corpus``'s ValueError, naming the file offset."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
+    by block, decoded by ``corpus.iter_text_blocks`` (invalid UTF-8: its ValueError, naming the file offset)."""
     with open(path, "rb") as handle:
         handle.seek(start)
         head = handle.read(3) if start else b""
         start += len(head) - len(head.lstrip(_CONTINUATION_BYTES))
         handle.seek(start)
-        offset = start  # the file offset of the decoder's first held byte
-        while True:
-            block = handle.read(block_bytes if end is None else max(0, min(block_bytes, end - handle.tell())))
-            held = len(decoder.getstate()[0])
-            try:
-                text = decoder.decode(block, final=not block)
-            except UnicodeDecodeError as exc:  # exc.object: the held bytes, then the block
-                snippet = exc.object[exc.start : exc.start + 4]
-                raise ValueError(not_utf8_message(path, offset + exc.start, snippet)) from None
-            offset += held + len(block) - len(decoder.getstate()[0])
-            if text or not block:
-                yield text, offset
-            if not block:
-                return
+        yield from iter_text_blocks(_range_blocks(handle, end, block_bytes), source=path, offset=start)
+
+
+def _range_blocks(handle, end: int | None, block_bytes: int) -> Iterator[bytes]:
+    """The blocks of an open file from where it stands to ``end`` (None: to the end)."""
+    while True:
+        size = block_bytes if end is None else min(block_bytes, end - handle.tell())
+        block = handle.read(size) if size > 0 else b""
+        if not block:
+            return
+        yield block
 
 
 def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:

@@ -371,3 +371,22 @@ def test_train_on_dask_records_the_counting_in_its_seconds(monkeypatch, corpus):
     tokenizer = bd.train_on_dask(corpus, 300)
     assert tokenizer.training["seconds"] >= 0.5
     assert tokenizer.merges == bpe_core.train_files(corpus, 300).merges
+
+
+@pytest.mark.parametrize("block_bytes", [1, 2, 5, 1 << 20])
+def test_a_range_is_read_from_a_characters_start_with_file_offsets(tmp_path, block_bytes):
+    """_read_text is corpus.iter_text_blocks on the range: text from the first character start at or
+    after `start`, each offset the file offset after its text (a character boundary)."""
+    data = "aé数🙂 b\n".encode() * 20
+    path = _write(tmp_path, "r.txt", data.decode())
+    for start in range(0, 24):
+        first = next(i for i in range(start, len(data) + 1) if i == len(data) or (data[i] & 0xC0) != 0x80)
+        for end in (None, len(data) - 10):
+            pieces = list(bd._read_text(path, start, end, block_bytes=block_bytes))
+            stop = len(data) if end is None else end
+            assert "".join(text for text, _ in pieces) == data[first:stop].decode()
+            done = first
+            for text, offset in pieces:
+                done += len(text.encode())
+                assert offset == done
+            assert done == stop
