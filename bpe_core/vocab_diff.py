@@ -236,13 +236,14 @@ def overlap_counts(rank_a: dict, rank_b: dict, sizes: Iterable[int]) -> list[Ove
     [0, 2, 2]
     """
     ranks_a, ranks_b = _match(rank_a, rank_b)
-    return _points(sorted(map(max, ranks_a, ranks_b)), min(len(rank_a), len(rank_b)), sizes)
+    return _curve(ranks_a, ranks_b, min(len(rank_a), len(rank_b)), sizes)
 
 
-def _points(larger: list[int], limit: int, sizes: Iterable[int]) -> list[OverlapPoint]:
-    """Overlap points from the sorted larger ranks of the shared items."""
+def _curve(ranks_a: list[int], ranks_b: list[int], limit: int, sizes: Iterable[int] | None, start: int = 256) -> list[OverlapPoint]:
+    """The overlap curve (tokens or merges) of the shared items' ranks; ``curve_sizes(limit, start=start)`` by default."""
+    larger = sorted(map(max, ranks_a, ranks_b))
     points = []
-    for k in sizes:
+    for k in curve_sizes(limit, start=start) if sizes is None else sizes:
         k = _count(k, "a size k")
         if k > limit:
             raise ValueError(f"size {k:,} is past the shorter list ({limit:,}): pick sizes up to {limit:,}")
@@ -369,7 +370,7 @@ def merge_agreement(a: Any, b: Any, *, shown: int = 10, sizes: Iterable[int] | N
     same_rank = sum(map(operator.eq, a.merges, b.merges))
     ranks_a, ranks_b = _match(a.merge_rank_of, b.merge_rank_of)
     limit = min(len(a.merge_rank_of), len(b.merge_rank_of))
-    curve = _points(sorted(map(max, ranks_a, ranks_b)), limit, curve_sizes(limit, start=0) if sizes is None else sizes)
+    curve = _curve(ranks_a, ranks_b, limit, sizes, start=0)
     rest = enumerate(zip_longest(a.merges[prefix:], b.merges[prefix:]), prefix)
     divergences = list(islice(((rank, x, y) for rank, (x, y) in rest if x != y), shown))
     return MergeAgreement(len(a.merges), len(b.merges), prefix, same_rank, len(ranks_a), divergences, curve)
@@ -410,7 +411,7 @@ def diff(a: Any, b: Any, *, sizes: Iterable[int] | None = None, shown: int = 10)
         return VocabDiff(a, b, sets, None, None, None, notes)
     ranks_a, ranks_b = list(map(operator.itemgetter(1), sets.shared)), list(map(operator.itemgetter(2), sets.shared))
     limit = min(len(a.tokens), len(b.tokens))
-    curve = _points(sorted(map(max, ranks_a, ranks_b)), limit, curve_sizes(limit) if sizes is None else sizes)
+    curve = _curve(ranks_a, ranks_b, limit, sizes)
     ranks = _agreement(ranks_a, ranks_b, RANK_TOLERANCE)
     try:
         merges = merge_agreement(a, b, shown=shown)
