@@ -5,12 +5,14 @@
 each document as consecutive blocks of text, in bounded memory whatever the file size (the bytes and
 rows of one file come from ``row_streams``):
 
-* text (``.txt``, ``.md``, source code: any name not listed below): one document per file, UTF-8 (a
-  leading byte-order mark is dropped, as in JSONL and JSON);
+* text (``.txt``, ``.md``, source code: any name not listed below): one document per file, UTF-8;
 * JSONL (``.jsonl``, ``.ndjson``): one document per line, a JSON object's text field (or a JSON string);
 * JSON (``.json``): an array of such objects or strings, scanned element by element (never parsed whole);
 * Parquet (``.parquet``, ``.pq``): one document per row of the text column, read row group by row group;
 * ``.gz`` (gzip) and ``.zst`` (zstd, decompressed by pyarrow) versions of text, JSONL and JSON.
+
+A byte-order mark at the start of a text, JSONL or JSON file (after decompression) is dropped where the
+bytes are read (``row_streams.ByteStream``); a U+FEFF anywhere else is text.
 
 A row that gives no text (invalid JSON or UTF-8, the field missing, null or not a string) is a *bad
 row*: skipped and reported (``BadRows``: the total and the first examples with file and row), or, with
@@ -249,10 +251,8 @@ class DocumentReader:
 
     def _text(self, path: str, form: FileFormat, tell: Progress) -> Iterator[str]:
         with ByteStream(path, form.compression) as stream:
-            first = True
-            for text, _ in iter_text_blocks(stream.blocks(self.block_bytes, tell), source=path):
-                if first:  # a byte-order mark says how the file is encoded; it is not text
-                    text, first = text.removeprefix("\ufeff"), False
+            blocks = stream.blocks(self.block_bytes, tell)
+            for text, _ in iter_text_blocks(blocks, source=path, offset=stream.first_offset):
                 yield text
 
     def _rows(self, path: str, form: FileFormat, tell: Progress) -> Iterator[tuple[str]]:
@@ -287,7 +287,7 @@ class DocumentReader:
             blocks = stream.blocks(self.block_bytes, tell)
             if form.kind == "jsonl":
                 for row, line in jsonl_rows(blocks):
-                    yield row, *_parse_row(line.removeprefix(b"\xef\xbb\xbf") if row == 1 else line, self.text_field)
+                    yield row, *_parse_row(line, self.text_field)
                 return
             for row, element in json_array_elements(blocks, source=path):
                 yield row, *_parse_row(element, self.text_field)

@@ -33,6 +33,7 @@ from .corpus import iter_text_blocks
 from .counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from .datasets import DocumentReader, FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
 from .parallel import available_cpus, batches
+from .row_streams import ByteStream
 from .pretokenize import PreTokenizer, safe_cut_regex
 from .special_tokens import special_token_regex, validate_special_tokens
 from .tokenizer import Tokenizer
@@ -115,24 +116,18 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
 
 def _read_text(path: str, start: int, end: int | None, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[str, int]]:
     """``(text, offset after it)`` for the bytes of ``path`` from ``start`` (moved past UTF-8
-    continuation bytes to a character's start) to ``end`` (a character boundary; None: the end), block
-    by block, decoded by ``corpus.iter_text_blocks`` (invalid UTF-8: its ValueError, naming the file offset)."""
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        head = handle.read(3) if start else b""
+    continuation bytes to a character's start; 0: the file's start, where ``row_streams.ByteStream``
+    drops a byte-order mark, as for every file ``datasets`` reads) to ``end`` (a character boundary;
+    None: the end), block by block, decoded by ``corpus.iter_text_blocks`` (invalid UTF-8: its
+    ValueError, naming the file offset)."""
+    if start:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            head = handle.read(3)
         start += len(head) - len(head.lstrip(_CONTINUATION_BYTES))
-        handle.seek(start)
-        yield from iter_text_blocks(_range_blocks(handle, end, block_bytes), source=path, offset=start)
-
-
-def _range_blocks(handle, end: int | None, block_bytes: int) -> Iterator[bytes]:
-    """The blocks of an open file from where it stands to ``end`` (None: to the end)."""
-    while True:
-        size = block_bytes if end is None else min(block_bytes, end - handle.tell())
-        block = handle.read(size) if size > 0 else b""
-        if not block:
-            return
-        yield block
+    with ByteStream(path, None, start=start) as stream:
+        blocks = stream.blocks(block_bytes, end=end)
+        yield from iter_text_blocks(blocks, source=path, offset=stream.first_offset)
 
 
 def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
@@ -185,7 +180,7 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
     stats = result.stats
     stats.documents = 0 if partition.start else 1
     if start < end:
-        blocks = _texts(partition.path, start, end)
+        blocks = (text for text, _ in _read_text(partition.path, start, end))
         special_regex = special_token_regex(settings.special_tokens)
         guard = max((len(t) for t in settings.special_tokens), default=0)
         parts = independent_parts(blocks, safe_cut_regex(pretokenizer.source), special_regex, guard, TASK_CHARS, stats)
@@ -194,13 +189,6 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
             result.counts.update(counts)
             stats.pretokens += pretokens
     return result
-
-
-def _texts(path: str, start: int, end: int) -> Iterator[str]:
-    """The text of a byte range; at the file's start without a byte-order mark, as ``datasets`` reads it."""
-    for text, _ in _read_text(path, start, end):
-        yield text if start else text.removeprefix("\ufeff")
-        start = start or -1
 
 
 def is_scheduler_address(value: str) -> bool:

@@ -21,27 +21,57 @@ PARQUET_BATCH_ROWS = 8192
 Progress = Callable[[int], None]  # told the bytes of the current file read so far
 
 
-class ByteStream:
-    """A file's bytes, decompressed when its name says so; ``position()`` is how far into the file
-    (its compressed bytes) reading has got. Decompression errors are ValueErrors naming the file."""
+#: The UTF-8 byte-order mark: at the start of a file it says how the file is encoded; it is not text.
+BOM = b"\xef\xbb\xbf"
 
-    def __init__(self, path: str, compression: str | None) -> None:
+
+class ByteStream:
+    """A file's bytes, decompressed when its name says so, without a leading byte-order mark (dropped
+    here, once for every format read through it; a U+FEFF anywhere else is text). ``start`` reads an
+    uncompressed file from that offset instead (no mark is looked for there); ``first_offset`` is the
+    stream offset of the first byte handed out (3 after a mark). ``position()`` is how far into the
+    file (its compressed bytes) reading has got. Decompression errors are ValueErrors naming the file."""
+
+    def __init__(self, path: str, compression: str | None, *, start: int = 0) -> None:
         self.path = path
         try:
             self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
         self.stream = self.raw
+        self.head = b""  # bytes read to look for a mark and not yet handed out
+        self.first_offset = start
         try:
             if compression == "gzip":
                 self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
             elif compression == "zstd":
                 self.stream = _zstd_stream(self.raw, path)
+            if start:
+                self.raw.seek(start)
+            else:
+                self._drop_mark()
         except BaseException:
-            self.raw.close()
+            self.close()
             raise
 
+    def _drop_mark(self) -> None:
+        head = b""
+        while len(head) < len(BOM) and (more := self._read(len(BOM) - len(head))):
+            head += more
+        if head == BOM:
+            self.first_offset = len(BOM)
+        else:
+            self.head = head
+
     def read(self, size: int) -> bytes:
+        if size <= 0:
+            return b""
+        if not self.head:
+            return self._read(size)
+        data, self.head = self.head[:size], self.head[size:]
+        return data + self._read(size - len(data)) if len(data) < size else data
+
+    def _read(self, size: int) -> bytes:
         try:
             return self.stream.read(size)
         except (OSError, EOFError, zlib.error, ValueError) as exc:  # pyarrow's errors are OSError/ValueError
@@ -53,9 +83,10 @@ class ByteStream:
     def position(self) -> int:
         return self.raw.tell()
 
-    def blocks(self, size: int, progress: Progress | None) -> Iterator[bytes]:
-        """The bytes in blocks of ``size``, telling ``progress`` the file position after each."""
-        while block := self.read(size):
+    def blocks(self, size: int, progress: Progress | None = None, *, end: int | None = None) -> Iterator[bytes]:
+        """The bytes in blocks of ``size``, telling ``progress`` the file position after each; with
+        ``end``, up to that offset of an uncompressed file."""
+        while block := self.read(size if end is None else min(size, end - self.position() + len(self.head))):
             if progress:
                 progress(self.position())
             yield block
@@ -128,9 +159,8 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
             start = 0
         buffer += block
         if not opened:
-            body = bytes(buffer).removeprefix(b"\xef\xbb\xbf")
-            stripped = body.lstrip(b" \t\r\n")
-            if not stripped or b"\xef\xbb\xbf".startswith(bytes(buffer)):  # blank so far, or half a BOM
+            stripped = bytes(buffer).lstrip(b" \t\r\n")
+            if not stripped:  # blank so far
                 continue
             if stripped[:1] != b"[":
                 raise ValueError(f"{source} is not a JSON array (it starts with {stripped[:20]!r}): a .json corpus "

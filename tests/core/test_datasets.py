@@ -15,7 +15,7 @@ from bpe_core.cli import main
 from bpe_core.counting import count_files, count_words
 from bpe_core.datasets import BAD_ROW_EXAMPLES, DocumentReader, FileFormat, expand_inputs, file_format
 from bpe_core.pretokenize import PreTokenizer
-from bpe_core.row_streams import json_array_elements, jsonl_rows
+from bpe_core.row_streams import ByteStream, json_array_elements, jsonl_rows
 
 GPT2 = PreTokenizer.build("gpt2")
 DOCS = [f"Document {i}: the cat sat on the mat, ünïcödé {i * 7} 🙂 naïve café." for i in range(60)]
@@ -328,6 +328,59 @@ def test_a_byte_order_mark_is_not_text(tmp_path):
     got = count_files([tmp_path], pretokenizer=GPT2)
     assert got.counts == count_words(["hello world", "hi there", "again"], pretokenizer=GPT2).counts
     assert got.stats.bad_rows == 0
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_a_byte_order_mark_before_a_blank_first_line_is_not_a_bad_row(tmp_path, block):
+    rows = jsonl_bytes([{"text": "hi there"}, {"text": "again"}])
+    (tmp_path / "a.jsonl").write_bytes(b"\xef\xbb\xbf\n" + rows)
+    (tmp_path / "b.jsonl.gz").write_bytes(gzip.compress(b"\xef\xbb\xbf\r\n\n" + rows))
+    for name in ("a.jsonl", "b.jsonl.gz"):
+        reader = DocumentReader([str(tmp_path / name)], block_bytes=block, on_bad_row="stop")
+        assert ["".join(d) for d in reader.documents()] == ["hi there", "again"]
+        assert reader.bad_rows.count == 0
+
+
+@pytest.mark.parametrize("block", [1, 2, 1 << 20])
+def test_a_byte_order_mark_is_dropped_only_at_the_start_of_a_file(tmp_path, block):
+    """A second mark, or one in the middle, is text (a U+FEFF character), in every format read as bytes."""
+    mark = "\ufeff"
+    (tmp_path / "a.txt").write_bytes(b"\xef\xbb\xbf" + f"{mark}twice, and {mark} inside".encode())
+    (tmp_path / "b.txt.zst").write_bytes(b"")
+    zstd_write(tmp_path / "b.txt.zst", f"no mark first {mark}".encode())
+    (tmp_path / "c.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([f"{mark}x", "y"]).encode())
+    (tmp_path / "d.jsonl").write_bytes(b'\xef\xbb\xbf{"text": "one"}\n\xef\xbb\xbf{"text": "two"}\n')
+    reader = DocumentReader(expand_inputs([tmp_path]), block_bytes=block)
+    documents = ["".join(d) for d in reader.documents()]
+    assert documents == [f"{mark}twice, and {mark} inside", f"no mark first {mark}", f"{mark}x", "y", "one"]
+    assert reader.bad_rows.count == 1 and reader.bad_rows.examples[0]["row"] == 2  # the mark on line 2 is text
+    with pytest.raises(ValueError, match="is not a JSON array"):  # a second mark before the array is not blank
+        list(DocumentReader([_write_bytes(tmp_path / "e.json", b"\xef\xbb\xbf\xef\xbb\xbf[]")]).documents())
+
+
+def test_offsets_in_a_file_with_a_byte_order_mark_count_the_mark(tmp_path):
+    path = _write_bytes(tmp_path / "a.txt", b"\xef\xbb\xbfok \xff")
+    with pytest.raises(ValueError, match="at byte offset 6 "):
+        count_files([path], pretokenizer=GPT2)
+
+
+def test_byte_stream_hands_out_the_bytes_after_a_mark_and_ranges(tmp_path):
+    path = _write_bytes(tmp_path / "a.bin", b"\xef\xbb\xbfabcdef")
+    with ByteStream(path, None) as stream:
+        assert stream.first_offset == 3 and list(stream.blocks(2)) == [b"ab", b"cd", b"ef"]
+    with ByteStream(path, None, start=4) as stream:
+        assert stream.first_offset == 4 and b"".join(stream.blocks(1, end=7)) == b"bcd"
+    short = _write_bytes(tmp_path / "b.bin", b"\xef\xbb")  # half a mark is not a mark
+    with ByteStream(short, None) as stream:
+        assert stream.first_offset == 0 and list(stream.blocks(1)) == [b"\xef", b"\xbb"]
+    no_mark = _write_bytes(tmp_path / "c.bin", b"abcdef")
+    with ByteStream(no_mark, None) as stream:
+        assert b"".join(stream.blocks(2, end=5)) == b"abcde"
+
+
+def _write_bytes(path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
 
 
 @pytest.mark.parametrize("inputs", [123, b"data.txt", [123], [None]])

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import distributed as bd
-from bpe_core.counting import WordCounts, count_files
+from bpe_core.counting import WordCounts, count_files, count_words
 from bpe_core.pretokenize import PreTokenizer
 
 SPECIALS = ("<|endoftext|>", "<| sep |>", " \n<s>")
@@ -390,3 +390,13 @@ def test_a_range_is_read_from_a_characters_start_with_file_offsets(tmp_path, blo
                 done += len(text.encode())
                 assert offset == done
             assert done == stop
+
+
+def test_a_byte_order_mark_is_dropped_at_the_file_start_only_in_every_partition_plan(tmp_path):
+    """The mark at offset 0 is not text; a second one (or one at a range's start) is, as in-process."""
+    text = "\ufeffword \ufeff two\n\ufeff" * 5
+    path = _write(tmp_path, "m.txt", text, encoding_prefix=b"\xef\xbb\xbf")
+    expected = _in_process([path])
+    assert expected.counts == count_words([text], pretokenizer=PreTokenizer.build("gpt2")).counts
+    for partition_bytes in range(1, 30):
+        _same(_count_locally([path], pattern="gpt2", specials=(), partition_bytes=partition_bytes), expected)
