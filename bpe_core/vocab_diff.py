@@ -25,6 +25,7 @@ from itertools import compress, islice, repeat, zip_longest
 from typing import Any
 
 from .external import ExternalTokenizer
+from .rank_correlation import kendall_tau, spearman_rho
 from .tokenizer import Tokenizer
 
 #: SentencePiece's word-boundary mark (U+2581 "▁"), which stands for a space.
@@ -282,23 +283,26 @@ def overlap_curve(a: Any, b: Any, *, sizes: Iterable[int] | None = None) -> list
 @dataclass(frozen=True)
 class RankAgreement:
     """How alike the ranks of the tokens both have are: ``spearman`` (Spearman's rho of the two
-    rankings of the shared tokens; None below two tokens) and ``close`` (the share of shared tokens
-    whose ranks differ by at most ``tolerance`` times the larger rank)."""
+    rankings of the shared tokens: from the squared rank differences), ``kendall`` (Kendall's tau:
+    the share of token pairs in the same order minus the share in the reverse order; both None below
+    two tokens) and ``close`` (the share of shared tokens whose ranks differ by at most ``tolerance``
+    times the larger rank)."""
 
     shared: int
     spearman: float | None
     close: float | None
     tolerance: float
+    kendall: float | None = None
 
 
 def rank_agreement(a: Any, b: Any, *, tolerance: float = RANK_TOLERANCE) -> RankAgreement:
-    """Spearman's rho and the share of close ranks over the ordinary tokens both have.
+    """Spearman's rho, Kendall's tau and the share of close ranks over the ordinary tokens both have.
 
     >>> a = Vocabulary("a", (b"x", b"y", b"z", b"w"), (0, 1, 2, 3))
     >>> b = Vocabulary("b", (b"x", b"y", b"w", b"z"), (0, 1, 2, 3))
     >>> agreement = rank_agreement(a, b, tolerance=0.1)
-    >>> agreement.spearman, agreement.close
-    (0.8, 0.5)
+    >>> agreement.spearman, agreement.kendall, agreement.close
+    (0.8, 0.6666666666666666, 0.5)
     """
     tolerance = _tolerance(tolerance)
     a, b = _ordered(vocabulary(a)), _ordered(vocabulary(b))
@@ -315,21 +319,15 @@ def _tolerance(tolerance: Any) -> float:
 
 
 def _agreement(ranks_a: list[int], ranks_b: list[int], tolerance: float) -> RankAgreement:
-    """Rank agreement from the shared tokens' ranks (``ranks_a`` increasing); map and sort only."""
+    """Rank agreement from the shared tokens' ranks (``ranks_a`` increasing, so B's ranks in that order
+    are all the correlations need: ``rank_correlation``)."""
     n = len(ranks_a)
     if n == 0:
         return RankAgreement(0, None, None, tolerance)
     gaps = map(abs, map(operator.sub, ranks_a, ranks_b))
     allowed = map(tolerance.__mul__, map(max, ranks_a, ranks_b))
     close = sum(map(operator.le, gaps, allowed)) / n
-    if n < 2:
-        return RankAgreement(n, None, close, tolerance)
-    # Among the shared tokens A's rank is the position i and B's is r_i; with both rankings
-    # permutations of 0..n-1, sum (i - r_i)^2 = 2 * sum i^2 - 2 * sum i * r_i, and sum i * r_i is
-    # sum p * order[p] over B's order (order[p]: the position in A of B's p-th shared token).
-    order = sorted(range(n), key=ranks_b.__getitem__)
-    squares = 2 * (n - 1) * n * (2 * n - 1) // 6 - 2 * sum(map(operator.mul, range(n), order))
-    return RankAgreement(n, 1 - 6 * squares / (n * (n * n - 1)), close, tolerance)
+    return RankAgreement(n, spearman_rho(ranks_b), close, tolerance, kendall_tau(ranks_b))
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,12 @@ OVERLAP_NOTE = (
     "|A_k ∩ B_k| / |A_k ∪ B_k|."
 )
 
-SPEARMAN_HELP = ("Spearman's rank correlation of the tokens both have: 1 when they come in the same order in A "
-                 "and B, 0 when their orders are unrelated, -1 when reversed.")
+SPEARMAN_HELP = ("Spearman's rank correlation of the tokens both have, from how far apart each token's ranks in A "
+                 "and B are (squared, so a few tokens far out of place weigh a lot): 1 when they come in the same "
+                 "order, 0 when their orders are unrelated, -1 when reversed.")
+KENDALL_HELP = ("Kendall's rank correlation of the tokens both have, from pairs of tokens: the share of pairs A and B "
+                "put in the same order minus the share they put in opposite orders (every pair counts the same, "
+                "however far apart). 1 when they come in the same order, 0 when unrelated, -1 when reversed.")
 CLOSE_HELP = ("The share of the tokens both have whose rank in A and rank in B differ by at most this share of "
               "the larger of the two.")
 
@@ -273,19 +277,20 @@ def merges_section(d: VocabDiff) -> None:
         st.caption("Not compared: an external tokenizer has no merge list and no rank order (see the note above).")
         return
     ranks = d.ranks
-    columns = st.columns(5)
-    spearman = "—" if ranks.spearman is None else f"{ranks.spearman:.3f}"
-    columns[0].metric("Spearman's rho", spearman, help=SPEARMAN_HELP)  # plain: a number or a dash
+    columns = st.columns(6)
+    for column, label, value, help_text in ((columns[0], "Spearman's rho", ranks.spearman, SPEARMAN_HELP),
+                                            (columns[1], "Kendall's tau", ranks.kendall, KENDALL_HELP)):  # fmt: skip
+        column.metric(label, "—" if value is None else f"{value:.3f}", help=help_text)  # plain: a number or a dash
     close = "—" if ranks.close is None else f"{ranks.close:.1%}"
-    columns[1].metric(f"ranks within {ranks.tolerance:.0%}", close, help=CLOSE_HELP)  # plain: a number or a dash
+    columns[2].metric(f"ranks within {ranks.tolerance:.0%}", close, help=CLOSE_HELP)  # plain: a number or a dash
     m = d.merges
     if m is None:
         st.caption("No merge list to compare (see the note above).")
         return
-    columns[2].metric("same first merges", f"{m.common_prefix:,}",
+    columns[3].metric("same first merges", f"{m.common_prefix:,}",
                       help="How many merges, from the first, are the same pair in the same order.")
-    columns[3].metric("same rank, same merge", f"{m.same_rank:,}", help="Ranks where both lists merge the same pair.")
-    columns[4].metric("merges in both", f"{m.shared_pairs:,}", help="Pairs both lists merge, at any rank.")
+    columns[4].metric("same rank, same merge", f"{m.same_rank:,}", help="Ranks where both lists merge the same pair.")
+    columns[5].metric("merges in both", f"{m.shared_pairs:,}", help="Pairs both lists merge, at any rank.")
     st.write(merge_sentence(m))  # plain: merge_sentence escapes the tokens it quotes
     rows = [{"rank": rank, "A merges": merge_text(x), "B merges": merge_text(y)} for rank, x, y in m.divergences]
     if rows:

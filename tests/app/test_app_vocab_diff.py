@@ -51,6 +51,9 @@ def test_opens_on_gpt2_against_cl100k_with_the_library_numbers(app):
         assert shown["only in B"] == f"{counts['only_b']:,}"
         assert shown["same first merges"] == f"{expected.merges.common_prefix:,}"
         assert shown["Spearman's rho"] == f"{expected.ranks.spearman:.3f}"
+        assert shown["Kendall's tau"] == f"{expected.ranks.kendall:.3f}" != shown["Spearman's rho"]
+    helps = {m.label: m.proto.help for m in app.metric}
+    assert "pairs" in helps["Kendall's tau"] and "how far apart" in helps["Spearman's rho"]  # which is which
     assert [c.proto.spec for c in app.get("plotly_chart")], "the overlap and merge charts"
     curve = frames(app)[("k", "in both", "share", "Jaccard")]
     assert curve["k"].iloc[0] == 256 and curve["share"].iloc[0] == "100.0%"  # both start with the bytes

@@ -60,7 +60,8 @@ def test_hand_made_tokenizers_give_the_known_diff():
 
 def test_a_tokenizer_against_itself_agrees_everywhere():
     d = vd.diff(ONE, ONE)
-    assert d.sets.only_a == d.sets.only_b == [] and d.ranks.spearman == 1.0 and d.ranks.close == 1.0
+    assert d.sets.only_a == d.sets.only_b == [] and d.ranks.spearman == d.ranks.kendall == 1.0
+    assert d.ranks.close == 1.0
     assert d.merges.common_prefix == d.merges.same_rank == d.merges.shared_pairs == 4
     assert d.merges.divergences == [] and all(p.share == 1.0 for p in d.curve)
 
@@ -69,7 +70,7 @@ def test_rank_agreement_of_a_reversed_order_is_minus_one():
     a = Vocabulary("a", (b"p", b"q", b"r", b"s"), (0, 1, 2, 3))
     b = Vocabulary("b", (b"s", b"r", b"q", b"p"), (0, 1, 2, 3))
     agreement = vd.rank_agreement(a, b, tolerance=0.5)
-    assert agreement.spearman == -1.0 and agreement.shared == 4
+    assert agreement.spearman == agreement.kendall == -1.0 and agreement.shared == 4
     # |rank a - rank b| <= 0.5 * max: p (0, 3) no, q (1, 2) yes, r (2, 1) yes, s (3, 0) no
     assert agreement.close == 0.5
 
@@ -109,13 +110,16 @@ def naive(a: list[bytes], b: list[bytes], merges_a, merges_b, tolerance: float) 
     if n >= 2:
         d2 = sum((order_a.index(t) - order_b.index(t)) ** 2 for t in shared)
         spearman = 1 - 6 * d2 / (n * (n * n - 1))
+    pairs = [(s, t) for i, s in enumerate(shared) for t in shared[i + 1:]]
+    signs = [(a.index(s) - a.index(t)) * (b.index(s) - b.index(t)) for s, t in pairs]  # > 0: same order
+    kendall = (sum(x > 0 for x in signs) - sum(x < 0 for x in signs)) / len(pairs) if n >= 2 else None
     close = sum(abs(a.index(t) - b.index(t)) <= tolerance * max(a.index(t), b.index(t)) for t in shared) / n if n else None
     prefix = 0
     while prefix < min(len(merges_a), len(merges_b)) and merges_a[prefix] == merges_b[prefix]:
         prefix += 1
     return {
         "only_a": [t for t in a if t not in b], "only_b": [t for t in b if t not in a], "shared": shared,
-        "curve": curve, "merge_curve": merge_curve, "spearman": spearman, "close": close, "prefix": prefix,
+        "curve": curve, "merge_curve": merge_curve, "spearman": spearman, "kendall": kendall, "close": close, "prefix": prefix,
         "same_rank": sum(x == y for x, y in zip(merges_a, merges_b)), "shared_pairs": len(set(merges_a) & set(merges_b)),
     }  # fmt: skip
 
@@ -145,6 +149,10 @@ def test_every_figure_equals_the_naive_reference(a, b, merges_a, merges_b, toler
         assert agreement.spearman is None
     else:
         assert math.isclose(agreement.spearman, want["spearman"], abs_tol=1e-12)
+    if want["kendall"] is None:
+        assert agreement.kendall is None
+    else:
+        assert math.isclose(agreement.kendall, want["kendall"], abs_tol=1e-12)
     merges = vd.merge_agreement(va, vb, sizes=range(1, min(len(merges_a), len(merges_b)) + 1))
     assert (merges.common_prefix, merges.same_rank, merges.shared_pairs) == (want["prefix"], want["same_rank"], want["shared_pairs"])
     assert {p.k: p.shared for p in merges.curve} == want["merge_curve"]
@@ -153,6 +161,7 @@ def test_every_figure_equals_the_naive_reference(a, b, merges_a, merges_b, toler
     # symmetric figures do not depend on which side is A
     swapped = vd.rank_agreement(vb, va, tolerance=tolerance)
     assert swapped.close == agreement.close and swapped.spearman == agreement.spearman
+    assert swapped.kendall == agreement.kendall
     assert [p.shared for p in vd.overlap_curve(vb, va, sizes=every_k)] == [p.shared for p in curve]
 
 
@@ -181,6 +190,7 @@ def test_gpt2_against_cl100k(gpt2_cl100k):
     assert d.curve[-1].k == 50_256 and 0.3 < d.curve[-1].share < 0.9
     assert d.merges.common_prefix == 0 and d.merges.divergences[0] == (0, (b" ", b"t"), (b" ", b" "))
     assert 0.5 < d.ranks.spearman < 1 and d.ranks.shared == counts["shared"]
+    assert 0.3 < d.ranks.kendall < d.ranks.spearman  # tau is below rho for such rankings
 
 
 def test_the_default_curve_is_the_one_pass_curve(gpt2_cl100k):
