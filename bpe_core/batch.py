@@ -4,7 +4,7 @@ Each text is cut into parts at special tokens and at safe cuts (see ``pretokeniz
 parts are grouped into tasks of about ``BATCH_TASK_CHARS`` characters, and tasks are encoded by
 ``parallel.ordered_map``, or by threads when the encoder is compiled code that releases the GIL
 (tiktoken's engine, as tiktoken's own batches do); the ids never depend on how many workers or threads
-ran. This module only plans and reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
+ran. One long text on tiktoken's engine is shared out to threads the same way (``encode_in_threads``). This module only plans and reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ from .special_tokens import split_on_special_tokens
 BATCH_PARALLEL_MIN_CHARS = 32 << 20
 #: Batch encoding tasks hold about this many characters.
 BATCH_TASK_CHARS = 1 << 20
+#: One text of at least this many characters, encoded by tiktoken's engine with a preset pattern, is
+#: cut at safe cuts and encoded by threads (one per CPU): below it, the work is too small to share.
+THREADED_TEXT_MIN_CHARS = 1 << 18
+#: Parts per thread when one text is shared out, so that a slow part does not leave a thread idle.
+PARTS_PER_THREAD = 4
 
 
 def thread_count(num_threads: float | None) -> int:
@@ -34,6 +39,27 @@ def thread_count(num_threads: float | None) -> int:
     """
     cpus = available_cpus()
     return max(1, min(int(num_threads) if num_threads else cpus, cpus))
+
+
+def encode_in_threads(
+    text: str, *, encode_ordinary: Callable[[str], list[int]], cut_regex, threads: int
+) -> list[int] | None:
+    """The ids of one long ``text``, cut at safe cuts (``cut_regex``, see ``safe_cut_regex``) into
+    about ``PARTS_PER_THREAD`` parts per thread and encoded by ``threads`` threads, for an
+    ``encode_ordinary`` that releases the GIL (tiktoken's engine); equal to ``encode_ordinary(text)``.
+    None when that would not help: one thread, a text under ``THREADED_TEXT_MIN_CHARS``, or no safe cut.
+
+    >>> encode_in_threads("short", encode_ordinary=list, cut_regex=None, threads=2) is None
+    True
+    """
+    if threads < 2 or cut_regex is None or len(text) < THREADED_TEXT_MIN_CHARS:
+        return None
+    size = max(1, THREADED_TEXT_MIN_CHARS // PARTS_PER_THREAD, len(text) // (threads * PARTS_PER_THREAD))
+    parts = cut_at_safe_cuts(text, cut_regex, size)
+    if len(parts) < 2:
+        return None
+    with ThreadPoolExecutor(min(threads, len(parts))) as pool:
+        return list(chain.from_iterable(pool.map(encode_ordinary, parts)))
 
 
 def encode_task(encode_ordinary: Callable[[str], list[int]], texts: list[str]) -> list[list[int]]:

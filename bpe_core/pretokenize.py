@@ -74,7 +74,13 @@ def safe_cut_regex(source: str | None):
 
 def cut_at_safe_cuts(text: str, cut_regex, size: int) -> list[str]:
     """``text`` in parts of at least ``size`` characters (the last may be shorter), cut only where
-    ``cut_regex`` (see ``safe_cut_regex``) allows; the whole text when it is None."""
+    ``cut_regex`` (see ``safe_cut_regex``) allows; the whole text when it is None. A ``size`` below 1
+    counts as 1 (a cut must move forward).
+
+    >>> cut_at_safe_cuts("ab cd ef", safe_cut_regex(GPT2_PATTERN), 0)
+    ['ab', ' cd', ' ef']
+    """
+    size = max(size, 1)
     if cut_regex is None or len(text) <= size:
         return [text]
     parts = []

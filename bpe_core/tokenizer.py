@@ -367,7 +367,20 @@ class Tokenizer(TiktokenSurface):
         depend on it."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
-        return _surrogate_safe(self._ordinary_encoder(engine, len(text)), text)
+        return self._encode_text(self._ordinary_encoder(engine, len(text)), text)
+
+    def _encode_text(self, encode: Callable[[str], list[int]], text: str) -> list[int]:
+        """``encode(text)`` with lone surrogates replaced as tiktoken does; a long text on tiktoken's
+        whole-text engine is cut at safe cuts and encoded by one thread per CPU (``batch.encode_in_threads``:
+        the engine releases the GIL), with the same ids."""
+        if encode is self._native.encode_text and len(text) >= batch.THREADED_TEXT_MIN_CHARS:
+            ids = batch.encode_in_threads(
+                text, encode_ordinary=partial(_surrogate_safe, encode),
+                cut_regex=safe_cut_regex(self._pretokenizer.source), threads=batch.thread_count(None),
+            )
+            if ids is not None:
+                return ids
+        return _surrogate_safe(encode, text)
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
         return self._piece_function(0)(piece)
@@ -406,13 +419,13 @@ class Tokenizer(TiktokenSurface):
         check_disallowed(text, disallowed)
         encode = self._ordinary_encoder(engine, len(text))
         if not allowed:
-            return _surrogate_safe(encode, text)
+            return self._encode_text(encode, text)
         out: list[int] = []
         for segment, is_special in self._segments(text, allowed):
             if is_special:
                 out.append(self._special_tokens[segment])
             else:
-                out.extend(_surrogate_safe(encode, segment))
+                out.extend(self._encode_text(encode, segment))
         return out
 
     def encode_ordinary_batch(

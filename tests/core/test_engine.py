@@ -19,7 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import catalogue, tiktoken_bridge, unicode_classes
+from bpe_core import batch, catalogue, tiktoken_bridge, unicode_classes
+from bpe_core.pretokenize import replace_surrogates
 from bpe_core.samples import load_samples
 from bpe_core.stages import Pipeline, Split
 
@@ -135,6 +136,66 @@ def test_batches_are_equal_with_threads_and_with_worker_processes(tokenizers):
     assert tok.encode_batch(texts, disallowed_special=(), engine="tiktoken", num_threads=2) == expected
     assert tok.encode_ordinary_batch(texts, engine="tiktoken", num_threads=1) == expected
     assert tok.encode_ordinary_batch(texts, engine="tiktoken", workers=2) == expected  # worker processes
+
+
+class _ThreadSpy:
+    """Counts the texts ``batch.encode_in_threads`` shared out to threads."""
+
+    def __init__(self, monkeypatch, cpus: int = 2):
+        self.shared = 0
+        real = batch.encode_in_threads
+        monkeypatch.setattr(batch, "available_cpus", lambda: cpus)
+
+        def spy(text, **kwargs):
+            found = real(text, **kwargs)
+            self.shared += found is not None
+            return found
+
+        monkeypatch.setattr(batch, "encode_in_threads", spy)
+
+
+def test_a_long_text_is_encoded_by_threads_with_tiktokens_ids(tokenizers, monkeypatch):
+    spy = _ThreadSpy(monkeypatch)
+    text = "\n".join(corpus()) * 3
+    assert len(text) >= batch.THREADED_TEXT_MIN_CHARS  # the real threshold, not a lowered one
+    for name in ("gpt2", "cl100k"):
+        tok = tokenizers[name]
+        reference = (bpe_core.gpt2_encoding() if name == "gpt2" else bpe_core.cl100k_encoding()).encode_ordinary
+        assert tok.encode_ordinary(text, engine="tiktoken") == reference(replace_surrogates(text))
+        assert tok.encode(text, disallowed_special=(), engine="auto") == reference(replace_surrogates(text))
+    assert spy.shared == 4  # every call above shared its text out
+
+
+def test_one_cpu_or_a_python_engine_encodes_a_long_text_in_one_call(tokenizers, monkeypatch):
+    text = "\n".join(corpus()) * 3
+    spy = _ThreadSpy(monkeypatch, cpus=1)
+    expected = tokenizers["gpt2"].encode_ordinary(text, engine="python")
+    assert tokenizers["gpt2"].encode_ordinary(text, engine="tiktoken") == expected
+    assert tokenizers["gpt2"].encode_ordinary(text, engine="tiktoken-bpe") == expected
+    assert spy.shared == 0
+
+
+@given(pieces=st.lists(ANY_TEXT, min_size=2, max_size=6), size=st.integers(1, 40))
+def test_texts_shared_out_to_threads_at_any_cut_keep_their_ids(tokenizers, pieces, size):
+    text = " ".join(pieces)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batch, "THREADED_TEXT_MIN_CHARS", size)
+        patch.setattr(batch, "available_cpus", lambda: 2)
+        for tok in (tokenizers["cl100k"], tokenizers["trained"]):
+            expected = tok.encode_ordinary(text, engine="python")
+            assert tok.encode_ordinary(text, engine="tiktoken") == expected
+            assert tok.encode(text, allowed_special="all", engine="tiktoken") == tok.encode(
+                text, allowed_special="all", engine="python"
+            )
+
+
+def test_encode_in_threads_declines_what_threads_cannot_help():
+    cut = bpe_core.pretokenize.safe_cut_regex(bpe_core.pretokenize.GPT2_PATTERN)
+    long_text = "word " * batch.THREADED_TEXT_MIN_CHARS
+    assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=cut, threads=1) is None
+    assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=None, threads=2) is None
+    assert batch.encode_in_threads("x" * batch.THREADED_TEXT_MIN_CHARS, encode_ordinary=list, cut_regex=cut, threads=2) is None
+    assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=cut, threads=2) == list(long_text)
 
 
 def test_token_details_are_the_same_with_tiktokens_bpe(tokenizers):
