@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from .cli_common import ProgressBar, check_output, write_output
 from .count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
 from .counting import WordCounts, count_files
 from .datasets import BAD_ROW_CHOICES, BadRows
-from .distributed import count_on_dask, is_scheduler_address, train_on_dask
+from .distributed import count_on_dask, is_scheduler_address
 from .parallel import check_workers
 from .pretokenize import PreTokenizer
 from .special_tokens import validate_special_tokens
 from .tie_rules import TIE_BREAKS, TIE_RULES
-from .training import train_files
+from .training import check_settings, train_from_counts
 
 INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
                "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
@@ -34,6 +35,11 @@ DEFAULT_PATTERN = "gpt2"
 
 def _pattern(value: str | None) -> str | None:
     return None if value == "none" else value
+
+
+def pattern_arg(args) -> str | None:
+    """``--pattern`` as the library takes it: the default preset when not given, None for ``none``."""
+    return _pattern(args.pattern or DEFAULT_PATTERN)
 
 
 def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
@@ -84,15 +90,16 @@ def report_bad_rows(count: int, examples: list[dict]) -> None:
 
 
 def count_inputs(args, progress) -> WordCounts:
-    """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands)."""
+    """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands):
+    on Dask with ``--dask``, else here; the one place that chooses."""
     dask = dask_options(args)
     if dask is not None:
         return count_on_dask(
-            args.inputs, pattern=_pattern(args.pattern or DEFAULT_PATTERN), special_tokens=args.special_token or (),
+            args.inputs, pattern=pattern_arg(args), special_tokens=args.special_token or (),
             text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
         )  # fmt: skip
     return count_files(
-        args.inputs, pretokenizer=PreTokenizer.build(_pattern(args.pattern or DEFAULT_PATTERN)),
+        args.inputs, pretokenizer=PreTokenizer.build(pattern_arg(args)),
         special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
         progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
     )  # fmt: skip
@@ -150,18 +157,12 @@ def cmd_train(args) -> int:
         if args.special_token:
             given["special_tokens"] = args.special_token
         tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)
-    elif dask is not None:
-        tokenizer = train_on_dask(
-            args.inputs, args.vocab_size, pattern=_pattern(args.pattern or DEFAULT_PATTERN),
-            special_tokens=args.special_token or (), progress=bar, text_field=args.text_field,
-            on_bad_row=args.bad_rows, **dask, **options,
-        )  # fmt: skip
     else:
-        tokenizer = train_files(
-            args.inputs, args.vocab_size, pattern=_pattern(args.pattern or DEFAULT_PATTERN),
-            special_tokens=args.special_token or (), progress=bar, workers=args.workers, text_field=args.text_field,
-            on_bad_row=args.bad_rows, **options,
-        )  # fmt: skip
+        started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
+        options = check_settings(cmd_train, args.vocab_size, {**options, "pattern": pattern_arg(args), "progress": bar,
+                                 "special_tokens": args.special_token or ()}, exclude=("workers",))  # before counting
+        word_counts = count_inputs(args, bar)
+        tokenizer = train_from_counts(word_counts, args.vocab_size, _started=started, **options)
     bar.close()
     write_output(args.output, tokenizer.to_json())
     report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
@@ -175,7 +176,7 @@ def cmd_count(args) -> int:
     check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
     if args.rows_per_shard < 1:
         raise ValueError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
-    settings = shard_settings(pattern=_pattern(args.pattern or DEFAULT_PATTERN),
+    settings = shard_settings(pattern=pattern_arg(args),
                               special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     word_counts = count_inputs(args, bar)

@@ -37,7 +37,7 @@ from .row_streams import ByteStream
 from .pretokenize import PreTokenizer, safe_cut_regex
 from .special_tokens import special_token_regex, validate_special_tokens
 from .tokenizer import Tokenizer
-from .training import TrainingOptions, train_from_counts
+from .training import TrainingOptions, check_settings, train_from_counts
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -394,10 +394,10 @@ def train_on_dask(
     here; ``options`` are ``train_from_counts``' keywords (``train``'s but ``workers``). The tokenizer
     equals ``train_files``' on the same inputs."""
     started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-    train_from_counts(WordCounts(), vocab_size, **{**options, "progress": None})  # settings checked before a cluster
+    options = check_settings(train_on_dask, vocab_size, options, exclude=("workers",))  # before a cluster starts
     counts = count_on_dask(
-        inputs, pattern=options.get("pattern", "gpt2"), special_tokens=options.get("special_tokens", ()),
+        inputs, pattern=options["pattern"], special_tokens=options["special_tokens"],
         text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
-        partition_bytes=partition_bytes, timeout=timeout, progress=options.get("progress"),
+        partition_bytes=partition_bytes, timeout=timeout, progress=options["progress"],
     )
     return train_from_counts(counts, vocab_size, _started=started, **options)

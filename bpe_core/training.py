@@ -1,10 +1,10 @@
 """Training byte-level BPE: count pre-tokens, then merge the most frequent pair until done.
 
-``train`` (texts) and ``train_files`` (UTF-8 files, streamed) check the settings, count pre-tokens
-with ``counting`` and hand the counts to ``train_from_counts``, which runs the one merge loop
-(``merge_loop.learn_merges``) and builds the ``Tokenizer``. Counting and merging are kept apart on
-purpose: counts from chunks add up (``count_words``), so they can be made elsewhere. This module does
-no I/O of its own.
+``train`` (texts) and ``train_files`` (UTF-8 files, streamed) check the settings (``check_settings``,
+which every way of training shares), count pre-tokens with ``counting`` and hand the counts to
+``train_from_counts``, which runs the one merge loop (``merge_loop.learn_merges``) and builds the
+``Tokenizer``. Counting and merging are kept apart on purpose: counts from chunks add up
+(``count_words``), so they can be made elsewhere. This module does no I/O of its own.
 """
 
 from __future__ import annotations
@@ -126,6 +126,24 @@ def _options(function: Callable, given: dict, *, exclude: tuple[str, ...] = (), 
     return {**defaults, **given}
 
 
+def check_settings(
+    function: Callable, vocab_size: int, options: dict, *, exclude: tuple[str, ...] = (), extra: dict | None = None
+) -> dict:
+    """``options`` (``train``'s keywords but ``exclude``, and ``extra``'s with their defaults) completed
+    with the defaults and checked before any work, for every way of training: a TypeError naming
+    ``function`` for a keyword it does not take, and the errors of a bad ``vocab_size``,
+    ``min_frequency``, ``tie_break`` or special token. ``special_tokens`` comes back checked (a tuple).
+
+    >>> check_settings(train_from_counts, 300, {"min_frequency": 1}, exclude=("workers",))["tie_break"]
+    'lexicographic'
+    """
+    options = _options(function, options, exclude=exclude, extra=extra)
+    options["special_tokens"] = _validate_settings(
+        vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
+    )
+    return options
+
+
 def train_from_counts(
     word_counts: WordCounts, vocab_size: int, *, _started: float | None = None, **options: Unpack[TrainingOptions]
 ) -> Tokenizer:
@@ -133,10 +151,7 @@ def train_from_counts(
     ``train``'s keywords but ``workers``. (``_started``, private: the ``time.perf_counter()`` the
     caller began at, so that a caller that counted first records counting and merging in
     ``training["seconds"]``, as ``train_files`` does.)"""
-    options = _options(train_from_counts, options, exclude=("workers",))
-    options["special_tokens"] = _validate_settings(
-        vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
-    )
+    options = check_settings(train_from_counts, vocab_size, options, exclude=("workers",))
     return _merge_counts(word_counts, vocab_size, time.perf_counter() if _started is None else _started, **options)
 
 
@@ -288,12 +303,9 @@ def train_files(
     worker processes.
     """
     started = time.perf_counter()
-    options = _options(train_files, options, extra=FILE_OPTIONS)
+    options = check_settings(train_files, vocab_size, options, extra=FILE_OPTIONS)
     workers = check_workers(options.pop("workers"))
     reading = {name: options.pop(name) for name in FILE_OPTIONS}
-    options["special_tokens"] = _validate_settings(
-        vocab_size, options["min_frequency"], options["tie_break"], options["special_tokens"]
-    )
     word_counts = count_files(
         paths, pretokenizer=PreTokenizer.build(options["pattern"]), special_tokens=options["special_tokens"],
         workers=workers, progress=options["progress"], **reading,

@@ -400,3 +400,30 @@ def test_a_byte_order_mark_is_dropped_at_the_file_start_only_in_every_partition_
     assert expected.counts == count_words([text], pretokenizer=PreTokenizer.build("gpt2")).counts
     for partition_bytes in range(1, 30):
         _same(_count_locally([path], pattern="gpt2", specials=(), partition_bytes=partition_bytes), expected)
+
+
+BAD_SETTINGS = [
+    ({"vocab_size": 100}, ValueError),
+    ({"vocab_size": 300.0}, TypeError),
+    ({"min_frequency": -1}, ValueError),
+    ({"tie_break": "random"}, ValueError),
+    ({"special_tokens": [""]}, ValueError),
+]
+
+
+@pytest.mark.parametrize("bad, error", BAD_SETTINGS)
+def test_train_on_dask_checks_settings_as_train_files_does_before_any_cluster(corpus, bad, error):
+    """One check (training.check_settings) for every way of training: the same error, and no cluster
+    reached (port 1 never answers, so a check after connecting would time out instead)."""
+    bad = dict(bad)
+    vocab_size = bad.pop("vocab_size", 300)
+    with pytest.raises(error) as expected:
+        bpe_core.train_files(corpus, vocab_size, **bad)
+    with pytest.raises(error) as got:
+        bd.train_on_dask(corpus, vocab_size, scheduler="tcp://127.0.0.1:1", timeout=1, **bad)
+    assert str(got.value) == str(expected.value)
+
+
+def test_train_on_dask_names_itself_for_a_keyword_it_does_not_take(corpus):
+    with pytest.raises(TypeError, match=r"train_on_dask\(\) got an unexpected keyword argument 'min_freq'"):
+        bd.train_on_dask(corpus, 300, min_freq=1, scheduler="tcp://127.0.0.1:1", timeout=1)

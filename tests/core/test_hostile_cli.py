@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import bpe_core
 from bpe_core import cli, cli_corpus
 from bpe_core.cli import check_output, main, write_output
+from bpe_core.counting import count_files
+from bpe_core.pretokenize import PreTokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +74,7 @@ def test_a_bad_output_is_reported_before_training(place, capsys, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("trained although the output cannot be written")
 
-    monkeypatch.setattr(cli_corpus, "train_files", no_training)
+    monkeypatch.setattr(cli_corpus, "count_inputs", no_training)
     assert main(["train", str(place / "corpus.txt"), "--vocab-size", "270", "-o", str(place / "folder")]) == 2
     assert "is a folder" in _one_line_error(capsys)
 
@@ -133,3 +136,33 @@ def test_a_closed_pipe_is_not_a_traceback(place):
 def test_error_messages_are_folded_into_one_line(capsys):
     assert cli._error("first line\n  second line\n") == 2
     assert capsys.readouterr().err == "error: first line second line\n"
+
+
+@pytest.mark.parametrize("extra", [[], ["--dask"]])
+def test_train_settings_are_checked_before_counting(place, capsys, monkeypatch, extra):
+    def no_counting(*args, **kwargs):
+        raise AssertionError("counted although the settings are wrong")
+
+    monkeypatch.setattr(cli_corpus, "count_inputs", no_counting)
+    argv = ["train", str(place / "corpus.txt"), "--vocab-size", "100", "-o", str(place / "t.json"), *extra]
+    assert main(argv) == 2
+    assert "vocab_size=100 is too small" in _one_line_error(capsys)
+
+
+def test_train_counts_through_count_inputs_the_one_dask_or_local_choice(place, capsys, monkeypatch):
+    """cmd_train counts with count_inputs (which picks Dask for --dask): its counts are what is trained on."""
+    chosen = []
+
+    def fake_count_on_dask(inputs, **kwargs):
+        chosen.append(kwargs)
+        return count_files(inputs, pretokenizer=PreTokenizer.build(kwargs["pattern"]), workers=1)
+
+    monkeypatch.setattr(cli_corpus, "count_on_dask", fake_count_on_dask)
+    corpus = str(place / "corpus.txt")
+    for extra in (["--dask"], ["--dask", "tcp://127.0.0.1:1", "--pattern", "none"]):
+        assert main(["train", corpus, "--vocab-size", "270", "-o", str(place / "t.json"), *extra]) == 0
+        pattern = None if "none" in extra else "gpt2"
+        expected = bpe_core.train_files(corpus, 270, pattern=pattern)
+        assert bpe_core.Tokenizer.load(place / "t.json").merges == expected.merges
+    assert [c["scheduler"] for c in chosen] == [None, "tcp://127.0.0.1:1"] and chosen[1]["pattern"] is None
+    capsys.readouterr()
