@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 from .counting import CorpusStats, WordCounts
 from .pretokenize import preset_name, replace_surrogates, resolve_pattern
+from .row_streams import import_pyarrow, is_text_type
 from .safe_io import json_value, remove_quietly, write_atomic
 from .tokenizer import Tokenizer
 from .training import TrainingOptions, train_from_counts
@@ -73,12 +74,7 @@ _CORPUS_KEYS = ("documents", "characters", "pretokens", "special_tokens_cut", "b
 
 
 def _pyarrow():
-    try:
-        import pyarrow
-        import pyarrow.parquet
-    except ImportError:
-        raise ValueError("count shards are Parquet files, which need pyarrow: pip install pyarrow") from None
-    return pyarrow, pyarrow.parquet
+    return import_pyarrow("count shards are Parquet files, which need pyarrow")
 
 
 def shard_settings(*, pattern: str | None = "gpt2", special_tokens: Sequence[str] = ()) -> dict:
@@ -270,12 +266,11 @@ def _open_shard(path: str, rows: int | None, manifest: dict):
     except (pyarrow.ArrowException, OSError) as exc:
         raise ValueError(f"{path} is not a readable Parquet file ({exc}); count again") from None
     schema = handle.schema_arrow
-    for column, test, kind in (("pretoken", ("string", "large_string", "string_view"), "a string"),
-                               ("count", ("integer",), "an integer")):  # fmt: skip
+    for column, test, kind in (("pretoken", is_text_type, "a string"), ("count", pyarrow.types.is_integer, "an integer")):
         if column not in schema.names:
             raise ValueError(f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
                              "shard has the columns pretoken (string) and count (int64)")
-        if not any(getattr(pyarrow.types, f"is_{t}", lambda _: False)(schema.field(column).type) for t in test):
+        if not test(schema.field(column).type):
             raise ValueError(f"{path}: column {column!r} holds {schema.field(column).type}, not {kind}")
     if rows is not None and handle.metadata.num_rows != rows:
         raise ValueError(f"{path} has {handle.metadata.num_rows:,} rows but the manifest says {rows:,}: the folder "

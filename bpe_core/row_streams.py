@@ -103,11 +103,41 @@ class ByteStream:
         self.close()
 
 
-def _zstd_stream(raw, path: str):
+def import_pyarrow(needs: str):
+    """``(pyarrow, pyarrow.parquet)``, or a ValueError: ``needs`` (what needs pyarrow), then how to install it.
+
+    >>> import_pyarrow("reading a.parquet needs pyarrow")[0].__name__
+    'pyarrow'
+    """
     try:
         import pyarrow
+        import pyarrow.parquet
     except ImportError:
-        raise ValueError(f"reading {path} (zstd) needs pyarrow: pip install pyarrow") from None
+        raise ValueError(f"{needs}: pip install pyarrow") from None
+    return pyarrow, pyarrow.parquet
+
+
+def is_text_type(kind, *, binary: bool = False) -> bool:
+    """Whether the Arrow type ``kind`` holds text: a string type (any layout); with ``binary=True``, as
+    a corpus column may, also bytes (decoded as UTF-8 row by row), an all-null column, and any of these
+    dictionary-encoded.
+
+    >>> import pyarrow
+    >>> is_text_type(pyarrow.large_string()), is_text_type(pyarrow.binary()), is_text_type(pyarrow.int64())
+    (True, False, False)
+    >>> is_text_type(pyarrow.dictionary(pyarrow.int32(), pyarrow.binary()), binary=True)
+    True
+    """
+    pyarrow, _ = import_pyarrow("reading Parquet needs pyarrow")
+    names = ["string", "large_string", "string_view"]
+    if binary:
+        names += ["binary", "large_binary", "binary_view", "null"]
+        kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
+    return any(getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind) for name in names)
+
+
+def _zstd_stream(raw, path: str):
+    pyarrow, _ = import_pyarrow(f"reading {path} (zstd) needs pyarrow")
     return pyarrow.CompressedInputStream(raw, "zstd")
 
 
@@ -213,20 +243,10 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
 # Parquet
 
 
-def _pyarrow_parquet(path: str):
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError:
-        raise ValueError(f"reading {path} (Parquet) needs pyarrow: pip install pyarrow") from None
-    return parquet
-
-
 def open_parquet(path: str, text_field: str):
     """A ``pyarrow.parquet.ParquetFile`` whose column ``text_field`` holds text (only the footer is
     read); ValueError when it is not Parquet or has no such text column."""
-    parquet = _pyarrow_parquet(path)
-    import pyarrow
-
+    pyarrow, parquet = import_pyarrow(f"reading {path} (Parquet) needs pyarrow")
     try:
         handle = parquet.ParquetFile(path)
     except (pyarrow.ArrowException, OSError) as exc:
@@ -237,9 +257,7 @@ def open_parquet(path: str, text_field: str):
         raise ValueError(f"{path} has no column {text_field!r} (its columns: {columns}); name the text column with "
                          "text_field= (--text-field)")
     kind = schema.field(text_field).type
-    value_kind = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
-    textual = ("string", "large_string", "string_view", "binary", "large_binary", "binary_view", "null")
-    if not any(getattr(pyarrow.types, f"is_{name}", lambda _: False)(value_kind) for name in textual):
+    if not is_text_type(kind, binary=True):
         raise ValueError(f"{path}: column {text_field!r} holds {kind}, not text; name the text column with "
                          "text_field= (--text-field)")
     return handle

@@ -4,6 +4,7 @@ and trained from with the same merges as training on the text itself."""
 import json
 import os
 import re
+import sys
 from collections import Counter
 
 import pyarrow as pa
@@ -303,3 +304,37 @@ def test_cli_train_from_counts_refuses_reading_options_and_warns_on_no_text(tmp_
     assert "warning: the corpus has no text" in capsys.readouterr().err
     assert main(["count", str(corpus), "-o", str(corpus / "00.txt")]) == 2
     assert "-o here names a folder (count writes its shards" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("column, accepted", [
+    (pa.array(["ab"], pa.string()), True),
+    (pa.array(["ab"], pa.large_string()), True),
+    (pa.array([b"ab"], pa.binary()), False),
+    (pa.array([None], pa.null()), False),
+    (pa.array([1], pa.int64()), False),
+])  # fmt: skip
+def test_the_pretoken_column_must_hold_strings(tmp_path, column, accepted):
+    """The shared text-type test (row_streams.is_text_type) without binary: strings in any layout only."""
+    table = pa.table({"pretoken": column, "count": pa.array([2], pa.int64())})
+    pq.write_table(table, tmp_path / "counts-00000.parquet")
+    manifest = {"format": "bpe_core count shards", "format_version": 1, "settings": shard_settings()}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    if accepted:
+        assert dict(read_count_shards(tmp_path)[0].counts) == {"ab": 2}
+    else:
+        with pytest.raises(ValueError, match=f"column 'pretoken' holds {column.type}, not a string"):
+            read_count_shards(tmp_path)
+
+
+def test_without_pyarrow_each_parquet_user_says_what_needs_it(tmp_path, monkeypatch):
+    """One pyarrow import (row_streams.import_pyarrow), each caller's own reason, and the install command."""
+    (tmp_path / "a.txt.zst").write_bytes(b"whatever")
+    (tmp_path / "b.parquet").write_bytes(b"whatever")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(ValueError, match=r"count shards are Parquet files, which need pyarrow: pip install pyarrow"):
+        write_count_shards(WordCounts(), tmp_path / "s", settings=shard_settings())
+    with pytest.raises(ValueError, match=r"a\.txt\.zst \(zstd\) needs pyarrow: pip install pyarrow"):
+        count_files([tmp_path / "a.txt.zst"], pretokenizer=PreTokenizer.build("gpt2"))
+    with pytest.raises(ValueError, match=r"b\.parquet \(Parquet\) needs pyarrow: pip install pyarrow"):
+        count_files([tmp_path / "b.parquet"], pretokenizer=PreTokenizer.build("gpt2"))

@@ -387,3 +387,12 @@ def _write_bytes(path, data: bytes) -> str:
 def test_inputs_that_are_not_paths_are_a_type_error_saying_what_to_pass(inputs):
     with pytest.raises(TypeError, match=r"give a file, folder or glob pattern \(str or pathlib\.Path\), or a list"):
         bpe_core.train_files(inputs, 300)
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(),
+                                  pa.dictionary(pa.int32(), pa.string())])  # fmt: skip
+def test_a_text_column_may_be_any_string_or_binary_layout_or_dictionary_encoded(tmp_path, kind):
+    values = ["one", "two", "one"]
+    column = pa.array(values).cast(kind) if not pa.types.is_dictionary(kind) else pa.array(values).dictionary_encode()
+    pq.write_table(pa.table({"text": column}), tmp_path / "a.parquet")
+    assert ["".join(d) for d in DocumentReader([str(tmp_path / "a.parquet")]).documents()] == values
