@@ -25,8 +25,9 @@ from typing import Any
 
 import regex
 
+from . import custom_patterns
 from .normalization import NORMALIZATIONS, normalize, normalize_aligned
-from .pretokenize import REGEX_TIMEOUT_SECONDS, PreTokenizer
+from .pretokenize import PreTokenizer
 from .tokens import TokenInfo, piece_token_infos
 
 BEHAVIORS = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
@@ -162,9 +163,20 @@ def _compiled(rule: Split):
     return compiled
 
 
+def _time_limit(text: str) -> float:
+    """Seconds one Split regex may spend on ``text``: the allowance custom patterns get
+    (``custom_patterns``: a base, plus so much per million characters), so that a long text is not
+    taken for catastrophic backtracking on a busy machine.
+
+    >>> _time_limit("x" * 500_000) == custom_patterns.BASE_SECONDS + custom_patterns.SECONDS_PER_MB / 2
+    True
+    """
+    return custom_patterns.BASE_SECONDS + custom_patterns.SECONDS_PER_MB * len(text) / 1_000_000
+
+
 def _timed_out(rule: Split, text: str) -> ValueError:
     return ValueError(
-        f"Split regex {rule.pattern!r} took more than {REGEX_TIMEOUT_SECONDS:g} s on a piece of "
+        f"Split regex {rule.pattern!r} took more than {_time_limit(text):.3g} s on a piece of "
         f"{len(text):,} characters (catastrophic backtracking?); simplify it"
     )
 
@@ -185,10 +197,10 @@ def _splitter(rule: Split) -> Callable[[str], list[str]]:
     def in_c(text: str) -> list[str]:
         try:
             if keep == slice(None):
-                matches = findall(text, timeout=REGEX_TIMEOUT_SECONDS)
+                matches = findall(text, timeout=_time_limit(text))
                 if sum(map(len, matches)) == len(text) and "" not in matches:
                     return matches
-            parts = split(text, timeout=REGEX_TIMEOUT_SECONDS)
+            parts = split(text, timeout=_time_limit(text))
         except TimeoutError:
             raise _timed_out(rule, text) from None
         if "" in parts[1::2]:
@@ -203,7 +215,7 @@ def _tiles(rule: Split, text: str) -> list[tuple[int, int, bool]]:
     tiles = []
     previous = 0
     try:
-        for match in _compiled(rule).finditer(text, timeout=REGEX_TIMEOUT_SECONDS):
+        for match in _compiled(rule).finditer(text, timeout=_time_limit(text)):
             start, end = match.span()
             if start == end:
                 raise ValueError(

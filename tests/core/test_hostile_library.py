@@ -223,3 +223,24 @@ def test_a_name_holding_a_lone_surrogate_is_a_value_error_leaving_nothing(tokeni
         odd.save(tmp_path / "odd.json")
     assert list(tmp_path.iterdir()) == []
     assert Workspace(tmp_path / "ws").save(odd, "bad \ud800 name").name == "bad _ name"  # sanitized
+
+
+def test_a_catastrophic_split_regex_is_a_value_error_naming_it(monkeypatch):
+    from bpe_core import custom_patterns
+    from bpe_core.stages import Pipeline, Split
+
+    monkeypatch.setattr(custom_patterns, "BASE_SECONDS", 0.2)
+    pipeline = Pipeline([Split(r"(a|a)+b")])
+    with pytest.raises(ValueError, match=r"Split regex '\(a\|a\)\+b' took more than 0\.2\d* s .*catastrophic"):
+        pipeline.pieces("a" * 40)
+
+
+def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
+    """The limit grows with the text (as custom patterns' budget does), so a long legitimate text is
+    not taken for backtracking on a busy machine."""
+    from bpe_core import custom_patterns
+    from bpe_core.stages import Pipeline, Split
+
+    monkeypatch.setattr(custom_patterns, "BASE_SECONDS", 0.2)
+    with pytest.raises(ValueError, match=r"took more than 1\.2 s on a piece of 500,040 characters"):
+        Pipeline([Split(r"(a|a)+b")]).pieces("a" * 40 + " " * 500_000)
