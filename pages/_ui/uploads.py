@@ -39,9 +39,10 @@ def upload_limit_mb() -> int:
 @dataclass(frozen=True)
 class Upload:
     """One uploaded file, read: its documents (one, or one per row of a corpus file when split), warnings
-    about skipped rows (``bad_rows`` counts them all), or the error that made it unreadable; ``digest``
-    identifies its content. A structured file keeps its bytes (``data``) and the ``text_field`` it was
-    read with, so it can be read again when the field changes."""
+    about skipped rows (``bad_rows`` counts them all, ``row_unit`` is what the reader calls a row: "line"
+    in JSONL, else "row"), or the error that made it unreadable; ``digest`` identifies its content. A
+    structured file keeps its bytes (``data``) and the ``text_field`` it was read with, so it can be read
+    again when the field changes."""
 
     file_id: str
     name: str
@@ -52,6 +53,7 @@ class Upload:
     bad_rows: int = 0
     text_field: str = "text"
     data: bytes = b""
+    row_unit: str = "row"
 
     @property
     def text(self) -> str:
@@ -67,14 +69,15 @@ def is_structured(name: str) -> bool:
         return True
 
 
-def read_corpus_file(name: str, data: bytes, *, text_field: str = "text") -> tuple[list[str], list[str], int]:
+def read_corpus_file(name: str, data: bytes, *, text_field: str = "text") -> tuple[list[str], list[str], int, str]:
     """The documents of an uploaded corpus file, as ``bpe_core.train_files`` reads that file: (documents,
-    warnings naming the first bad rows, the number of bad rows). A plain text file is one document
-    (empty: none); ValueError for a file that cannot be read."""
+    warnings naming the first bad rows, the number of bad rows, what a row is called: "line" in JSONL,
+    else "row"). A plain text file is one document (empty: none); ValueError for a file that cannot be read."""
     form = file_format(name)
+    unit = "line" if form.kind == "jsonl" else "row"
     if form.kind == "text" and form.compression is None:
         text = decode_text(data, source=name)
-        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0
+        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0, unit
     with tempfile.TemporaryDirectory(prefix="bpe-upload-") as folder:
         path = os.path.join(folder, Path(name).name or "upload")
         with open(path, "wb") as handle:
@@ -84,9 +87,8 @@ def read_corpus_file(name: str, data: bytes, *, text_field: str = "text") -> tup
             documents = ["".join(document) for document in reader.documents()]
         except ValueError as exc:
             raise ValueError(str(exc).replace(path, name)) from None
-    unit = "line" if form.kind == "jsonl" else "row"
     warnings = [f"{name} {unit} {e['row']:,}: {e['reason']}" for e in reader.bad_rows.examples]
-    return documents, warnings, reader.bad_rows.count
+    return documents, warnings, reader.bad_rows.count, unit
 
 
 def _read(uploaded, split_jsonl: bool, text_field: str = "text") -> Upload:
@@ -96,26 +98,22 @@ def _read(uploaded, split_jsonl: bool, text_field: str = "text") -> Upload:
     kept = data if structured else b""
     try:
         if split_jsonl:
-            documents, warnings, bad = read_corpus_file(uploaded.name, data, text_field=text_field)
+            documents, warnings, bad, unit = read_corpus_file(uploaded.name, data, text_field=text_field)
         else:
-            documents, warnings, bad = [decode_text(data, source=uploaded.name)], [], 0
+            documents, warnings, bad, unit = [decode_text(data, source=uploaded.name)], [], 0, "row"
     except ValueError as exc:
         return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest, text_field=text_field, data=kept)
     return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, text_field,
-                  kept)  # fmt: skip
+                  kept, unit)  # fmt: skip
 
 
 def skipped_rows_message(upload: Upload, shown: int = 5) -> str:
     """Markdown (every name and reason escaped) saying how many rows of ``upload`` were skipped, and why
-    for the first ``shown``."""
+    for the first ``shown``; rows are called what the reader called them (``Upload.row_unit``)."""
     skipped = max(upload.bad_rows, len(upload.warnings))
-    try:
-        unit = "line(s)" if file_format(upload.name).kind == "jsonl" else "row(s)"
-    except ValueError:
-        unit = "row(s)"
     lines = "\n".join(f"- {md(w)}" for w in upload.warnings[:shown])
     more = f"\n- … and {skipped - min(shown, len(upload.warnings)):,} more" if skipped > shown else ""
-    return f"{md(upload.name)}: {skipped:,} {unit} skipped\n{lines}{more}"
+    return f"{md(upload.name)}: {skipped:,} {upload.row_unit}(s) skipped\n{lines}{more}"
 
 
 class _Stored:

@@ -188,3 +188,21 @@ def test_one_naming_convention_for_a_name_already_used():
     assert unused_name("mix", choices) == "mix 3"
     assert unused_name("other", choices) == "other 2"
     assert unused_name("gpt2", choices) == "gpt2"  # a built-in key is not a name taken
+
+
+def test_skipped_rows_are_called_what_the_reader_called_them():
+    from pages._ui.uploads import Upload, read_corpus_file, skipped_rows_message
+
+    jsonl = b'{"text": "a"}\n{"text": null}\nnot json\n'
+    documents, warnings, bad, unit = read_corpus_file("c.jsonl", jsonl)
+    assert (documents, bad, unit) == (["a"], 2, "line") and warnings[0].startswith("c.jsonl line 2:")
+    documents, warnings, bad, unit = read_corpus_file("c.json", b'["a", 3, {"text": "b"}]')
+    assert (documents, bad, unit) == (["a", "b"], 1, "row") and warnings[0].startswith("c.json row 2:")
+    assert read_corpus_file("c.txt", b"plain")[3] == "row"
+    # the message takes the reader's word, not the file name's
+    upload = Upload("id", "c.jsonl", ("a",), tuple(warnings), bad_rows=1, row_unit="row")
+    assert skipped_rows_message(upload).startswith("c.jsonl: 1 row(s) skipped\n- c.json row 2")
+    name, warning = "odd <name>.json", "odd <name>.json line 7: not valid JSON"
+    upload = Upload("id", name, ("a",), (warning,), bad_rows=9, row_unit="line")
+    md = render.markdown_text
+    assert skipped_rows_message(upload, shown=5) == f"{md(name)}: 9 line(s) skipped\n- {md(warning)}\n- … and 8 more"
