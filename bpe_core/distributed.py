@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .corpus import iter_text_blocks
 from .counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
-from .datasets import DocumentReader, FileFormat, check_bad_row_choice, check_text_field, expand_inputs, file_format
+from .datasets import DocumentReader, FileFormat, expand_inputs, file_format
 from .parallel import available_cpus, batches
 from .row_streams import ByteStream
 from .pretokenize import PreTokenizer, safe_cut_regex
@@ -91,9 +91,12 @@ class CountSettings:
     on_bad_row: str = "skip"
 
 
-def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_bytes: int) -> list[Partition]:
+def plan_partitions(
+    paths: Sequence[str], *, pattern: str | None, partition_bytes: int, sizes: Sequence[int] | None = None
+) -> list[Partition]:
     """Partitions of ``paths`` in order: byte ranges of about ``partition_bytes`` for plain text with a
-    preset pattern, whole files otherwise.
+    preset pattern, whole files otherwise. ``sizes``: the files' sizes when known (``DocumentReader``
+    has them), else they are looked up.
 
     >>> import tempfile; path = tempfile.mkstemp(suffix=".txt")[1]; _ = open(path, "w").write("x " * 50)
     >>> [(p.start, p.end) for p in plan_partitions([path], pattern="gpt2", partition_bytes=40)]
@@ -101,8 +104,7 @@ def plan_partitions(paths: Sequence[str], *, pattern: str | None, partition_byte
     """
     splits = safe_cut_regex(PreTokenizer.build(pattern).source) is not None
     planned: list[Partition] = []
-    for path in paths:
-        size = os.path.getsize(path)
+    for path, size in zip(paths, sizes if sizes is not None else map(os.path.getsize, paths)):
         whole = not splits or file_format(path) != FileFormat("text")  # only plain text is split
         if whole or size <= partition_bytes:
             planned.append(Partition(path, whole=whole, size=size))
@@ -326,16 +328,15 @@ def count_on_dask(
     """
     # Everything is checked before a cluster starts; workers resolve no path against their own folder.
     files = [os.path.abspath(path) for path in expand_inputs(inputs)]
-    settings = CountSettings(
-        PreTokenizer.build(pattern).source, validate_special_tokens(special_tokens), check_text_field(text_field),
-        check_bad_row_choice(on_bad_row),
-    )
+    source, specials = PreTokenizer.build(pattern).source, validate_special_tokens(special_tokens)
+    # The reader checks text_field, on_bad_row, the formats and Parquet columns, and knows the sizes.
+    reader = DocumentReader(files, text_field=text_field, on_bad_row=on_bad_row)
+    settings = CountSettings(source, specials, reader.text_field, reader.on_bad_row)
     _partition_bytes(partition_bytes, 0, 1)
-    total = DocumentReader(files, text_field=text_field, on_bad_row=on_bad_row).total_bytes  # formats, Parquet columns
     with dask_client(scheduler, workers=workers, timeout=timeout, pattern=settings.pattern) as client:
-        size = _partition_bytes(partition_bytes, total, sum(client.nthreads().values()) or 1)  # threads, all workers
-        partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size)
-        return _count_in_order(client, partitions, settings, progress, total)
+        size = _partition_bytes(partition_bytes, reader.total_bytes, sum(client.nthreads().values()) or 1)  # threads
+        partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size, sizes=reader.sizes)
+        return _count_in_order(client, partitions, settings, progress, reader.total_bytes)
 
 
 def _count_in_order(client, partitions: list[Partition], settings: CountSettings, progress, total: int) -> WordCounts:

@@ -427,3 +427,27 @@ def test_train_on_dask_checks_settings_as_train_files_does_before_any_cluster(co
 def test_train_on_dask_names_itself_for_a_keyword_it_does_not_take(corpus):
     with pytest.raises(TypeError, match=r"train_on_dask\(\) got an unexpected keyword argument 'min_freq'"):
         bd.train_on_dask(corpus, 300, min_freq=1, scheduler="tcp://127.0.0.1:1", timeout=1)
+
+
+def test_plan_partitions_uses_the_sizes_it_is_given(tmp_path, monkeypatch):
+    """count_on_dask hands over DocumentReader's sizes: planning stats no file again."""
+    text = _write(tmp_path, "a.txt", "word " * 100)
+    jsonl = _write(tmp_path, "a.jsonl", '{"text": "word"}\n' * 100)
+
+    def no_stat(path):
+        raise AssertionError(f"{path} looked up again")
+
+    monkeypatch.setattr(bd.os.path, "getsize", no_stat)
+    planned = bd.plan_partitions([text, jsonl], pattern="gpt2", partition_bytes=100, sizes=[500, 1700])
+    assert [(p.start, p.end, p.whole, p.size) for p in planned] == [
+        (0, 100, False, 100), (100, 200, False, 100), (200, 300, False, 100), (300, 400, False, 100),
+        (400, None, False, 100), (0, None, True, 1700),
+    ]
+
+
+@pytest.mark.parametrize("bad, words", [({"text_field": ""}, "text_field must be"),
+                                        ({"on_bad_row": "ignore"}, "on_bad_row must be"),
+                                        ({"special_tokens": [""]}, "special token")])  # fmt: skip
+def test_reading_options_are_checked_before_any_cluster_is_reached(corpus, bad, words):
+    with pytest.raises(ValueError, match=words):
+        bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1, **bad)
