@@ -132,13 +132,12 @@ def _refuse_reading_options(args) -> None:
                          f"{given[0]} (or give it to `count` when making the shards)")
 
 
-def _warn_if_empty(tokenizer) -> None:
-    """A corpus without any text trains a tokenizer of single bytes only: legal, but almost surely a
-    mistake (wrong folder, wrong --text-field), so it is said on stderr."""
-    corpus = tokenizer.training["corpus"]
-    if not corpus["characters"]:
-        print(f"warning: the corpus has no text: {corpus['documents']:,} document(s), 0 characters, so the tokenizer "
-              f"has no merges ({tokenizer.vocab_size:,} tokens); check the inputs and --text-field", file=sys.stderr)
+def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
+    """A corpus without any text (no document, or only empty ones) gives an empty ``result``: legal,
+    but almost surely a mistake (wrong folder, wrong --text-field), so it is said on stderr."""
+    if not characters:
+        print(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
+              "inputs and --text-field", file=sys.stderr)
 
 
 def cmd_train(args) -> int:
@@ -166,7 +165,9 @@ def cmd_train(args) -> int:
     bar.close()
     write_output(args.output, tokenizer.to_json())
     report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
-    _warn_if_empty(tokenizer)
+    corpus = tokenizer.training["corpus"]
+    warn_if_no_text(corpus["documents"], corpus["characters"],
+                    result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)")  # fmt: skip
     _print_training(tokenizer, args.output)
     return 0
 
@@ -184,6 +185,7 @@ def cmd_count(args) -> int:
     manifest = write_count_shards(word_counts, args.output, settings=settings, rows_per_shard=args.rows_per_shard)
     report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
     stats = word_counts.stats
+    warn_if_no_text(stats.documents, stats.characters, result="the count-shard folder holds no pre-tokens")
     print(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
           f"({manifest['unique_pretokens']:,} unique)")
     print(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "

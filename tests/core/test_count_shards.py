@@ -338,3 +338,26 @@ def test_without_pyarrow_each_parquet_user_says_what_needs_it(tmp_path, monkeypa
         count_files([tmp_path / "a.txt.zst"], pretokenizer=PreTokenizer.build("gpt2"))
     with pytest.raises(ValueError, match=r"b\.parquet \(Parquet\) needs pyarrow: pip install pyarrow"):
         count_files([tmp_path / "b.parquet"], pretokenizer=PreTokenizer.build("gpt2"))
+
+
+@pytest.mark.parametrize("files", [{"a.txt": "", "b.md": ""}, {"a.json": "[]"}, {"a.jsonl": "\n\n"},
+                                   {"a.jsonl": '{"text": ""}\n'}])  # fmt: skip
+def test_cli_count_and_train_on_a_corpus_without_text_warn_on_stderr(tmp_path, capsys, files):
+    """No document, or only empty ones: the shard folder (or 256-byte tokenizer) is written, exit 0, and
+    stderr says the corpus has no text."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_text(content, encoding="utf-8")
+    assert main(["count", str(folder), "-o", str(tmp_path / "s")]) == 0
+    captured = capsys.readouterr()
+    assert "warning: the corpus has no text" in captured.err and "count-shard folder holds no pre-tokens" in captured.err
+    assert "counted " in captured.out and json.loads((tmp_path / "s" / "manifest.json").read_text())["unique_pretokens"] == 0
+    assert main(["train", str(folder), "--vocab-size", "300", "-o", str(tmp_path / "t.json")]) == 0
+    assert "warning: the corpus has no text" in capsys.readouterr().err
+    assert bpe_core.Tokenizer.load(tmp_path / "t.json").vocab_size == 256
+
+
+def test_cli_count_on_a_corpus_with_text_does_not_warn(tmp_path, corpus, capsys):
+    assert main(["count", str(corpus), "-o", str(tmp_path / "s")]) == 0
+    assert "warning" not in capsys.readouterr().err
