@@ -15,6 +15,7 @@ from __future__ import annotations
 
 # long on purpose: the public class, whose many short methods each delegate to a module of one job.
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from operator import itemgetter
@@ -696,9 +697,17 @@ class Tokenizer(TiktokenSurface):
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
-    def save(self, path) -> None:
-        """Write bpe_core's JSON file, atomically."""
-        bpe_json.write_atomic(path, self.to_json())
+    def save(self, path, *, overwrite: bool = True) -> None:
+        """Write bpe_core's JSON file, atomically. With ``overwrite=False`` an existing file is left
+        alone and ``FileExistsError`` raised (exclusive even against another writer at that moment)."""
+        if not isinstance(overwrite, bool):
+            raise TypeError(f"overwrite must be True or False, not {type(overwrite).__name__}")
+        try:
+            bpe_json.write_atomic(path, self.to_json(), overwrite=overwrite)
+        except FileExistsError:
+            raise FileExistsError(
+                f"{os.fspath(path)!r} exists: pass overwrite=True to replace it, or choose another path"
+            ) from None
 
     @classmethod
     def load(cls, path) -> Tokenizer:

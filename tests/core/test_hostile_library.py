@@ -244,3 +244,19 @@ def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
     monkeypatch.setattr(custom_patterns, "BASE_SECONDS", 0.2)
     with pytest.raises(ValueError, match=r"took more than 1\.2 s on a piece of 500,040 characters"):
         Pipeline([Split(r"(a|a)+b")]).pieces("a" * 40 + " " * 500_000)
+
+
+def test_save_with_overwrite_false_leaves_an_existing_file_alone(tokenizer, tmp_path):
+    target = tmp_path / "tok.json"
+    target.write_text("mine", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="pass overwrite=True"):
+        tokenizer.save(target, overwrite=False)
+    assert target.read_text(encoding="utf-8") == "mine"
+    assert [p.name for p in tmp_path.iterdir()] == ["tok.json"]  # no temporary file left
+    tokenizer.save(target)  # the default replaces it
+    assert bpe_core.Tokenizer.load(target).merges == tokenizer.merges
+    fresh = tmp_path / "new.json"
+    tokenizer.save(fresh, overwrite=False)
+    assert bpe_core.Tokenizer.load(fresh).merges == tokenizer.merges
+    with pytest.raises(TypeError, match="overwrite must be True or False"):
+        tokenizer.save(tmp_path / "x.json", overwrite="no")
