@@ -4,8 +4,10 @@
 (pyarrow, which the app already installs) and saying how far into the file it has read;
 ``jsonl_rows`` cuts a byte stream into lines; ``json_array_elements`` finds the elements of a JSON
 array by tracking strings and nesting, so a large array is never parsed whole; ``parquet_rows`` reads
-one column row group by row group. Nothing here decides what a bad row is or counts anything: that is
-``datasets``'s and ``counting``'s job.
+one column row group by row group. ``ByteStream`` is also the one place a byte-order mark at a file's
+start is dropped, and ``import_pyarrow`` / ``is_text_type`` are the one pyarrow import and the one
+"does this Arrow column hold text" test (``count_shards`` uses them too). Nothing here decides what a
+bad row is or counts anything: that is ``datasets``'s and ``counting``'s job.
 """
 
 from __future__ import annotations
