@@ -115,11 +115,11 @@ def run_encoding(found: list[corpora.Corpus], data: Path, quick: bool, repeats: 
     shakespeare = next((c for c in found if c.name == "shakespeare"), None)
     results = []
     for label, path in corpora.encoding_texts(data, found[0], shakespeare, 200_000 if quick else 1_000_000):
-        log(f"\n## encode_ordinary, GPT-2 merges, single thread: {label}")
+        log(f"\n## encode_ordinary, GPT-2 merges, one call: {label}")
         results.append(encoding_bench.encode_rounds(label, path, tools, repeats, log))
     if bpe_core.cl100k_available():
         label = "code: held-out stdlib, cl100k merges (not a target)"
-        log(f"\n## encode_ordinary, single thread: {label}")
+        log(f"\n## encode_ordinary, one call: {label}")
         results.append(
             encoding_bench.encode_rounds(label, found[0].heldout_path, tools, repeats, log, vocabulary="cl100k")
         )
