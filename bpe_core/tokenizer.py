@@ -362,22 +362,24 @@ class Tokenizer(TiktokenSurface):
     # ----------------------------------------------------------------------------------------------
     # encoding
 
-    def encode_ordinary(self, text: str, *, engine: str | None = None) -> list[int]:
+    def encode_ordinary(self, text: str, *, engine: str | None = None, num_threads: int = 8) -> list[int]:
         """Encode ``text`` with no special-token handling: special token strings are plain text.
         ``engine`` picks the encoder (see ``engine`` and ``tiktoken_bridge.ENGINES``); the ids never
-        depend on it."""
+        depend on it. ``num_threads``: how many threads may share out a long text on tiktoken's
+        engine (at most one per CPU; 1 keeps it on this thread; see ``_encode_text``)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
-        return self._encode_text(self._ordinary_encoder(engine, len(text)), text)
+        check_num_threads(num_threads)
+        return self._encode_text(self._ordinary_encoder(engine, len(text)), text, num_threads)
 
-    def _encode_text(self, encode: Callable[[str], list[int]], text: str) -> list[int]:
+    def _encode_text(self, encode: Callable[[str], list[int]], text: str, num_threads: float) -> list[int]:
         """``encode(text)`` with lone surrogates replaced as tiktoken does; a long text on tiktoken's
-        whole-text engine is cut at safe cuts and encoded by one thread per CPU (``batch.encode_in_threads``:
-        the engine releases the GIL), with the same ids."""
+        whole-text engine is cut at safe cuts and encoded by up to ``num_threads`` threads, one per CPU
+        at most (``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
         if encode is self._native.encode_text and len(text) >= batch.THREADED_TEXT_MIN_CHARS:
             ids = batch.encode_in_threads(
                 text, encode_ordinary=partial(_surrogate_safe, encode),
-                cut_regex=safe_cut_regex(self._pretokenizer.source), threads=batch.thread_count(None),
+                cut_regex=safe_cut_regex(self._pretokenizer.source), threads=batch.thread_count(num_threads),
             )
             if ids is not None:
                 return ids
@@ -406,27 +408,30 @@ class Tokenizer(TiktokenSurface):
         allowed_special: SpecialTokens = frozenset(),
         disallowed_special: SpecialTokens = "all",
         engine: str | None = None,
+        num_threads: int = 8,
     ) -> list[int]:
         """Encode ``text`` with tiktoken's special-token semantics.
 
         Special tokens in ``allowed_special`` become their single id; text matching a token in
         ``disallowed_special`` (by default every special token not allowed) raises ValueError; any
         other special token text is encoded as ordinary text. Special tokens are found here (the
-        longest first) whatever the ``engine``, which encodes the text between them.
+        longest first) whatever the ``engine``, which encodes the text between them. ``num_threads``
+        is as in ``encode_ordinary``.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
+        check_num_threads(num_threads)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)
         encode = self._ordinary_encoder(engine, len(text))
         if not allowed:
-            return self._encode_text(encode, text)
+            return self._encode_text(encode, text, num_threads)
         out: list[int] = []
         for segment, is_special in self._segments(text, allowed):
             if is_special:
                 out.append(self._special_tokens[segment])
             else:
-                out.extend(self._encode_text(encode, segment))
+                out.extend(self._encode_text(encode, segment, num_threads))
         return out
 
     def encode_ordinary_batch(

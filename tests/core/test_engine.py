@@ -166,13 +166,22 @@ def test_a_long_text_is_encoded_by_threads_with_tiktokens_ids(tokenizers, monkey
     assert spy.shared == 4  # every call above shared its text out
 
 
-def test_one_cpu_or_a_python_engine_encodes_a_long_text_in_one_call(tokenizers, monkeypatch):
+def test_one_cpu_one_thread_or_a_python_engine_encodes_a_long_text_in_one_call(tokenizers, monkeypatch):
     text = "\n".join(corpus()) * 3
-    spy = _ThreadSpy(monkeypatch, cpus=1)
-    expected = tokenizers["gpt2"].encode_ordinary(text, engine="python")
-    assert tokenizers["gpt2"].encode_ordinary(text, engine="tiktoken") == expected
-    assert tokenizers["gpt2"].encode_ordinary(text, engine="tiktoken-bpe") == expected
+    tok = tokenizers["gpt2"]
+    expected = tok.encode_ordinary(text, engine="python")
+    spy = _ThreadSpy(monkeypatch, cpus=2)
+    assert tok.encode_ordinary(text, engine="tiktoken", num_threads=1) == expected
+    assert tok.encode(text, disallowed_special=(), engine="tiktoken", num_threads=1) == expected
+    assert tok.encode_ordinary(text, engine="tiktoken-bpe") == expected
     assert spy.shared == 0
+    monkeypatch.setattr(batch, "available_cpus", lambda: 1)
+    assert tok.encode_ordinary(text, engine="tiktoken") == expected
+    assert spy.shared == 0
+    with pytest.raises(ValueError, match="num_threads must be greater than 0"):
+        tok.encode_ordinary(text, num_threads=0)
+    with pytest.raises(TypeError, match="num_threads must be a number"):
+        tok.encode("x", num_threads="2")
 
 
 @given(pieces=st.lists(ANY_TEXT, min_size=2, max_size=6), size=st.integers(1, 40))
