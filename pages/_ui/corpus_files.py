@@ -1,12 +1,13 @@
-"""Training the Train page's corpus through files: the documents are written to a temporary folder and
-trained on with ``bpe_core.train_files``, so counting reports bytes read and one large document moves
-the bar block by block (``bpe_core.train`` on a list can only report documents).
+"""Training a corpus through files (the Train page's, and Compare's *Train to see the difference*): the
+documents are written to a temporary folder and trained on with ``bpe_core.train_files``, so counting
+reports bytes read and one large document moves the bar block by block (``bpe_core.train`` on a list
+can only report documents).
 
 The files hold exactly the documents, in order: a long document that UTF-8 writes and reads back
 unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
 ``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
 tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
-``tests/app/test_app_datasets.py``). This module trains and draws the bar; reading uploads is
+``tests/app/test_app_datasets.py`` and ``test_app_compare.py``). This module trains and draws the bar; reading uploads is
 ``uploads``'s.
 """
 
