@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import mul
 
 from .datasets import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs
 from .custom_patterns import RegexBudget
@@ -195,15 +194,47 @@ def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, 
     for text in texts:
         segments.update(segment_pattern.findall(text))
     ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
-    piece_lists = [ascii_findall(segment) if segment.isascii() else findall(segment) for segment in segments]
-    times = list(segments.values())
-    counts.update(chain.from_iterable(piece_lists))
-    for pieces, more in zip(piece_lists, times):
+    pieces = _pieces_of_segments(segments, ascii_findall, findall)
+    counts.update(pieces)
+    pretokens = len(pieces)
+    for segment, more in segments.items():
         if more > 1:
             more -= 1
-            for piece in pieces:
+            found = ascii_findall(segment) if segment.isascii() else findall(segment)
+            pretokens += len(found) * more
+            for piece in found:
                 counts[piece] += more
-    return counts, sum(map(mul, map(len, piece_lists), times))
+    return counts, pretokens
+
+
+#: ASCII white space as GPT-2's pattern sees it (``\s`` on ASCII text, ``[\t-\r ]``).
+_ASCII_SPACE = frozenset("\t\n\x0b\x0c\r ")
+
+
+def _pieces_of_segments(segments: Iterable[str], ascii_findall, findall) -> list[str]:
+    """The pieces of each segment, in order, as one list. Runs of ASCII segments that each start
+    with a space and end with a non-space are joined and split in one call: every join is then a
+    non-space followed by a space, a safe cut, so the pieces are the same, with far fewer calls.
+
+    >>> from bpe_core.pretokenize import PreTokenizer
+    >>> finders = PreTokenizer.build("gpt2").piece_finders()
+    >>> _pieces_of_segments(["x", " a.b", " it's", "  ", " \u00e9t\u00e9"], *finders)
+    ['x', ' a', '.', 'b', ' it', "'s", '  ', ' \u00e9t\u00e9']
+    """
+    pieces: list[str] = []
+    extend = pieces.extend
+    run: list[str] = []
+    for segment in segments:
+        if segment[0] in _ASCII_SPACE and segment[-1] not in _ASCII_SPACE and segment.isascii():
+            run.append(segment)
+            continue
+        if run:
+            extend(ascii_findall("".join(run)))
+            run = []
+        extend(ascii_findall(segment) if segment.isascii() else findall(segment))
+    if run:
+        extend(ascii_findall("".join(run)))
+    return pieces
 
 
 def _add_counts(result: WordCounts, counted: tuple[Counter, int]) -> None:

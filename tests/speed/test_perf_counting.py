@@ -1,8 +1,10 @@
 """Counting split into tasks and worker processes: safe cuts, and the same counts however the work is
 split (order of first appearance included, which the "first" tie rule relies on)."""
 
+from collections import Counter
+
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import bpe_core
@@ -62,6 +64,23 @@ def test_split_counting_equals_whole_counting(pattern, documents, task_chars):
         got = _count(monkeypatch, documents, 1, pattern, specials, task_chars)
     assert list(got.counts.items()) == list(expected.counts.items())
     assert got.stats == expected.stats
+
+
+ASCII_CODE = "ab Z'sltvdmre 19\n\r\t\x0b\x0c.,!-_/()"
+
+
+@given(texts=st.lists(st.text(alphabet=ASCII_CODE, max_size=120) | st.text(alphabet=TRICKY, max_size=30), max_size=6))
+@example(texts=["a\n", "\n x"])  # a text ending in white space, then one starting with it
+def test_counting_one_task_equals_the_pieces_of_each_text(texts):
+    """``count_texts`` splits runs of joined ASCII segments in one call: the same counts, in the same
+    order of first appearance, as pre-tokenizing each text."""
+    pre = PreTokenizer.build("gpt2")
+    expected = Counter()
+    for text in texts:
+        expected.update(pre.pieces(text))
+    counts, pretokens = counting.count_texts(pre, texts)
+    assert list(counts.items()) == list(expected.items())
+    assert pretokens == expected.total()
 
 
 CORPUS = [
