@@ -16,7 +16,9 @@ over (Streamlit's status widget gone) and the panels showing the new state, then
 frames (painted). Measured in Python around Playwright calls, so each figure includes tens of ms of
 polling. A ``requestAnimationFrame`` heartbeat in the page records the longest gap between frames
 during each interaction: the time the page was frozen (no paint, no input). The DOM size is the
-number of elements inside the token panels and in the whole document. Medians over ``--runs``.
+number of elements inside the token panels and in the whole document. A ``PerformanceObserver`` sums
+the browser's long tasks (over 50 ms) during each interaction: the page's own work, less dependent on
+the machine's load than the wall time. Medians over ``--runs``.
 
 20k characters are pasted into the text box; 2 M characters are uploaded as a file (the text box
 would be the same text, but typing 2 M characters through the browser is the slow part then).
@@ -43,9 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-gpu"]  # fmt: skip
-HEARTBEAT = """() => { window.__gap = 0; let last = performance.now();
+HEARTBEAT = """() => { window.__gap = 0; window.__long = 0; let last = performance.now();
   const beat = now => { window.__gap = Math.max(window.__gap, now - last); last = now; requestAnimationFrame(beat); };
-  requestAnimationFrame(beat); }"""
+  requestAnimationFrame(beat);
+  new PerformanceObserver(list => { for (const task of list.getEntries()) window.__long += task.duration; })
+    .observe({type: 'longtask'}); }"""
 PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 DOM_SIZE = """() => ({panels: document.querySelectorAll('.bpe-tokens *').length,
   document: document.querySelectorAll('*').length})"""
@@ -121,17 +125,19 @@ def settle(page, timeout: float = 300_000) -> None:
 
 def timed(page, action, signature: str, minimum_panels: int) -> dict:
     """Seconds from ``action()`` to the finished view (the page's ``signature`` changed, at least
-    ``minimum_panels`` token panels, the run over, painted), and the longest gap between animation
-    frames meanwhile."""
+    ``minimum_panels`` token panels, the run over, painted), the longest gap between animation
+    frames meanwhile, and the browser's long tasks (over 50 ms) summed: its own share of the time,
+    which depends less on the machine's load than the wall time does."""
     before = page.evaluate(signature)
-    page.evaluate("() => { window.__gap = 0; }")
+    page.evaluate("() => { window.__gap = 0; window.__long = 0; }")
     ready = f"([before, n]) => document.querySelectorAll('.bpe-tokens').length >= n && ({signature})() !== before"
     started = time.perf_counter()
     action()
     page.wait_for_function(ready, arg=[before, minimum_panels], timeout=300_000, polling=50)
     settle(page)
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "max_frame_gap_ms": page.evaluate("() => window.__gap")}
+    gap, long_tasks = page.evaluate("() => [window.__gap, window.__long]")
+    return {"seconds": seconds, "max_frame_gap_ms": gap, "long_tasks_ms": long_tasks}
 
 
 def toggle(page, label: str):
@@ -207,10 +213,10 @@ def report(name: str, measured: dict) -> list[str]:
             runs = measured[what]
             lines.append(
                 f"| {name} | {label} | {median(runs, 'seconds'):.2f} s | {median(runs, 'max_frame_gap_ms'):,.0f} ms "
-                f"| {len(runs)} | {each(runs)} |"
+                f"| {median(runs, 'long_tasks_ms'):,.0f} ms | {len(runs)} | {each(runs)} |"
             )
     dom = measured["dom"]
-    lines.append(f"| {name} | DOM elements in the panels (whole page) | {dom['panels']:,} ({dom['document']:,}) | | | |")
+    lines.append(f"| {name} | DOM elements in the panels (whole page) | {dom['panels']:,} ({dom['document']:,}) | | | | |")
     return lines
 
 
@@ -226,8 +232,9 @@ def run(chars: int, big_chars: int, runs: int, log=print) -> list[str]:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(300_000)
-                lines = ["| text | interaction | median, click to finished view | longest frame gap (median) | runs | each run (s) |",
-                         "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+                lines = ["| text | interaction | median, click to finished view | longest frame gap (median) "
+                         "| browser long tasks (median sum) | runs | each run (s) |",
+                         "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
                 lines += report(f"{chars:,} chars x {len(keys)}", run_20k(page, url, keys, chars, runs))
                 log("\n".join(lines))
                 if big_chars:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer, token_display
 
-from pages._ui import linked, render, state, tokenizers
+from pages._ui import linked, markup, render, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cuts_of, encode_digest, indexed_text, page_starts
 from pages._ui.encoding import cut_overlap, text_digest, window_tokens
@@ -80,19 +80,15 @@ def tokens_html_cached(
     if _reference_cuts is not None:
         starts = sorted(render.cut_positions(_infos))
         marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
-    return render.render_tokens_html(
-        _text,
-        _infos,
-        rank_of=_tokenizer.merge_rank_of,
-        marked=marked,
-        key=key,
-        switchable=True,
-    )
+    # no style: main() draws TOKEN_CSS once for the page
+    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key, switchable=True, style=False)
 
 
 #: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
 URL_TOGGLES = {"tokenize.whitespace": "ws", "tokenize.special": "special", "tokenize.bytes": "bytes",
                "tokenize.diff": "diff"}  # fmt: skip
+#: Written to the URL by ``display_toggles`` (a flip reruns only that fragment); the rest by ``share_in_url``.
+DISPLAY_TOGGLES = ("tokenize.whitespace", "tokenize.bytes")
 TOGGLE_DEFAULTS = {
     "tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True,
 }  # fmt: skip
@@ -178,7 +174,7 @@ def display_toggles() -> None:
         key="tokenize.bytes",
         help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
     )
-    for key in ("tokenize.whitespace", "tokenize.bytes"):
+    for key in DISPLAY_TOGGLES:
         st.query_params[URL_TOGGLES[key]] = "1" if st.session_state.get(key) else "0"
     # not style-only, so the style stays in this fragment's container (and is replaced with it)
     st.html(render.toggle_css(show_whitespace=show_ws, show_bytes=show_bytes) + '<span class="bpe-toggles"></span>')
@@ -214,8 +210,8 @@ def share_in_url(view: View) -> None:
     """Keep the view shareable: the tokenizers, the toggles, the reference tokenizer, and the typed text
     when it is short enough."""
     st.query_params["tok"] = view.selected
-    for key, name in URL_TOGGLES.items():
-        st.query_params[name] = "1" if st.session_state.get(key) else "0"
+    for key in [k for k in URL_TOGGLES if k not in DISPLAY_TOGGLES]:
+        st.query_params[URL_TOGGLES[key]] = "1" if st.session_state.get(key) else "0"
     if view.reference:
         st.query_params["ref"] = view.reference
     elif "ref" in st.query_params:
@@ -279,13 +275,13 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
         st.caption(md(f"{choice.note}: read-only, no merge ranks"))
     infos = window_tokens(enc, tokenizer, page.index, page.text, page.start, page.end)
     clickable = choice.key if choice.kind != "external" else None
-    markup = tokens_html_cached(
+    panel = tokens_html_cached(
         choice.key, choice.fingerprint, page.digest, page.start, page.end, view.treat_special,
         view.reference if reference_cuts is not None else None, page.text, tokenizer, infos, reference_cuts,
     )  # fmt: skip
-    st.html(markup)
+    markup.draw(markup.trusted_html(panel), key=f"tokenize.panel.{choice.key}")
     with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
-        st.html(linked.ids_html(infos, clickable))
+        markup.draw(markup.trusted_html(linked.ids_html(infos, clickable, style=False)), key=f"tokenize.ids.{choice.key}")
 
 
 def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
@@ -312,13 +308,14 @@ def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cu
     second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
     a, b = cuts[first], cuts[second]
     only_a, only_b, shared = overlap(page, special, choices, cuts, first, second)
-    st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared))
+    st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared, style=False))
 
     def inside(cuts_of_one: np.ndarray) -> set[int]:
         low, high = np.searchsorted(cuts_of_one, [page.start + 1, page.end])
         return {int(c) - page.start for c in cuts_of_one[low:high]}
 
-    st.html(render.render_cuts_html(page.text[page.start : page.end], inside(a), inside(b)))
+    cut_view = render.render_cuts_html(page.text[page.start : page.end], inside(a), inside(b), style=False)
+    markup.draw(markup.trusted_html(cut_view), key="tokenize.cuts")
 
 
 @st.fragment
@@ -407,6 +404,9 @@ def main() -> None:
     encoded, loaded = encode_all(view, choices, page)
     cuts = {k: cuts_of(choices[k].fingerprint, digest, view.treat_special, e, index) for k, e in encoded.items()}
     summary_table(view, page, choices, encoded, cuts)
+    # The panels' style, once per page and the same on every run: each style sheet added to the page
+    # makes the browser restyle every element its rules match (each panel's own copy cost 0.2-0.7 s a page).
+    st.html(render.TOKEN_CSS + linked.IDS_CSS)
     window_views(view, choices, encoded, loaded, page, cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])

@@ -24,6 +24,8 @@ import streamlit as st
 
 from bpe_core import TokenInfo
 
+from .render import span_data
+
 LINKED_JS = """
 export default function(component) {
   window.__bpeLinkedSend = component.setTriggerValue;
@@ -91,11 +93,11 @@ def open_merge_tree(clicked: dict | None, known: Sequence[str]) -> None:
 
 
 def _id_span(info: TokenInfo) -> str:
-    data = f' data-s="{info.start}" data-e="{info.end}"' + ("" if info.special else f' data-i="{info.id}"')
-    return f"<span{data}>{info.id}</span>"
+    return f"<span{span_data(info)}>{info.id}</span>"
 
 
-def ids_html(infos: Sequence[TokenInfo], key: str | None) -> str:
-    """The ids of ``infos`` as a list of numbers, each with its token's span (linked to the panels)."""
+def ids_html(infos: Sequence[TokenInfo], key: str | None, *, style: bool = True) -> str:
+    """The ids of ``infos`` as a list of numbers, each with its token's span (linked to the panels);
+    without ``style``, no ``IDS_CSS`` (the page draws it once)."""
     panel = f' data-k="{html.escape(key, quote=True)}"' if key else ""
-    return f'{IDS_CSS}<div class="bpe-ids"{panel}>{", ".join(map(_id_span, infos))}</div>'
+    return f'{IDS_CSS if style else ""}<div class="bpe-ids"{panel}>{", ".join(map(_id_span, infos))}</div>'

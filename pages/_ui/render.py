@@ -53,7 +53,7 @@ TOKEN_CSS = (
 .bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
   border-bottom: none; border-radius: 3px 3px 0 0; color: #1a1a1a; }
 .bpe-tokens .g .p { flex: 1 1 0; min-width: max-content; padding: 0 2px; margin: 0; border-radius: 0; border: 1px dashed #868e96;
-  font-size: 0.6rem; line-height: 1.3; text-align: center; opacity: 0.85; white-space: nowrap; }
+  font-size: 0.6rem; line-height: 1.3; text-align: center; color: #343a40; white-space: nowrap; }
 .bpe-tokens .g .p + .p { border-left: none; } .bpe-tokens .g .gb { display: flex; }
 .bpe-tokens .g.hex .p { flex-basis: auto; } .bpe-tokens .p .ph { display: none; }
 .bpe-tokens .g .n2 { flex-grow: 2; } .bpe-tokens .g .n3 { flex-grow: 3; } .bpe-tokens .g .n4 { flex-grow: 4; }
@@ -74,17 +74,14 @@ APP_CSS = """<style>
 [data-testid="stButton"] button .stMarkdownEllipsis, [data-testid="stButton"] button .stMarkdownEllipsis p {
   white-space: normal !important; text-overflow: clip !important; overflow: visible !important; }
 </style>"""
-SENTENCES_CSS = (
-    "<style>.cmp-summary p{margin:0.15rem 0;font-size:0.95rem}"
-    ".cmp-summary{border-left:3px solid #4c6ef5;padding:0.2rem 0.7rem;margin:0.2rem 0 0.8rem}</style>"
-)
+SENTENCES_CSS = "<style>.cmp-summary p{margin:0.15rem 0;font-size:0.95rem}.cmp-summary{border-left:3px solid #4c6ef5;padding:0.2rem 0.7rem;margin:0.2rem 0 0.8rem}</style>"
 
 
-def _text(text: str) -> str:
+def _text(text: str) -> str:  # element text: <, > and & escaped
     return html.escape(text, quote=False)
 
 
-def _attribute(text: str) -> str:
+def _attribute(text: str) -> str:  # attribute values (always double-quoted here): quotes escaped too
     return html.escape(text, quote=True)
 
 
@@ -153,7 +150,7 @@ def _lines(text: str) -> list[str]:
 
 def _boxes(text: str, classes: str, title: str, *, marks: bool = True, raw: bool = False, data: str = "") -> str:
     """One inline-block per line of ``text`` (a real line break after each ↵), same classes, title and
-    ``data`` attributes (``_data``)."""
+    ``data`` attributes (``span_data``)."""
     parts = []
     for line in _lines(text):
         inner = _text(line.rstrip("\n")) if raw else visible_html(line, marks=marks)
@@ -239,7 +236,7 @@ def text_direction(text: str) -> str | None:
     return None
 
 
-def _data(info: TokenInfo) -> str:
+def span_data(info: TokenInfo) -> str:
     """The token's character span (``data-s``, ``data-e``) and id (``data-i``, not for special tokens)
     as attributes: what the linked hover and the click to the merge tree read (numbers only)."""
     return f' data-s="{info.start}" data-e="{info.end}"' + ("" if info.special else f' data-i="{info.id}"')
@@ -249,9 +246,9 @@ def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks:
     classes = f"t c{index % 6}" + (" s" if info.special else "") + (" x" if marked else "")
     if info.end <= info.start:  # added by the pre-tokenizer (a prefix space): not in the text
         title = token_title(info, rank) + " · not in the text"
-        return _boxes(token_display(info.bytes), classes + " a", title, raw=True, data=_data(info))
+        return _boxes(token_display(info.bytes), classes + " a", title, raw=True, data=span_data(info))
     title = token_title(info, rank)
-    return _boxes(text[info.start : info.end], classes, title, marks=marks, raw=info.special, data=_data(info))
+    return _boxes(text[info.start : info.end], classes, title, marks=marks, raw=info.special, data=span_data(info))
 
 
 def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked) -> str:
@@ -268,7 +265,7 @@ def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], 
         label = f'<span class="pn">{number}</span><span class="ph">{info.bytes.hex(" ")}</span>' if show_bytes is None else (
             info.bytes.hex(" ") if show_bytes else f"{number}")  # fmt: skip
         classes = f"t c{index % 6} p n{min(len(info.bytes), 4)}{' x' if cut else ''}"
-        pieces.append(f'<span class="{classes}" title="{_attribute(title)}"{_data(info)}>{label}</span>')
+        pieces.append(f'<span class="{classes}" title="{_attribute(title)}"{span_data(info)}>{label}</span>')
     title = f"‘{chars}’ in {len(group)} tokens"
     return (
         f'<span class="g{" hex" if show_bytes else ""}"><span class="gc" dir="auto" title="{_attribute(title)}">'
@@ -309,6 +306,7 @@ def render_tokens_html(
     marked: set[int] | None = None,
     key: str | None = None,
     switchable: bool = False,
+    style: bool = True,
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
@@ -321,7 +319,8 @@ def render_tokens_html(
     token carries its character span and id as ``data-`` attributes, and the panel the tokenizer's
     ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree. With
     ``switchable``, the markup holds both forms of each toggle (marks and both piece labels) and
-    ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it.
+    ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it. Without
+    ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page).
     """
     show_whitespace, show_bytes = (True, None) if switchable else (show_whitespace, show_bytes)
     marked = marked or set()
@@ -336,7 +335,7 @@ def render_tokens_html(
         shown = text[info.start : max(infos[i].end for i in group)]
         parts.append(("break" if "\n" in shown else text_direction(shown), markup))
     panel = f' data-k="{_attribute(key)}"' if key else ""
-    return f'{TOKEN_CSS}<div class="bpe-tokens"{panel}>{_isolate_rtl(parts)}</div>'
+    return f'{TOKEN_CSS if style else ""}<div class="bpe-tokens"{panel}>{_isolate_rtl(parts)}</div>'
 
 
 def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
@@ -348,12 +347,12 @@ def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
     return f"<style>{' '.join(rules) or '.bpe-tokens {}'}</style>"
 
 
-def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int]) -> str:
+def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int], *, style: bool = True) -> str:
     """The text once, split at every cut of either tokenizer; a piece starting at a cut only the
     first (second) tokenizer makes is blue (orange); cuts both make are thin grey lines. Whitespace
-    is marked as everywhere (␣ → ↵)."""
+    is marked as everywhere (␣ → ↵). Without ``style``, no ``TOKEN_CSS`` (the page draws it once)."""
     positions = sorted({0, len(text)} | cuts_a | cuts_b)
-    parts = [TOKEN_CSS, '<div class="bpe-cuts">']
+    parts = [TOKEN_CSS if style else "", '<div class="bpe-cuts">']
     for start, end in zip(positions, positions[1:]):
         in_a, in_b = start in cuts_a, start in cuts_b
         css = "a" if in_a and not in_b else "b" if in_b and not in_a else "both" if start else ""
@@ -363,10 +362,10 @@ def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int]) -> str:
     return "".join(parts)
 
 
-def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, shared: int) -> str:
+def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, shared: int, *, style: bool = True) -> str:
     """The legend above ``render_cuts_html``: which colour is which tokenizer, with the counts."""
     return (
-        TOKEN_CSS
+        (TOKEN_CSS if style else "")
         + '<div class="bpe-legend bpe-cuts" style="max-height:none">'
         + f'<span class="a">cut only by {html.escape(label_a)}: {only_a:,}</span>'
         + f'<span class="b">cut only by {html.escape(label_b)}: {only_b:,}</span>'

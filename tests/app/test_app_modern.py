@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run  # noqa: E402
+from apptest_support import APP, drawn_html, run  # noqa: E402
 from bpe_core import catalogue  # noqa: E402
 
 PICKED = [name for name in ("o200k", "llama3") if catalogue.is_installed(name)]
@@ -40,7 +40,7 @@ def test_tokenize_shows_a_modern_tokenizer_beside_gpt2(app):
     app.text_area(key="tokenize.text").set_value("Hello việc yılında 世界")
     run(app)
     assert not app.exception and not app.error
-    html = "\n".join(e.value for e in app.get("html"))
+    html = "\n".join(drawn_html(app))
     assert "việc" in html or "vi" in html
 
 
@@ -79,7 +79,7 @@ def test_an_external_tokenizer_is_shown_in_tokenize_and_compare(app_with_externa
     run(app)
     assert not app.exception and not app.error
     assert any("WordPiece (external, run by tokenizers)" in c.value.replace("\\", "") for c in app.caption)
-    id_lists = [", ".join(re.findall(r">(\d+)</span>", e.value)) for e in app.get("html") if 'class="bpe-ids"' in e.value]
+    id_lists = [", ".join(re.findall(r">(\d+)</span>", body)) for body in drawn_html(app) if 'class="bpe-ids"' in body]
     assert any("3, 4, 5" in ids for ids in id_lists)  # HF's ids, in the page's id list
     app.switch_page("pages/compare.py")
     run(app)

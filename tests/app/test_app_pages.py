@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run, texts  # noqa: E402
+from apptest_support import APP, drawn_html, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core import formats  # noqa: E402
@@ -38,7 +38,7 @@ def go(at: AppTest, page: str) -> AppTest:
 
 
 def html_of(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.get("html"))
+    return "\n".join(drawn_html(at))
 
 
 def train_small(at: AppTest, *, vocab_size: int = 300, name: str | None = None) -> AppTest:

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import bpe_core
-from apptest_support import run, texts
+from apptest_support import drawn_html, run, texts
 
 from pages._ui import render, window
 
@@ -27,7 +27,7 @@ def _open(app: AppTest, text: str, tokenizers: list[str]) -> AppTest:
 
 
 def _html(app: AppTest) -> str:
-    return "\n".join(e.value for e in app.get("html"))
+    return "\n".join(drawn_html(app))
 
 
 def _shown(app: AppTest) -> str:
@@ -125,3 +125,17 @@ def test_cut_difference_counts_cover_the_whole_text(app):
     assert counts == [len(a - b), len(b - a), len(a & b)]
     table = app.dataframe[0].value.set_index("tokenizer")["cuts not in reference"]
     assert sorted(table.tolist()) == sorted(["reference", f"{len(cuts['cl100k'] - cuts['gpt2']):,}"])
+
+
+def test_a_run_writes_each_toggle_to_the_url_once(app, monkeypatch):
+    from streamlit.runtime.state.query_params_proxy import QueryParamsProxy
+
+    written: list[str] = []
+    write = QueryParamsProxy.__setitem__
+    monkeypatch.setattr(QueryParamsProxy, "__setitem__", lambda self, name, value: (written.append(name), write(self, name, value))[1])
+    _open(app, "Hello world", ["gpt2", "cl100k"])
+    written.clear()
+    app.toggle(key="tokenize.special").set_value(False)
+    run(app)
+    assert sorted(n for n in written if n in ("ws", "bytes", "special", "diff")) == ["bytes", "diff", "special", "ws"]
+    assert app.query_params["special"] == "0" and app.query_params["ws"] == "1"

@@ -499,3 +499,39 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
         assert "tokenizer=gpt2" in page.url
         _no_exception(page, "Merge forest from a clicked token")
         _shot(page, "12_clicked_token_forest")
+
+
+# --------------------------------------------------------------------------------------------------
+# Tokenize's panels are drawn without st.html's sanitiser (pages/_ui/markup.py): hostile text stays text
+
+INERT = '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> " onmouseover="window.__bpeRan=3'
+
+
+def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
+    """Text that would make an image with an error handler, close a style and run a script, or add an
+    attribute, typed into Tokenize: the panels, id lists and cut view show it as text, hold no img or
+    script element and no handler, nothing runs on load or on hover, and the page style is there once."""
+    import urllib.parse
+
+    from playwright.sync_api import expect
+
+    query = urllib.parse.urlencode({"text": INERT, "tok": ["gpt2", "cl100k"]}, doseq=True)
+    with _browser_page(server, "failure_inert") as page:
+        page.goto(f"{server['url']}/tokenize_text?{query}")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        _settle(page)
+        page.wait_for_function("document.querySelectorAll('.bpe-tokens[data-k]').length >= 2")
+        page.wait_for_function("document.querySelectorAll('.bpe-cuts span').length > 3")
+        blocks = ".bpe-tokens, .bpe-ids, .bpe-cuts"
+        assert page.evaluate(f"() => document.querySelectorAll('{blocks.replace(', ', ' img, ')} img').length") == 0
+        assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"], [onerror], [onmouseover]').length") == 0
+        scripts = page.evaluate(f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length")
+        assert scripts == 0
+        shown = page.locator(".bpe-tokens").first.inner_text().replace("␣", " ")
+        assert "<img src=x onerror=" in shown and "</style><script>" in shown, shown[:200]
+        page.locator('.bpe-tokens[data-k="gpt2"] .t').nth(3).hover()
+        page.wait_for_timeout(200)
+        assert page.evaluate("() => window.__bpeRan") is None
+        sheets = page.evaluate("() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-tokens .t {')).length")
+        assert sheets == 1  # once for the page, not once per panel
+        _no_exception(page, "Tokenize, hostile text")

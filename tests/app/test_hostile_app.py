@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run  # noqa: E402
+from apptest_support import APP, drawn_html, run  # noqa: E402
 from markup_audit import audit_pages, live_markup, shown_text, unescaped_sinks  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -104,7 +104,7 @@ def figure_strings(at: AppTest) -> list[str]:
 
 
 def html_bodies(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.get("html"))
+    return "\n".join(drawn_html(at))
 
 
 def assert_no_live_markup(at: AppTest) -> list[str]:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import run, texts  # noqa: E402
+from apptest_support import drawn_html, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.tokens import parse_token_display, text_display, token_display  # noqa: E402
@@ -46,7 +46,7 @@ def gpt2():
 
 
 def html_of(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.get("html"))
+    return "\n".join(drawn_html(at))
 
 
 def go(at: AppTest, page: str) -> AppTest:
@@ -216,7 +216,7 @@ def test_tokenize_show_bytes_and_mark_whitespace_toggles(app):
     assert ".p .ph { display: inline" in html_of(app)
     app.toggle(key="tokenize.whitespace").set_value(False)
     run(app)
-    panels = "".join(e.value for e in app.get("html") if 'class="bpe-tokens"' in e.value)
+    panels = "".join(body for body in drawn_html(app) if 'class="bpe-tokens"' in body)
     assert '<span class="w wb">␣</span>' in panels and "↵" in panels  # spaces blanked, never collapsed
     assert ".w.wb { color: transparent" in html_of(app)  # newlines ("w" without "wb") still shown
 

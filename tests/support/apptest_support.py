@@ -3,6 +3,7 @@ text of elements. (Their workbench folder, the ``workspace_dir`` fixture, is in 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -19,3 +20,10 @@ def run(at: AppTest) -> AppTest:
 
 def texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
+
+
+def drawn_html(at: AppTest) -> list[str]:
+    """Every HTML body the page draws: ``st.html`` elements, then the markup drawn unsanitised by
+    ``pages/_ui/markup.draw`` (Tokenize's token panels, id lists and cut view)."""
+    bodies = [str(e.value) for e in at.get("html")]
+    return bodies + [json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "bpe_markup"]
