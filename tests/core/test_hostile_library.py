@@ -11,7 +11,7 @@ import pytest
 
 import bpe_core
 from bpe_core import bpe_json, cli, formats, safe_io
-from bpe_core.corpus import documents_from_bytes
+from bpe_core.datasets import DocumentReader
 from bpe_core.workspace import MAX_NAME_BYTES, Workspace, sanitize_name
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
@@ -123,14 +123,23 @@ def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, 
     assert err.startswith("error: ") and "nested too deeply" in err and "Traceback" not in err
 
 
-def test_a_deeply_nested_jsonl_line_is_skipped_with_a_warning():
+def test_a_deeply_nested_jsonl_line_is_skipped_with_a_warning(tmp_path, capsys):
+    # the reader train_files, the CLI and the app's uploads (read_corpus_file) all use
     lines = ['{"text": "first"}', '{"text": ' + _nested(100_000) + "}", '{"text": "third"}']
-    documents, problems = documents_from_bytes("\n".join(lines).encode(), source="c.jsonl")
-    assert documents == ["first", "third"]
-    assert problems == ["c.jsonl line 2: nested too deeply: arrays or objects hundreds of levels deep "
-                        "(a real file nests a few levels)"]  # fmt: skip
-    with pytest.raises(ValueError, match="nested too deeply"):
-        documents_from_bytes(('{"text": ' + _nested(100_000) + "}").encode(), source="only.jsonl")
+    (tmp_path / "c.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    reader = DocumentReader([tmp_path / "c.jsonl"])
+    assert ["".join(document) for document in reader.documents()] == ["first", "third"]
+    assert reader.bad_rows.count == 1
+    assert [(e["row"], e["reason"]) for e in reader.bad_rows.examples] == [
+        (2, "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)")]
+    only = tmp_path / "only.jsonl"
+    only.write_text('{"text": ' + _nested(100_000) + "}", encoding="utf-8")
+    with pytest.raises(ValueError, match="only.jsonl has no row with text.*nested too deeply"):
+        list(DocumentReader([only]).documents())
+    capsys.readouterr()
+    assert cli.main(["train", str(only), "--vocab-size", "300", "-o", str(tmp_path / "t.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "nested too deeply" in err and "Traceback" not in err
 
 
 def test_deeply_nested_files_of_other_tools_are_value_errors(tmp_path):
