@@ -1,8 +1,9 @@
-"""Reading corpora: UTF-8 files block by block, uploaded bytes, and JSONL documents.
+"""Reading corpora as text: UTF-8 files block by block, and uploaded bytes.
 
 Each way of reading gives one clear ``ValueError`` for text that is not UTF-8, naming the source and
 the byte offset and saying how to fix it. This module only turns bytes into text; it does not
-pre-tokenize or count (see ``counting``).
+pre-tokenize or count (see ``counting``), nor split files into documents (JSONL, JSON, Parquet
+rows: see ``datasets``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
-from .safe_io import json_value
-
 #: Files are read in blocks of this many bytes; only the pre-token counts are kept.
 FILE_BLOCK_BYTES = 1 << 20
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 def not_utf8_message(source: str, offset: int, snippet: bytes) -> str:
@@ -43,37 +41,6 @@ def decode_text(data: bytes, *, source: str) -> str:
     except UnicodeDecodeError as exc:
         raise ValueError(not_utf8_message(source, exc.start, data[exc.start : exc.start + 4])) from None
     return text.removeprefix("\ufeff")
-
-
-def documents_from_bytes(data: bytes, *, source: str) -> tuple[list[str], list[str]]:
-    """The documents in one corpus file's bytes, and warnings about the parts skipped.
-
-    A ``.jsonl``/``.ndjson`` file (by ``source``'s suffix) gives one document per line, its
-    ``"text"`` field; any other file is one document. ValueError for undecodable data or a JSONL
-    file without one usable line.
-    """
-    text = decode_text(data, source=source)
-    if not source.lower().endswith(JSONL_SUFFIXES):
-        return ([text] if text else []), ([] if text else [f"{source} is empty"])
-    documents: list[str] = []
-    problems: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json_value(line)
-        except ValueError as exc:  # bad syntax, or nested too deeply: the line is skipped, not a traceback
-            problems.append(f"{source} line {number}: {exc}")
-            continue
-        value = record.get("text") if isinstance(record, dict) else None
-        if not isinstance(value, str):
-            problems.append(f'{source} line {number}: no string "text" field')
-            continue
-        documents.append(value)
-    if not documents:
-        detail = f" ({problems[0]})" if problems else ""
-        raise ValueError(f'{source} has no JSON line with a string "text" field{detail}')
-    return documents, problems
 
 
 def _complete_characters_end(data: bytes) -> int:
