@@ -1,5 +1,5 @@
-"""What the ``python -m bpe_core`` subcommands share: the progress bar on stderr, and outputs checked
-before any work and written atomically.
+"""What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, the progress bar on
+stderr, and outputs checked before any work and written atomically.
 
 Nothing here parses arguments or runs a command (``cli``, ``cli_corpus`` and ``cli_parity`` do).
 """
@@ -13,6 +13,20 @@ from pathlib import Path
 
 from .progress import PhaseClock
 
+#: What ``--pattern`` says for no pre-tokenization (the library's ``pattern=None``).
+NO_PATTERN = "none"
+
+
+def pattern_option(value: str | None, *, default: str) -> str | None:
+    """``--pattern`` as the library takes it, the same in every command: ``default`` when not given,
+    None (no pre-tokenization) for ``none``, else the preset name or regex as given.
+
+    >>> pattern_option(None, default="gpt2"), pattern_option("none", default="gpt2"), pattern_option("o200k", default="gpt2")
+    ('gpt2', None, 'o200k')
+    """
+    if value is None:
+        return default
+    return None if value == NO_PATTERN else value
 
 
 def byte_size(count: int) -> str:

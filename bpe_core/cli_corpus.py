@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 
-from .cli_common import ProgressBar, check_output, write_output
+from .cli_common import ProgressBar, check_output, pattern_option, write_output
 from .count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
 from .counting import WordCounts, count_files
 from .datasets import BAD_ROW_CHOICES, BadRows
@@ -33,13 +33,9 @@ INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote 
 DEFAULT_PATTERN = "gpt2"
 
 
-def _pattern(value: str | None) -> str | None:
-    return None if value == "none" else value
-
-
 def pattern_arg(args) -> str | None:
-    """``--pattern`` as the library takes it: the default preset when not given, None for ``none``."""
-    return _pattern(args.pattern or DEFAULT_PATTERN)
+    """``--pattern`` as the library takes it (``cli_common.pattern_option``; default gpt2)."""
+    return pattern_option(args.pattern, default=DEFAULT_PATTERN)
 
 
 def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
@@ -152,7 +148,7 @@ def cmd_train(args) -> int:
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     if args.counts:
         _refuse_reading_options(args)
-        given = {"pattern": _pattern(args.pattern)} if args.pattern is not None else {}
+        given = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
             given["special_tokens"] = args.special_token
         tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import catalogue
+from .cli_common import pattern_option
 from .parity_report import PARITY, STANDARD, ParityComparison, compare_training
 from .safe_io import write_atomic
 from .samples import REFERENCE_ID, parallel_text, read_parallel_files
@@ -21,6 +22,8 @@ from .tie_rules import TIE_BREAKS
 
 #: Share of each file's lines held out for measuring (the last ones), as the app does.
 HELDOUT_SHARE = 0.25
+#: The pre-tokenization when --pattern is not given, as the app's.
+DEFAULT_PATTERN = "o200k"
 
 
 def split_sentences(sentences: Mapping[str, Sequence[str]], share: float = HELDOUT_SHARE) -> tuple[dict, dict]:
@@ -74,6 +77,7 @@ def _save(path: str | None, tokenizer) -> None:
 
 
 def cmd_parity(args) -> int:
+    pattern = pattern_option(args.pattern, default=DEFAULT_PATTERN)
     if not 0 <= args.global_share <= 1:
         raise ValueError(f"--global-share must be between 0 and 1 (e.g. 0.8), not {args.global_share}")
     _check(args.save_standard)
@@ -88,7 +92,7 @@ def cmd_parity(args) -> int:
     options = {"variant": args.variant, "global_merges": round(merges * args.global_share),
                "window": args.window, "alpha": args.alpha}  # fmt: skip
     result = compare_training(train, heldout, args.vocab_size, reference=reference, others=others,
-                              parity_options=options, pattern=args.pattern, min_frequency=args.min_frequency,
+                              parity_options=options, pattern=pattern, min_frequency=args.min_frequency,
                               tie_break=args.tie_break)  # fmt: skip
     print(result.sentence)
     for label in (STANDARD, PARITY):
@@ -108,7 +112,8 @@ def add_parity_parser(sub, tokenizer_help: str) -> None:
     p.add_argument("files", nargs="*", help="parallel UTF-8 files, one per language, one sentence per line, the same "
                    "line count (named by file name; the last quarter held out). Default: the built-in parallel text")
     p.add_argument("--vocab-size", type=int, default=4000, help="the same for both trainings")
-    p.add_argument("--pattern", default="o200k", help="gpt2, cl100k, o200k, none, or a custom regex")
+    p.add_argument("--pattern", default=DEFAULT_PATTERN,
+                   help="gpt2, cl100k, o200k, none (no pre-tokenization), or a custom regex")
     p.add_argument("--variant", choices=["base", "window"], default="window", help="parity-aware variant")
     p.add_argument("--global-share", type=float, default=0.8, help="share of merges by global frequency (hybrid)")
     p.add_argument("--window", type=int, default=100, help="moving window: parity merges looked back on")

@@ -59,3 +59,25 @@ def test_split_sentences_holds_out_the_last_quarter():
     assert split_sentences({"a": list("abcdefgh")}) == ({"a": list("abcdef")}, {"a": ["g", "h"]})
     with pytest.raises(ValueError, match="at least 2 sentences"):
         split_sentences({"a": ["only"]})
+
+
+def test_pattern_none_means_no_pretokenization_in_parity_as_in_train_and_count(files, tmp_path, capsys):
+    # one reading of --pattern (cli_common.pattern_option): "none" is pattern=None, not the regex "none"
+    paths, lines = files
+    standard, parity = tmp_path / "standard.json", tmp_path / "parity.json"
+    assert main(["parity", *paths, "--vocab-size", "300", "--pattern", "none",
+                 "--save-standard", str(standard), "--save-parity", str(parity)]) == 0  # fmt: skip
+    train, heldout = split_sentences(lines)
+    options = {"variant": "window", "global_merges": 35, "window": 100, "alpha": 3.0}
+    want = compare_training(train, heldout, 300, parity_options=options, pattern=None)
+    assert capsys.readouterr().out.splitlines()[0] == want.sentence
+    for path, tokenizer in ((standard, want.standard), (parity, want.parity)):
+        saved = bpe_core.Tokenizer.load(path)
+        assert saved.pattern is None and saved.merges == tokenizer.merges
+    trained, counts = tmp_path / "trained.json", tmp_path / "counts"
+    assert main(["train", paths[0], "--vocab-size", "300", "--pattern", "none", "-o", str(trained)]) == 0
+    assert bpe_core.Tokenizer.load(trained).pattern is None
+    assert main(["count", paths[0], "--pattern", "none", "-o", str(counts)]) == 0
+    assert main(["train", "--counts", str(counts), "--pattern", "none", "--vocab-size", "300",
+                 "-o", str(trained)]) == 0  # fmt: skip
+    assert bpe_core.Tokenizer.load(trained).pattern is None
