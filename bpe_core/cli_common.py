@@ -19,13 +19,17 @@ NO_PATTERN = "none"
 
 def pattern_option(value: str | None, *, default: str) -> str | None:
     """``--pattern`` as the library takes it, the same in every command: ``default`` when not given,
-    None (no pre-tokenization) for ``none``, else the preset name or regex as given.
+    None (no pre-tokenization) for ``none``, else the preset name or regex as given. An empty one
+    (``--pattern ""``) is a ValueError saying what to give: an empty regex is a mistake, not a default.
 
     >>> pattern_option(None, default="gpt2"), pattern_option("none", default="gpt2"), pattern_option("o200k", default="gpt2")
     ('gpt2', None, 'o200k')
     """
     if value is None:
         return default
+    if not value:
+        raise ValueError(f"--pattern is empty: give a preset (gpt2, cl100k, o200k), {NO_PATTERN} for no "
+                         f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})")
     return None if value == NO_PATTERN else value
 
 

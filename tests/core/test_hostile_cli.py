@@ -166,3 +166,22 @@ def test_train_counts_through_count_inputs_the_one_dask_or_local_choice(place, c
         assert bpe_core.Tokenizer.load(place / "t.json").merges == expected.merges
     assert [c["scheduler"] for c in chosen] == [None, "tcp://127.0.0.1:1"] and chosen[1]["pattern"] is None
     capsys.readouterr()
+
+
+def test_an_empty_pattern_is_the_same_one_line_error_in_every_command(place, capsys, monkeypatch):
+    """--pattern "" is a mistake, not the default: train (files or --counts), count and parity all say
+    what to give, before counting or training and without writing anything."""
+    assert main(["count", str(place / "corpus.txt"), "-o", str(place / "counts")]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(cli_corpus, "count_inputs", lambda *a, **k: pytest.fail("counted with an empty pattern"))
+    before = _listing(place)
+    corpus, out = str(place / "corpus.txt"), str(place / "t.json")
+    for argv, default in ((["train", corpus, "--vocab-size", "270", "-o", out], "gpt2"),
+                          (["train", "--counts", str(place / "counts"), "--vocab-size", "270", "-o", out], "gpt2"),
+                          (["count", corpus, "-o", str(place / "counts2")], "gpt2"),
+                          (["parity", "--vocab-size", "300"], "o200k")):  # fmt: skip
+        assert main([*argv, "--pattern", ""]) == 2, argv
+        assert _one_line_error(capsys) == (
+            "error: --pattern is empty: give a preset (gpt2, cl100k, o200k), none for no pre-tokenization, "
+            f"or a regex; or leave --pattern out for the default ({default})")
+    assert _listing(place) == before
