@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Where the browser's time goes on the Tokenize page: a Chrome trace and a JavaScript CPU profile of
-one first render (Ctrl+Enter) and one page turn ("Next ▶") at 20k characters x 5 tokenizers.
+one first render (Ctrl+Enter), one page turn ("Next ▶") and one flip of each toggle (Mark whitespace,
+Show bytes) at 20k characters x 5 tokenizers.
 
     .venv/bin/python bench/browser_trace.py                  # prints the breakdown
     .venv/bin/python bench/browser_trace.py --out /tmp/tr    # also keeps trace and profile files
@@ -180,6 +181,9 @@ def run(chars: int, out: Path, invalidations: bool = False) -> str:
                 button = page.get_by_role("button", name="Next ▶")
                 bb.timed(page, button.click, bb.FIRST_TOKENS, len(keys))  # warm the fragment path once
                 reports.append(traced(browser, page, button.click, bb.FIRST_TOKENS, len(keys), "next", out, categories))
+                for label, signature in (("Mark whitespace", bb.MARKS), ("Show bytes", bb.HEX)):
+                    name = label.lower().replace(" ", "_")
+                    reports.append(traced(browser, page, bb.toggle(page, label), signature, len(keys), name, out, categories))
                 browser.close()
         finally:
             process.terminate()

@@ -32,6 +32,7 @@ _MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c
 # Space and tab marks (class "w wb": blanked by ``toggle_css``) apart from the other marks (class "w").
 _MARK_RUN = re.compile(f"([␣→]+)|([{re.escape(_MARK_CHARS.replace('␣', '').replace('→', ''))}]+)")
 
+# Opaque pieces (a darker text colour, no opacity): a translucent piece is a compositing effect of its own.
 TOKEN_CSS = (
     "<style>"
     f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "
