@@ -12,9 +12,9 @@ elements, and any hover highlight, alone). ``innerHTML`` never runs a ``<script>
 no tag, attribute or URL taken from user text (tested on hostile text in tests/app/test_markup.py),
 so nothing in it can run or fetch either.
 
-Only ``trusted_html`` strings reach the component: the builders of ``render`` and ``linked`` wrap
-their output, and ``draw`` refuses a plain ``str`` (TypeError), so user text cannot be passed here by
-mistake. Where components cannot be mounted (AppTest, an old front end), ``draw`` falls back to
+Only ``trusted_html`` strings reach the component: the page wraps what ``render``'s and ``linked``'s
+builders return, and ``draw`` refuses a plain ``str`` (TypeError), so user text cannot be passed here
+by mistake. Where components cannot be mounted (AppTest, an old front end), ``draw`` falls back to
 ``st.html`` with the same markup.
 """
 
@@ -40,8 +40,8 @@ class TrustedHtml(str):
 
 
 def trusted_html(markup: str) -> TrustedHtml:
-    """Mark ``markup`` as built by a renderer that escaped every piece of user text in it. Only the
-    builders in ``render`` and ``linked`` call this, on markup they built."""
+    """Mark ``markup`` as built by a renderer that escaped every piece of user text in it: call it
+    only on what ``render``'s and ``linked``'s builders return."""
     return TrustedHtml(markup)
 
 
