@@ -68,7 +68,7 @@ def token_bytes_of(tokenizer: Any, ids: Sequence[int]) -> list[bytes] | None:
     and tiktoken offer them); None when the tokenizer cannot say."""
     try:
         if hasattr(tokenizer, "decode_tokens_bytes"):
-            return [bytes(b) for b in tokenizer.decode_tokens_bytes(ids)]
+            return list(map(bytes, tokenizer.decode_tokens_bytes(ids)))
         if hasattr(tokenizer, "decode_single_token_bytes"):
             return [bytes(tokenizer.decode_single_token_bytes(i)) for i in ids]
     except (KeyError, ValueError, TypeError):

@@ -35,8 +35,6 @@ without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -59,11 +57,10 @@ from .fairness import (  # noqa: F401  re-exported
     vocabulary_utilisation,
 )
 from .samples import get_sample, sample_ids
+from .words import class_image, word_metrics, word_spans  # noqa: F401  word_spans re-exported
 
 RENYI_ALPHA = 2.5
 DEFAULT_REFERENCE = "eng"
-
-_CHUNK = re.compile(r"\S+")
 
 # The metrics ``compare`` rows carry, in display order.
 METRIC_NAMES = (
@@ -120,56 +117,13 @@ def renyi_entropy(counts: Iterable[int], alpha: float = RENYI_ALPHA) -> float:
 
 def renyi_efficiency(ids: Sequence[int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
     """H_alpha(unigram distribution of ``ids``) / ln(vocab_size); None for no ids or vocab_size < 2."""
-    if not ids or vocab_size is None or vocab_size < 2:
+    return _renyi_efficiency(Counter(ids), vocab_size, alpha)
+
+
+def _renyi_efficiency(counts: Counter, vocab_size: int | None, alpha: float) -> float | None:
+    if not counts or vocab_size is None or vocab_size < 2:
         return None
-    return renyi_entropy(Counter(ids).values(), alpha) / math.log(vocab_size)
-
-
-def _is_punctuation(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("P")
-
-
-def word_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the words of ``text``: whitespace-separated chunks with leading and
-    trailing punctuation stripped (``"river."`` -> ``"river"``); all-punctuation chunks are dropped."""
-    spans = []
-    for match in _CHUNK.finditer(text):
-        start, end = match.span()
-        while start < end and _is_punctuation(text[start]):
-            start += 1
-        while end > start and _is_punctuation(text[end - 1]):
-            end -= 1
-        if end > start:
-            spans.append((start, end))
-    return spans
-
-
-def _split_share(text: str, encoded: bytes, token_bytes: list[bytes] | None, spans: list[tuple[int, int]]) -> float | None:
-    if not spans or token_bytes is None or b"".join(token_bytes) != encoded:
-        return None
-    # byte offset of every character boundary
-    offsets = [0] * (len(text) + 1)
-    position = 0
-    for index, ch in enumerate(text):
-        position += len(ch.encode("utf-8"))
-        offsets[index + 1] = position
-    token_ends = []
-    position = 0
-    for token in token_bytes:
-        position += len(token)
-        token_ends.append(position)
-    split = 0
-    first = 0  # index of the first token that may overlap the current word
-    for start, end in spans:
-        byte_start, byte_end = offsets[start], offsets[end]
-        while token_ends[first] <= byte_start:
-            first += 1
-        last = first
-        while token_ends[last] < byte_end:
-            last += 1
-        if last > first:
-            split += 1
-    return split / len(spans)
+    return renyi_entropy(counts.values(), alpha) / math.log(vocab_size)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -196,30 +150,40 @@ def measure(
     return _metrics(tokenizer, text, ids, spaced=spaced, alpha=alpha, vocab_size=vocab_size)
 
 
-def _metrics(tokenizer: Any, text: str, ids: list[int], *, spaced: bool, alpha: float, vocab_size: int | None) -> TextMetrics:
+def _metrics(
+    tokenizer: Any,
+    text: str,
+    ids: list[int],
+    *,
+    spaced: bool,
+    alpha: float,
+    vocab_size: int | None,
+    image: bytes | None = None,
+) -> TextMetrics:
+    """``measure``'s figures for the ids of the cleaned ``text``; ``image`` is the text's
+    ``class_image`` when the caller keeps it for several tokenizers."""
     encoded = text.encode("utf-8")
     n_tokens = len(ids)
     n_chars = len(text)
     n_bytes = len(encoded)
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
+    counts = Counter(ids)
     words = fertility = split_share = None
     if spaced:
-        spans = word_spans(text)
-        words = len(spans)
+        words, split_share = word_metrics(text, encoded, token_bytes_of(tokenizer, ids), image=image)
         fertility = ratio(n_tokens, words)
-        split_share = _split_share(text, encoded, token_bytes_of(tokenizer, ids), spans) if spans else None
     return TextMetrics(
         characters=n_chars,
         bytes=n_bytes,
         tokens=n_tokens,
-        unique_tokens=len(set(ids)),
+        unique_tokens=len(counts),
         words=words,
         chars_per_token=ratio(n_chars, n_tokens),
         bytes_per_token=ratio(n_bytes, n_tokens),
         bytes_per_char=ratio(n_bytes, n_chars),
         fertility=fertility,
         split_share=split_share,
-        renyi_efficiency=renyi_efficiency(ids, size, alpha) if size else None,
+        renyi_efficiency=_renyi_efficiency(counts, size, alpha),
         vocab_size=size,
     )
 
@@ -297,10 +261,18 @@ def compare(
     if reference is not None:
         ref, ref_is_sample = _find_reference(reference, texts)
     rows = []
+    cleaned = {text.id: clean_text(text.text) for text in texts}
+    images: dict[str, bytes] = {}  # class images: the same for every tokenizer
     for tokenizer_label, tokenizer in tokenizers.items():
         cache: dict[str, TextMetrics] = {}
         for text in texts:
-            cache[text.id] = measure(tokenizer, text.text, spaced=text.spaced, alpha=alpha)
+            clean = cleaned[text.id]
+            if text.spaced and text.id not in images:
+                images[text.id] = class_image(clean)
+            ids = list(tokenizer.encode_ordinary(clean))
+            cache[text.id] = _metrics(
+                tokenizer, clean, ids, spaced=text.spaced, alpha=alpha, vocab_size=None, image=images.get(text.id)
+            )
         ref_tokens = None
         if ref is not None:
             if ref_is_sample:
