@@ -18,7 +18,7 @@ import streamlit as st
 from bpe_core import metrics
 from bpe_core.samples import REFERENCE_ID
 
-from pages._ui import charts, insample, state, tokenizers
+from pages._ui import charts, comparison, insample, state, tokenizers
 from pages._ui.comparison import (
     COLUMNS_EXPLAINED,
     CURVE_EVERY_SIZE_UP_TO,
@@ -61,9 +61,6 @@ K_CURVE_LOG = "cmp.curve_log"
 SOURCE_BUILTIN = "Built-in samples"
 SOURCE_FILES = "My files"
 MAX_TOKENIZERS = 6
-#: Characters of each uploaded file that are measured: encoding runs on the fast engine (2 M characters
-#: in about a second), but the per-word metrics (fertility, split words) are Python loops over the tokens.
-MAX_FILE_CHARS = 200_000
 
 
 # ------------------------------------------------------------------------------------------------
@@ -129,10 +126,12 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
 def read_files() -> tuple[dict[str, str], dict[str, str]]:
     """The user's readable files, labelled by name: (label -> text, label -> digest)."""
     uploads = file_uploader(
-        f"Your files: one per language or program, UTF-8 text (up to {upload_limit_mb():,} MB each); "
-        "the file name is the label",
+        f"Your files: one per language or program, UTF-8 text (up to {upload_limit_mb():,} MB each, "
+        f"measured whole up to {comparison.MAX_FILE_CHARS:,} characters); the file name is the label",
         K_UPLOADS,
-        help="For a fair premium, upload translations of the same text, one language per file.",
+        help="For a fair premium, upload translations of the same text, one language per file. Each file "
+        f"is measured whole up to {comparison.MAX_FILE_CHARS:,} characters; only the first "
+        f"{comparison.MAX_FILE_CHARS:,} characters of a longer file are measured, with a warning.",
     )
     file_texts: dict[str, str] = {}
     digests: dict[str, str] = {}
@@ -147,9 +146,13 @@ def read_files() -> tuple[dict[str, str], dict[str, str]]:
         label, number = upload.name, 2
         while label in file_texts:
             label, number = f"{upload.name} ({number})", number + 1
-        if len(text) > MAX_FILE_CHARS:
-            st.warning(f"{md(upload.name)} has {len(text):,} characters: the first {MAX_FILE_CHARS:,} are measured.")
-            text = text[:MAX_FILE_CHARS]
+        cap = comparison.MAX_FILE_CHARS  # read at run time: the tests lower it
+        if len(text) > cap:
+            st.warning(
+                f"{md(upload.name)} has {len(text):,} characters: the first {cap:,} are measured "
+                "(split the file to measure the rest)."
+            )
+            text = text[:cap]
             digest = text_digest(text)
         file_texts[label], digests[label] = text, digest
     return file_texts, digests

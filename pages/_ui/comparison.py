@@ -20,6 +20,12 @@ from . import tokenizers
 from .render import markdown_text as md
 from .tokenizers import TokenizerChoice
 
+#: Characters of each uploaded file that are measured (the rest is left out, with a warning): the
+#: metrics are C-level passes over the text (``bpe_core.words``), about a second per tokenizer at
+#: 2 M characters, encoding included; the Tokenize page has the same limit (MAX_STATS_CHARS).
+MAX_FILE_CHARS = 2_000_000
+#: Above this many characters in all, measuring shows a spinner saying how much it measures.
+SPINNER_CHARS = 200_000
 #: Up to this many merges the curve has a point at every vocabulary size; above it, CURVE_STEPS points.
 CURVE_EVERY_SIZE_UP_TO = 2_000
 CURVE_STEPS = 300
@@ -134,7 +140,7 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-@st.cache_data(show_spinner="Measuring…", max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32)  # measure() shows the spinner
 def compare_rows(
     tokenizer_key: tuple[tuple[str, str], ...],
     sample_key: tuple,
@@ -204,8 +210,12 @@ def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, ref
     """``compare_rows`` for the loaded tokenizers under their display names; None after an error."""
     tokenizers_by_name = {names[k]: tok for k, tok in loaded.items()}
     key = tuple((names[k], choices[k].fingerprint) for k in loaded)
+    characters = sum(len(s[1] if isinstance(s, tuple) else s.text) for s in samples)
+    many = f" {characters:,} characters with {len(loaded)} tokenizer{'s' if len(loaded) != 1 else ''}"
     try:
-        return compare_rows(key, sample_key, reference, tokenizers_by_name, samples)
+        # (st.spinner appears only after half a second: a cached answer shows none)
+        with st.spinner(f"Measuring{many if characters > SPINNER_CHARS else ''}…"):
+            return compare_rows(key, sample_key, reference, tokenizers_by_name, samples)
     except (ValueError, TypeError) as exc:
         st.error(f"Could not compare: {md(exc)}")
         return None
