@@ -60,13 +60,31 @@ def best(call, repeat: int = 3) -> float:
     return min(times)
 
 
+def compare_six(toks: dict, sizes: list[int]) -> None:
+    """``metrics.compare`` as the Compare page calls it: 6 tokenizers x one file, best of 3."""
+    six = dict(toks)
+    for name in ("llama3", "qwen"):
+        six[name] = bpe_core.load(name)
+        six[name].build_engine()
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    for size in sizes:
+        for kind, text in texts(size).items():
+            encode = best(lambda: [tok.encode_ordinary(text) for tok in six.values()])
+            whole = best(lambda: metrics.compare(six, [(kind, text)], None))
+            print(f"{size:>9,} {kind:<12} 6 tokenizers: encode {encode:6.2f} s  compare {whole:6.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="200000,2000000")
     parser.add_argument("--profile", default=None, help="a tokenizer name to profile at the largest size")
+    parser.add_argument("--compare", action="store_true", help="only metrics.compare: 6 tokenizers x one file")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     toks = tokenizers()
+    if args.compare:
+        compare_six(toks, sizes)
+        return
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for size in sizes:
         for kind, text in texts(size).items():

@@ -85,15 +85,31 @@ def class_image(text: str, encoded: bytes | None = None) -> bytes:
     return encoded.translate(_ASCII_CLASSES)
 
 
-def _mark_token_ends(image: bytes, token_bytes: list[bytes]) -> bytes:
-    """``image`` with bit 0x80 set on the last byte of every token (tokens tile the image)."""
-    marks = bytearray(len(image))
-    ends = accumulate(map(len, token_bytes))
-    # an empty first token gives index -1: the image's last byte, which the last token marks anyway
-    deque(map(marks.__setitem__, map((-1).__add__, ends), repeat(_TOKEN_END)), maxlen=0)
-    # one OR of two big integers instead of a Python loop over the bytes
-    merged = int.from_bytes(image, "big") | int.from_bytes(marks, "big")
-    return merged.to_bytes(len(image), "big")
+# Joined with b"\xff" (never in UTF-8) between tokens, every byte becomes 0 and every separator 0x80.
+_SEPARATOR_TO_MARK = bytes(_TOKEN_END if b == 0xFF else 0 for b in range(256))
+
+
+def token_end_marks(encoded: bytes, token_bytes: list[bytes]) -> bytes | None:
+    """Bytes as long as ``encoded`` with 0x80 on the last byte of every token and 0 elsewhere; None
+    when ``token_bytes`` do not concatenate to ``encoded``. C-level passes only: the tokens joined
+    with a separator (which also checks the tiling), each byte and separator mapped by one
+    translate, and each byte before a separator dropped, which moves the mark onto it.
+
+    >>> token_end_marks(b"abc", [b"ab", b"c"])
+    b'\\x00\\x80\\x00'
+    """
+    joined = b"\xff".join(token_bytes)
+    if joined.count(b"\xff") != len(token_bytes) - 1 or joined.replace(b"\xff", b"") != encoded:
+        return None  # (a token holding 0xFF, never valid UTF-8, shows in the count)
+    marks = joined.translate(_SEPARATOR_TO_MARK).replace(b"\x00\x80", b"\x80")
+    if len(marks) != len(encoded):  # an empty token (two separators in a row): mark one by one
+        slow = bytearray(len(encoded))
+        ends = accumulate(map(len, token_bytes))
+        # (an empty first token gives index -1: the text's last byte, never inside a word either)
+        deque(map(slow.__setitem__, map((-1).__add__, ends), repeat(_TOKEN_END)), maxlen=0)
+        return bytes(slow)
+    # the last token has no separator after it: its last byte is the text's, never inside a word
+    return marks
 
 
 def word_metrics(
@@ -111,9 +127,12 @@ def word_metrics(
         image = class_image(text, encoded)
     if not image:
         return 0, None
-    if token_bytes is None or b"".join(token_bytes) != encoded:
+    marks = token_end_marks(encoded, token_bytes) if token_bytes is not None else None
+    if marks is None:
         return len(_WORD.findall(image)), None
-    words = _WORD.findall(_mark_token_ends(image, token_bytes))
+    # one OR of two big integers instead of a Python loop over the bytes
+    marked = (int.from_bytes(image, "big") | int.from_bytes(marks, "big")).to_bytes(len(image), "big")
+    words = _WORD.findall(marked)
     if not words:
         return 0, None
     # a word is split when a token ends on one of its bytes before its last

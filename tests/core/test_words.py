@@ -72,12 +72,28 @@ def tiling(encoded: bytes, rng: random.Random) -> list[bytes]:
     return [encoded[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-@settings(max_examples=400, deadline=None)
-@given(texts, st.integers(0, 2**32 - 1), st.sampled_from(["tiles", "none", "wrong"]))
+def with_empty_tokens(tokens: list[bytes], rng: random.Random) -> list[bytes]:
+    """``tokens`` with empty ones slipped in (first, last, between)."""
+    out = []
+    for token in tokens:
+        out.extend([b""] * rng.randrange(2))
+        out.append(token)
+    return out + [b""] * rng.randrange(2)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts, st.integers(0, 2**32 - 1), st.sampled_from(["tiles", "empty", "none", "wrong", "0xff"]))
 def test_word_metrics_match_the_reference(raw, seed, mode):
     text = clean_text(raw)
     encoded = text.encode("utf-8")
-    token_bytes = {"tiles": tiling(encoded, random.Random(seed)), "none": None, "wrong": [encoded + b"x"]}[mode]
+    rng = random.Random(seed)
+    token_bytes = {
+        "tiles": lambda: tiling(encoded, rng),
+        "empty": lambda: with_empty_tokens(tiling(encoded, rng), rng),
+        "none": lambda: None,
+        "wrong": lambda: [encoded + b"x"],
+        "0xff": lambda: [encoded[:1], b"\xff", encoded[1:]],  # the separator byte inside a token
+    }[mode]()
     assert word_metrics(text, encoded, token_bytes) == reference_metrics(text, token_bytes)
     assert word_spans(text) == reference_words(text)
 
