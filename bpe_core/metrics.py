@@ -150,6 +150,17 @@ def measure(
     return _metrics(tokenizer, text, ids, spaced=spaced, alpha=alpha, vocab_size=vocab_size)
 
 
+def _token_bytes(tokenizer: Any, ids: list[int]) -> Sequence[bytes] | None:
+    """``token_bytes_of`` without copying each token into ``bytes`` (``word_metrics`` only joins and
+    measures them, which any bytes-like object allows): a tenth of the metrics' time at 2 M characters."""
+    if hasattr(tokenizer, "decode_tokens_bytes"):
+        try:
+            return tokenizer.decode_tokens_bytes(ids)
+        except (KeyError, ValueError, TypeError):
+            return None
+    return token_bytes_of(tokenizer, ids)
+
+
 def _metrics(
     tokenizer: Any,
     text: str,
@@ -170,7 +181,7 @@ def _metrics(
     counts = Counter(ids)
     words = fertility = split_share = None
     if spaced:
-        words, split_share = word_metrics(text, encoded, token_bytes_of(tokenizer, ids), image=image)
+        words, split_share = word_metrics(text, encoded, _token_bytes(tokenizer, ids), image=image)
         fertility = ratio(n_tokens, words)
     return TextMetrics(
         characters=n_chars,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import deque
+from collections.abc import Sequence
 from itertools import accumulate, repeat
 from operator import itemgetter
 
@@ -89,7 +90,7 @@ def class_image(text: str, encoded: bytes | None = None) -> bytes:
 _SEPARATOR_TO_MARK = bytes(_TOKEN_END if b == 0xFF else 0 for b in range(256))
 
 
-def token_end_marks(encoded: bytes, token_bytes: list[bytes]) -> bytes | None:
+def token_end_marks(encoded: bytes, token_bytes: Sequence[bytes]) -> bytes | None:
     """Bytes as long as ``encoded`` with 0x80 on the last byte of every token and 0 elsewhere; None
     when ``token_bytes`` do not concatenate to ``encoded``. C-level passes only: the tokens joined
     with a separator (which also checks the tiling), each byte and separator mapped by one
@@ -98,7 +99,10 @@ def token_end_marks(encoded: bytes, token_bytes: list[bytes]) -> bytes | None:
     >>> token_end_marks(b"abc", [b"ab", b"c"])
     b'\\x00\\x80\\x00'
     """
-    joined = b"\xff".join(token_bytes)
+    try:
+        joined = b"\xff".join(token_bytes)
+    except TypeError:  # something other than bytes-like: no byte spans known
+        return None
     if joined.count(b"\xff") != len(token_bytes) - 1 or joined.replace(b"\xff", b"") != encoded:
         return None  # (a token holding 0xFF, never valid UTF-8, shows in the count)
     marks = joined.translate(_SEPARATOR_TO_MARK).replace(b"\x00\x80", b"\x80")
@@ -113,7 +117,7 @@ def token_end_marks(encoded: bytes, token_bytes: list[bytes]) -> bytes | None:
 
 
 def word_metrics(
-    text: str, encoded: bytes, token_bytes: list[bytes] | None, *, image: bytes | None = None
+    text: str, encoded: bytes, token_bytes: Sequence[bytes] | None, *, image: bytes | None = None
 ) -> tuple[int, float | None]:
     """(number of words, share of words split into several tokens) of ``text``; ``encoded`` is its
     UTF-8 and ``image`` its ``class_image`` when the caller has them (they do not depend on the

@@ -147,3 +147,9 @@ def open_sample_text() -> str:
     from bpe_core.samples import load_samples
 
     return "\n".join(s.text for s in load_samples())
+
+
+def test_tokens_that_are_not_bytes_give_no_split_share():
+    # a tokenizer answering with str pieces: words are still counted, no byte spans are known
+    assert word_metrics("ab cd", b"ab cd", ["ab", " ", "cd"]) == (2, None)
+    assert word_metrics("ab cd", b"ab cd", [bytearray(b"ab "), memoryview(b"cd")]) == (2, 0.0)
