@@ -12,7 +12,8 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
                                                (Petrov et al. 2023, "Language Model Tokenizers Introduce
                                                Unfairness Between Languages")
 * words             W = whitespace-separated chunks with leading and trailing punctuation (Unicode
-                    category P*) stripped; chunks that are all punctuation are not words
+                    category P*) stripped; chunks that are all punctuation are not words (counted,
+                    with the split words, by ``words.word_metrics`` in C-level passes)
 * fertility         N / W                      (all tokens of the text, punctuation and newlines included)
 * split_share       (words covered by >= 2 tokens) / W; a token covers a word when its byte span in the
                     text overlaps the word's byte span (token spans come from the tokens' bytes, which
