@@ -1,9 +1,9 @@
 #!/usr/bin/env python
-"""The token panels' own browser cost, without Streamlit: one page (2,000 characters) of
-``browser_bench``'s mixed text under its built-in tokenizers, drawn as Tokenize draws it (five panels
-and five id lists, the page style once) into a static page in Chromium, and timed by phase: inserting
+"""The token panels' own browser cost, without Streamlit around them: the five panels and five id
+lists Tokenize draws for the first page of ``browser_bench``'s mixed text (read from the running app,
+with their style sheets) are drawn again into a static page in Chromium and timed by phase: inserting
 the markup (``innerHTML``), style, layout, then paint and commit (two animation frames). Each CSS
-variant is the page style plus a few rules, alternated round by round; medians.
+variant is the page's style plus a few rules, alternated round by round; medians.
 
     .venv/bin/python bench/panel_paint_bench.py --rounds 11
 
@@ -17,17 +17,20 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
+import urllib.parse
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make ``bench``, ``bpe_core`` and ``pages`` importable
+if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import browser_bench as bb  # noqa: E402
 
 VARIANTS = {
     "as drawn": "",
-    "square boxes": "<style>.bpe-tokens .t, .bpe-tokens .g .gc { border-radius: 0; }</style>",
-    "translucent pieces": "<style>.bpe-tokens .g .p { opacity: 0.85; }</style>",
+    "rounded boxes (before view4)": "<style>.bpe-tokens .t { border-radius: 3px; } .bpe-tokens .g .p { border-radius: 0; } "
+    ".bpe-tokens .g .gc { border-radius: 3px 3px 0 0; }</style>",
+    "translucent pieces (before view4)": "<style>.bpe-tokens .g .p { opacity: 0.85; }</style>",
     "contain: content": "<style>.bpe-tokens, .bpe-ids { contain: content; }</style>",
 }
 DRAW = """async ([blocks, css]) => {
@@ -52,40 +55,62 @@ DRAW = """async ([blocks, css]) => {
 }"""
 
 
-def panel_blocks(chars: int) -> list[str]:
-    """Panel and id-list markup (no style) of the first page of the mixed text, per tokenizer."""
-    import bpe_core
-    from pages._ui import linked, render, window
+#: The drawn panels and their id lists (outerHTML, panel then ids), and the page's style sheets for them.
+DRAWN = """() => {
+  const blocks = [...document.querySelectorAll('.bpe-tokens[data-k]')].flatMap(panel => {
+    const ids = [...document.querySelectorAll('.bpe-ids[data-k]')].find(list => list.dataset.k === panel.dataset.k);
+    return [panel.outerHTML, ids ? ids.outerHTML : ''];
+  });
+  const styles = [...document.querySelectorAll('style')].map(s => s.outerHTML).filter(s => s.includes('.bpe-'));
+  return [blocks, styles.join('')];
+}"""
 
-    text = bb.mixed_text(chars, seed=1)
-    starts = window.page_starts(text)
-    page = text[: starts[1] if len(starts) > 1 else len(text)]
-    blocks = []
-    for key in bb.tokenizer_keys():
-        tokenizer = bpe_core.load("gpt2" if key == "default" else key)
-        infos = tokenizer.encode_with_details(page, allowed_special="all")
-        blocks.append(render.render_tokens_html(page, infos, rank_of=tokenizer.merge_rank_of, key=key, switchable=True, style=False))
-        blocks.append(linked.ids_html(infos, key, style=False))
-    return blocks
+
+def drawn_panels(browser, url: str, chars: int) -> tuple[list[str], str]:
+    """The panels and id lists Tokenize draws for the first page of the mixed text, and their style,
+    read from the running app (bench/ drives the app; it never imports it)."""
+    keys = bb.tokenizer_keys()
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(300_000)
+    query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
+    page.goto(f"{url}/tokenize_text?{query}")
+    page.get_by_role("heading", name="Tokenize", exact=True).wait_for()
+    bb.settle(page)
+    box = page.get_by_label("Text", exact=True)
+    box.fill(bb.mixed_text(chars, seed=1))
+    box.press("Control+Enter")
+    page.wait_for_function("n => document.querySelectorAll('.bpe-tokens[data-k]').length >= n", arg=len(keys))
+    bb.settle(page)
+    blocks, style = page.evaluate(DRAWN)
+    page.close()
+    return blocks, style
+
+
+def timed_variants(browser, blocks: list[str], style: str, rounds: int) -> tuple[dict[str, list[list[float]]], int]:
+    """Each variant's phases (ms) per round, alternated, and the number of elements drawn."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_content("<html><head><meta charset=utf-8></head><body></body></html>")
+    times: dict[str, list[list[float]]] = {name: [] for name in VARIANTS}
+    for _ in range(rounds):
+        for name, extra in VARIANTS.items():
+            times[name].append(page.evaluate(DRAW, [blocks, style + extra]))
+    return times, page.evaluate("() => document.querySelectorAll('#grid *').length")
 
 
 def run(rounds: int, chars: int) -> list[str]:
     from playwright.sync_api import sync_playwright
 
-    from pages._ui import linked, render
-
-    blocks = panel_blocks(chars)
-    page_style = render.TOKEN_CSS + linked.IDS_CSS + render.toggle_css(show_whitespace=True, show_bytes=False)
-    times: dict[str, list[list[float]]] = {name: [] for name in VARIANTS}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_content("<html><head><meta charset=utf-8></head><body></body></html>")
-        for _ in range(rounds):
-            for name, extra in VARIANTS.items():
-                times[name].append(page.evaluate(DRAW, [blocks, page_style + extra]))
-        elements = page.evaluate("() => document.querySelectorAll('#grid *').length")
-        browser.close()
+    with tempfile.TemporaryDirectory() as folder:
+        process, url = bb.start_server(Path(folder))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS, headless=True)
+                blocks, style = drawn_panels(browser, url, chars)
+                times, elements = timed_variants(browser, blocks, style, rounds)
+                browser.close()
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
     lines = [f"{elements:,} elements; medians of {rounds} rounds (ms)",
              "| variant | insert | style | layout | paint and commit | total |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, rows in times.items():
