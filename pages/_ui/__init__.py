@@ -5,6 +5,7 @@ tokenizers a session can pick), ``samples`` (built-in text), ``uploads`` (upload
 ``exports`` (download buttons), ``encoding`` (cached encoding of page text), ``render`` (HTML of
 tokens, escaped), ``charts`` (plotly figures), ``tables`` (pandas tables of merges and tokenizers),
 ``widgets`` (the page header, tokenizer pickers, sentences, the training progress bar),
-``comparison`` (the Compare page's numbers) and ``versus`` (its training shortcut). No BPE algorithm
-lives here: every computation is a call into ``bpe_core``.
+``comparison`` (the Compare page's numbers), ``versus`` (its training shortcut), ``markup`` (Tokenize's
+escaped panels drawn without a second sanitiser) and the others the README lists ("How the code is
+organised"). No BPE algorithm lives here: every computation is a call into ``bpe_core``.
 """
