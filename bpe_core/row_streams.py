@@ -35,6 +35,8 @@ class ByteStream:
     file (its compressed bytes) reading has got. Decompression errors are ValueErrors naming the file."""
 
     def __init__(self, path: str, compression: str | None, *, start: int = 0) -> None:
+        if start and compression:
+            raise ValueError(f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start")
         self.path = path
         try:
             self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()

@@ -240,7 +240,8 @@ def text_direction(text: str) -> str | None:
 def span_data(info: TokenInfo) -> str:
     """The token's character span (``data-s``, ``data-e``) and id (``data-i``, not for special tokens)
     as attributes: what the linked hover and the click to the merge tree read (numbers only)."""
-    return f' data-s="{info.start}" data-e="{info.end}"' + ("" if info.special else f' data-i="{info.id}"')
+    # int(): the attributes are drawn unsanitised (markup.draw), so only numbers may reach them.
+    return f' data-s="{int(info.start)}" data-e="{int(info.end)}"' + ("" if info.special else f' data-i="{int(info.id)}"')
 
 
 def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool) -> str:

@@ -74,6 +74,23 @@ def test_hostile_text_is_text_in_every_unsanitised_block(gpt2):
     assert "".join(cuts.text).replace("␣", " ") == HOSTILE
 
 
+def test_split_characters_special_tokens_and_added_pieces_stay_inert():
+    """The other paths of the renderer: characters split over several tokens (fragments with byte
+    labels), a special token whose name is markup, in both display modes."""
+    special = '<img src=x onerror=alert(1)>"\''
+    tok = bpe_core.train("hello world " * 20, 300, special_tokens=[special])
+    text = f"東京 🙂 e\u0301 {special} {HOSTILE}"
+    infos = tok.encode_with_details(text, allowed_special="all")
+    assert any(info.special for info in infos)
+    for switchable, show_bytes in ((True, False), (False, True), (False, False)):
+        panel = render.render_tokens_html(
+            text, infos, rank_of=tok.merge_rank_of, key=special, switchable=switchable, show_bytes=show_bytes, style=False
+        )
+        found = assert_inert(panel)
+        assert "onerror" not in found.attributes
+    assert_inert(linked.ids_html(infos, special, style=False))
+
+
 def test_the_audit_sees_live_markup():
     assert parsed('<img src=x onerror=alert(1)>').attributes == {"src", "onerror"}
     with pytest.raises(AssertionError):

@@ -376,6 +376,8 @@ def test_byte_stream_hands_out_the_bytes_after_a_mark_and_ranges(tmp_path):
     no_mark = _write_bytes(tmp_path / "c.bin", b"abcdef")
     with ByteStream(no_mark, None) as stream:
         assert b"".join(stream.blocks(2, end=5)) == b"abcde"
+    with pytest.raises(ValueError, match="gzip-compressed; read it from the start"):
+        ByteStream(no_mark, "gzip", start=2)
 
 
 def _write_bytes(path, data: bytes) -> str:

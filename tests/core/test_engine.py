@@ -189,10 +189,13 @@ def test_texts_shared_out_to_threads_at_any_cut_keep_their_ids(tokenizers, piece
     text = " ".join(pieces)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(batch, "THREADED_TEXT_MIN_CHARS", size)
-        patch.setattr(batch, "available_cpus", lambda: 2)
         for tok in (tokenizers["cl100k"], tokenizers["trained"]):
+            spy = _ThreadSpy(patch, cpus=2)
+            part_size = max(1, size // batch.PARTS_PER_THREAD, len(text) // (2 * batch.PARTS_PER_THREAD))
+            cuts = batch.cut_at_safe_cuts(text, bpe_core.pretokenize.safe_cut_regex(tok.pattern), part_size)
             expected = tok.encode_ordinary(text, engine="python")
             assert tok.encode_ordinary(text, engine="tiktoken") == expected
+            assert spy.shared == (len(text) >= size and len(cuts) > 1)  # threads ran whenever they could
             assert tok.encode(text, allowed_special="all", engine="tiktoken") == tok.encode(
                 text, allowed_special="all", engine="python"
             )

@@ -245,14 +245,37 @@ def test_a_catastrophic_split_regex_is_a_value_error_naming_it(monkeypatch):
 
 
 def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
-    """The limit grows with the text (as custom patterns' budget does), so a long legitimate text is
-    not taken for backtracking on a busy machine."""
-    from bpe_core import custom_patterns
+    """The limit each regex call gets grows with the text (as custom patterns' budget does), so a long
+    legitimate text is not taken for backtracking on a busy machine."""
+    from bpe_core import custom_patterns, stages
     from bpe_core.stages import Pipeline, Split
 
-    monkeypatch.setattr(custom_patterns, "BASE_SECONDS", 0.2)
-    with pytest.raises(ValueError, match=r"took more than 1\.2 s on a piece of 500,040 characters"):
-        Pipeline([Split(r"(a|a)+b")]).pieces("a" * 40 + " " * 500_000)
+    given: list[float] = []
+    real = stages._compiled
+
+    class Recorder:
+        def __init__(self, compiled):
+            self.compiled, self.pattern, self.flags, self.groups = compiled, compiled.pattern, compiled.flags, compiled.groups
+
+        def findall(self, text, timeout):
+            given.append(timeout)
+            return self.compiled.findall(text, timeout=timeout)
+
+        def finditer(self, text, timeout):
+            given.append(timeout)
+            return self.compiled.finditer(text, timeout=timeout)
+
+    monkeypatch.setattr(stages, "_compiled", lambda rule: Recorder(real(rule)))
+    stages._splitter.cache_clear()
+    try:
+        text = "ab " * 500_000
+        for behavior in ("isolated", "merged_with_next"):
+            given.clear()
+            Pipeline([Split(r"\s+|[^\s]+", behavior=behavior)]).pieces(text)
+            expected = custom_patterns.BASE_SECONDS + custom_patterns.SECONDS_PER_MB * len(text) / 1_000_000
+            assert given and all(abs(limit - expected) < 1e-9 for limit in given), (behavior, given)
+    finally:
+        stages._splitter.cache_clear()
 
 
 def test_save_with_overwrite_false_leaves_an_existing_file_alone(tokenizer, tmp_path):
