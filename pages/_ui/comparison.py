@@ -210,7 +210,7 @@ def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, ref
     """``compare_rows`` for the loaded tokenizers under their display names; None after an error."""
     tokenizers_by_name = {names[k]: tok for k, tok in loaded.items()}
     key = tuple((names[k], choices[k].fingerprint) for k in loaded)
-    characters = sum(len(s[1] if isinstance(s, tuple) else s.text) for s in samples)
+    characters = sum(len(s[1] if isinstance(s, (tuple, list)) else getattr(s, "text", "")) for s in samples)
     many = f" {characters:,} characters with {len(loaded)} tokenizer{'s' if len(loaded) != 1 else ''}"
     try:
         # (st.spinner appears only after half a second: a cached answer shows none)
