@@ -302,3 +302,21 @@ def test_metrics_imports_no_ui_libraries():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(__file__).parents[2]))
     assert out.stdout.strip() == "[]"
+
+
+def test_a_tokenizer_giving_token_bytes_as_a_generator_is_measured_the_same():
+    """``measure`` takes anything with ``encode_ordinary``; other tools may yield the token bytes."""
+    gpt2 = bpe_core.gpt2()
+
+    class Yielding:
+        n_vocab = gpt2.n_vocab
+
+        def encode_ordinary(self, text):
+            return gpt2.encode_ordinary(text)
+
+        def decode_tokens_bytes(self, ids):
+            yield from gpt2.decode_tokens_bytes(ids)
+
+    text = "Ünïcödé wörds, 東京 and it's 2024!"
+    assert measure(Yielding(), text) == measure(gpt2, text)
+    assert measure(Yielding(), text).split_share is not None
