@@ -16,6 +16,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+import re
 from itertools import chain
 
 from .datasets import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs
@@ -186,6 +187,16 @@ def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, 
             pretokens += len(pieces)
             counts.update(pieces)
         return counts, pretokens
+    ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
+    if _mostly_ascii(texts):
+        # Nearly all ASCII (code): the fast ASCII pattern over whole stretches beats de-duplicating
+        # segments, and the few non-ASCII stretches go to the full pattern.
+        for text in texts:
+            for stretch, is_ascii in ascii_stretches(text):
+                pieces = ascii_findall(stretch) if is_ascii else findall(stretch)
+                pretokens += len(pieces)
+                counts.update(pieces)
+        return counts, pretokens
     # Count segments (in C), then pre-tokenize each distinct segment once. Walking the distinct
     # segments in order of first appearance meets the pieces in order of first appearance too, so one
     # Counter.update over all their pieces (in C) sets the order and counts each segment once; the
@@ -193,7 +204,6 @@ def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, 
     segments: Counter = Counter()
     for text in texts:
         segments.update(segment_pattern.findall(text))
-    ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
     pieces = _pieces_of_segments(segments, ascii_findall, findall)
     counts.update(pieces)
     pretokens = len(pieces)
@@ -209,6 +219,42 @@ def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, 
 
 #: ASCII white space as GPT-2's pattern sees it (``\s`` on ASCII text, ``[\t-\r ]``).
 _ASCII_SPACE = frozenset("\t\n\x0b\x0c\r ")
+#: Tasks whose UTF-8 is at most this much longer than their characters count as mostly ASCII.
+MOSTLY_ASCII_EXTRA_BYTES = 0.05
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# A safe cut after an ASCII non-space: GPT-2's pieces never cross it (see pretokenize._SAFE_CUTS).
+_ASCII_SAFE_CUT = re.compile(r"(?<=[\x00-\x08\x0e-\x1f!-\x7f])(?=[\t-\r ])")
+
+
+def _mostly_ascii(texts: list[str]) -> bool:
+    chars = sum(map(len, texts))
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts) <= chars * (1 + MOSTLY_ASCII_EXTRA_BYTES)
+
+
+def ascii_stretches(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` cut at GPT-2's safe cuts into stretches that are all ASCII (True) and stretches around
+    its non-ASCII characters (False), in order; each stretch pre-tokenizes on its own as in place.
+
+    >>> list(ascii_stretches("def f(): return 'caf\u00e9' + x"))
+    [('def f(): return', True), (" 'caf\u00e9'", False), (' + x', True)]
+    """
+    start = 0
+    for island in _NON_ASCII.finditer(text):
+        if island.start() < start:
+            continue  # inside the stretch already taken
+        # back to the start of the space run before the island, if it follows a non-space
+        cut = max(text.rfind(space, start, island.start()) for space in _ASCII_SPACE)
+        while cut > start and text[cut - 1] in _ASCII_SPACE:
+            cut -= 1
+        cut = max(cut, start)
+        after = _ASCII_SAFE_CUT.search(text, island.end())
+        end = after.start() if after else len(text)
+        if cut > start:
+            yield text[start:cut], True
+        yield text[cut:end], False
+        start = end
+    if start < len(text):
+        yield text[start:], True
 
 
 def _pieces_of_segments(segments: Iterable[str], ascii_findall, findall) -> list[str]:

@@ -239,8 +239,7 @@ def text_direction(text: str) -> str | None:
 
 def span_data(info: TokenInfo) -> str:
     """The token's character span (``data-s``, ``data-e``) and id (``data-i``, not for special tokens)
-    as attributes: what the linked hover and the click to the merge tree read (numbers only)."""
-    # int(): the attributes are drawn unsanitised (markup.draw), so only numbers may reach them.
+    as attributes: what the linked hover and the click to the merge tree read (ints: drawn unsanitised)."""
     return f' data-s="{int(info.start)}" data-e="{int(info.end)}"' + ("" if info.special else f' data-i="{int(info.id)}"')
 
 

@@ -73,15 +73,33 @@ ASCII_CODE = "ab Z'sltvdmre 19\n\r\t\x0b\x0c\x1c\x1f.,!-_/()"
 @given(texts=st.lists(st.text(alphabet=ASCII_CODE, max_size=120) | st.text(alphabet=TRICKY, max_size=30), max_size=6))
 @example(texts=["a\n", "\n x"])  # a text ending in white space, then one starting with it
 def test_counting_one_task_equals_the_pieces_of_each_text(texts):
-    """``count_texts`` splits runs of joined ASCII segments in one call: the same counts, in the same
-    order of first appearance, as pre-tokenizing each text."""
+    """``count_texts`` (ASCII stretches for mostly-ASCII tasks, joined ASCII segments otherwise; both
+    forced here) gives the same counts, in the same order of first appearance, as pre-tokenizing each
+    text."""
     pre = PreTokenizer.build("gpt2")
     expected = Counter()
     for text in texts:
         expected.update(pre.pieces(text))
-    counts, pretokens = counting.count_texts(pre, texts)
-    assert list(counts.items()) == list(expected.items())
-    assert pretokens == expected.total()
+    for extra_bytes in (-1.0, 10.0):  # never / always "mostly ASCII"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(counting, "MOSTLY_ASCII_EXTRA_BYTES", extra_bytes)
+            counts, pretokens = counting.count_texts(pre, texts)
+        assert list(counts.items()) == list(expected.items()), extra_bytes
+        assert pretokens == expected.total()
+
+
+SPRINKLED = st.lists(st.text(alphabet=ASCII_CODE, max_size=40) | st.sampled_from(list(TRICKY) + ["\ud800", "\x85 ", "é "]), max_size=40).map("".join)
+
+
+@given(text=SPRINKLED)
+@example(text="ab  \u00e9 cd")  # a space run before the non-ASCII character
+@example(text="x\U0001f680 y")  # no cut right after an astral character
+def test_ascii_stretches_tile_the_text_at_safe_cuts(text):
+    pre = PreTokenizer.build("gpt2")
+    stretches = list(counting.ascii_stretches(text))
+    assert "".join(stretch for stretch, _ in stretches) == text
+    assert all(stretch.isascii() for stretch, is_ascii in stretches if is_ascii)
+    assert [piece for stretch, _ in stretches for piece in pre.pieces(stretch)] == pre.pieces(text)
 
 
 CORPUS = [
