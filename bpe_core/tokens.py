@@ -63,10 +63,22 @@ def token_display(token: bytes) -> str:
     characters marked as in ``text_display``), and each byte that is not part of a whole UTF-8
     character in the token as ``\xNN``, the one escape the displays use.
 
-    >>> token_display(b" the\n"), token_display("你".encode()[:2])
-    ('␣the↵', '\\xe4\\xbd')
+    A character that would show as nothing or break the line (other Unicode white space such as
+    U+00A0 or U+2028, and the C1 controls U+0080-U+009F) is shown as its UTF-8 bytes, ``\xNN`` too.
+
+    >>> token_display(b" the\n"), token_display("你".encode()[:2]), token_display("a\u00a0b".encode())
+    ('␣the↵', '\\xe4\\xbd', 'a\\xc2\\xa0b')
     """
-    return text_display(token.decode("utf-8", errors="backslashreplace"))
+    shown = text_display(token.decode("utf-8", errors="backslashreplace"))
+    return _INVISIBLE.sub(_as_bytes, shown) if not shown.isascii() else shown
+
+
+def _as_bytes(match: re.Match) -> str:
+    return "".join(f"\\x{byte:02x}" for byte in match.group().encode("utf-8"))
+
+
+# Non-ASCII characters that are white space (``str.isspace``) or C1 controls; the ASCII ones have marks.
+_INVISIBLE = re.compile("[\x80-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
 def parse_token_display(shown: str) -> bytes:

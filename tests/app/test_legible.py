@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,20 @@ def test_token_display_shows_characters_and_escapes_only_stray_bytes():
     assert token_display(b"\xff a") == "\\xff␣a"
 
 
+def test_every_invisible_non_ascii_character_is_shown_as_bytes():
+    from bpe_core.tokens import _INVISIBLE
+
+    invisible = {chr(c) for c in range(0x80, 0x110000) if chr(c).isspace() or 0x80 <= c <= 0x9F}
+    assert {chr(c) for c in range(0x80, 0x110000) if _INVISIBLE.fullmatch(chr(c))} == invisible
+    for ch in sorted(invisible):
+        shown = token_display(f"a{ch}b".encode())
+        assert shown == "a" + "".join(f"\\x{byte:02x}" for byte in ch.encode()) + "b"
+        assert parse_token_display(shown) == f"a{ch}b".encode()
+
+
 @given(st.binary(max_size=24))
+@example(b"\xc2\x85")  # NEL, once shown raw
+@example(b"\xc2\xa0 \xe2\x80\xa8")
 def test_token_display_is_one_line_without_raw_whitespace(token):
     shown = token_display(token)
     assert not any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in shown), shown
