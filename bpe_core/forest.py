@@ -29,7 +29,7 @@ import regex
 from .bpe import encode_heap
 from .pretokenize import replace_surrogates
 from .stages import StagedPreTokenizer
-from .tokens import TokenInfo, piece_token_infos, text_display
+from .tokens import TokenInfo, escape_invisible, piece_token_infos, text_display
 
 SEARCH_MODES = ("prefix", "contains", "regex")
 #: Seconds of processor time a user's regex may take over the whole vocabulary before it is refused.
@@ -259,6 +259,10 @@ def display_texts(vocab: dict[int, bytes]) -> dict[int, str]:
         end = position + len(text)
         out[token_id] = joined[position:end]
         position = end
+    if not joined.isascii():  # the few tokens holding invisible characters, as token_display shows them
+        for token_id, shown in out.items():
+            if not shown.isascii():
+                out[token_id] = escape_invisible(shown)
     return out
 
 

@@ -69,8 +69,17 @@ def token_display(token: bytes) -> str:
     >>> token_display(b" the\n"), token_display("你".encode()[:2]), token_display("a\u00a0b".encode())
     ('␣the↵', '\\xe4\\xbd', 'a\\xc2\\xa0b')
     """
-    shown = text_display(token.decode("utf-8", errors="backslashreplace"))
-    return _INVISIBLE.sub(_as_bytes, shown) if not shown.isascii() else shown
+    return escape_invisible(text_display(token.decode("utf-8", errors="backslashreplace")))
+
+
+def escape_invisible(shown: str) -> str:
+    r"""``shown`` with each non-ASCII white space or C1 control character as its UTF-8 bytes (``\xNN``),
+    as ``token_display`` shows them.
+
+    >>> escape_invisible("a\u2028b")
+    'a\\xe2\\x80\\xa8b'
+    """
+    return shown if shown.isascii() else _INVISIBLE.sub(_as_bytes, shown)
 
 
 def _as_bytes(match: re.Match) -> str:
