@@ -167,12 +167,18 @@ def next_pages(page, runs: int, panels: int) -> list[dict]:
     return [timed(page, button.click, FIRST_TOKENS, panels) for _ in range(runs)]
 
 
-def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
+def open_tokenize(page, url: str, keys: list[str]) -> None:
+    """Tokenize with ``keys`` named in the URL (whitespace marked, bytes off), its run over, the frame
+    heartbeat installed."""
     query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
     page.goto(f"{url}/tokenize_text?{query}")
     page.get_by_role("heading", name="Tokenize", exact=True).wait_for()
     settle(page)
     page.evaluate(HEARTBEAT)
+
+
+def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
+    open_tokenize(page, url, keys)
     firsts = []
     for seed in range(runs):
         box = page.get_by_label("Text", exact=True)
@@ -188,11 +194,7 @@ def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
 def run_big(page, url: str, keys: list[str], chars: int, runs: int, folder: Path) -> dict:
     path = folder / "big.txt"
     path.write_text(mixed_text(chars, seed=7), encoding="utf-8")
-    query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
-    page.goto(f"{url}/tokenize_text?{query}")
-    page.get_by_role("heading", name="Tokenize", exact=True).wait_for()
-    settle(page)
-    page.evaluate(HEARTBEAT)
+    open_tokenize(page, url, keys)
     upload = page.locator('[data-testid="stFileUploader"] input[type="file"]').first
     # The panels change more than once while the file arrives: finished is when the page says it
     # shows the whole file ("... of 2,000,000").

@@ -22,7 +22,6 @@ import collections
 import json
 import sys
 import tempfile
-import urllib.parse
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
@@ -167,11 +166,7 @@ def run(chars: int, out: Path, invalidations: bool = False) -> str:
                 browser = playwright.chromium.launch(executable_path=bb.CHROMIUM, args=bb.CHROMIUM_ARGS, headless=True)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(300_000)
-                query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
-                page.goto(f"{url}/tokenize_text?{query}")
-                page.get_by_role("heading", name="Tokenize", exact=True).wait_for()
-                bb.settle(page)
-                page.evaluate(bb.HEARTBEAT)
+                bb.open_tokenize(page, url, keys)
                 box = page.get_by_label("Text", exact=True)
                 for seed in (0, 1):  # the first builds the engines; the second is measured
                     box.fill(bb.mixed_text(chars, seed=seed))

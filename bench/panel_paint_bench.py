@@ -18,7 +18,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import urllib.parse
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
@@ -72,10 +71,7 @@ def drawn_panels(browser, url: str, chars: int) -> tuple[list[str], str]:
     keys = bb.tokenizer_keys()
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(300_000)
-    query = urllib.parse.urlencode({"tok": keys, "ws": "1", "bytes": "0"}, doseq=True)
-    page.goto(f"{url}/tokenize_text?{query}")
-    page.get_by_role("heading", name="Tokenize", exact=True).wait_for()
-    bb.settle(page)
+    bb.open_tokenize(page, url, keys)  # its heartbeat is harmless here
     box = page.get_by_label("Text", exact=True)
     box.fill(bb.mixed_text(chars, seed=1))
     box.press("Control+Enter")
