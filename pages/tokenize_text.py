@@ -228,14 +228,16 @@ def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dic
     """The whole text encoded by each chosen tokenizer that loads; an error for each one that does not."""
     encoded: dict[str, Encoded] = {}
     loaded: dict[str, Tokenizer] = {}
-    for key in view.selected:
-        choice = choices[key]
-        try:
-            tokenizer = choice.get()
-            encoded[key] = encode_digest(choice.fingerprint, page.digest, view.treat_special, tokenizer, page.text)
-            loaded[key] = tokenizer
-        except ValueError as exc:
-            st.error(f"{md(choice.label)}: {md(exc)}")
+    # Shown after half a second only: a fresh server's first view loads and builds each tokenizer.
+    with st.spinner(f"Loading {len(view.selected)} tokenizer(s) and encoding {len(page.text):,} characters…"):
+        for key in view.selected:
+            choice = choices[key]
+            try:
+                tokenizer = choice.get()
+                encoded[key] = encode_digest(choice.fingerprint, page.digest, view.treat_special, tokenizer, page.text)
+                loaded[key] = tokenizer
+            except ValueError as exc:
+                st.error(f"{md(choice.label)}: {md(exc)}")
     return encoded, loaded
 
 
