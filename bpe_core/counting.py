@@ -13,10 +13,10 @@ through ``datasets``; merging is ``merge_loop``'s.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-import re
 from itertools import chain
 
 from .datasets import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs

@@ -42,6 +42,18 @@ CUSTOM_MARGIN = 1 << 16
 SCAN_CHARS = 1 << 20
 
 
+def allowance(characters: int, *, base_seconds: float | None = None, seconds_per_mb: float | None = None) -> float:
+    """Seconds a pattern may spend on ``characters`` of input: a base plus so much per million
+    characters (None: this module's ``BASE_SECONDS`` and ``SECONDS_PER_MB`` as they are now).
+
+    >>> allowance(500_000, base_seconds=1.0, seconds_per_mb=2.0)
+    2.0
+    """
+    base = BASE_SECONDS if base_seconds is None else base_seconds
+    per_mb = SECONDS_PER_MB if seconds_per_mb is None else seconds_per_mb
+    return base + per_mb * characters / 1e6
+
+
 class RegexBudget:
     """The time account of one pattern over one operation.
 
@@ -63,7 +75,7 @@ class RegexBudget:
 
     @property
     def allowed(self) -> float:
-        return self.base_seconds + self.seconds_per_mb * self.characters / 1e6
+        return allowance(self.characters, base_seconds=self.base_seconds, seconds_per_mb=self.seconds_per_mb)
 
     def grant(self, characters: int) -> None:
         """Add the allowance of ``characters`` more characters of input (not of rescans)."""

@@ -165,13 +165,9 @@ def _compiled(rule: Split):
 
 def _time_limit(text: str) -> float:
     """Seconds one Split regex may spend on ``text``: the allowance custom patterns get
-    (``custom_patterns``: a base, plus so much per million characters), so that a long text is not
-    taken for catastrophic backtracking on a busy machine.
-
-    >>> _time_limit("x" * 500_000) == custom_patterns.BASE_SECONDS + custom_patterns.SECONDS_PER_MB / 2
-    True
-    """
-    return custom_patterns.BASE_SECONDS + custom_patterns.SECONDS_PER_MB * len(text) / 1_000_000
+    (``custom_patterns.allowance``), so that a long text is not taken for catastrophic backtracking
+    on a busy machine."""
+    return custom_patterns.allowance(len(text))
 
 
 def _timed_out(rule: Split, text: str) -> ValueError:
