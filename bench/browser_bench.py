@@ -81,8 +81,7 @@ def mixed_text(chars: int, seed: int = 0) -> str:
 
 def tokenizer_keys() -> list[str]:
     """The default trained tokenizer, GPT-2, cl100k, o200k and one more installed built-in."""
-    from bpe_core import catalogue
-
+    from bpe_core.pretrained import catalogue
     keys = ["default", "gpt2"] + [k for k in ("cl100k", "o200k") if catalogue.is_installed(k)]
     extra = [k for k in ("llama3", "qwen", "mistral", "deepseek") if catalogue.is_installed(k)]
     return keys + extra[:1]

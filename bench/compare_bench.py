@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import bpe_core  # noqa: E402
-from bpe_core import metrics  # noqa: E402
+from bpe_core.analysis import metrics  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

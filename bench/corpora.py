@@ -3,7 +3,7 @@
 What it provides: the Python standard library's own .py sources (sysconfig's "stdlib" path without
 site-packages and test directories) in sorted order with every tenth file held out;
 ../shared/corpora/tinyshakespeare.txt when present; a multilingual text built from bpe_core's
-samples (``bpe_core.samples.load_samples``) and the standard library's CJK test texts; random words
+samples (``bpe_core.corpora.samples.load_samples``) and the standard library's CJK test texts; random words
 in many scripts; the encoding scenarios' text files; and, for --big, generated Python source of a
 given size for the larger-than-memory case.
 
@@ -120,7 +120,7 @@ def multilingual_text(target_chars: int, seed: int = 0) -> str:
     """Mixed-script text: the project's parallel sample passages (21 languages, 14 scripts), the
     standard library's CJK test texts and emoji lines, shuffled sentence by sentence up to about
     ``target_chars``. Sentences repeat, as words do in any long text."""
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     sentences: list[str] = []
     for sample in sorted(load_samples("natural"), key=lambda s: s.id):  # by id: a fixed order
@@ -163,7 +163,7 @@ def encoding_texts(data_dir: Path, stdlib: Corpus, shakespeare: Corpus | None, s
     """The single-thread encoding scenarios as (label, file): the whole stdlib training text in one
     call, the held-out stdlib, ``size`` characters of multilingual text, the sample passages once
     each, random multilingual words and the tinyshakespeare held-out text when present."""
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     def write(name: str, text: str) -> Path:
         path = data_dir / name

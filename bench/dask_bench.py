@@ -77,8 +77,8 @@ def _children_cpu() -> float:
 def measure_in_process(path: Path, workers: int | None) -> dict:
     """``count_files`` on ``path``: wall seconds, CPU seconds (this process and its finished worker
     processes), the counts."""
-    from bpe_core.counting import count_files
-    from bpe_core.pretokenize import PreTokenizer
+    from bpe_core.training.counting import count_files
+    from bpe_core.pretokenization.pretokenizer import PreTokenizer
 
     cpu, children, started = time.process_time(), _children_cpu(), time.perf_counter()
     counts = count_files([path], pretokenizer=PreTokenizer.build("gpt2"), workers=workers)
@@ -92,7 +92,7 @@ def measure_dask(path: Path, workers: int) -> dict:
     the CPU seconds of the count (this process and every worker, read with ``client.run``)."""
     import distributed
 
-    from bpe_core.distributed import count_on_dask
+    from bpe_core.training.distributed import count_on_dask
 
     started = time.perf_counter()
     cluster = distributed.LocalCluster(

@@ -142,8 +142,7 @@ def encode_rounds(
 
 def engine_build_rounds(repeats: int, log=print) -> Rounds:
     """``build_engine`` for GPT-2, cl100k and (when installed) o200k, each in a fresh process."""
-    from bpe_core import catalogue
-
+    from bpe_core.pretrained import catalogue
     rounds = Rounds("engine build")
     for number in range(repeats):
         for vocabulary, size in BUILD_VOCABULARIES:

@@ -30,10 +30,10 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bpe_core  # noqa: E402
-from bpe_core import catalogue  # noqa: E402
-from bpe_core.contexts import token_contexts  # noqa: E402
-from bpe_core.forest import MergeForest  # noqa: E402
-from bpe_core.samples import load_samples  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from bpe_core.analysis.contexts import token_contexts  # noqa: E402
+from bpe_core.analysis.forest import MergeForest  # noqa: E402
+from bpe_core.corpora.samples import load_samples  # noqa: E402
 
 NAMES = ("gpt2", "cl100k", "o200k", "llama3", "qwen")
 TARGET_SECONDS = 1.0

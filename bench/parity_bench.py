@@ -4,7 +4,7 @@
     .venv/bin/python bench/parity_bench.py                 # vocab 2000 and 4000, 3 rounds
     .venv/bin/python bench/parity_bench.py --vocab 4000 --repeats 1
 
-The data is the built-in parallel text (``bpe_core.samples.parallel_text``): every language whose
+The data is the built-in parallel text (``bpe_core.corpora.samples.parallel_text``): every language whose
 file is present, trained on the train split (lines 1-90, also the parity development text) and
 measured on the held-out split (lines 91-120). Each training runs in a fresh interpreter
 (``timing.run_child``) and only the training call is timed; the trainers alternate round by round and
@@ -49,7 +49,7 @@ VOCAB_SIZES = (2000, 4000)
 
 def built_in_languages() -> list[str]:
     """The languages of the built-in parallel text whose file is present (all 21 once translated)."""
-    from bpe_core.samples import PARALLEL_DIR, parallel_languages
+    from bpe_core.corpora.samples import PARALLEL_DIR, parallel_languages
 
     return [language for language in parallel_languages() if (PARALLEL_DIR / f"{language}.txt").exists()]
 
@@ -57,9 +57,9 @@ def built_in_languages() -> list[str]:
 def child_parity(spec: dict) -> dict:
     """Train one way on the built-in train split, time it, and measure the held-out split."""
     import bpe_core
-    from bpe_core.parity import train_parity
-    from bpe_core.parity_report import measure_fairness
-    from bpe_core.samples import parallel_text
+    from bpe_core.training.parity import train_parity
+    from bpe_core.analysis.parity_report import measure_fairness
+    from bpe_core.corpora.samples import parallel_text
 
     languages = built_in_languages()
     texts = parallel_text(split="train", languages=languages)

@@ -27,7 +27,7 @@ RENDER_CHARS = 20_000
 def _tokenizers() -> list:
     """A tokenizer trained on the built-in samples, GPT-2 and (when its data is there) cl100k."""
     import bpe_core
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     trained = bpe_core.train([s.text for s in load_samples()], 756, min_frequency=2)
     return [trained, bpe_core.gpt2()] + ([bpe_core.cl100k()] if bpe_core.cl100k_available() else [])
@@ -52,13 +52,13 @@ def _details_seconds(tokenizers: list, text: str) -> tuple[float, int]:
 def render_rounds(repeats: int, log=print) -> list[dict]:
     """``repeats`` rounds per text of the per-token detail for all tokenizers, fresh caches each
     round, and of tiktoken's plain encoding of the same text; one result per text and round."""
-    from bpe_core import formats
+    from bpe_core.tokenizer import Tokenizer
 
     base = _tokenizers()
     results = []
     for label, text in _texts().items():
         for round_ in range(repeats):
-            fresh = [formats.loads(formats.dumps(t)) for t in base]
+            fresh = [Tokenizer.from_json(t.to_json()) for t in base]
             encodings = [t.to_tiktoken() for t in base]
             ours, tokens = _details_seconds(fresh, text)
             started = time.perf_counter()

@@ -86,7 +86,7 @@ def _scale_hf(spec: dict) -> dict:
 def _scale_rustbpe(spec: dict) -> dict:
     import rustbpe
 
-    from bpe_core.pretokenize import GPT2_PATTERN
+    from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
 
     tok = rustbpe.Tokenizer()
     started = time.perf_counter()

@@ -63,7 +63,7 @@ def _train_hf(docs: list[str], spec: dict):
 def _train_rustbpe(docs: list[str], spec: dict):
     import rustbpe
 
-    from bpe_core.pretokenize import GPT2_PATTERN
+    from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
 
     tok = rustbpe.Tokenizer()
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def child_train_files(spec: dict) -> dict:
 def child_tie_rule(spec: dict) -> dict:
     """bpe_core.train on the built-in passages as one raw stream with one tie rule."""
     import bpe_core
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     text = "\n".join(sample.text for sample in load_samples("natural"))
     started = time.perf_counter()
@@ -177,7 +177,7 @@ def big_runs(data_dir: Path, sizes_mb: list[int], vocab_size: int, log=print) ->
 
 def tie_rule_rounds(repeats: int, log=print, merges: int = 3000) -> Rounds:
     """``repeats`` rounds of every tie rule on one long raw stream, the first rule changing each round."""
-    from bpe_core.tie_rules import TIE_BREAKS
+    from bpe_core.training.tie_rules import TIE_BREAKS
 
     rounds = Rounds(f"raw stream, {merges} merges")
     for number in range(repeats):

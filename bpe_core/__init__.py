@@ -8,22 +8,17 @@ convert to and from tiktoken, Hugging Face ``tokenizer.json``, GPT-2 ``vocab.jso
 pandas.
 """
 
-from .formats import (
-    load_gpt2_files,
-    load_huggingface,
-    load_tiktoken,
-    save_gpt2_files,
-    save_huggingface,
-    save_tiktoken,
-)
-from .catalogue import available, load
-from .parity import train_parity
-from .parity_report import compare_training
-from .pretokenize import PRESETS
-from .pretrained import cl100k, cl100k_available, cl100k_encoding, gpt2, gpt2_encoding
-from .tokenizer import Tokenizer
-from .tokens import MergeRecord, TokenInfo, token_display
-from .training import count_words, train, train_files, train_from_counts
+from bpe_core.formats.gpt2_files import load_gpt2_files, save_gpt2_files
+from bpe_core.formats.huggingface import load_huggingface, save_huggingface
+from bpe_core.formats.tiktoken_file import load_tiktoken, save_tiktoken
+from bpe_core.pretrained.catalogue import available, load
+from bpe_core.training.parity import train_parity
+from bpe_core.analysis.parity_report import compare_training
+from bpe_core.pretokenization.pretokenizer import PRESETS
+from bpe_core.pretrained.package_files import cl100k, cl100k_available, cl100k_encoding, gpt2, gpt2_encoding
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.bpe.tokens import MergeRecord, TokenInfo, token_display
+from bpe_core.training.trainer import count_words, train, train_files, train_from_counts
 
 __version__ = "0.1.0"
 

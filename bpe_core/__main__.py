@@ -1,7 +1,7 @@
-"""``python -m bpe_core``: see ``bpe_core.cli``."""
+"""``python -m bpe_core``: see ``bpe_core.cli.main``."""
 
 import sys
 
-from .cli import main
+from bpe_core.cli.main import main
 
 sys.exit(main())

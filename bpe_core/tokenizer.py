@@ -21,22 +21,28 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
-from . import batch, bpe_json, tiktoken_bridge, token_ids
-from .bpe import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
-from .encoder import NativePieces, TextEncoder
-from .ranks import RankStructure, rank_structure, tiktoken_rule_parts
-from .pretokenize import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
-from .stages import Pipeline, StagedPreTokenizer, build_pretokenizer
-from .special_tokens import (
+from bpe_core.encoding import batch
+
+from bpe_core.formats import bpe_json
+
+from bpe_core.encoding import tiktoken_engine as tiktoken_bridge
+
+from bpe_core.bpe import token_ids
+from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
+from bpe_core.encoding.encoder import NativePieces, TextEncoder
+from bpe_core.bpe.ranks import RankStructure, rank_structure, tiktoken_rule_parts
+from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name, replace_surrogates, safe_cut_regex, stream_pieces
+from bpe_core.pretokenization.stages import Pipeline, StagedPreTokenizer, build_pretokenizer
+from bpe_core.pretokenization.special_tokens import (
     SpecialTokens,
     allowed_and_disallowed,
     check_disallowed,
     special_token_regex,
     split_on_special_tokens,
 )
-from .tiktoken_compat import TiktokenSurface, check_num_threads
-from .tokens import MergeRecord, TokenInfo, piece_token_infos, token_display
-from .vocabulary import check_vocab, index_tokens, rank_merges, resolve_special_tokens
+from bpe_core.encoding.tiktoken_surface import TiktokenSurface, check_num_threads
+from bpe_core.bpe.tokens import MergeRecord, TokenInfo, piece_token_infos, token_display
+from bpe_core.bpe.vocabulary import check_vocab, index_tokens, rank_merges, resolve_special_tokens
 
 
 class Tokenizer(TiktokenSurface):

@@ -30,8 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import bpe_json, safe_io
-from .tokenizer import Tokenizer
+from bpe_core.formats import bpe_json
+
+from bpe_core import safe_io
+from bpe_core.tokenizer import Tokenizer
 
 #: Environment variable that overrides the workspace folder.
 ENV_VAR = "BPE_WORKBENCH_DIR"

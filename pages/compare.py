@@ -15,8 +15,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from bpe_core import metrics
-from bpe_core.samples import REFERENCE_ID
+from bpe_core.analysis import metrics
+from bpe_core.corpora.samples import REFERENCE_ID
 
 from pages._ui import charts, comparison, insample, state, tokenizers
 from pages._ui.comparison import (

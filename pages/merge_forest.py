@@ -1,7 +1,7 @@
 """Merge forest: how a token was built and what it builds, where it occurs, vocabulary search, all
 merges, segmentation with the first k merges, an overview of the whole forest, and tokens that
 encoding never produces. Each tab is a module ``pages/_ui/forest_*.py``; the index behind them is
-``bpe_core.forest`` (built once per tokenizer). ``?tokenizer=<key>&token=<id>`` opens a token."""
+``bpe_core.analysis.forest`` (built once per tokenizer). ``?tokenizer=<key>&token=<id>`` opens a token."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.textbook import TextbookResult, train_textbook
-from bpe_core.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.trace import trace_training
+from bpe_core.bpe.textbook import TextbookResult, train_textbook
+from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
+from bpe_core.training.trace import trace_training
 
 from pages._ui import charts, state
 from pages._ui.render import markdown_text as md

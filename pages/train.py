@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 import bpe_core
-from bpe_core.pretokenize import PreTokenizer
-from bpe_core.tie_rules import TIE_BREAKS, TIE_RULES
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 
 from pages._ui import charts, exports, heldout, state, tables, tokenizers
 from pages._ui.render import markdown_text as md

@@ -4,7 +4,7 @@ Pick A and B (any two tokenizers the app offers); see how many tokens each has t
 how much the first k tokens of each share as k grows (the overlap curve), searchable tables of the
 tokens only in A, only in B and in both with their ranks, where the merge orders agree (common
 prefix, first divergences, rank correlation), and a CSV of every token. Every figure comes from
-``bpe_core.vocab_diff``; external tokenizers (no merges, no learning order) get the token sets only.
+``bpe_core.analysis.vocab_diff``; external tokenizers (no merges, no learning order) get the token sets only.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ import io
 import pandas as pd
 import streamlit as st
 
-from bpe_core import token_display, vocab_diff
-from bpe_core.tokens import parse_token_display
-from bpe_core.vocab_diff import VocabDiff, Vocabulary
+from bpe_core import token_display
+
+from bpe_core.analysis import vocab_diff
+from bpe_core.bpe.tokens import parse_token_display
+from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
 
 from pages._ui import charts, state, tokenizers
 from pages._ui.render import markdown_text as md

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..bpe_json import decode_file, parse_json
-from ..tokenizer import Tokenizer
-from .huggingface import from_huggingface_dict
-from .tiktoken_file import parse_tiktoken_ranks
+from bpe_core.formats.bpe_json import decode_file, parse_json
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.formats.huggingface import from_huggingface_dict
+from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 
 
 def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokenizer:

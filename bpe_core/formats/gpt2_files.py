@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..safe_io import json_value
-from ..tokenizer import Tokenizer
-from .bytelevel import bytes_to_printable, printable_to_bytes
+from bpe_core.safe_io import json_value
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 
 
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:

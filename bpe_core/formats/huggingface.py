@@ -19,13 +19,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..pretokenize import GPT2_PATTERN, PRESETS
-from ..safe_io import json_value
-from ..stages import Pipeline, PrefixSpace, Split
-from ..tokenizer import Tokenizer
-from .bytelevel import bytes_to_printable, printable_to_bytes
-from .gpt2_files import parse_encoder
-from .oniguruma import from_oniguruma
+from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
+from bpe_core.safe_io import json_value
+from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
+from bpe_core.formats.gpt2_files import parse_encoder
+from bpe_core.formats.oniguruma import from_oniguruma
 
 
 # A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no

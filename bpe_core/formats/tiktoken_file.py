@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..tokenizer import Tokenizer
+from bpe_core.tokenizer import Tokenizer
 
 
 def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[bytes, int]:

@@ -1,4 +1,4 @@
-"""The numbers behind the Compare page: cached calls to ``bpe_core.metrics`` (comparison rows and
+"""The numbers behind the Compare page: cached calls to ``bpe_core.analysis.metrics`` (comparison rows and
 compression curves), short display names for tokenizers, metric labels, summary sentences, and the
 frames the charts are drawn from. Computes and names; the only things it draws are the errors of
 tokenizers that do not load and of comparisons that fail (the page draws everything else).
@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from bpe_core import metrics, vocab_sweep
-from bpe_core.samples import Sample, load_samples
+from bpe_core.analysis import metrics
+
+from bpe_core.analysis import vocab_sweep
+from bpe_core.corpora.samples import Sample, load_samples
 
 from . import tokenizers
 from .render import markdown_text as md
 from .tokenizers import TokenizerChoice
 
 #: Characters of each uploaded file that are measured (the rest is left out, with a warning): the
-#: metrics are C-level passes over the text (``bpe_core.words``), about a second per tokenizer at
+#: metrics are C-level passes over the text (``bpe_core.analysis.words``), about a second per tokenizer at
 #: 2 M characters, encoding included; the Tokenize page has the same limit (MAX_STATS_CHARS).
 MAX_FILE_CHARS = 2_000_000
 #: Above this many characters in all, measuring shows a spinner saying how much it measures.

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 import streamlit as st
 
 import bpe_core
-from bpe_core.cli_common import byte_size
+from bpe_core.cli.common import byte_size
 
 from .render import markdown_text
 from .widgets import TrainingProgress, format_seconds, progress_text

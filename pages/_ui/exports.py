@@ -10,8 +10,9 @@ import re
 
 import streamlit as st
 
-from bpe_core import Tokenizer, formats
+from bpe_core import Tokenizer
 
+from bpe_core.formats import huggingface, tiktoken_file
 from .render import markdown_text as md
 
 #: format -> (file name suffix, MIME type, button label)
@@ -26,14 +27,14 @@ FORMATS = {
 def export_files(fingerprint: str, _tokenizer: Tokenizer) -> dict[str, tuple[bytes | None, str]]:
     """The tokenizer in three formats: format -> (data or None, note)."""
     out: dict[str, tuple[bytes | None, str]] = {}
-    out["bpe_core"] = (formats.dumps(_tokenizer).encode("utf-8"), "bpe_core JSON (lossless)")
+    out["bpe_core"] = (_tokenizer.to_json().encode("utf-8"), "bpe_core JSON (lossless)")
     try:
-        hf = formats.to_huggingface_dict(_tokenizer)
+        hf = huggingface.to_huggingface_dict(_tokenizer)
         out["huggingface"] = (json.dumps(hf, ensure_ascii=False).encode("utf-8"), "Hugging Face tokenizer.json")
     except ValueError as exc:
         out["huggingface"] = (None, str(exc))
     try:
-        out["tiktoken"] = (formats.dumps_tiktoken(_tokenizer).encode("ascii"), ".tiktoken ranks (pattern and special tokens not included)")
+        out["tiktoken"] = (tiktoken_file.dumps_tiktoken(_tokenizer).encode("ascii"), ".tiktoken ranks (pattern and special tokens not included)")
     except ValueError as exc:
         out["tiktoken"] = (None, str(exc))
     return out

@@ -1,5 +1,5 @@
 """Train a fairer tokenizer: the Compare page's section that trains standard and parity-aware BPE on
-the same parallel text at the same vocabulary size (``bpe_core.parity_report.compare_training``) and
+the same parallel text at the same vocabulary size (``bpe_core.analysis.parity_report.compare_training``) and
 shows, on held-out sentences, what changed: a plain sentence, metric cards, the premium per language
 with bootstrap error bars beside GPT-2 and the modern tokenizers, the premium against vocabulary
 size, the merges each language was served, a table with a CSV download, and buttons that keep or
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.parity_report import ParityComparison, compare_training, language_names
+from bpe_core.analysis.parity_report import ParityComparison, compare_training, language_names
 from bpe_core.progress import PhaseClock
-from bpe_core.samples import REFERENCE_ID, parallel_languages, parallel_text, parse_parallel_texts
-from bpe_core.tie_rules import TIE_RULES
+from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text, parse_parallel_texts
+from bpe_core.training.tie_rules import TIE_RULES
 
 from . import tokenizers
 from .render import markdown_text as md

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.colors import qualitative
 
-from bpe_core.parity_report import PARITY, STANDARD, ParityComparison
+from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison
 
 from . import charts
 from .render import markdown_text as md

@@ -1,6 +1,6 @@
 """Where a token occurs: up to ten places in the picked tokenizer's training text (kept by this
 session for tokenizers trained here, and for the default tokenizer) where encoding gives the token,
-the token highlighted. Found by ``bpe_core.contexts.token_contexts``, bounded in characters scanned,
+the token highlighted. Found by ``bpe_core.analysis.contexts.token_contexts``, bounded in characters scanned,
 cached per tokenizer, corpus and token."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import html
 
 import streamlit as st
 
-from bpe_core.contexts import TokenContext, token_contexts
-from bpe_core.tokens import text_display
+from bpe_core.analysis.contexts import TokenContext, token_contexts
+from bpe_core.bpe.tokens import text_display
 
 from . import tokenizers
 from .forest_index import Picked

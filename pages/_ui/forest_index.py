@@ -1,4 +1,4 @@
-"""The Merge forest page's picked tokenizer and its forest index (``bpe_core.forest.MergeForest``),
+"""The Merge forest page's picked tokenizer and its forest index (``bpe_core.analysis.forest.MergeForest``),
 built once per tokenizer fingerprint and kept by ``st.cache_resource``; the text of a token as the
 page shows it. Draws nothing but the picker and the messages about it."""
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.forest import MergeForest
-from bpe_core.tokens import parse_token_display
+from bpe_core.analysis.forest import MergeForest
+from bpe_core.bpe.tokens import parse_token_display
 
 from . import state, tokenizers
 from .render import markdown_text as md

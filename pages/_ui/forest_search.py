@@ -1,5 +1,5 @@
 """The Merge forest's vocabulary search: tokens whose shown text starts with, contains or matches a
-regex (``bpe_core.forest.MergeForest.search``), listed with id, rank, bytes and how each is built.
+regex (``bpe_core.analysis.forest.MergeForest.search``), listed with id, rank, bytes and how each is built.
 A bad or too slow regex is a message; results are cached per tokenizer and query."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bpe_core.forest import SearchResult
+from bpe_core.analysis.forest import SearchResult
 
 from .forest_index import Picked
 from .render import markdown_text as md

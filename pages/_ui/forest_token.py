@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core.tokens import parse_token_display
+from bpe_core.bpe.tokens import parse_token_display
 
 from . import charts, state, tokenizers
 from .forest_index import Picked, token_by_text

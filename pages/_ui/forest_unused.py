@@ -10,7 +10,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from bpe_core.corpus import decode_text
+from bpe_core.corpora.text_files import decode_text
 
 from . import tokenizers
 from .encoding import MAX_STATS_CHARS

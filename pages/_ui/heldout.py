@@ -3,7 +3,7 @@ the rest only, and after training the new tokenizer's compression on the held-ou
 cl100k and the modern built-in tokenizers, measured on the same text (a table and a bar chart).
 Without a split it says that the page's figures are measured on the training text (in-sample).
 
-The split is ``bpe_core.heldout.split_heldout``; the numbers are ``bpe_core.heldout.heldout_measures``.
+The split is ``bpe_core.analysis.heldout.split_heldout``; the numbers are ``bpe_core.analysis.heldout.heldout_measures``.
 A split is remembered per tokenizer (by a digest of its merges, so saving it to the library keeps it)
 for this session only. This module draws; it trains nothing itself.
 """
@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, heldout_measures, split_heldout
+from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, heldout_measures, split_heldout
 
 from . import charts, state, tokenizers
 from .render import markdown_text as md

@@ -5,7 +5,7 @@ built-in parallel text's held-out sentences (lines 91-120), which no built-in to
 
 Which text a tokenizer saw comes from the session (``tokenizers.corpus_for``: the default tokenizer's
 built-in samples, and the training text of every tokenizer trained in this session, kept when it is
-saved); the check is ``bpe_core.heldout.overlap_shares`` (the share of a sample's lines that occur in
+saved); the check is ``bpe_core.analysis.heldout.overlap_shares`` (the share of a sample's lines that occur in
 the training text), cached per tokenizer fingerprint and samples. Tokenizers whose training text this
 session does not hold (GPT-2, cl100k, the modern ones, files from the library) are left unmarked,
 their column empty. This module computes and words the flags; the page draws them.
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from bpe_core.heldout import overlap_shares
-from bpe_core.samples import REFERENCE_ID, parallel_text
+from bpe_core.analysis.heldout import overlap_shares
+from bpe_core.corpora.samples import REFERENCE_ID, parallel_text
 
 from . import state, tokenizers
 from .comparison import Builtin, Selection, text_digest

@@ -3,7 +3,7 @@ cut differences, pre-token pieces, sentences, and escaping of user text for Mark
 
 Every piece of user text (typed text, file and tokenizer names, token texts, error messages) is escaped
 here: HTML by the builders below, Markdown sinks by ``markdown_text``, plotly by ``plot_text``. Whitespace
-and stray bytes follow ``bpe_core.tokens``' one display convention (␣ → ↵, ``\xNN``). Pure functions of
+and stray bytes follow ``bpe_core.bpe.tokens``' one display convention (␣ → ↵, ``\xNN``). Pure functions of
 their arguments: no streamlit import, no state, nothing drawn (pages pass the result to ``st.html``).
 """
 
@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from bpe_core import TokenInfo, token_display
-from bpe_core.tokens import WHITESPACE_MARKS, text_display
+from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
 
 #: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian
 #: packages fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji), macOS and Windows equivalents.
@@ -123,7 +123,7 @@ def plot_text(text: object) -> str:
 
 
 def visible_whitespace(text: str) -> str:
-    """``text`` in the display convention (``bpe_core.tokens.text_display``): ␣ for a space, → for a
+    """``text`` in the display convention (``bpe_core.bpe.tokens.text_display``): ␣ for a space, → for a
     tab, ↵ for a newline."""
     return text_display(text)
 

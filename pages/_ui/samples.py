@@ -1,16 +1,16 @@
 """Built-in sample text for the pages: the samples themselves, the default tokenizer's training text,
-and a stretch of text for previews. Reads ``bpe_core.samples``; draws nothing, imports no streamlit."""
+and a stretch of text for previews. Reads ``bpe_core.corpora.samples``; draws nothing, imports no streamlit."""
 
 from __future__ import annotations
 
-from bpe_core.samples import Sample, load_samples
+from bpe_core.corpora.samples import Sample, load_samples
 
 #: Characters of built-in text the default tokenizer is trained on.
 DEFAULT_CORPUS_CHARS = 60_000
 
 
 def sample_texts() -> list[Sample]:
-    """Every built-in sample, natural languages first (``bpe_core.samples`` caches them)."""
+    """Every built-in sample, natural languages first (``bpe_core.corpora.samples`` caches them)."""
     return load_samples()
 
 

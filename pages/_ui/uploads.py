@@ -1,8 +1,8 @@
 """Uploaded files: the one file uploader every page uses for text and corpus files, each file read
 once per session, and the importer of tokenizer files into the library.
 
-Reading bytes as text is ``bpe_core.corpus``'s job, reading corpus files (JSONL, JSON arrays, Parquet,
-gzip/zstd) into documents ``bpe_core.datasets``'s (the same rows ``train_files`` reads), and parsing
+Reading bytes as text is ``bpe_core.corpora.text_files``'s job, reading corpus files (JSONL, JSON arrays, Parquet,
+gzip/zstd) into documents ``bpe_core.corpora.documents``'s (the same rows ``train_files`` reads), and parsing
 tokenizer files ``bpe_core.formats``'s; this module only keeps the results in session state
 (``state.UPLOADS``), so a rerun does not read a file again and a page can still offer what was
 uploaded before the user left it.
@@ -19,9 +19,9 @@ from pathlib import Path
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.external import ExternalTokenizer, is_external, loads_file
-from bpe_core.corpus import decode_text
-from bpe_core.datasets import DocumentReader, file_format
+from bpe_core.pretrained.external import ExternalTokenizer, is_external, loads_file
+from bpe_core.corpora.text_files import decode_text
+from bpe_core.corpora.documents import DocumentReader, file_format
 
 from . import state
 from .render import markdown_text as md
@@ -179,7 +179,7 @@ def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokeniz
     """Parse an uploaded tokenizer file, recognised by content: bpe_core JSON, Hugging Face
     ``tokenizer.json`` or a ``.tiktoken`` rank file (which gets the GPT-2 pattern) become a
     ``Tokenizer``; other ``tokenizer.json`` files and SentencePiece ``.model`` files an
-    ``ExternalTokenizer`` (``bpe_core.external``)."""
+    ``ExternalTokenizer`` (``bpe_core.pretrained.external``)."""
     try:
         tokenizer = loads_file(data, source=name)
     except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe_core.samples import REFERENCE_ID
+from bpe_core.corpora.samples import REFERENCE_ID
 
 from . import charts, insample, state, tokenizers
 from .keep import session_section

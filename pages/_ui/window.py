@@ -10,7 +10,7 @@ concatenated, are the text's UTF-8 bytes, so the token ending at each byte offse
 it, widened to whole characters: a token holding part of a character at either edge brings the other
 tokens holding that character (they are drawn together, as on the full page). Its character spans are
 computed from the bytes exactly as ``Tokenizer.encode_with_details`` computes them
-(``bpe_core.tokens.piece_token_infos``), so the window's ``TokenInfo`` list is a slice of
+(``bpe_core.bpe.tokens.piece_token_infos``), so the window's ``TokenInfo`` list is a slice of
 ``encode_with_details(text)`` (tested for every built-in tokenizer). Tokenizers whose token bytes
 are not the text's bytes (external ones, or a normalizing pre-tokenizer) have their details computed
 once on the whole text instead (``WholeText.infos``), and the window is the same slice of it.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bpe_core import TokenInfo, Tokenizer
-from bpe_core.tokens import piece_token_infos
+from bpe_core.bpe.tokens import piece_token_infos
 
 #: Characters per page of the drawn text (a page ends at a newline in its second half when it has one).
 PAGE_CHARS = 2_000

@@ -1,7 +1,7 @@
 """The Compare page of the workbench, driven with streamlit.testing.v1.AppTest.
 
 Every test starts the app with BPE_WORKBENCH_DIR in a temporary folder, opens the Compare page,
-drives its widgets and checks the charts, sentences and table against bpe_core.metrics computed
+drives its widgets and checks the charts, sentences and table against bpe_core.analysis.metrics computed
 here directly, and that no exception reached the page. cl100k is left out of the selections (it
 takes seconds to load) except where the default selection includes it.
 """
@@ -22,8 +22,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core import metrics  # noqa: E402
-from bpe_core.samples import get_sample, load_samples  # noqa: E402
+from bpe_core.analysis import metrics  # noqa: E402
+from bpe_core.corpora.samples import get_sample, load_samples  # noqa: E402
 
 COMPARE = "pages/compare.py"
 NATURAL = load_samples("natural")

@@ -1,6 +1,6 @@
 """The Compare page measures uploaded files whole, up to its cap (pages/_ui/comparison.py's
 MAX_FILE_CHARS, 2,000,000 characters), and says when a longer file is cut: AppTest, with the table
-checked against bpe_core.metrics computed here. The cap is lowered for the cut test (the page reads
+checked against bpe_core.analysis.metrics computed here. The cap is lowered for the cut test (the page reads
 it at run time) so no test uploads megabytes."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core import metrics  # noqa: E402
-from bpe_core.samples import get_sample  # noqa: E402
+from bpe_core.analysis import metrics  # noqa: E402
+from bpe_core.corpora.samples import get_sample  # noqa: E402
 from pages._ui import comparison  # noqa: E402
 
 COMPARE = "pages/compare.py"

@@ -111,7 +111,7 @@ def test_training_through_files_equals_train(pattern, monkeypatch):
 
 @given(st.lists(st.text(max_size=80), max_size=12))
 def test_written_documents_read_back_unchanged(documents):
-    from bpe_core.datasets import DocumentReader
+    from bpe_core.corpora.documents import DocumentReader
     from pages._ui import corpus_files
 
     with corpus_files.tempfile.TemporaryDirectory() as folder:

@@ -1,7 +1,7 @@
 """The Compare page's "Train a fairer tokenizer" section, driven with streamlit.testing.v1.AppTest.
 
 Runs use four languages, a small vocabulary and GPT-2 alone beside the two trained tokenizers, so
-each takes seconds; the figures shown are checked against ``bpe_core.parity_report.compare_training``
+each takes seconds; the figures shown are checked against ``bpe_core.analysis.parity_report.compare_training``
 called here directly with the same inputs.
 """
 
@@ -22,8 +22,8 @@ from apptest_support import APP, run  # noqa: E402
 from markup_audit import shown_text  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
-from bpe_core.samples import parallel_text  # noqa: E402
+from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
+from bpe_core.corpora.samples import parallel_text  # noqa: E402
 from bpe_core.workspace import Workspace  # noqa: E402
 from pages._ui.fairer import split_heldout  # noqa: E402
 

@@ -65,7 +65,7 @@ def test_vocabulary_search_by_prefix_and_regex(app):
     app.text_input(key="forest.search:gpt2").set_value(r"^␣[A-Z][a-z]+ing$")
     run(app)
     found = frame_with(app, "made from")[0]
-    assert " Thing" in {bpe_core.tokens.parse_token_display(t).decode() for t in found["token"]}
+    assert " Thing" in {bpe_core.bpe.tokens.parse_token_display(t).decode() for t in found["token"]}
     assert all(t.startswith("␣") and t.endswith("ing") for t in found["token"])
 
 
@@ -195,7 +195,7 @@ def test_a_link_followed_again_from_another_page_reopens_its_token(workspace_dir
 def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
     # a token whose text is markup: the root's label and hover are escaped like every other box's
     sys.path.insert(0, str(ROOT))
-    from bpe_core.forest import MergeForest
+    from bpe_core.analysis.forest import MergeForest
     from pages._ui import forest_token
     from pages._ui.forest_index import Picked
     from pages._ui.render import plot_text

@@ -23,8 +23,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.heldout import split_heldout  # noqa: E402
-from bpe_core.samples import load_samples  # noqa: E402
+from bpe_core.analysis.heldout import split_heldout  # noqa: E402
+from bpe_core.corpora.samples import load_samples  # noqa: E402
 
 TRAIN = "pages/train.py"
 COMPARE = "pages/compare.py"
@@ -177,7 +177,7 @@ def test_compare_on_the_held_out_sentences_leaves_the_default_unmarked(app):
     assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == 0.0).all()
     assert "was trained on" not in html_of(app)
     # the numbers are those of the held-out lines 91-120, each language one text
-    from bpe_core.samples import parallel_text
+    from bpe_core.corpora.samples import parallel_text
 
     held = parallel_text(split="heldout", languages=["eng", "hin"])
     expected = {lang: len(bpe_core.gpt2().encode_ordinary("\n".join(lines))) for lang, lines in held.items()}

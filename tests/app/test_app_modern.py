@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from apptest_support import APP, drawn_html, run  # noqa: E402
-from bpe_core import catalogue  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
 
 PICKED = [name for name in ("o200k", "llama3") if catalogue.is_installed(name)]
 pytestmark = pytest.mark.skipif(not PICKED, reason="neither mbpe nor llama-models is installed")

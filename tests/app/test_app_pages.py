@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, drawn_html, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core import formats  # noqa: E402
+from bpe_core.formats import huggingface  # noqa: E402
 from bpe_core.workspace import Workspace  # noqa: E402
 
 TRAIN = "pages/train.py"
@@ -95,7 +95,7 @@ def test_train_shows_statistics_then_trains(app):
     assert metrics["characters"] == f"{len(CORPUS.decode()):,}"
     assert metrics["bytes"] == f"{len(CORPUS):,}"
     expected = bpe_core.count_words(
-        [CORPUS.decode()], pretokenizer=bpe_core.pretokenize.PreTokenizer.build("gpt2")
+        [CORPUS.decode()], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2")
     ).stats.pretokens
     assert metrics["pre-tokens"] == f"{expected:,}"
 
@@ -252,10 +252,10 @@ def test_train_save_to_library_and_reload(app, workspace_dir):
 def test_train_imports_tokenizer_files(app, workspace_dir):
     go(app, TRAIN)
     trained = bpe_core.train(CORPUS.decode(), 270, name="imported")
-    hf = json.dumps(formats.to_huggingface_dict(trained)).encode()
+    hf = json.dumps(huggingface.to_huggingface_dict(trained)).encode()
     app.file_uploader(key="train.tokenizer_upload").set_value(
         [
-            ("mine.json", formats.dumps(trained).encode(), "application/json"),
+            ("mine.json", trained.to_json().encode(), "application/json"),
             ("hf.tokenizer.json", hf, "application/json"),
             ("junk.json", b'{"hello": 1}', "application/json"),
         ]

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 from apptest_support import run  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.tie_rules import TIE_BREAKS  # noqa: E402
+from bpe_core.training.tie_rules import TIE_BREAKS  # noqa: E402
 
 CORPUS = ("xy !a ab ba " * 40 + "the cat sat on the mat\n" * 20).encode()
 

@@ -1,4 +1,4 @@
-"""The Vocabulary diff page (AppTest): its defaults, numbers equal to bpe_core.vocab_diff's, swapping
+"""The Vocabulary diff page (AppTest): its defaults, numbers equal to bpe_core.analysis.vocab_diff's, swapping
 A and B, the search and order of the token tables, a tokenizer trained in the session, an external
 tokenizer (token sets only, with the reason), the same tokenizer twice, and the CSV."""
 
@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core import vocab_diff  # noqa: E402
+from bpe_core.analysis import vocab_diff  # noqa: E402
 
 PAGE = "pages/vocab_diff.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()

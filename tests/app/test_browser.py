@@ -333,8 +333,7 @@ def test_hostile_names_and_tokens_stay_text(server):
 def _installed_modern(limit: int) -> list[str]:
     """Up to ``limit`` built-in modern tokenizers whose package is installed, o200k first."""
     sys.path.insert(0, str(ROOT))
-    from bpe_core import catalogue
-
+    from bpe_core.pretrained import catalogue
     wanted = ["o200k", "llama3", "qwen3.5", "mistral", "deepseek"]
     return [name for name in wanted if catalogue.is_installed(name)][:limit]
 

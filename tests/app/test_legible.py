@@ -1,5 +1,5 @@
 """Legible in every script (issue #12, sections 1 and 6): the one display convention for whitespace and
-bytes (``bpe_core.tokens``), split characters drawn once as numbered pieces with no ``\\x`` escape,
+bytes (``bpe_core.bpe.tokens``), split characters drawn once as numbered pieces with no ``\\x`` escape,
 right-to-left runs isolated, token boxes that never break, merge ranks counted from 0 on every page,
 the fonts named in the font stacks, one colour per tokenizer, and the controls added for them
 (Tokenize's Show bytes and Mark whitespace, Merge forest's search by shown text), driven with AppTest.
@@ -26,7 +26,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import drawn_html, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.tokens import parse_token_display, text_display, token_display  # noqa: E402
+from bpe_core.bpe.tokens import parse_token_display, text_display, token_display  # noqa: E402
 
 from pages._ui import charts, render, tables, widgets  # noqa: E402
 from pages.merge_forest import token_by_text  # noqa: E402
@@ -55,7 +55,7 @@ def go(at: AppTest, page: str) -> AppTest:
 
 
 # --------------------------------------------------------------------------------------------------
-# the display convention (bpe_core.tokens)
+# the display convention (bpe_core.bpe.tokens)
 
 
 def test_text_display_marks_every_whitespace_and_never_collapses_runs():
@@ -73,7 +73,7 @@ def test_token_display_shows_characters_and_escapes_only_stray_bytes():
 
 
 def test_every_invisible_non_ascii_character_is_shown_as_bytes():
-    from bpe_core.tokens import _INVISIBLE
+    from bpe_core.bpe.tokens import _INVISIBLE
 
     invisible = {chr(c) for c in range(0x80, 0x110000) if chr(c).isspace() or 0x80 <= c <= 0x9F}
     assert {chr(c) for c in range(0x80, 0x110000) if _INVISIBLE.fullmatch(chr(c))} == invisible

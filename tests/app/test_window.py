@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import bpe_core
-from bpe_core import catalogue
-
+from bpe_core.pretrained import catalogue
 from pages._ui import paging, render, window
 
 TEXT = (

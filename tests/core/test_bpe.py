@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.bpe import (
+from bpe_core.bpe.fast import (
     LONG_PIECE,
     PieceEncoder,
     encode_heap,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from bpe_core.cli import main
-from bpe_core.cli_parity import split_sentences
-from bpe_core.parity_report import compare_training
-from bpe_core.samples import parallel_text
+from bpe_core.cli.main import main
+from bpe_core.cli.parity import split_sentences
+from bpe_core.analysis.parity_report import compare_training
+from bpe_core.corpora.samples import parallel_text
 
 
 @pytest.fixture

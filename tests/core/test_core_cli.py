@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core.cli import ProgressBar, main
+from bpe_core.cli.main import ProgressBar, main
 
 
 @pytest.fixture()
@@ -85,9 +85,9 @@ def test_module_entry_point_runs():
 
 
 def test_compare_table_matches_the_library(capsys):
-    from bpe_core import metrics
-    from bpe_core.cli import format_compare_table
-    from bpe_core.samples import load_samples
+    from bpe_core.analysis import metrics
+    from bpe_core.cli.main import format_compare_table
+    from bpe_core.corpora.samples import load_samples
 
     assert main(["compare", "-t", "gpt2"]) == 0
     out = capsys.readouterr().out

@@ -5,8 +5,8 @@ import pytest
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.textbook import train_textbook
-from bpe_core.trace import trace_training
+from bpe_core.bpe.textbook import train_textbook
+from bpe_core.training.trace import trace_training
 
 SEED_000_CORPUS = ["ab ab ab ab", "abc abc"]
 

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import corpus as corpus_module
-from bpe_core import merge_loop
-from bpe_core.merge_loop import id_string
+from bpe_core.corpora import text_files as corpus_module
+from bpe_core.training import merge_loop
+from bpe_core.training.merge_loop import id_string
 from naive_bpe import naive_train
 
 # Small alphabets make ties and runs like "aaaa" common.
@@ -120,7 +120,7 @@ def test_bytes_input_is_a_type_error_that_says_decode():
 
 
 def test_pathological_regex_times_out_with_a_clear_error(monkeypatch):
-    monkeypatch.setattr("bpe_core.pretokenize.REGEX_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr("bpe_core.pretokenization.pretokenizer.REGEX_TIMEOUT_SECONDS", 0.2)
     with pytest.raises(ValueError, match="catastrophic backtracking"):
         bpe_core.train("a" * 40 + "!", 300, pattern=r"(a|a)+b|(a+)+$!")
 
@@ -148,7 +148,7 @@ def test_training_is_deterministic():
 
 
 def test_word_counts_from_chunks_add_up():
-    pre = bpe_core.pretokenize.PreTokenizer.build("gpt2")
+    pre = bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2")
     texts = ["one two three", "two three", "three"]
     whole = bpe_core.count_words(texts, pretokenizer=pre)
     part = bpe_core.count_words(texts[:1], pretokenizer=pre)
@@ -213,7 +213,7 @@ def test_train_files_streams_a_file_larger_than_one_block(tmp_path, monkeypatch)
 
 def test_importing_bpe_core_loads_no_ui_libraries():
     code = (
-        "import sys, bpe_core, bpe_core.cli, bpe_core.trace, bpe_core.textbook, bpe_core.formats, bpe_core.pretrained, bpe_core.metrics;"
+        "import sys, bpe_core, bpe_core.cli.main, bpe_core.training.trace, bpe_core.bpe.textbook, bpe_core.formats, bpe_core.pretrained.package_files, bpe_core.analysis.metrics;"
         "bad = [m for m in ('streamlit', 'plotly', 'pandas') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -235,7 +235,7 @@ def test_train_files_and_train_from_counts_take_trains_keywords_and_name_a_wrong
     path.write_text("ab ab ab", encoding="utf-8")
     with pytest.raises(TypeError, match="unexpected keyword argument 'min_freq'.*min_frequency"):
         bpe_core.train_files(path, 300, min_freq=1)
-    counts = bpe_core.count_words(["ab ab ab"], pretokenizer=bpe_core.pretokenize.PreTokenizer.build("gpt2"))
+    counts = bpe_core.count_words(["ab ab ab"], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2"))
     with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
         bpe_core.train_from_counts(counts, 300, workers=2)
     assert bpe_core.train_files(path, 300, min_frequency=1).merges == bpe_core.train("ab ab ab", 300, min_frequency=1).merges

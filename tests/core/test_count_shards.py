@@ -1,4 +1,4 @@
-"""Count shards (bpe_core.count_shards): written, read back, added across folders exactly, checked,
+"""Count shards (bpe_core.training.count_shards): written, read back, added across folders exactly, checked,
 and trained from with the same merges as training on the text itself."""
 
 import json
@@ -12,17 +12,17 @@ import pyarrow.parquet as pq
 import pytest
 
 import bpe_core
-from bpe_core.cli import main
-from bpe_core.count_shards import (
+from bpe_core.cli.main import main
+from bpe_core.training.count_shards import (
     MAX_COUNT,
     read_count_shards,
     shard_settings,
     train_from_shards,
     write_count_shards,
 )
-from bpe_core.counting import WordCounts, count_files
-from bpe_core.pretokenize import PreTokenizer
-from bpe_core.tie_rules import TIE_BREAKS
+from bpe_core.training.counting import WordCounts, count_files
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training.tie_rules import TIE_BREAKS
 
 TEXTS = [
     "the cat sat on the mat; the dog sat on the log. " * 3,
@@ -57,7 +57,7 @@ def test_shards_read_back_to_the_same_counts_in_the_same_order(tmp_path, corpus)
     assert settings["pattern"] == "gpt2" and settings["normalization"] == "none"
     table = pq.read_table(tmp_path / "shards" / "counts-00000.parquet")
     assert table.schema.field("pretoken").type == pa.string() and table.schema.field("count").type == pa.int64()
-    meta = json.loads(table.schema.metadata[b"bpe_core.count_shards"])
+    meta = json.loads(table.schema.metadata[b"bpe_core.training.count_shards"])
     assert meta["settings"] == settings and meta["shard"] == 0
     on_disk = json.loads((tmp_path / "shards" / "manifest.json").read_text(encoding="utf-8"))
     assert on_disk["total_count"] == sum(counted.counts.values())
@@ -262,8 +262,7 @@ def test_train_from_shards_records_the_reading_in_its_seconds(tmp_path, corpus, 
     """training["seconds"] runs from the call's start (reading the shards included), as train_files' does."""
     import time
 
-    from bpe_core import count_shards
-
+    from bpe_core.training import count_shards
     write_count_shards(counts_of([corpus]), tmp_path / "ca", settings=shard_settings())
     read = count_shards.read_count_shards
 

@@ -1,7 +1,7 @@
 """Custom patterns at any size (#15): they stream in bounded memory and linear time, exactly, and
 their time guard is a budget per unit of input shared by all the documents of one operation.
 
-The streaming rule (``bpe_core.custom_patterns``): a piece is settled once ``CUSTOM_MARGIN``
+The streaming rule (``bpe_core.pretokenization.custom_patterns``): a piece is settled once ``CUSTOM_MARGIN``
 characters follow it. The property tests shrink the margin to a few characters so that random texts
 of a few dozen characters cross it many times, with patterns whose matches are decided within that
 margin (the rule's stated condition).
@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import custom_patterns
-from bpe_core.counting import count_files, count_words
-from bpe_core.custom_patterns import RegexBudget, stream_custom
-from bpe_core.pretokenize import PreTokenizer, stream_pieces
-from bpe_core.special_tokens import special_token_regex, split_on_special_tokens
+from bpe_core.pretokenization import custom_patterns
+from bpe_core.training.counting import count_files, count_words
+from bpe_core.pretokenization.custom_patterns import RegexBudget, stream_custom
+from bpe_core.pretokenization.pretokenizer import PreTokenizer, stream_pieces
+from bpe_core.pretokenization.special_tokens import special_token_regex, split_on_special_tokens
 
 #: ``\S+|\s+`` and friends, a line pattern (``[^\n]*\n?`` itself matches the empty string, which
 #: bpe_core refuses), a look-ahead and a look-behind of bounded reach, leftmost-first alternatives,
@@ -90,7 +90,7 @@ def test_counts_are_findall_over_each_whole_text(pattern, documents):
 def test_counting_files_streams_them_exactly(tmp_path_factory, pattern, text):
     path = tmp_path_factory.mktemp("corpus") / "one.txt"
     path.write_text(text, encoding="utf-8", newline="")
-    with small_margin(), patch("bpe_core.corpus.FILE_BLOCK_BYTES", 7):
+    with small_margin(), patch("bpe_core.corpora.text_files.FILE_BLOCK_BYTES", 7):
         counted = count_files([path], pretokenizer=PreTokenizer.build(pattern)).counts
     assert counted == count_words([text], pretokenizer=PreTokenizer.build(pattern)).counts
 
@@ -201,7 +201,7 @@ def test_a_catastrophic_pattern_on_many_small_documents_fails_once_the_budget_is
 
 
 def test_train_files_gives_the_same_error(tmp_path, monkeypatch):
-    monkeypatch.setattr("bpe_core.pretokenize.REGEX_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr("bpe_core.pretokenization.pretokenizer.REGEX_TIMEOUT_SECONDS", 0.2)
     paths = []
     for number in range(40):
         path = tmp_path / f"{number}.txt"

@@ -1,4 +1,4 @@
-"""Corpora as people keep them (bpe_core.datasets): folders and globs, text, JSONL, JSON arrays,
+"""Corpora as people keep them (bpe_core.corpora.documents): folders and globs, text, JSONL, JSON arrays,
 Parquet, gzip and zstd; documents in file and row order; bad rows; progress in bytes; streaming."""
 
 import gzip
@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import bpe_core
-from bpe_core.cli import main
-from bpe_core.counting import count_files, count_words
-from bpe_core.datasets import BAD_ROW_EXAMPLES, DocumentReader, FileFormat, expand_inputs, file_format
-from bpe_core.pretokenize import PreTokenizer
-from bpe_core.row_streams import ByteStream, json_array_elements, jsonl_rows
+from bpe_core.cli.main import main
+from bpe_core.training.counting import count_files, count_words
+from bpe_core.corpora.documents import BAD_ROW_EXAMPLES, DocumentReader, FileFormat, expand_inputs, file_format
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.corpora.streams import ByteStream, json_array_elements, jsonl_rows
 
 GPT2 = PreTokenizer.build("gpt2")
 DOCS = [f"Document {i}: the cat sat on the mat, ünïcödé {i * 7} 🙂 naïve café." for i in range(60)]

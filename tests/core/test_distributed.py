@@ -1,4 +1,4 @@
-"""Counting on Dask (bpe_core.distributed) equals counting here: the same counts in the same order of
+"""Counting on Dask (bpe_core.training.distributed) equals counting here: the same counts in the same order of
 first appearance, the same statistics and the same merges under every tie rule, however many
 partitions the files are cut into; bad addresses, a missing dask and unreadable inputs are one clear
 error each.
@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import distributed as bd
-from bpe_core.counting import WordCounts, count_files, count_words
-from bpe_core.pretokenize import PreTokenizer
+from bpe_core.training import distributed as bd
+from bpe_core.training.counting import WordCounts, count_files, count_words
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
 
 SPECIALS = ("<|endoftext|>", "<| sep |>", " \n<s>")
 TEXT_A = (
@@ -153,7 +153,7 @@ def test_missing_dask_names_the_install_command(monkeypatch, corpus):
 
 
 def test_bpe_core_imports_without_dask():
-    code = "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; import bpe_core, bpe_core.distributed"
+    code = "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; import bpe_core, bpe_core.training.distributed"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             cwd=os.path.dirname(os.path.dirname(bpe_core.__file__)))
     assert result.returncode == 0, result.stderr
@@ -189,8 +189,8 @@ def test_bad_rows_stop_as_in_process(cluster, corpus):
 
 
 def test_cli_count_and_train_with_dask_equal_without(cluster, corpus, tmp_path, capsys):
-    from bpe_core.cli import main
-    from bpe_core.count_shards import read_count_shards
+    from bpe_core.cli.main import main
+    from bpe_core.training.count_shards import read_count_shards
 
     address = cluster.scheduler_address
     assert main(["count", *corpus, "-o", str(tmp_path / "local")]) == 0

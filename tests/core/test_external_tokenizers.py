@@ -11,8 +11,10 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core import cli, external, metrics
-from bpe_core.external import ExternalTokenizer
+from bpe_core.cli import main as cli
+from bpe_core.pretrained import external
+from bpe_core.analysis import metrics
+from bpe_core.pretrained.external import ExternalTokenizer
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import decoders, models, normalizers, pre_tokenizers  # noqa: E402
@@ -176,7 +178,7 @@ def test_a_missing_library_says_what_to_install(monkeypatch):
 
 def test_bpe_core_imports_without_the_external_libraries():
     code = ("import sys; sys.modules['tokenizers'] = None; sys.modules['sentencepiece'] = None; "
-            "import bpe_core, bpe_core.external; print(bpe_core.load('gpt2').encode('hi'))")
+            "import bpe_core, bpe_core.pretrained.external; print(bpe_core.load('gpt2').encode('hi'))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[5303]"
@@ -197,7 +199,7 @@ def test_sentencepiece_model_files():
     spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=model, vocab_size=300,
                                    byte_fallback=True, model_type="bpe", minloglevel=2)
     reference = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    tok = bpe_core.external.loads_file(model.getvalue(), source="models/t5-small/spiece.model")
+    tok = bpe_core.pretrained.external.loads_file(model.getvalue(), source="models/t5-small/spiece.model")
     assert tok.name == "t5-small" and tok.kind.endswith("(external, run by sentencepiece)")
     assert tok.vocab_size == reference.get_piece_size()
     for text in TEXTS:
@@ -213,8 +215,7 @@ def test_sentencepiece_model_files():
 
 
 def test_llama4_ids_and_specials_equal_llama_models():
-    from bpe_core import catalogue
-
+    from bpe_core.pretrained import catalogue
     if not catalogue.is_installed("llama4"):
         pytest.skip("llama-models is not installed (pip install llama-models)")
     from llama_models.llama4.tokenizer import Tokenizer as Llama4
@@ -223,7 +224,7 @@ def test_llama4_ids_and_specials_equal_llama_models():
     tok = catalogue.load("llama4")
     assert tok.special_tokens == reference.special_tokens
     corpus = TEXTS + ["http://a.b/c/d  \n\n x", "Hello việc yılında 世界 DON'T Don't", "x/y//z 12345"]
-    corpus += [sample.text for sample in bpe_core.samples.load_samples()][:12]
+    corpus += [sample.text for sample in bpe_core.corpora.samples.load_samples()][:12]
     for text in corpus:
         assert tok.encode_ordinary(text) == reference.model.encode_ordinary(text), text[:40]
     assert tok.encode("<|begin_of_text|>hi", allowed_special="all")[0] == reference.special_tokens["<|begin_of_text|>"]

@@ -1,4 +1,4 @@
-"""Fairness metrics (bpe_core.fairness, re-exported by bpe_core.metrics) against simple references
+"""Fairness metrics (bpe_core.analysis.fairness, re-exported by bpe_core.analysis.metrics) against simple references
 written here, premium against vocabulary size, and the parity comparison's report."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import metrics
-from bpe_core.parity_report import Fairness, compare_training, measure_fairness, summary
-from bpe_core.samples import get_sample, load_samples
-from bpe_core.vocab_sweep import compression_by_vocab_size, premium_by_vocab_size, stops_improving
+from bpe_core.analysis import metrics
+from bpe_core.analysis.parity_report import Fairness, compare_training, measure_fairness, summary
+from bpe_core.corpora.samples import get_sample, load_samples
+from bpe_core.analysis.vocab_sweep import compression_by_vocab_size, premium_by_vocab_size, stops_improving
 
 # --------------------------------------------------------------------------------------------------
 # Gini
@@ -134,7 +134,7 @@ def test_premium_interval_is_percentile_bootstrap_with_a_shared_draw():
 
 
 def test_eight_sentences_give_wide_intervals_and_more_give_narrower_ones():
-    from bpe_core.samples import parallel_text
+    from bpe_core.corpora.samples import parallel_text
 
     gpt2 = bpe_core.gpt2()
     short = {s.id: s.text.split("\n") for s in load_samples("natural") if s.id in ("eng", "rus")}
@@ -217,7 +217,7 @@ def test_summary_sentence_wording():
 
 
 def test_compare_training_on_built_in_parallel_text():
-    from bpe_core.samples import parallel_text
+    from bpe_core.corpora.samples import parallel_text
 
     languages = ["eng", "deu", "rus", "ell"]
     calls = []

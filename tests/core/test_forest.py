@@ -1,4 +1,4 @@
-"""The merge forest's indexes (bpe_core.forest) and token contexts (bpe_core.contexts): equal to the
+"""The merge forest's indexes (bpe_core.analysis.forest) and token contexts (bpe_core.analysis.contexts): equal to the
 slow, obvious computations on trained tokenizers, GPT-2 and (when installed) Llama 3's tiktoken rule."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from bpe_core import catalogue, token_display
-from bpe_core.contexts import token_contexts
-from bpe_core.forest import MergeForest, display_texts
+from bpe_core import token_display
+from bpe_core.pretrained import catalogue
+from bpe_core.analysis.contexts import token_contexts
+from bpe_core.analysis.forest import MergeForest, display_texts
 
 TEXT = (
     "The theme of the thesis: tokenizers   merge\tbytes.\n\nNaïve café 你好世界 🙂👍🏽 "
@@ -185,7 +186,7 @@ def test_merges_matching_filters_by_shown_parts(gpt2):
 
 
 def test_simple_regexes_skip_the_time_limit_with_the_same_result(gpt2):
-    from bpe_core.forest import needs_time_limit
+    from bpe_core.analysis.forest import needs_time_limit
 
     assert not needs_time_limit(r"^␣\p{Lu}[a-z]+$") and not needs_time_limit("ing$") and not needs_time_limit(r"\d{3}")
     for risky in ["(a+)+$", ".*a.*b", "a*b*", "[*+]x+", r"(?i)the", "a?b?c?d?", "a{2}b{3}"]:

@@ -12,8 +12,8 @@ import pytest
 import tokenizers
 
 import bpe_core
-from bpe_core import corpus as corpus_module
-from bpe_core.formats import to_huggingface_dict
+from bpe_core.corpora import text_files as corpus_module
+from bpe_core.formats.huggingface import to_huggingface_dict
 
 # A custom pattern whose only look-ahead is one character past the end of its match, which
 # encode_iterable's docstring says streaming handles exactly.

@@ -1,4 +1,4 @@
-"""bpe_core.heldout: the held-out split is deterministic, disjoint and covers the corpus; tiny corpora
+"""bpe_core.analysis.heldout: the held-out split is deterministic, disjoint and covers the corpus; tiny corpora
 get a message saying what to do; the held-out measures equal a direct computation."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, choose_heldout, heldout_measures, split_heldout
-from bpe_core.samples import load_samples, parallel_text
+from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, choose_heldout, heldout_measures, split_heldout
+from bpe_core.corpora.samples import load_samples, parallel_text
 
 LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
@@ -197,8 +197,8 @@ def test_heldout_measures_take_tiktoken_encodings_and_refuse_one_string():
 
 
 def test_heldout_measures_clean_each_text_once_with_the_same_numbers(monkeypatch):
-    import bpe_core.heldout as heldout
-    from bpe_core.fairness import clean_text
+    import bpe_core.analysis.heldout as heldout
+    from bpe_core.analysis.fairness import clean_text
 
     texts = ["Hello \ud800 world", "plain text", "\udfff"]  # lone surrogates: measured as U+FFFD
     tokenizers = {"mine": bpe_core.train(["Hello world plain text"] * 3, 270), "GPT-2": bpe_core.gpt2(),
@@ -227,7 +227,7 @@ def test_the_split_record_is_frozen():
 
 
 def test_overlap_shares_count_the_lines_seen_in_training():
-    from bpe_core.heldout import overlap_shares
+    from bpe_core.analysis.heldout import overlap_shares
 
     natural = {s.label: s.text for s in load_samples("natural")}
     training = [natural["English"], "unrelated text that is long enough\n"]
@@ -238,7 +238,7 @@ def test_overlap_shares_count_the_lines_seen_in_training():
 
 
 def test_overlap_shares_ignore_short_common_lines_and_whitespace():
-    from bpe_core.heldout import overlap_shares
+    from bpe_core.analysis.heldout import overlap_shares
 
     program = "def count(words):\n    return len(words)\n}\n"
     other = "}\n  def count(words):  \n"  # the same long line with other indentation, and a '}'
@@ -249,7 +249,7 @@ def test_overlap_shares_ignore_short_common_lines_and_whitespace():
 
 
 def test_overlap_shares_of_the_held_out_parallel_sentences_are_zero_for_the_training_lines():
-    from bpe_core.heldout import overlap_shares
+    from bpe_core.analysis.heldout import overlap_shares
 
     train = parallel_text(split="train", languages=["eng", "hin"])
     held = parallel_text(split="heldout", languages=["eng", "hin"])

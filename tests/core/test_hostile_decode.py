@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.token_ids import MAX_TOKEN_ID, TokenIdTypeError, UnknownTokenError
+from bpe_core.bpe.token_ids import MAX_TOKEN_ID, TokenIdTypeError, UnknownTokenError
 
 
 @pytest.fixture(scope="module")

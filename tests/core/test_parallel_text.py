@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bpe_core import samples
-from bpe_core.samples import parallel_languages, parallel_text, parse_parallel_texts, read_parallel_files
+from bpe_core.corpora import samples
+from bpe_core.corpora.samples import parallel_languages, parallel_text, parse_parallel_texts, read_parallel_files
 
-PARALLEL_DIR = Path(samples.__file__).parent / "samples" / "parallel"
+PARALLEL_DIR = samples.SAMPLES_DIR / "parallel"
 MANIFEST = json.loads((PARALLEL_DIR / "manifest.json").read_text(encoding="utf-8"))
 NATURAL = [e for e in json.loads((PARALLEL_DIR.parent / "manifest.json").read_text(encoding="utf-8"))["samples"]
            if e["kind"] == "natural"]

@@ -6,7 +6,6 @@ import operator
 import pytest
 
 from bpe_core import parallel
-
 # Workers import the function by name, so it must live in an importable module: operator.add(context, task).
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from naive_bpe import GPT2, naive_encode_word, pretokenize, replace_pair
 
 import bpe_core
-from bpe_core.parity import GLOBAL, train_parity
+from bpe_core.training.parity import GLOBAL, train_parity
 from bpe_core.tokenizer import Tokenizer
 
 # --------------------------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_hybrid_with_every_merge_global_is_standard_bpe(rule, x, y, merges, min_
 
 
 def test_hybrid_equals_standard_on_the_built_in_passages_with_special_tokens():
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     texts = {s.id: s.text.replace(". ", ". <|x|>") for s in load_samples("natural")}
     standard = bpe_core.train(list(texts.values()), 1500, special_tokens=["<|x|>"])
@@ -218,7 +218,7 @@ def test_hybrid_equals_standard_on_the_built_in_passages_with_special_tokens():
 
 @pytest.fixture(scope="module")
 def passages():
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     return {s.id: s.text for s in load_samples("natural")}
 

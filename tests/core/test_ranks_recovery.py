@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.bpe import merges_from_ranks
-from bpe_core.ranks import rank_structure
+from bpe_core.bpe.fast import merges_from_ranks
+from bpe_core.bpe.ranks import rank_structure
 
 PATTERN = r" ?[a-d]+| +|[^a-d ]+"
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import bpe_core
-from bpe_core import metrics, samples
-from bpe_core.samples import KINDS, Sample, get_sample, load_samples, sample_ids
+from bpe_core.analysis import metrics
+from bpe_core.corpora import samples
+from bpe_core.corpora.samples import KINDS, Sample, get_sample, load_samples, sample_ids
 
-SAMPLES_DIR = Path(samples.__file__).parent / "samples"
+SAMPLES_DIR = samples.SAMPLES_DIR
 MANIFEST = json.loads((SAMPLES_DIR / "manifest.json").read_text(encoding="utf-8"))
 ENTRIES = MANIFEST["samples"]
 NATURAL = [e for e in ENTRIES if e["kind"] == "natural"]

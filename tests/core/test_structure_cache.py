@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core import catalogue
-from bpe_core.ranks import STRUCTURE_FORMAT, rank_structure, structure_from_bytes, structure_to_bytes
+from bpe_core.pretrained import catalogue
+from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.tokenizer import Tokenizer
 
 BYTES = {bytes([b]): b for b in range(256)}

@@ -14,15 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import merge_loop
-from bpe_core.bpe import merges_from_ranks
+from bpe_core.training import merge_loop
+from bpe_core.bpe.fast import merges_from_ranks
 from bpe_core.formats.bytelevel import byte_to_unicode, printable_to_bytes
 from bpe_core.formats.huggingface import oniguruma_pattern
-from bpe_core.merge_loop import id_string
-from bpe_core.pretokenize import GPT2_PATTERN
-from bpe_core.samples import load_samples
-from bpe_core.tie_rules import LONG_WORD, TIE_BREAKS, TIE_RULES, huggingface_byte_ids
-from bpe_core.trace import trace_training
+from bpe_core.training.merge_loop import id_string
+from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
+from bpe_core.corpora.samples import load_samples
+from bpe_core.training.tie_rules import LONG_WORD, TIE_BREAKS, TIE_RULES, huggingface_byte_ids
+from bpe_core.training.trace import trace_training
 from naive_bpe import GPT2, naive_learn_merges, naive_train, pretokenize
 
 CORPUS_BYTES = 250_000

@@ -1,6 +1,6 @@
 """A bpe_core ``Tokenizer`` is a drop-in for ``tiktoken.Encoding``: the same public names, signatures,
 results and exception types, checked by running the same calls on tiktoken's GPT-2 and cl100k_base
-(built offline by ``bpe_core.pretrained``) and on bpe_core's equivalents. The deliberate differences
+(built offline by ``bpe_core.pretrained.package_files``) and on bpe_core's equivalents. The deliberate differences
 (listed in the README's drop-in section) are asserted one by one, so none is silent.
 """
 
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.token_ids import TokenIdTypeError, UnknownTokenError
+from bpe_core.bpe.token_ids import TokenIdTypeError, UnknownTokenError
 
 #: Public attributes of ``tiktoken.Encoding`` that bpe_core leaves out on purpose, with the reason.
 #: A new public attribute in a future tiktoken fails ``test_every_public_tiktoken_attribute_is_there``

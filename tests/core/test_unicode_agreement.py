@@ -1,7 +1,7 @@
 """The presets agree with the installed tiktoken on every code point, whatever the `regex` release (#10).
 
 tiktoken answers ``\\p{L}``, ``\\p{N}``, ``\\s`` ... from its own Unicode tables, the `regex` module
-from its own; bpe_core pins tiktoken's classes (``bpe_core.unicode_classes``). Checked here:
+from its own; bpe_core pins tiktoken's classes (``bpe_core.pretokenization.unicode_classes``). Checked here:
 
 * the pinned table is what the installed tiktoken answers, class by class and code point by code
   point; when a tiktoken release moves to a newer Unicode this fails and names the command that
@@ -35,8 +35,8 @@ import regex
 import tiktoken
 
 import bpe_core
-from bpe_core import unicode_classes
-from bpe_core.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, PreTokenizer, safe_cut_regex
+from bpe_core.pretokenization import unicode_classes
+from bpe_core.pretokenization.pretokenizer import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, PreTokenizer, safe_cut_regex
 
 #: Each starts with a space and ends with an ASCII letter (see the module docstring); "{}" is the code
 #: point. Between them they put it after a letter, before 's and between spaces, which tells every
@@ -135,7 +135,7 @@ def test_the_table_is_what_the_installed_tiktoken_answers():
             f"tiktoken {tiktoken.__version__} (Unicode {unicode_classes.tiktoken_unicode_version()}) answers "
             f"the presets' Unicode classes differently from bpe_core's table (tiktoken "
             f"{unicode_classes.TIKTOKEN_VERSION}, Unicode {unicode_classes.UNICODE_VERSION}). Regenerate it: "
-            "python -m bpe_core.unicode_classes --write"
+            "python -m bpe_core.pretokenization.unicode_classes --write"
         )
 
 

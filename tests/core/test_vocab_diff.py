@@ -1,4 +1,4 @@
-"""The vocabulary diff (bpe_core.vocab_diff): hand-made tokenizers with known answers, every figure
+"""The vocabulary diff (bpe_core.analysis.vocab_diff): hand-made tokenizers with known answers, every figure
 equal to a naive reference written here (property tests), GPT-2 against cl100k, external tokenizers
 (token sets only, with the reason), and the errors for bad input."""
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import vocab_diff as vd
-from bpe_core.vocab_diff import Vocabulary
+from bpe_core.analysis import vocab_diff as vd
+from bpe_core.analysis.vocab_diff import Vocabulary
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -209,8 +209,7 @@ def _external(kind: str):
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import models, pre_tokenizers
 
-    from bpe_core import external
-
+    from bpe_core.pretrained import external
     if kind == "wordpiece":
         vocab = {"[UNK]": 0, "[CLS]": 1, "hello": 2, "##s": 3, "a": 4, "b": 5}
         hf = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))

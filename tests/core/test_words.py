@@ -1,4 +1,4 @@
-"""bpe_core.words: the fast word count and split share (``word_metrics``, ``class_image``) against a
+"""bpe_core.analysis.words: the fast word count and split share (``word_metrics``, ``class_image``) against a
 plain reference written here: one character at a time, token spans from a set of byte offsets."""
 
 import random
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import metrics
-from bpe_core.fairness import clean_text
-from bpe_core.words import class_image, word_metrics, word_spans
+from bpe_core.analysis import metrics
+from bpe_core.analysis.fairness import clean_text
+from bpe_core.analysis.words import class_image, word_metrics, word_spans
 
 
 def reference_words(text: str) -> list[tuple[int, int]]:
@@ -144,7 +144,7 @@ def test_measure_a_long_text_whole():
 
 
 def open_sample_text() -> str:
-    from bpe_core.samples import load_samples
+    from bpe_core.corpora.samples import load_samples
 
     return "\n".join(s.text for s in load_samples())
 

@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import Tokenizer, formats, pretrained
-
+from bpe_core import Tokenizer
+from bpe_core.formats import detect, huggingface
+from bpe_core.pretrained import package_files as pretrained
 HARD_TEXTS = [
     "",
     "Hello, world! It's a test. I'll we've they're he'd I'm",
@@ -115,7 +116,7 @@ def test_to_tiktoken_custom_pattern_keeps_unmatched_text():
 
 
 def _hf(tokenizer):
-    return tokenizers.Tokenizer.from_str(json.dumps(formats.to_huggingface_dict(tokenizer)))
+    return tokenizers.Tokenizer.from_str(json.dumps(huggingface.to_huggingface_dict(tokenizer)))
 
 
 @pytest.mark.parametrize("text", HARD_TEXTS)
@@ -155,18 +156,18 @@ def test_huggingface_roundtrip_through_file(trained, tmp_path):
 
 
 def test_import_hf_gpt2_style_bytelevel_tokenizer(gpt2):
-    data = formats.to_huggingface_dict(gpt2)
+    data = huggingface.to_huggingface_dict(gpt2)
     data["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
-    imported = formats.from_huggingface_dict(data)
+    imported = huggingface.from_huggingface_dict(data)
     assert imported.pattern_name == "gpt2"
     assert imported.encode("Hello world") == [15496, 995]
 
 
 def test_import_rejects_non_bpe_models():
     with pytest.raises(ValueError, match="only BPE"):
-        formats.from_huggingface_dict({"model": {"type": "WordPiece", "vocab": {}}})
+        huggingface.from_huggingface_dict({"model": {"type": "WordPiece", "vocab": {}}})
     with pytest.raises(ValueError, match="byte alphabet"):
-        formats.from_huggingface_dict({"model": {"type": "BPE", "vocab": {"\u4e00": 0}, "merges": []}})
+        huggingface.from_huggingface_dict({"model": {"type": "BPE", "vocab": {"\u4e00": 0}, "merges": []}})
 
 
 def test_tiktoken_file_roundtrip(trained, tmp_path):
@@ -274,12 +275,12 @@ def test_load_any_recognises_every_format(trained, tmp_path):
     bpe_core.save_huggingface(trained, tmp_path / "b.json")
     bpe_core.save_tiktoken(trained, tmp_path / "c.tiktoken")
     for name in ("a.json", "b.json", "c.tiktoken"):
-        loaded = formats.load_any(tmp_path / name)
+        loaded = detect.load_any(tmp_path / name)
         assert loaded.merges == trained.merges, name
     (tmp_path / "d.txt").write_text("not a tokenizer", encoding="utf-8")
     with pytest.raises(ValueError, match="neither"):
-        formats.load_any(tmp_path / "d.txt")
-    assert formats.loads(formats.dumps(trained)).vocab == trained.vocab
+        detect.load_any(tmp_path / "d.txt")
+    assert Tokenizer.from_json(trained.to_json()).vocab == trained.vocab
 
 
 def test_huggingface_roundtrip_keeps_the_cl100k_preset(tmp_path):

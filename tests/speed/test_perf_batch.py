@@ -4,8 +4,8 @@ processes, with long texts cut at safe cuts, special tokens, and workers that di
 import pytest
 
 import bpe_core
-from bpe_core import batch, parallel
-
+from bpe_core.encoding import batch
+from bpe_core import parallel
 TEXTS = [
     "def f(x):\n    return x + 1  # it's <|endoftext|> here\n" * 40,
     "Ünïcödé wörds, 東京タワー, emoji 🚀 and numbers 1234567890 " * 30,
@@ -81,7 +81,7 @@ def test_dead_workers_fall_back_to_this_process(gpt2, small_tasks, monkeypatch):
 
 
 def test_long_texts_are_cut_only_at_safe_cuts():
-    from bpe_core.pretokenize import cut_at_safe_cuts, safe_cut_regex
+    from bpe_core.pretokenization.pretokenizer import cut_at_safe_cuts, safe_cut_regex
 
     text = "word, word!  more\n\n  words" * 50
     parts = cut_at_safe_cuts(text, safe_cut_regex(bpe_core.gpt2().pretokenizer.source), 40)

