@@ -37,6 +37,7 @@ from bench import corpora, encoding_bench, parity_bench, render_bench, scale_ben
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
 from bench import forest_bench  # noqa: E402
 from bench import dask_bench  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CHILD_TASKS = {
@@ -109,7 +110,6 @@ def run_training(found: list[corpora.Corpus], vocabs: list[int], repeats: int, l
 
 
 def run_encoding(found: list[corpora.Corpus], data: Path, quick: bool, repeats: int, log) -> list:
-    import bpe_core
 
     tools = available_tools(encoding_bench.ENCODE_TOOLS)
     shakespeare = next((c for c in found if c.name == "shakespeare"), None)
@@ -117,7 +117,7 @@ def run_encoding(found: list[corpora.Corpus], data: Path, quick: bool, repeats: 
     for label, path in corpora.encoding_texts(data, found[0], shakespeare, 200_000 if quick else 1_000_000):
         log(f"\n## encode_ordinary, GPT-2 merges, one call: {label}")
         results.append(encoding_bench.encode_rounds(label, path, tools, repeats, log))
-    if bpe_core.cl100k_available():
+    if catalogue.is_installed("cl100k"):
         label = "code: held-out stdlib, cl100k merges (not a target)"
         log(f"\n## encode_ordinary, one call: {label}")
         results.append(

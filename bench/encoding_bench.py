@@ -11,7 +11,7 @@ is the default (``engine="auto"``: tiktoken's compiled engine where it provably 
 cold batch call over the stdlib documents with one and with all CPUs (threads for both tools).
 ``engine_build_rounds`` times building tiktoken's engine for a 50k, 100k and 200k vocabulary.
 
-What it does not measure in the encoding rounds: building the tokenizers (``bpe_core.gpt2()`` /
+What it does not measure in the encoding rounds: building the tokenizers (``bpe_core.load("gpt2")`` /
 ``gpt2_encoding()`` are constructed before the clock starts, and so is bpe_core's engine, which
 ``build_engine`` builds as tiktoken's ``Encoding()`` builds its own; its time is recorded beside,
 and the table gives the first call with it too), decoding, special-token handling, or encoding with a
@@ -21,6 +21,8 @@ trained tokenizer (see ``render_bench`` for that).
 from __future__ import annotations
 
 import json
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 import os
 import statistics
 import time
@@ -46,10 +48,10 @@ def _encoder(tool: str, vocabulary: str):
     import bpe_core
 
     if tool == "tiktoken":
-        return (bpe_core.gpt2_encoding() if vocabulary == "gpt2" else bpe_core.cl100k_encoding()).encode_ordinary, 0.0
+        return (gpt2_encoding() if vocabulary == "gpt2" else cl100k_encoding()).encode_ordinary, 0.0
     if tool not in ENGINE_OF:
         raise ValueError(f"unknown encoding tool {tool!r}")
-    tokenizer = bpe_core.gpt2() if vocabulary == "gpt2" else bpe_core.cl100k()
+    tokenizer = bpe_core.load("gpt2") if vocabulary == "gpt2" else bpe_core.load("cl100k")
     started = time.process_time()
     if ENGINE_OF[tool] == "auto":
         tokenizer.build_engine()  # what tiktoken's Encoding() did before its clock
@@ -90,12 +92,12 @@ def child_encode_batch(spec: dict) -> dict:
     documents = json.loads(Path(spec["documents"]).read_text(encoding="utf-8"))
     workers = spec["workers"]
     if spec["tool"] == "tiktoken":
-        encoder = bpe_core.gpt2_encoding()
+        encoder = gpt2_encoding()
         encoder.encode_ordinary("warm up")  # tiktoken builds its regex lazily, per thread
         started = time.perf_counter()
         ids = encoder.encode_ordinary_batch(documents, num_threads=workers)
     else:
-        encoder = bpe_core.gpt2()
+        encoder = bpe_core.load("gpt2")
         encoder.build_engine()
         started = time.perf_counter()
         ids = encoder.encode_ordinary_batch(documents, num_threads=workers, engine="auto")

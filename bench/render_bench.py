@@ -17,6 +17,7 @@ this process, not in a child.
 from __future__ import annotations
 
 import statistics
+from bpe_core.pretrained import catalogue
 import time
 
 from bench.corpora import multilingual_text, stdlib_sources
@@ -30,7 +31,7 @@ def _tokenizers() -> list:
     from bpe_core.corpora.samples import load_samples
 
     trained = bpe_core.train([s.text for s in load_samples()], 756, min_frequency=2)
-    return [trained, bpe_core.gpt2()] + ([bpe_core.cl100k()] if bpe_core.cl100k_available() else [])
+    return [trained, bpe_core.load("gpt2")] + ([bpe_core.load("cl100k")] if catalogue.is_installed("cl100k") else [])
 
 
 def _texts() -> dict[str, str]:

@@ -14,6 +14,8 @@ depends on whether the workers ran.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import collections
 import gc
 import itertools
@@ -41,7 +43,7 @@ def check_workers(workers) -> int | None:
     if workers is None:
         return None
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers must be a positive integer or None (automatic), got {workers!r}")
+        raise BpeError(f"workers must be a positive integer or None (automatic), got {workers!r}")
     return workers
 
 

@@ -17,6 +17,8 @@ Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports nothi
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import errno
 import json
 import os
@@ -56,18 +58,18 @@ def json_value(text: str | bytes) -> Any:
     {'a': [1, 2]}
     >>> json_value("[" * 100_000)
     Traceback (most recent call last):
-    ValueError: nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)
+    bpe_core.errors.BpeError: nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)
     """
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise BpeError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
-        raise ValueError(
+        raise BpeError(
             "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)"
         ) from None
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise ValueError(f"not valid JSON ({exc})") from None
+        raise BpeError(f"not valid JSON ({exc})") from None
 
 
 # -------------------------------------------------------------------------------------------------
@@ -94,7 +96,7 @@ def write_temporary(folder: str | os.PathLike, data: str | bytes) -> str:
             data = data.encode("utf-8")
         except UnicodeEncodeError as exc:
             surrogate = exc.object[exc.start]
-            raise ValueError(f"cannot write text holding a lone surrogate ({surrogate!r}) as UTF-8") from None
+            raise BpeError(f"cannot write text holding a lone surrogate ({surrogate!r}) as UTF-8") from None
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
         temporary = os.path.join(os.fspath(folder), f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
@@ -227,7 +229,7 @@ def folder_lock(folder: str | os.PathLike, *, name: str, timeout: float) -> Iter
         try:
             descriptor = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
-            raise ValueError(f"cannot open the lock file {folder / name}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot open the lock file {folder / name}: {exc.strerror or exc}") from None
         try:
             if not _acquire_file_lock(descriptor, deadline):
                 raise _busy(folder, timeout)
@@ -274,4 +276,4 @@ def _release_file_lock(descriptor: int) -> None:
 
 
 def _busy(folder: Path, timeout: float) -> ValueError:
-    return ValueError(f"{folder} is busy: another change did not finish within {timeout:g} s; try again")
+    return BpeError(f"{folder} is busy: another change did not finish within {timeout:g} s; try again")

@@ -13,11 +13,14 @@ This module does not train (see ``training``) and reads or writes only bpe_core'
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 # long on purpose: the public class, whose many short methods each delegate to a module of one job.
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
+from types import MappingProxyType
 from operator import itemgetter
 from typing import Any
 
@@ -83,7 +86,7 @@ class Tokenizer(TiktokenSurface):
         pair_rank, merge_list = rank_merges(merges, token_to_id)
         structure, late = tiktoken_rule_parts(rule, token_to_id, merge_list, structure)
         if merge_counts is not None and len(merge_counts) != len(merge_list):
-            raise ValueError(f"merge_counts has {len(merge_counts)} entries for {len(merge_list)} merges")
+            raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(merge_list)} merges")
         self.name = name
         self.training: dict[str, object] = dict(training) if training else {}
         self._vocab = full_vocab
@@ -141,7 +144,7 @@ class Tokenizer(TiktokenSurface):
         ``structure`` is ``rank_structure(ranks)`` when the caller has it already (a cache)."""
         vocab = {rank: token for token, rank in ranks.items()}
         if len(vocab) != len(ranks):
-            raise ValueError("two tokens share a rank: ranks must be distinct")
+            raise BpeError("two tokens share a rank: ranks must be distinct")
         if structure is None:
             structure = rank_structure(ranks)
         elif not isinstance(structure, RankStructure):
@@ -158,9 +161,9 @@ class Tokenizer(TiktokenSurface):
     # properties
 
     @property
-    def vocab(self) -> dict[int, bytes]:
-        """Every id, special tokens included (as their UTF-8 bytes)."""
-        return dict(self._vocab)
+    def vocab(self) -> Mapping[int, bytes]:
+        """Every id -> its bytes, special tokens included (as their UTF-8 bytes): a read-only view."""
+        return MappingProxyType(self._vocab)
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -204,8 +207,8 @@ class Tokenizer(TiktokenSurface):
         return len(self._vocab)
 
     @property
-    def max_token_id(self) -> int:
-        """The largest id (tiktoken's ``max_token_value``)."""
+    def max_token_value(self) -> int:
+        """The largest id, special tokens included (tiktoken's name)."""
         return self._max_token_id
 
     def __repr__(self) -> str:
@@ -215,34 +218,34 @@ class Tokenizer(TiktokenSurface):
             f"special_tokens={len(self._special_tokens)}, pattern={pattern}>"
         )
 
-    def token_bytes(self, token_id: int) -> bytes:
+    def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one id (a special token's UTF-8 bytes for its id). An id that is not an
-        integer is a TypeError, an unknown one a KeyError; both are ValueErrors (see ``token_ids``)."""
-        if type(token_id) is not int:
-            token_id = token_ids.checked_id(token_id)
+        integer is a ``TypeError``; an unknown one a ``KeyError`` and a ``BpeError`` (see ``token_ids``)."""
+        if type(token) is not int:
+            token = token_ids.checked_id(token)
         try:
-            return self._vocab[token_id]
+            return self._vocab[token]
         except KeyError:
-            raise self._unknown_id(token_id) from None
+            raise self._unknown_id(token) from None
 
-    def token_id(self, token: bytes | str) -> int:
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of a token given whole as bytes or str (UTF-8 encoded), special tokens included;
-        ``token_ids.UnknownTokenError`` (a ValueError and a KeyError) if there is no such token."""
-        if isinstance(token, str):
-            encoded = token.encode("utf-8")
-        elif isinstance(token, (bytes, bytearray, memoryview)):
-            encoded = bytes(token)
+        ``token_ids.UnknownTokenError`` (a ``BpeError`` and a ``KeyError``) if there is no such token."""
+        if isinstance(text_or_bytes, str):
+            encoded = text_or_bytes.encode("utf-8")
+        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            encoded = bytes(text_or_bytes)
         else:
-            raise TypeError(f"a token is given as str or bytes, not {type(token).__name__}: {token!r}")
+            raise TypeError(f"a token is given as str or bytes, not {type(text_or_bytes).__name__}: {text_or_bytes!r}")
         if encoded in self._token_to_id:
             return self._token_to_id[encoded]
         if encoded in self._special_bytes_to_id:
             return self._special_bytes_to_id[encoded]
-        raise token_ids.UnknownTokenError(f"{token!r} is not a token of {self.name!r}")
+        raise token_ids.UnknownTokenError(f"{text_or_bytes!r} is not a token of {self.name!r}")
 
     def merge_rank_of(self, token_id: int) -> int | None:
         """The rank of the merge that made ``token_id`` (None for single bytes and special tokens);
-        an unknown id raises as in ``token_bytes``."""
+        an unknown id raises as in ``decode_single_token_bytes``."""
         if self._rank_by_id is None:
             self._rank_by_id = {new_id: rank for rank, new_id in self._pair_rank.values()}
         if type(token_id) is not int:
@@ -251,15 +254,15 @@ class Tokenizer(TiktokenSurface):
             raise self._unknown_id(token_id)
         return self._rank_by_id.get(token_id)
 
-    def is_special(self, token_id: int) -> bool:
-        """Whether ``token_id`` is a special token's id (False for any other integer, even unknown)."""
-        if type(token_id) is not int:
-            token_id = token_ids.checked_id(token_id)
-        return token_id in self._special_ids
+    def is_special_token(self, token: int) -> bool:
+        """Whether ``token`` is a special token's id (False for any other integer, even unknown)."""
+        if type(token) is not int:
+            token = token_ids.checked_id(token)
+        return token in self._special_ids
 
     def _unknown_id(self, token_id: object) -> token_ids.UnknownTokenError:
         return token_ids.UnknownTokenError(
-            token_ids.unknown_id_message(token_id, owner=self.name, max_id=self.max_token_id, count=self.vocab_size)
+            token_ids.unknown_id_message(token_id, owner=self.name, max_id=self.max_token_value, count=self.vocab_size)
         )
 
     @property
@@ -269,13 +272,7 @@ class Tokenizer(TiktokenSurface):
         return len(self._self_encoding) == len(self._token_to_id)
 
     @property
-    def rule(self) -> str:
-        """``"bpe"`` (BPE with the merge list) or ``"tiktoken"`` (every piece that is a token whole,
-        then the merges and the late merges by rank: ranks with late merges or whole-word tokens)."""
-        return self._rule
-
-    @property
-    def late_merges(self) -> list[tuple[bytes, bytes]]:
+    def _late_merges(self) -> list[tuple[bytes, bytes]]:
         """The pairs tiktoken joins that are no BPE merge (a part needs a merge ranked after the token),
         in rank order; empty unless ``rule == "tiktoken"``."""
         return list(self._structure.late_merges) if self._structure else []
@@ -288,7 +285,7 @@ class Tokenizer(TiktokenSurface):
             return []
         return [self._token_to_id[token] for token in self._structure.whole_tokens]
 
-    def applied_merge_ranks(self, piece: bytes) -> list[int]:
+    def _applied_merge_ranks(self, piece: bytes) -> list[int]:
         """The rank of every merge BPE applies to ``piece``, in order (see ``bpe.PieceEncoder``)."""
         return self._piece_encoder.applied_ranks(piece)
 
@@ -307,7 +304,7 @@ class Tokenizer(TiktokenSurface):
         return "python" if pieces else "tiktoken-bpe" if whole else "tiktoken"
 
     @property
-    def engine_obstacle(self) -> str | None:
+    def _engine_obstacle(self) -> str | None:
         """Why ``engine="tiktoken"`` is refused for this tokenizer, or None when it is not."""
         return self._native.obstacles(self._engine_facts)[0]
 
@@ -594,10 +591,6 @@ class Tokenizer(TiktokenSurface):
         Bad ids raise as in ``decode_bytes``."""
         return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
-    def decode_single_token_bytes(self, token: int) -> bytes:
-        """The bytes of one id, special tokens included (tiktoken's name for ``token_bytes``)."""
-        return self.token_bytes(token)
-
     def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
         """The bytes of each id; bad ids raise as in ``decode_bytes``."""
         return list(self._bytes_of_ids(tokens))
@@ -622,7 +615,7 @@ class Tokenizer(TiktokenSurface):
     def truncated(self, num_merges: int) -> Tokenizer:
         """The tokenizer made of the first ``num_merges`` merges (BPE's merges form prefixes)."""
         if not isinstance(num_merges, int) or num_merges < 0:
-            raise ValueError(f"num_merges must be a non-negative integer, got {num_merges!r}")
+            raise BpeError(f"num_merges must be a non-negative integer, got {num_merges!r}")
         num_merges = min(num_merges, len(self._merges))
         keep = {self._token_to_id[left + right] for left, right in self._merges[num_merges:]}
         vocab = {i: b for i, b in self._vocab.items() if i not in keep}
@@ -706,7 +699,7 @@ class Tokenizer(TiktokenSurface):
         try:
             return cls(**parts)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
+            raise BpeError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
     def save(self, path, *, overwrite: bool = True) -> None:
         """Write bpe_core's JSON file, atomically. With ``overwrite=False`` an existing file is left
@@ -719,11 +712,6 @@ class Tokenizer(TiktokenSurface):
             raise FileExistsError(
                 f"{os.fspath(path)!r} exists: pass overwrite=True to replace it, or choose another path"
             ) from None
-
-    @classmethod
-    def load(cls, path) -> Tokenizer:
-        """Read a file written by ``save``; a corrupt file is a ValueError saying what and where."""
-        return cls.from_json(bpe_json.read(path), source=str(path))
 
     @classmethod
     def from_tiktoken(cls, encoding: Any, *, name: str | None = None) -> Tokenizer:
@@ -759,11 +747,6 @@ class Tokenizer(TiktokenSurface):
         self_encoding = parts.pop("self_encoding")
         tokenizer._build(**parts, self_encoding=self_encoding)
         return tokenizer
-
-
-def _encoder_of(parts: dict[str, Any]):
-    """A worker's ``encode_ordinary``: the tokenizer rebuilt from its parts (see ``batch``)."""
-    return Tokenizer._rebuilt(parts).encode_ordinary
 
 
 def _engine_encoder_of(state: tuple[dict[str, Any], str]):

@@ -20,6 +20,8 @@ they only ever see whole files. This module does not know the app.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import copy
 import os
 import re
@@ -86,7 +88,7 @@ def _clean(name: str) -> str:
 
 def _finish(cleaned: str, name: str) -> str:
     if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
-        raise ValueError(
+        raise BpeError(
             f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'"
         )
     return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
@@ -155,7 +157,7 @@ class Workspace:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ValueError(f"cannot create the workspace folder {self.folder}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot create the workspace folder {self.folder}: {exc.strerror or exc}") from None
         return self.folder
 
     @contextmanager
@@ -178,7 +180,7 @@ class Workspace:
         try:
             candidates = list(folder.iterdir())
         except OSError as exc:
-            raise ValueError(f"cannot list the workspace folder {folder}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot list the workspace folder {folder}: {exc.strerror or exc}") from None
         for path in candidates:
             if not path.name.endswith(SUFFIX) or path.name.startswith("."):
                 continue
@@ -221,9 +223,9 @@ class Workspace:
     @staticmethod
     def _load_path(path: Path, name: str) -> Tokenizer:
         try:
-            tokenizer = Tokenizer.load(path)
+            tokenizer = Tokenizer.from_json(bpe_json.read(path), source=str(path))
         except (TypeError, KeyError, AttributeError, RecursionError) as exc:  # defensive: never crash a listing
-            raise ValueError(f"{path} is not a valid bpe_core tokenizer: {exc}") from None
+            raise BpeError(f"{path} is not a valid bpe_core tokenizer: {exc}") from None
         tokenizer.name = name
         return tokenizer
 
@@ -231,7 +233,7 @@ class Workspace:
         """The tokenizer saved as ``name``; ValueError if missing or corrupt."""
         path = self._lookup(name)
         if not _is_file(path):
-            raise ValueError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
+            raise BpeError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
         return self._load_path(path, path.name[: -len(SUFFIX)])
 
     def save(self, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> LibraryEntry:
@@ -246,7 +248,7 @@ class Workspace:
             try:
                 return _publish(text, folder / f"{clean}{SUFFIX}", overwrite=overwrite)
             except FileExistsError:
-                raise ValueError(
+                raise BpeError(
                     f"a tokenizer named {clean!r} already exists; pick another name or overwrite it"
                 ) from None
 
@@ -263,7 +265,7 @@ class Workspace:
                     return _publish(text, folder / f"{candidate}{SUFFIX}", overwrite=False)
                 except FileExistsError:
                     continue  # taken by a program that does not use the lock: the next number
-        raise ValueError(f"cannot find a free name like {base!r} in {self.folder}: other programs keep taking them")
+        raise BpeError(f"cannot find a free name like {base!r} in {self.folder}: other programs keep taking them")
 
     def rename(self, old: str, new: str, *, overwrite: bool = False) -> LibraryEntry:
         """Rename a tokenizer; its file's stored name is updated too. Returns the new entry.
@@ -273,7 +275,7 @@ class Workspace:
         """
         clean = sanitize_name(new)
         if not self.folder.is_dir():
-            raise ValueError(f"there is no tokenizer named {old!r} in the library")
+            raise BpeError(f"there is no tokenizer named {old!r} in the library")
         with self._changing() as folder:
             source = self._lookup(old)
             target = folder / f"{clean}{SUFFIX}"
@@ -283,35 +285,35 @@ class Workspace:
             # On case-insensitive file systems "a" -> "A" is the same file under another case.
             same_file = _same_file(source, target)
             if not same_file and os.path.lexists(target) and not overwrite:
-                raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name")
+                raise BpeError(f"a tokenizer named {clean!r} already exists; pick another name")
             data = bpe_json.with_stored_name(raw, clean)
             if same_file:  # only the case changes: move the file, then rewrite it in place
                 try:
                     safe_io.patiently(os.rename, source, target)
                 except OSError as exc:
-                    raise ValueError(f"cannot rename {source.name} to {target.name}: {exc.strerror or exc}") from None
+                    raise BpeError(f"cannot rename {source.name} to {target.name}: {exc.strerror or exc}") from None
                 return _publish(data, target, overwrite=True)
             try:
                 entry = _publish(data, target, overwrite=overwrite)
             except FileExistsError:
-                raise ValueError(f"a tokenizer named {clean!r} already exists; pick another name") from None
+                raise BpeError(f"a tokenizer named {clean!r} already exists; pick another name") from None
             _remove_source(source, target, undo=not overwrite)
             return entry
 
     def delete(self, name: str) -> None:
         """Delete a tokenizer; ValueError if it does not exist (of two deletes at once, one succeeds)."""
         if not self.folder.is_dir():
-            raise ValueError(f"there is no tokenizer named {name!r} in the library")
+            raise BpeError(f"there is no tokenizer named {name!r} in the library")
         with self._changing():
             path = self._lookup(name)
             if not _is_file(path):
-                raise ValueError(f"there is no tokenizer named {name!r} in the library")
+                raise BpeError(f"there is no tokenizer named {name!r} in the library")
             try:
                 safe_io.patiently(os.unlink, path)
             except FileNotFoundError:
-                raise ValueError(f"there is no tokenizer named {name!r} in the library") from None
+                raise BpeError(f"there is no tokenizer named {name!r} in the library") from None
             except OSError as exc:
-                raise ValueError(f"cannot delete {path}: {exc.strerror or exc}") from None
+                raise BpeError(f"cannot delete {path}: {exc.strerror or exc}") from None
 
     def unique_name(self, name: str) -> str:
         """``name`` sanitized, with `` 2``, `` 3``... appended if it is already taken. Only a hint when
@@ -345,14 +347,14 @@ def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
     try:
         temporary = safe_io.write_temporary(path.parent, data)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         info = os.stat(temporary)  # the published file's own (same inode), whatever happens next
         safe_io.publish(temporary, path, overwrite=overwrite)
     except FileExistsError:
         raise
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         safe_io.remove_quietly(temporary)
     return _entry_from(path, info)
@@ -363,9 +365,9 @@ def _read_existing(path: Path, name: str) -> bytes:
         with open(path, "rb") as handle:
             return handle.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        raise ValueError(f"there is no tokenizer named {name!r} in the library") from None
+        raise BpeError(f"there is no tokenizer named {name!r} in the library") from None
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
@@ -377,7 +379,7 @@ def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
     except OSError as exc:
         if undo:
             safe_io.remove_quietly(target)
-        raise ValueError(f"cannot rename {source.name}: cannot remove it ({exc.strerror or exc})") from None
+        raise BpeError(f"cannot rename {source.name}: cannot remove it ({exc.strerror or exc})") from None
 
 
 def _entry_from(path: Path, info: os.stat_result) -> LibraryEntry:
@@ -391,7 +393,7 @@ def _entry_at(path: Path) -> LibraryEntry:
     try:
         return _entry_from(path, path.stat())
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _is_file(path: Path) -> bool:

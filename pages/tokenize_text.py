@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bpe_core import Tokenizer, token_display
+from bpe_core import Tokenizer
+
+from bpe_core.bpe.tokens import token_display
 
 from pages._ui import linked, markup, render, state, tokenizers
 from pages._ui.render import markdown_text as md
@@ -351,7 +353,7 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
     st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
     st.code(decoded, language=None, wrap_lines=True)
     if len(ids) <= 200:
-        tokens = [decoder.token_bytes(i) for i in ids]
+        tokens = [decoder.decode_single_token_bytes(i) for i in ids]
         show_table(
             pd.DataFrame({"id": ids, "token": [token_display(t) for t in tokens], "bytes": [t.hex(" ") for t in tokens]})
         )

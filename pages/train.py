@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import bpe_core
+from bpe_core.training.counting import count_words
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 
@@ -224,7 +225,7 @@ def settings_section(corpus: Corpus) -> Settings:
 
 @st.cache_data(show_spinner="Counting pre-tokens…", max_entries=8)
 def corpus_statistics(signature: str, pattern: str | None, specials: tuple[str, ...], _documents: list[str]):
-    counts = bpe_core.count_words(_documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
+    counts = count_words(_documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
     stats = counts.stats
     return {
         "documents": stats.documents,

@@ -15,7 +15,7 @@ import io
 import pandas as pd
 import streamlit as st
 
-from bpe_core import token_display
+from bpe_core.bpe.tokens import token_display
 
 from bpe_core.analysis import vocab_diff
 from bpe_core.bpe.tokens import parse_token_display

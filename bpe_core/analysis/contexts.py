@@ -12,6 +12,8 @@ It does not keep corpora (the app keeps a session tokenizer's training text) or 
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -44,15 +46,15 @@ def token_contexts(
 
     >>> import bpe_core
     >>> tok = bpe_core.train(["the cat sat on the mat"] * 3, 270, min_frequency=1)
-    >>> [(c.before, c.token, c.after) for c in token_contexts(tok, ["a cat, the hat"], tok.token_id(" the"), width=5)]
+    >>> [(c.before, c.token, c.after) for c in token_contexts(tok, ["a cat, the hat"], tok.encode_single_token(" the"), width=5)]
     [(' cat,', ' the', ' hat')]
     """
     for name, value in (("limit", limit), ("max_chars", max_chars), ("width", width)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+            raise BpeError(f"{name} must be a non-negative integer, got {value!r}")
     if isinstance(texts, str):
         texts = [texts]
-    needle = tokenizer.token_bytes(token_id)
+    needle = tokenizer.decode_single_token_bytes(token_id)
     found: list[TokenContext] = []
     budget = max_chars
     cut_regex = safe_cut_regex(tokenizer.pattern)

@@ -25,6 +25,8 @@ Pure Python: no numpy; nothing here trains or draws.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -95,9 +97,9 @@ def gini(values: Iterable[float]) -> float:
     """
     xs = sorted(values)
     if not xs:
-        raise ValueError("the Gini coefficient needs at least one value (one token count per language)")
+        raise BpeError("the Gini coefficient needs at least one value (one token count per language)")
     if xs[0] < 0:
-        raise ValueError(f"the Gini coefficient needs non-negative values (token counts), got {xs[0]!r}")
+        raise BpeError(f"the Gini coefficient needs non-negative values (token counts), got {xs[0]!r}")
     n = len(xs)
     total = sum(xs)
     if not total:
@@ -143,7 +145,7 @@ def partial_token_share(tokenizer: Any, text: str) -> float | None:
     one); None for an empty text or a tokenizer that does not give its tokens' bytes.
 
     >>> import bpe_core
-    >>> partial_token_share(bpe_core.gpt2(), "ab"), partial_token_share(bpe_core.gpt2(), "日本語です")
+    >>> partial_token_share(bpe_core.load("gpt2"), "ab"), partial_token_share(bpe_core.load("gpt2"), "日本語です")
     (0.0, 0.75)
     """
     text = clean_text(text)
@@ -196,19 +198,19 @@ def _quantile(ordered: list[float], q: float) -> float:
 
 def _check_counts(counts: Mapping[str, Sequence[int]], reference: str) -> int:
     if reference not in counts:
-        raise ValueError(f"reference {reference!r} is not among the languages ({', '.join(counts)})")
+        raise BpeError(f"reference {reference!r} is not among the languages ({', '.join(counts)})")
     sizes = {label: len(values) for label, values in counts.items()}
     n = sizes[reference]
     uneven = [label for label, size in sizes.items() if size != n]
     if uneven:
-        raise ValueError(
+        raise BpeError(
             f"parallel text needs the same number of sentences in every language: {reference} has {n}, "
             + ", ".join(f"{label} {sizes[label]}" for label in uneven)
         )
     if not n:
-        raise ValueError("there are no sentences to compare")
+        raise BpeError("there are no sentences to compare")
     if not sum(counts[reference]):
-        raise ValueError(f"the reference {reference!r} has no tokens: the premium is undefined")
+        raise BpeError(f"the reference {reference!r} has no tokens: the premium is undefined")
     return n
 
 
@@ -228,9 +230,9 @@ def premium_intervals(
     """
     n = _check_counts(counts, reference)
     if not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+        raise BpeError(f"resamples must be a positive integer, got {resamples!r}")
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+        raise BpeError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
     rng = random.Random(seed)
     labels = list(counts)
     columns = [list(counts[label]) for label in labels]

@@ -19,6 +19,8 @@ occurs in text (``contexts``). The tokenizer is duck-typed (``vocab``, ``merges`
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import time
 from collections import defaultdict
 from collections.abc import Collection, Sequence
@@ -151,7 +153,7 @@ class MergeForest:
         (['␣ab', '␣abc'], 2)
         """
         if mode not in SEARCH_MODES:
-            raise ValueError(f"search mode must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
+            raise BpeError(f"search mode must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
         if mode == "regex":
             found = _regex_ids(self.display, query, timeout)
         else:
@@ -172,7 +174,7 @@ class MergeForest:
         """
         columns = {"left": self.left, "right": self.right, "result": self.made}
         if where not in (*columns, "any"):
-            raise ValueError(f"where must be one of left, right, result or any, not {where!r}")
+            raise BpeError(f"where must be one of left, right, result or any, not {where!r}")
         shown, wanted = self.display, text_display(query)
         if where != "any":
             return [rank for rank, i in enumerate(columns[where]) if wanted in shown[i]]
@@ -194,7 +196,7 @@ class MergeForest:
         ([b' ', b'ab', b'c'], [b' abc'])
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise ValueError(f"k (the number of merges) must be a non-negative integer, got {k!r}")
+            raise BpeError(f"k (the number of merges) must be a non-negative integer, got {k!r}")
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
@@ -293,7 +295,7 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
     try:
         search = regex.compile(query).search
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
-        raise ValueError(f"{query!r} is not a valid regular expression ({exc}): fix it, or search by prefix") from None
+        raise BpeError(f"{query!r} is not a valid regular expression ({exc}): fix it, or search by prefix") from None
     if not needs_time_limit(query):
         return [token_id for token_id, shown in display.items() if search(shown) is not None]
     # The budget is processor time (a loaded server must not refuse a sound regex); each search gets
@@ -308,7 +310,7 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
                 raise TimeoutError
             found.extend(i for i, shown in items[start : start + _BATCH] if search(shown, timeout=share) is not None)
     except TimeoutError:
-        raise ValueError(
+        raise BpeError(
             f"the regular expression {query!r} is too slow over the vocabulary (its budget is {timeout:g} s of processor "
             "time): simplify it (nested repeats such as (a+)+ or (a|aa)+ backtrack without end), or search by prefix"
         ) from None

@@ -17,6 +17,8 @@ This module does not train, read files or draw anything; it imports no UI librar
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -64,11 +66,11 @@ class HeldOutSplit:
 
 def _check(fraction: object, seed: object, by: object) -> None:
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
-        raise ValueError(f"fraction must be a number between 0 and 1 (e.g. 0.1 for 10%), got {fraction!r}")
+        raise BpeError(f"fraction must be a number between 0 and 1 (e.g. 0.1 for 10%), got {fraction!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+        raise BpeError(f"seed must be a whole number >= 0, got {seed!r}")
     if by not in UNITS:
-        raise ValueError(f"by must be one of {', '.join(UNITS)}, got {by!r}")
+        raise BpeError(f"by must be one of {', '.join(UNITS)}, got {by!r}")
 
 
 def _documents(documents: str | Iterable[str]) -> list[str]:
@@ -123,7 +125,7 @@ def choose_heldout(units: Sequence[str], fraction: float, seed: int) -> set[str]
 
 
 def _empty_heldout(unit: str, units: int, fraction: float) -> ValueError:
-    return ValueError(
+    return BpeError(
         f"the held-out part would be empty: {fraction:.0%} of {units:,} non-blank {unit}(s) is less than one "
         f"{unit}. Add more text (one held-out {unit} needs about {max(2, round(1 / fraction)):,} of them), raise "
         "the held-out share, or train without a held-out split."
@@ -131,7 +133,7 @@ def _empty_heldout(unit: str, units: int, fraction: float) -> ValueError:
 
 
 def _empty_train(unit: str, units: int) -> ValueError:
-    return ValueError(
+    return BpeError(
         f"the training part would be empty: all {units:,} non-blank {unit}(s) would be held out (identical "
         f"{unit}s stay together). Add more varied text, lower the held-out share, or train without a held-out split."
     )

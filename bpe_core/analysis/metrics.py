@@ -35,6 +35,8 @@ without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -107,9 +109,9 @@ def renyi_entropy(counts: Iterable[int], alpha: float = RENYI_ALPHA) -> float:
     values = [c for c in counts if c > 0]
     total = sum(values)
     if not total:
-        raise ValueError("the Rényi entropy of an empty distribution is undefined")
+        raise BpeError("the Rényi entropy of an empty distribution is undefined")
     if alpha < 0:
-        raise ValueError(f"alpha must be >= 0, got {alpha}")
+        raise BpeError(f"alpha must be >= 0, got {alpha}")
     probabilities = [c / total for c in values]
     if alpha == 1:
         return -sum(p * math.log(p) for p in probabilities)
@@ -218,7 +220,7 @@ class _Text:
 def _as_text(sample: Any) -> _Text:
     if isinstance(sample, (tuple, list)):
         if len(sample) not in (2, 3) or not isinstance(sample[0], str) or not isinstance(sample[1], str):
-            raise ValueError(f"a sample tuple must be (label, text) or (label, text, spaced), got {sample!r:.80}")
+            raise BpeError(f"a sample tuple must be (label, text) or (label, text, spaced), got {sample!r:.80}")
         spaced = bool(sample[2]) if len(sample) == 3 else True
         return _Text(sample[0], sample[0], None, None, spaced, sample[1])
     try:
@@ -240,7 +242,7 @@ def _find_reference(reference: str, texts: list[_Text]) -> tuple[_Text, bool]:
             return text, True
     if reference in sample_ids():
         return _as_text(get_sample(reference)), False
-    raise ValueError(
+    raise BpeError(
         f"reference {reference!r} is neither among the samples ({', '.join(t.id for t in texts)}) "
         "nor a built-in sample id"
     )
@@ -267,7 +269,7 @@ def compare(
     seen: set[str] = set()
     for text in texts:
         if text.id in seen:
-            raise ValueError(f"two samples share the id {text.id!r}: ids must be unique")
+            raise BpeError(f"two samples share the id {text.id!r}: ids must be unique")
         seen.add(text.id)
     ref = None
     ref_is_sample = False
@@ -346,13 +348,13 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
     """A plain sentence about ``tokenizer_label``'s rows from ``compare`` for one metric, e.g.
     "GPT-2 needs 7.5x more tokens for Hindi than for English." ValueError if there is nothing to say."""
     if metric not in METRIC_NAMES:
-        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRIC_NAMES)}")
+        raise BpeError(f"unknown metric {metric!r}: choose one of {', '.join(METRIC_NAMES)}")
     mine = [r for r in rows if r.get("tokenizer") == tokenizer_label and r.get(metric) is not None]
     if metric == "premium":
         mine = [r for r in mine if r.get("label") != r.get("reference")]
     if not mine:
         known = sorted({str(r.get("tokenizer")) for r in rows})
-        raise ValueError(
+        raise BpeError(
             f"no rows with a {metric} for tokenizer {tokenizer_label!r} (tokenizers in the rows: {', '.join(known) or 'none'})"
         )
     top = max(mine, key=lambda r: r[metric])

@@ -10,6 +10,8 @@ formulas are ``fairness``'s; nothing here draws (the Compare page does).
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,7 +55,7 @@ def measure_fairness(
 
     >>> import bpe_core
     >>> sentences = {"eng": ["Hello world", "Thank you"], "deu": ["Hallo Welt", "Danke"]}
-    >>> f = measure_fairness(bpe_core.gpt2(), sentences, "eng")
+    >>> f = measure_fairness(bpe_core.load("gpt2"), sentences, "eng")
     >>> f.tokens, f.worst, f.max_premium, f.gini
     ({'eng': 4, 'deu': 6}, 'deu', 1.5, 0.1)
     """
@@ -182,7 +184,7 @@ def compare_training(
         raise TypeError("texts and heldout must map each language to its text (dicts)")
     texts = {language: value if isinstance(value, (str, bytes)) else list(value) for language, value in texts.items()}
     if reference not in heldout:
-        raise ValueError(f"the reference language {reference!r} has no held-out sentences ({', '.join(heldout)})")
+        raise BpeError(f"the reference language {reference!r} has no held-out sentences ({', '.join(heldout)})")
     if dev is None:
         dev = texts
     started = time.perf_counter()

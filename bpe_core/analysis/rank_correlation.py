@@ -9,6 +9,8 @@ turned into one float at the end. This module knows nothing of tokenizers (``voc
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import bisect
 import operator
 from collections.abc import Sequence
@@ -22,7 +24,7 @@ INSERTION_BLOCK = 1024
 def _distinct(ranks: Sequence[int]) -> list[int]:
     values = list(ranks)
     if len(set(values)) != len(values):
-        raise ValueError("the ranks must be distinct (a ranking without ties): each item gets its own rank")
+        raise BpeError("the ranks must be distinct (a ranking without ties): each item gets its own rank")
     return values
 
 

@@ -15,6 +15,8 @@ This module only computes; it draws nothing and loads no tokenizer (pass them in
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import bisect
 import operator
 from collections import deque
@@ -59,14 +61,14 @@ class Vocabulary:
         if not isinstance(self.name, str):
             raise TypeError(f"a vocabulary's name is a str, not {type(self.name).__name__}")
         if len(self.tokens) != len(self.ids):
-            raise ValueError(f"{len(self.tokens)} tokens but {len(self.ids)} ids: give one id per token")
+            raise BpeError(f"{len(self.tokens)} tokens but {len(self.ids)} ids: give one id per token")
         if not all(map(bytes.__instancecheck__, self.tokens)):
             rank, token = next((r, t) for r, t in enumerate(self.tokens) if not isinstance(t, bytes))
             raise TypeError(f"token {rank} is {type(token).__name__}, not bytes: give tokens as bytes")
         rank_of = dict(zip(self.tokens, range(len(self.tokens))))
         if len(rank_of) != len(self.tokens):
             rank, token = next((r, t) for r, t in enumerate(self.tokens) if rank_of[t] != r)
-            raise ValueError(f"token {token!r} appears twice (ranks {rank} and {rank_of[token]}): tokens must be distinct")
+            raise BpeError(f"token {token!r} appears twice (ranks {rank} and {rank_of[token]}): tokens must be distinct")
         object.__setattr__(self, "rank_of", rank_of)
 
     @cached_property
@@ -109,7 +111,7 @@ def _external_vocabulary(tokenizer: ExternalTokenizer) -> Vocabulary:
     for token_id in range(tokenizer.n_vocab):
         if token_id not in special_ids:
             try:
-                first.setdefault(tokenizer.token_bytes(token_id).replace(METASPACE, b" "), token_id)
+                first.setdefault(tokenizer.decode_single_token_bytes(token_id).replace(METASPACE, b" "), token_id)
             except ValueError:  # an id the library does not use (a gap in WordPiece's vocabulary)
                 pass
     note = (f"{tokenizer.name}'s tokens are the text {tokenizer.kind.split(' (')[0]} writes, with ▁ read as a space; "
@@ -209,7 +211,7 @@ def curve_sizes(limit: int, *, start: int = 256, steps: Sequence[int] = (1, 2, 5
     """
     limit, start = _count(limit, "limit"), _count(start, "start", least=0)
     if not steps or any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s < 10 for s in steps):
-        raise ValueError(f"steps must be whole numbers from 1 to 9 (e.g. (1, 2, 5)), not {steps!r}")
+        raise BpeError(f"steps must be whole numbers from 1 to 9 (e.g. (1, 2, 5)), not {steps!r}")
     if limit <= start:
         start = 0
     sizes = {limit} | ({start} if start else set())
@@ -224,7 +226,7 @@ def _count(value: Any, name: str, *, least: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be a whole number, not {type(value).__name__} {value!r}")
     if value < least:
-        raise ValueError(f"{name} must be at least {least}, not {value}")
+        raise BpeError(f"{name} must be at least {least}, not {value}")
     return value
 
 
@@ -247,7 +249,7 @@ def _curve(ranks_a: list[int], ranks_b: list[int], limit: int, sizes: Iterable[i
     for k in curve_sizes(limit, start=start) if sizes is None else sizes:
         k = _count(k, "a size k")
         if k > limit:
-            raise ValueError(f"size {k:,} is past the shorter list ({limit:,}): pick sizes up to {limit:,}")
+            raise BpeError(f"size {k:,} is past the shorter list ({limit:,}): pick sizes up to {limit:,}")
         shared = bisect.bisect_left(larger, k)
         points.append(OverlapPoint(k, shared, shared / (2 * k - shared), shared / k))
     return points
@@ -256,7 +258,7 @@ def _curve(ranks_a: list[int], ranks_b: list[int], limit: int, sizes: Iterable[i
 def _ordered(vocab: Vocabulary) -> Vocabulary:
     """The vocabulary, or a ValueError saying why it has no rank order."""
     if vocab.unordered:
-        raise ValueError(f"{vocab.name} has no rank order to compare: {vocab.unordered}")
+        raise BpeError(f"{vocab.name} has no rank order to compare: {vocab.unordered}")
     return vocab
 
 
@@ -314,7 +316,7 @@ def _tolerance(tolerance: Any) -> float:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)):
         raise TypeError(f"tolerance must be a number such as 0.1 (10%), not {type(tolerance).__name__}")
     if not 0 <= tolerance <= 1:  # NaN fails this too
-        raise ValueError(f"tolerance is a fraction of the larger rank, from 0 to 1 (0.1 is 10%), not {tolerance}")
+        raise BpeError(f"tolerance is a fraction of the larger rank, from 0 to 1 (0.1 is 10%), not {tolerance}")
     return float(tolerance)
 
 
@@ -362,7 +364,7 @@ def merge_agreement(a: Any, b: Any, *, shown: int = 10, sizes: Iterable[int] | N
     for vocab in (a, b):
         if not vocab.merges:
             why = vocab.unordered or "it has no merges (nothing was learned, or its file holds none)"
-            raise ValueError(f"{vocab.name}'s merge order cannot be compared: {why}")
+            raise BpeError(f"{vocab.name}'s merge order cannot be compared: {why}")
     unequal = (rank for rank, (x, y) in enumerate(zip(a.merges, b.merges)) if x != y)
     prefix = next(unequal, min(len(a.merges), len(b.merges)))
     same_rank = sum(map(operator.eq, a.merges, b.merges))

@@ -6,6 +6,8 @@ language stops improving. The per-text metrics themselves are ``metrics``'. Noth
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -19,7 +21,7 @@ IMPROVEMENT_TOLERANCE = 0.01
 
 def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
     if steps < 2:
-        raise ValueError(f"steps must be at least 2, got {steps}")
+        raise BpeError(f"steps must be at least 2, got {steps}")
     if total == 0:
         return [0]
     if spacing == "linear":
@@ -30,7 +32,7 @@ def _merge_counts_to_try(total: int, steps: int, spacing: str) -> list[int]:
         if steps > 2:
             values.update(round(total ** (i / (steps - 2))) for i in range(steps - 1))
     else:
-        raise ValueError(f"spacing must be 'linear' or 'log', got {spacing!r}")
+        raise BpeError(f"spacing must be 'linear' or 'log', got {spacing!r}")
     return sorted(min(max(v, 0), total) for v in values)
 
 
@@ -106,7 +108,7 @@ def _checked_points(merges: Sequence[int], total: int) -> list[int]:
     points = sorted(set(merges))
     bad = [k for k in points if not isinstance(k, int) or isinstance(k, bool) or k < 0 or k > total]
     if bad:
-        raise ValueError(f"merge counts must be integers in 0..{total}, got {bad[0]!r}")
+        raise BpeError(f"merge counts must be integers in 0..{total}, got {bad[0]!r}")
     return points
 
 
@@ -117,7 +119,7 @@ def _applied_by_rank(tokenizer: Tokenizer, text: str, traces: dict[bytes, list[i
         data = piece.encode("utf-8")
         trace = traces.get(data)
         if trace is None:
-            trace = traces[data] = tokenizer.applied_merge_ranks(data)
+            trace = traces[data] = tokenizer._applied_merge_ranks(data)
         applied.update(trace)
     return applied
 
@@ -141,7 +143,7 @@ def premium_by_vocab_size(
     [('x', 0, 1.0), ('x', 1, 1.0), ('y', 0, 1.0), ('y', 1, 2.0)]
     """
     if reference not in texts:
-        raise ValueError(f"reference {reference!r} is not among the texts ({', '.join(texts)})")
+        raise BpeError(f"reference {reference!r} is not among the texts ({', '.join(texts)})")
     rows = compression_by_vocab_size(tokenizer, texts, steps, merges=merges, spacing=spacing)
     reference_tokens = {row["merges"]: row["tokens"] for row in rows if row["text"] == reference}
     for row in rows:
@@ -159,7 +161,7 @@ def stops_improving(rows: Sequence[Mapping[str, Any]], tolerance: float = IMPROV
     {'t': 400}
     """
     if not 0 <= tolerance < 1:
-        raise ValueError(f"tolerance must be a share between 0 and 1 (e.g. 0.01), got {tolerance!r}")
+        raise BpeError(f"tolerance must be a share between 0 and 1 (e.g. 0.01), got {tolerance!r}")
     by_text: dict[str, list[tuple[int, int]]] = {}
     for row in rows:
         by_text.setdefault(row["text"], []).append((row["vocab_size"], row["tokens"]))

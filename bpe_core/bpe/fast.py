@@ -13,6 +13,8 @@ This module knows nothing of text, regexes, special tokens or files.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
@@ -317,7 +319,7 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     odd = [left + right for left, right in structure.late_merges] + structure.whole_tokens
     if odd:
         token = min(odd, key=ranks.__getitem__)
-        raise ValueError(
+        raise BpeError(
             f"token {token!r} (rank {ranks[token]}) cannot be built from two lower-ranked tokens: "
             "these ranks are not a BPE merge list (Tokenizer.from_ranks follows tiktoken's rule for them)"
         )

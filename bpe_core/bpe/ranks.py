@@ -11,6 +11,8 @@ the result into a merge list (``merges_from_ranks``) and encodes with it.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import heapq
 import sys
 from array import array
@@ -271,13 +273,13 @@ def tiktoken_rule_parts(
     {(257, 99): 256}
     """
     if rule not in RULES:
-        raise ValueError(f"rule must be 'bpe' (BPE with the merge list) or 'tiktoken' (ids are ranks), not {rule!r}")
+        raise BpeError(f"rule must be 'bpe' (BPE with the merge list) or 'tiktoken' (ids are ranks), not {rule!r}")
     if rule == "bpe":
         return None, {}
     if structure is None:
         structure = rank_structure(token_to_id)
     if list(merges) != structure.merges:
-        raise ValueError(
+        raise BpeError(
             "with rule='tiktoken' the merges are those the ids imply (ids are tiktoken's ranks); "
             "build the tokenizer with Tokenizer.from_ranks"
         )
@@ -320,30 +322,30 @@ def structure_from_bytes(data: bytes, ranks: Mapping[bytes, int]) -> RankStructu
     whole-word tokens together are every multi-byte token once. ValueError when not (another
     format, other ranks, a damaged copy): the caller recovers the structure again."""
     if not data.startswith(STRUCTURE_FORMAT) or (len(data) - len(STRUCTURE_FORMAT)) % 8:
-        raise ValueError("not a rank structure of this bpe_core version")
+        raise BpeError("not a rank structure of this bpe_core version")
     numbers = array("q")
     numbers.frombytes(data[len(STRUCTURE_FORMAT) :])
     if sys.byteorder != "little":
         numbers.byteswap()
     n_merges, n_late, n_whole = numbers[:3] if len(numbers) >= 3 else (-1, -1, -1)
     if min(n_merges, n_late, n_whole) < 0 or len(numbers) != 3 + 2 * (n_merges + n_late) + n_whole:
-        raise ValueError("a rank structure of the wrong size")
+        raise BpeError("a rank structure of the wrong size")
     vocab = {rank: token for token, rank in ranks.items()}
     part = [vocab.get(r) if r >= 0 else (bytes([-1 - r]) if r >= -256 else None) for r in numbers[3 : 3 + 2 * (n_merges + n_late)]]
     if None in part:
-        raise ValueError("a rank structure naming a rank these ranks lack")
+        raise BpeError("a rank structure naming a rank these ranks lack")
     pairs = list(zip(part[0::2], part[1::2]))
     merges, late = pairs[:n_merges], pairs[n_merges:]
     whole = [vocab.get(r) for r in numbers[3 + 2 * (n_merges + n_late) :]]
     made = [ranks.get(left + right) for left, right in pairs]
     if None in made or None in whole or any(len(token) < 2 for token in whole):
-        raise ValueError("a rank structure whose parts do not join into tokens")
+        raise BpeError("a rank structure whose parts do not join into tokens")
     merged = made[:n_merges]
     if any(b <= a for a, b in zip(merged, merged[1:])) or any(
         ranks.get(left, -1) >= rank or ranks.get(right, -1) >= rank for (left, right), rank in zip(merges, merged)
     ):
-        raise ValueError("a rank structure whose merges are out of rank order")
+        raise BpeError("a rank structure whose merges are out of rank order")
     covered = set(made) | {ranks[token] for token in whole}
     if len(covered) != len(pairs) + n_whole or len(covered) != sum(len(token) > 1 for token in ranks):
-        raise ValueError("a rank structure that does not cover every token once")
+        raise BpeError("a rank structure that does not cover every token once")
     return RankStructure(merges=merges, late_merges=late, whole_tokens=whole)

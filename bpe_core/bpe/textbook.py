@@ -10,6 +10,8 @@ losslessly.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -74,7 +76,7 @@ class TextbookResult:
 def train_textbook(text_or_words: str | Sequence[str], num_merges: int, *, top: int = 10) -> TextbookResult:
     """Learn ``num_merges`` merges (fewer if pairs run out) on whitespace-separated words."""
     if not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be a non-negative integer, got {num_merges!r}")
+        raise BpeError(f"num_merges must be a non-negative integer, got {num_merges!r}")
     counts: dict[str, int] = {}
     for word in _split_words(text_or_words):
         counts[word] = counts.get(word, 0) + 1

@@ -10,6 +10,8 @@ module checks ids and builds messages; it knows no tokenizer (the caller passes 
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import operator
 from collections.abc import Callable, Container, Iterable
 
@@ -18,9 +20,9 @@ from collections.abc import Callable, Container, Iterable
 MAX_TOKEN_ID = 2**32 - 1
 
 
-class UnknownTokenError(ValueError, KeyError):
-    """An id (or a token's text) the tokenizer does not have: a ``ValueError``, and a ``KeyError``
-    as tiktoken raises for it.
+class UnknownTokenError(BpeError, KeyError):
+    """An id (or a token's text) the tokenizer does not have: bad input (``BpeError``), and a
+    ``KeyError`` as tiktoken raises for it.
 
     >>> isinstance(UnknownTokenError("unknown token id 7"), KeyError)
     True
@@ -30,9 +32,9 @@ class UnknownTokenError(ValueError, KeyError):
     __str__ = BaseException.__str__
 
 
-class TokenIdTypeError(TypeError, ValueError):
-    """An id that is not an integer (a float, a bool, a string): a ``TypeError`` as in tiktoken, and a
-    ``ValueError`` like every other bad id."""
+class TokenIdTypeError(TypeError):
+    """An id that is not an integer (a float, a bool, a string): a ``TypeError`` as in tiktoken, the
+    caller's mistake (the CLI and the app parse ids before they call)."""
 
 
 def checked_id(token_id: object) -> int:

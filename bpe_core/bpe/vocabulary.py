@@ -6,6 +6,8 @@ Each function takes what a user or a file gave and returns it in the form the en
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Mapping, Sequence
 
 from bpe_core.bpe.token_ids import MAX_TOKEN_ID
@@ -22,7 +24,7 @@ def check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
     checked: dict[int, bytes] = {}
     for token_id, token in vocab.items():
         if not _is_id(token_id):
-            raise ValueError(f"vocab ids must be integers from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
+            raise BpeError(f"vocab ids must be integers from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
         if not isinstance(token, (bytes, bytearray)):
             raise TypeError(f"vocab[{token_id}] must be bytes, not {type(token).__name__}")
         checked[token_id] = bytes(token)
@@ -43,9 +45,9 @@ def resolve_special_tokens(
     next_id = max(vocab, default=-1) + 1
     for token in special_tokens:
         if not isinstance(token, str) or not token:
-            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+            raise BpeError(f"special tokens must be non-empty strings, got {token!r}")
         if token in result:
-            raise ValueError(f"special token {token!r} is listed twice")
+            raise BpeError(f"special token {token!r} is listed twice")
         encoded = token.encode("utf-8")
         if encoded in by_bytes and by_bytes[encoded] not in result.values():
             result[token] = by_bytes[encoded]
@@ -60,16 +62,16 @@ def _special_tokens_with_ids(special_tokens: Mapping[str, int], vocab: dict[int,
     result: dict[str, int] = {}
     for token, token_id in special_tokens.items():
         if not isinstance(token, str) or not token:
-            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+            raise BpeError(f"special tokens must be non-empty strings, got {token!r}")
         if not _is_id(token_id):
-            raise ValueError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
+            raise BpeError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
         encoded = token.encode("utf-8")
         if token_id in vocab and vocab[token_id] != encoded:
-            raise ValueError(
+            raise BpeError(
                 f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}"
             )
         if token_id in result.values():
-            raise ValueError(f"special token {token!r} reuses id {token_id}")
+            raise BpeError(f"special token {token!r} reuses id {token_id}")
         vocab[token_id] = encoded
         result[token] = token_id
     return result
@@ -84,16 +86,16 @@ def index_tokens(vocab: Mapping[int, bytes], special_ids: set[int]) -> dict[byte
             continue
         token = vocab[token_id]
         if not token:
-            raise ValueError(f"vocab[{token_id}] is empty: every token must hold at least one byte")
+            raise BpeError(f"vocab[{token_id}] is empty: every token must hold at least one byte")
         if token in token_to_id:
-            raise ValueError(
+            raise BpeError(
                 f"ids {token_to_id[token]} and {token_id} both have the bytes {token!r}: "
                 "each token's bytes must be unique"
             )
         token_to_id[token] = token_id
     missing = [b for b in range(256) if bytes([b]) not in token_to_id]
     if missing:
-        raise ValueError(
+        raise BpeError(
             f"the vocab lacks {len(missing)} single-byte tokens (first: {bytes([missing[0]])!r}); "
             "a byte-level BPE vocab must contain all 256 bytes"
         )
@@ -111,7 +113,7 @@ def rank_merges(
     known = {bytes([b]): token_to_id[bytes([b])] for b in range(256)}
     for rank, entry in enumerate(merges):
         if not (isinstance(entry, (tuple, list)) and len(entry) == 2):
-            raise ValueError(f"merge {rank} must be a pair (left bytes, right bytes), got {entry!r}")
+            raise BpeError(f"merge {rank} must be a pair (left bytes, right bytes), got {entry!r}")
         left, right = entry
         if type(left) is not bytes or type(right) is not bytes:
             left, right = bytes(left), bytes(right)
@@ -119,17 +121,17 @@ def rank_merges(
         right_id = known.get(right)
         if left_id is None or right_id is None:
             part = left if left_id is None else right
-            raise ValueError(
+            raise BpeError(
                 f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is neither a single "
                 "byte nor the result of an earlier merge: merges must be listed in rank order"
             )
         merged = left + right
         merged_id = token_to_id.get(merged)
         if merged_id is None:
-            raise ValueError(f"merge {rank} makes {merged!r}, which is not in the vocab")
+            raise BpeError(f"merge {rank} makes {merged!r}, which is not in the vocab")
         pair = (left_id, right_id)
         if pair in pair_rank:
-            raise ValueError(f"merge {rank} ({left!r}, {right!r}) repeats merge {pair_rank[pair][0]}")
+            raise BpeError(f"merge {rank} ({left!r}, {right!r}) repeats merge {pair_rank[pair][0]}")
         pair_rank[pair] = (rank, merged_id)
         known[merged] = merged_id
         merge_list.append((left, right))

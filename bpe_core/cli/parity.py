@@ -9,6 +9,8 @@ registers the subcommand and turns its ValueErrors into one-line errors.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,7 +36,7 @@ def split_sentences(sentences: Mapping[str, Sequence[str]], share: float = HELDO
     """
     count = len(next(iter(sentences.values())))
     if count < 2:
-        raise ValueError("each file needs at least 2 sentences (better 100 or more), so that some can be held out")
+        raise BpeError("each file needs at least 2 sentences (better 100 or more), so that some can be held out")
     held = max(1, round(count * share))
     return ({k: list(v[: count - held]) for k, v in sentences.items()},
             {k: list(v[count - held :]) for k, v in sentences.items()})  # fmt: skip
@@ -61,9 +63,9 @@ def premium_table(result: ParityComparison) -> str:
 def _check(path: str | None) -> None:
     """Before any work: the folder an output goes into exists and the output is not a folder."""
     if path and not Path(path).parent.is_dir():
-        raise ValueError(f"cannot write {path}: the folder {str(Path(path).parent)!r} does not exist")
+        raise BpeError(f"cannot write {path}: the folder {str(Path(path).parent)!r} does not exist")
     if path and Path(path).is_dir():
-        raise ValueError(f"cannot write {path}: it is a folder; give a file name, e.g. {path}/parity.json")
+        raise BpeError(f"cannot write {path}: it is a folder; give a file name, e.g. {path}/parity.json")
 
 
 def _save(path: str | None, tokenizer) -> None:
@@ -72,14 +74,14 @@ def _save(path: str | None, tokenizer) -> None:
     try:
         write_atomic(path, tokenizer.to_json())
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"wrote {tokenizer.name!r} to {path}")
 
 
 def cmd_parity(args) -> int:
     pattern = pattern_option(args.pattern, default=DEFAULT_PATTERN)
     if not 0 <= args.global_share <= 1:
-        raise ValueError(f"--global-share must be between 0 and 1 (e.g. 0.8), not {args.global_share}")
+        raise BpeError(f"--global-share must be between 0 and 1 (e.g. 0.8), not {args.global_share}")
     _check(args.save_standard)
     _check(args.save_parity)
     if args.files:
@@ -87,7 +89,7 @@ def cmd_parity(args) -> int:
     else:
         train, heldout = parallel_text(split="train"), parallel_text(split="heldout")
     reference = args.reference or (REFERENCE_ID if REFERENCE_ID in train else next(iter(train)))
-    others = {spec: catalogue.load(spec) for spec in args.tokenizer or []}
+    others = {spec: catalogue.resolve(spec) for spec in args.tokenizer or []}
     merges = max(args.vocab_size - 256, 0)
     options = {"variant": args.variant, "global_merges": round(merges * args.global_share),
                "window": args.window, "alpha": args.alpha}  # fmt: skip

@@ -24,6 +24,8 @@ group by row group). This module reads; it does not pre-tokenize or count (``cou
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import glob
 import os
 import re
@@ -64,21 +66,21 @@ def file_format(path: str | os.PathLike) -> FileFormat:
         stem, extension = os.path.splitext(stem)
     kind = KINDS.get(extension, "text")
     if kind == "parquet" and compression:
-        raise ValueError(f"{os.fspath(path)}: a compressed Parquet file cannot be streamed; Parquet compresses "
+        raise BpeError(f"{os.fspath(path)}: a compressed Parquet file cannot be streamed; Parquet compresses "
                          "its own pages, so write it uncompressed on the outside (e.g. compression='zstd' inside)")
     return FileFormat(kind, compression)
 
 
 def check_bad_row_choice(on_bad_row: str) -> str:
     if on_bad_row not in BAD_ROW_CHOICES:
-        raise ValueError(f"on_bad_row must be 'skip' (skip bad rows and report them) or 'stop' (stop at the "
+        raise BpeError(f"on_bad_row must be 'skip' (skip bad rows and report them) or 'stop' (stop at the "
                          f"first one), not {on_bad_row!r}")
     return on_bad_row
 
 
 def check_text_field(text_field: str) -> str:
     if not isinstance(text_field, str) or not text_field:
-        raise ValueError(f"text_field must be the name of the field or column holding the text (e.g. 'text'), "
+        raise BpeError(f"text_field must be the name of the field or column holding the text (e.g. 'text'), "
                          f"not {text_field!r}")
     return text_field
 
@@ -121,22 +123,22 @@ def expand_inputs(inputs: str | os.PathLike | Iterable[str | os.PathLike]) -> li
         elif os.path.isdir(name):
             matched = _folder_files(name)
             if not matched:
-                raise ValueError(f"the folder {name} holds no files (hidden files are skipped)")
+                raise BpeError(f"the folder {name} holds no files (hidden files are skipped)")
         elif _GLOB_CHARACTERS.search(name):
             hits = sorted(glob.glob(name, recursive=True))
             matched = [f for hit in hits for f in ([hit] if os.path.isfile(hit) else _folder_files(hit))]
             if not matched:
-                raise ValueError(f"the pattern {name!r} matches no file; check it (quote it in the shell so that "
+                raise BpeError(f"the pattern {name!r} matches no file; check it (quote it in the shell so that "
                                  "bpe_core expands it, e.g. 'data/**/*.jsonl')")
         else:
-            raise ValueError(f"{name} is not a readable file: it does not exist (give files, folders or glob patterns)")
+            raise BpeError(f"{name} is not a readable file: it does not exist (give files, folders or glob patterns)")
         for path in matched:
             key = os.path.normcase(os.path.realpath(path))
             if key not in seen:
                 seen.add(key)
                 files.append(path)
     if not files:
-        raise ValueError("no input files given: give files, folders or glob patterns")
+        raise BpeError("no input files given: give files, folders or glob patterns")
     return files
 
 
@@ -264,11 +266,11 @@ class DocumentReader:
                 yield (text,)
                 continue
             if self.on_bad_row == "stop":
-                raise ValueError(stop_message(path, row, reason))
+                raise BpeError(stop_message(path, row, reason))
             self.bad_rows.add(path, row, reason)
             first_bad = first_bad or f"row {row}: {reason}"
         if first_bad and not good:  # every row bad: most likely the text is in another field
-            raise ValueError(f"{path} has no row with text in {self.text_field!r} (first bad {first_bad}); name the "
+            raise BpeError(f"{path} has no row with text in {self.text_field!r} (first bad {first_bad}); name the "
                              "field that holds the text with text_field= (--text-field)")
 
     def _row_texts(self, path: str, form: FileFormat, tell: Progress) -> Iterator[tuple[int, str | None, str]]:

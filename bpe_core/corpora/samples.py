@@ -23,6 +23,8 @@ tokenizes the sentences; each is kept as written.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 import json
 import os
@@ -62,7 +64,7 @@ def _read_manifest() -> list[dict]:
         raise FileNotFoundError(f"the samples manifest {MANIFEST} is missing: the package data is incomplete") from None
     entries = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        raise ValueError(f"{MANIFEST}: expected an object with a 'samples' list")
+        raise BpeError(f"{MANIFEST}: expected an object with a 'samples' list")
     return entries
 
 
@@ -73,10 +75,10 @@ def _all_samples() -> tuple[Sample, ...]:
     for entry in _read_manifest():
         sample_id = entry["id"]
         if sample_id in seen:
-            raise ValueError(f"{MANIFEST}: sample id {sample_id!r} is listed twice")
+            raise BpeError(f"{MANIFEST}: sample id {sample_id!r} is listed twice")
         seen.add(sample_id)
         if entry["kind"] not in KINDS:
-            raise ValueError(f"{MANIFEST}: sample {sample_id!r} has unknown kind {entry['kind']!r}")
+            raise BpeError(f"{MANIFEST}: sample {sample_id!r} has unknown kind {entry['kind']!r}")
         path = SAMPLES_DIR / entry["file"]
         text = path.read_bytes().decode("utf-8")
         if text.endswith("\n"):
@@ -99,7 +101,7 @@ def load_samples(kind: str | None = None) -> list[Sample]:
     """All built-in samples in manifest order (natural languages first), or those of one ``kind``
     (``"natural"``, ``"code"`` or ``"data"``)."""
     if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown sample kind {kind!r}: choose one of {', '.join(KINDS)} (or None for all)")
+        raise BpeError(f"unknown sample kind {kind!r}: choose one of {', '.join(KINDS)} (or None for all)")
     return [s for s in _all_samples() if kind is None or s.kind == kind]
 
 
@@ -113,7 +115,7 @@ def get_sample(sample_id: str) -> Sample:
     for sample in _all_samples():
         if sample.id == sample_id:
             return sample
-    raise ValueError(f"unknown sample id {sample_id!r}: the built-in samples are {', '.join(sample_ids())}")
+    raise BpeError(f"unknown sample id {sample_id!r}: the built-in samples are {', '.join(sample_ids())}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -131,10 +133,10 @@ def _parallel_manifest() -> tuple[tuple[str, ...], int, dict[str, range]]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{PARALLEL_MANIFEST} is missing: the package data is incomplete") from None
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{PARALLEL_MANIFEST} is damaged ({exc}): reinstall bpe_core") from None
+        raise BpeError(f"{PARALLEL_MANIFEST} is damaged ({exc}): reinstall bpe_core") from None
     splits["all"] = range(count)
     if set(splits) != set(PARALLEL_SPLITS):
-        raise ValueError(f"{PARALLEL_MANIFEST}: expected the splits train and heldout: reinstall bpe_core")
+        raise BpeError(f"{PARALLEL_MANIFEST}: expected the splits train and heldout: reinstall bpe_core")
     return languages, count, splits
 
 
@@ -147,7 +149,7 @@ def _parallel_lines(language: str) -> tuple[str, ...]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{path} is missing: the package data is incomplete") from None
     if len(lines) != count:
-        raise ValueError(f"{path} has {len(lines)} lines, not {count}: the package data is damaged")
+        raise BpeError(f"{path} has {len(lines)} lines, not {count}: the package data is damaged")
     return lines
 
 
@@ -174,13 +176,13 @@ def parallel_text(*, split: str = "train", languages: Sequence[str] | None = Non
     """
     known, _count, splits = _parallel_manifest()
     if split not in splits:
-        raise ValueError(f"unknown split {split!r}: choose one of {', '.join(PARALLEL_SPLITS)}")
+        raise BpeError(f"unknown split {split!r}: choose one of {', '.join(PARALLEL_SPLITS)}")
     if isinstance(languages, (str, bytes)):
         raise TypeError(f"languages must be a list of ids such as [{languages!r}], not one string")
     chosen = list(known) if languages is None else list(languages)
     unknown = [language for language in chosen if language not in known]
     if unknown:
-        raise ValueError(f"no built-in parallel text for {unknown!r}: the languages are {', '.join(known)}")
+        raise BpeError(f"no built-in parallel text for {unknown!r}: the languages are {', '.join(known)}")
     lines = splits[split]
     return {language: list(_parallel_lines(language)[lines.start : lines.stop]) for language in chosen}
 
@@ -203,7 +205,7 @@ def _sentences(data: bytes | str, *, name: str) -> list[str]:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
-            raise ValueError(
+            raise BpeError(
                 f"{name} is not UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8 and try again"
             ) from None
     elif not isinstance(data, str):
@@ -212,10 +214,10 @@ def _sentences(data: bytes | str, *, name: str) -> list[str]:
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
-        raise ValueError(f"{name} is empty: write one sentence per line")
+        raise BpeError(f"{name} is empty: write one sentence per line")
     for number, line in enumerate(lines, 1):
         if not line.strip():
-            raise ValueError(
+            raise BpeError(
                 f"{name}: line {number} is blank; write one sentence on every line, so that line N of "
                 "every file is the same sentence"
             )
@@ -273,10 +275,10 @@ def _named_paths(files: object) -> dict[str, Path]:
         if not isinstance(name, str) or not name:
             raise TypeError(f"every name must be a non-empty string, not {name!r}")
         if name in named:  # only lists can repeat a name: two folders holding hin.txt
-            raise ValueError(f"two files are named {name!r} ({named[name]} and {path}): pass a mapping {{name: path}}")
+            raise BpeError(f"two files are named {name!r} ({named[name]} and {path}): pass a mapping {{name: path}}")
         named[name] = Path(path)
     if not named:
-        raise ValueError("no files given: pass one file per language")
+        raise BpeError("no files given: pass one file per language")
     return named
 
 
@@ -284,7 +286,7 @@ def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _check_parallel(found: Mapping[str, list[str]], shown: Mapping[str, str]) -> None:
@@ -292,7 +294,7 @@ def _check_parallel(found: Mapping[str, list[str]], shown: Mapping[str, str]) ->
     counts = {name: len(lines) for name, lines in found.items()}
     if len(set(counts.values())) > 1:
         listing = "; ".join(f"{shown[name]}: {count} lines" for name, count in counts.items())
-        raise ValueError(
+        raise BpeError(
             f"parallel files must have the same number of lines, one sentence per line in the same "
             f"order, but {listing}. Make every file hold the same sentences, line for line"
         )

@@ -12,6 +12,8 @@ bad row is or counts anything: that is ``datasets``'s and ``counting``'s job.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import gzip
 import os
 import re
@@ -36,12 +38,12 @@ class ByteStream:
 
     def __init__(self, path: str, compression: str | None, *, start: int = 0) -> None:
         if start and compression:
-            raise ValueError(f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start")
+            raise BpeError(f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start")
         self.path = path
         try:
             self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
-            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
         self.stream = self.raw
         self.head = b""  # bytes read to look for a mark and not yet handed out
         self.first_offset = start
@@ -80,8 +82,8 @@ class ByteStream:
             return self.stream.read(size)
         except (OSError, EOFError, zlib.error, ValueError) as exc:  # pyarrow's errors are OSError/ValueError
             if self.stream is self.raw:
-                raise ValueError(f"cannot read {self.path}: {getattr(exc, 'strerror', None) or exc}") from None
-            raise ValueError(f"{self.path} cannot be decompressed (at byte {self.position():,}): {exc}; "
+                raise BpeError(f"cannot read {self.path}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise BpeError(f"{self.path} cannot be decompressed (at byte {self.position():,}): {exc}; "
                              "the file is damaged or not what its name says") from None
 
     def position(self) -> int:
@@ -117,7 +119,7 @@ def import_pyarrow(needs: str):
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise ValueError(f"{needs}: pip install pyarrow") from None
+        raise BpeError(f"{needs}: pip install pyarrow") from None
     return pyarrow, pyarrow.parquet
 
 
@@ -197,7 +199,7 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
             if not stripped:  # blank so far
                 continue
             if stripped[:1] != b"[":
-                raise ValueError(f"{source} is not a JSON array (it starts with {stripped[:20]!r}): a .json corpus "
+                raise BpeError(f"{source} is not a JSON array (it starts with {stripped[:20]!r}): a .json corpus "
                                  "file holds an array of objects or strings; use .jsonl for one object per line")
             buffer = bytearray(stripped[1:])
             opened, start, pos = True, 0, 0
@@ -234,12 +236,12 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
                 start = pos
                 closed = mark == b"]"
         if closed and _BLANK.fullmatch(buffer, pos) is None:
-            raise ValueError(f"{source} holds more after the array's closing ]: a .json corpus file holds one array "
+            raise BpeError(f"{source} holds more after the array's closing ]: a .json corpus file holds one array "
                              "(several arrays or objects: write them as .jsonl, one per line)")
         if closed:
             start = pos = len(buffer)
     if opened and not closed:
-        raise ValueError(f"{source} ends before the JSON array's closing ]: the file is truncated or damaged; copy "
+        raise BpeError(f"{source} ends before the JSON array's closing ]: the file is truncated or damaged; copy "
                          "or export it again")
 
 
@@ -254,15 +256,15 @@ def open_parquet(path: str, text_field: str):
     try:
         handle = parquet.ParquetFile(path)
     except (pyarrow.ArrowException, OSError) as exc:
-        raise ValueError(f"{path} is not a readable Parquet file ({exc})") from None
+        raise BpeError(f"{path} is not a readable Parquet file ({exc})") from None
     schema = handle.schema_arrow
     if text_field not in schema.names:
         columns = ", ".join(schema.names[:12]) or "none"
-        raise ValueError(f"{path} has no column {text_field!r} (its columns: {columns}); name the text column with "
+        raise BpeError(f"{path} has no column {text_field!r} (its columns: {columns}); name the text column with "
                          "text_field= (--text-field)")
     kind = schema.field(text_field).type
     if not is_text_type(kind, binary=True):
-        raise ValueError(f"{path}: column {text_field!r} holds {kind}, not text; name the text column with "
+        raise BpeError(f"{path}: column {text_field!r} holds {kind}, not text; name the text column with "
                          "text_field= (--text-field)")
     return handle
 
@@ -295,7 +297,7 @@ def parquet_rows(path: str, text_field: str, progress: Progress | None) -> Itera
                         row += 1
                         yield row, value
             except (pyarrow.ArrowException, OSError) as exc:
-                raise ValueError(f"{path}: row group {group} cannot be read ({exc}); the file is damaged") from None
+                raise BpeError(f"{path}: row group {group} cannot be read ({exc}); the file is damaged") from None
             done += size
             if progress:
                 progress(file_size * done // total)

@@ -8,6 +8,8 @@ rows: see ``datasets``).
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
@@ -32,14 +34,14 @@ def decode_text(data: bytes, *, source: str) -> str:
     ValueError for binary data (NUL bytes near the start) or invalid UTF-8, naming ``source``.
     """
     if b"\x00" in data[:8192]:
-        raise ValueError(
+        raise BpeError(
             f"{source} looks like a binary file (it contains NUL bytes): use UTF-8 text "
             "(.txt, .md, source code or JSONL)"
         )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(not_utf8_message(source, exc.start, data[exc.start : exc.start + 4])) from None
+        raise BpeError(not_utf8_message(source, exc.start, data[exc.start : exc.start + 4])) from None
     return text.removeprefix("\ufeff")
 
 
@@ -75,7 +77,7 @@ def iter_text_blocks(blocks: Iterable[bytes], *, source: str, offset: int = 0) -
         try:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ValueError(not_utf8_message(source, offset + exc.start, chunk[exc.start : exc.start + 4])) from None
+            raise BpeError(not_utf8_message(source, offset + exc.start, chunk[exc.start : exc.start + 4])) from None
         offset += len(chunk)
         if text or not block:
             yield text, offset

@@ -20,6 +20,8 @@ reverse conversion is ``Tokenizer.from_tiktoken``.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 import operator
 import os
@@ -168,10 +170,10 @@ def check_engine(engine: object) -> str:
     if engine is None:
         engine = os.environ.get(ENGINE_VARIABLE) or "auto"
         if engine not in ENGINES:
-            raise ValueError(f"the environment variable {ENGINE_VARIABLE}={engine!r} must be one of {', '.join(ENGINES)}")
+            raise BpeError(f"the environment variable {ENGINE_VARIABLE}={engine!r} must be one of {', '.join(ENGINES)}")
         return engine
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(repr(e) for e in ENGINES)} (or None), not {engine!r}")
+        raise BpeError(f"engine must be one of {', '.join(repr(e) for e in ENGINES)} (or None), not {engine!r}")
     return engine
 
 
@@ -244,7 +246,7 @@ class NativeEngine:
         whole, pieces = self.obstacles(facts)
         reason = whole if engine == "tiktoken" else pieces
         if reason:
-            raise ValueError(
+            raise BpeError(
                 f"engine={engine!r} cannot encode with {facts().name!r} exactly: {reason}. "
                 "Use engine='auto' (the fastest exact engine) or engine='python'"
             )
@@ -290,14 +292,14 @@ def to_encoding(
     overlap = special_token_prefix(special_tokens)
     if overlap:
         short, long = overlap
-        raise ValueError(
+        raise BpeError(
             f"{problem}: special token {short!r} starts special token {long!r}; tiktoken may match "
             f"either one in {long!r} (it tries them in hash order), bpe_core always matches the "
             "longest, so the ids could differ: rename one of them"
         )
     reason = ranks_obstacle(ranks, merged_ids=merged_ids, not_self_encoding=not_self_encoding)
     if reason:
-        raise ValueError(f"{problem}: {reason}")
+        raise BpeError(f"{problem}: {reason}")
     try:
         return tiktoken.Encoding(
             name=name,
@@ -306,7 +308,7 @@ def to_encoding(
             special_tokens=dict(special_tokens),
         )
     except ValueError as exc:
-        raise ValueError(
+        raise BpeError(
             f"tiktoken rejected the pre-tokenization regex of {name!r} ({exc}); "
             "tiktoken's regex engine lacks some Python 'regex' features"
         ) from None

@@ -13,6 +13,8 @@ decodes on its own: it calls its host's methods, listed in ``TiktokenSurface``'s
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
@@ -35,7 +37,7 @@ def check_num_threads(num_threads: object) -> None:
     if isinstance(num_threads, bool) or not isinstance(num_threads, (int, float)):
         raise TypeError(f"num_threads must be a number above 0, not {num_threads!r}")
     if num_threads <= 0:
-        raise ValueError(f"num_threads must be greater than 0, got {num_threads!r}")
+        raise BpeError(f"num_threads must be greater than 0, got {num_threads!r}")
 
 
 def char_offsets(tokens: Sequence[bytes]) -> list[int]:
@@ -79,14 +81,9 @@ class TiktokenSurface:
     # sizes and special tokens
 
     @property
-    def max_token_value(self) -> int:
-        """The largest id, special tokens included (tiktoken's name for ``max_token_id``)."""
-        return self.max_token_id
-
-    @property
     def n_vocab(self) -> int:
         """``max_token_value + 1`` as in tiktoken (``vocab_size`` counts the ids, which may have gaps)."""
-        return self.max_token_id + 1
+        return self.max_token_value + 1
 
     @property
     def eot_token(self) -> int:
@@ -99,18 +96,9 @@ class TiktokenSurface:
             )
         return specials["<|endoftext|>"]
 
-    def is_special_token(self, token: int) -> bool:
-        """Whether ``token`` is a special token's id (False for other ids, known or not)."""
-        return self.is_special(token)
-
     def token_byte_values(self) -> list[bytes]:
         """Every ordinary token's bytes (special tokens left out), sorted, as tiktoken lists them."""
         return [token for token, _ in self._sorted_tokens()]
-
-    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        """The id of a token given whole as text or bytes, special tokens included;
-        ``UnknownTokenError`` (a ``KeyError``) when it is not one token."""
-        return self.token_id(text_or_bytes)
 
     # ----------------------------------------------------------------------------------------------
     # decoding
@@ -170,7 +158,7 @@ class TiktokenSurface:
         when the last pre-token starts with one (a later newline can join them into one piece)."""
 
         def all_space(token_id: int) -> bool:
-            return not self.is_special(token_id) and not self.token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
+            return not self.is_special_token(token_id) and not self.decode_single_token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
 
         if all_space(tokens[-last]):
             while last < len(tokens) and all_space(tokens[-last - 1]):
@@ -202,7 +190,7 @@ class TiktokenSurface:
         """The shortest prefix of ``ids`` whose bytes reach ``size`` (all of them if none does)."""
         total = 0
         for count, token_id in enumerate(ids, 1):
-            total += len(self.token_bytes(token_id))
+            total += len(self.decode_single_token_bytes(token_id))
             if total >= size:
                 return tuple(ids[:count])
         return tuple(ids)

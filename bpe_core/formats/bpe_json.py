@@ -28,6 +28,8 @@ This module turns the format into plain data and back (the ``Tokenizer`` keyword
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import json
 import math
 import os
@@ -87,7 +89,7 @@ def dumps(
     return json.dumps(document, ensure_ascii=False, indent=1)
 
 
-class _Problem(ValueError):
+class _Problem(BpeError):
     pass
 
 
@@ -251,7 +253,7 @@ def parse_json(text: str, *, source: str) -> Any:
     try:
         return json_value(text)
     except ValueError as exc:
-        raise ValueError(f"{source} is {exc}; the file may be truncated, damaged or edited by hand") from None
+        raise BpeError(f"{source} is {exc}; the file may be truncated, damaged or edited by hand") from None
 
 
 def with_stored_name(raw: bytes, name: str) -> bytes:
@@ -277,7 +279,7 @@ def decode_file(raw: bytes, *, source: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{source} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
+        raise BpeError(f"{source} is not UTF-8 text (byte offset {exc.start}): not a tokenizer file") from None
 
 
 def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
@@ -287,7 +289,7 @@ def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
     try:
         return from_dict(data)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
+        raise BpeError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
 
 def read(path: str | os.PathLike) -> str:
@@ -297,5 +299,5 @@ def read(path: str | os.PathLike) -> str:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as exc:
-        raise ValueError(f"cannot read tokenizer file {path}: {exc.strerror}") from None
+        raise BpeError(f"cannot read tokenizer file {path}: {exc.strerror}") from None
     return decode_file(raw, source=path)

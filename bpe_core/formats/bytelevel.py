@@ -3,6 +3,8 @@ ByteLevel BPE: each byte is written as one printable character. Only the mapping
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 
 
@@ -35,7 +37,7 @@ def printable_to_bytes(text: str, *, what: str = "token") -> bytes:
     try:
         return bytes(table[ch] for ch in text)
     except KeyError as exc:
-        raise ValueError(
+        raise BpeError(
             f"{what} {text!r} contains {exc.args[0]!r}, which is not in GPT-2's byte alphabet: "
             "this is not a byte-level BPE vocabulary"
         ) from None

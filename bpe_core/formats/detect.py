@@ -3,6 +3,8 @@ Face ``tokenizer.json``, or a ``.tiktoken`` rank file. Each format's reading is 
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import os
 from pathlib import Path
 
@@ -19,7 +21,7 @@ def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokeni
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raise BpeError(f"cannot read {path}: {exc.strerror}") from None
     return loads_any(raw, source=path, pattern=pattern)
 
 
@@ -34,14 +36,14 @@ def loads_any(raw: bytes, *, source: str = "<upload>", pattern: str | None = "gp
             try:
                 return from_huggingface_dict(data, name=stem)
             except (ValueError, TypeError) as exc:
-                raise ValueError(f"{source}: {exc}") from None
+                raise BpeError(f"{source}: {exc}") from None
         return Tokenizer.from_json(text, source=source)
     try:
         ranks = parse_tiktoken_ranks(text, what=source)
     except ValueError as exc:
-        raise ValueError(
+        raise BpeError(
             f"{source} is neither a bpe_core/Hugging Face JSON file nor a .tiktoken file ({exc})"
         ) from None
     if not ranks:
-        raise ValueError(f"{source} is empty: not a tokenizer file")
+        raise BpeError(f"{source} is empty: not a tokenizer file")
     return Tokenizer.from_ranks(ranks, pattern=pattern, name=stem)

@@ -3,6 +3,8 @@ both in GPT-2's byte alphabet (see ``bytelevel``). Reading checks every entry.""
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import json
 import os
 from collections.abc import Sequence
@@ -17,13 +19,13 @@ from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
     """id -> bytes from a ``{printable token: id}`` object; ``what`` names it in errors."""
     if not isinstance(encoder, dict):
-        raise ValueError(f"{what} must be a JSON object {{token: id}}")
+        raise BpeError(f"{what} must be a JSON object {{token: id}}")
     vocab: dict[int, bytes] = {}
     for text, token_id in encoder.items():
         if not isinstance(token_id, int) or isinstance(token_id, bool):
-            raise ValueError(f"{what}: the id of {text!r} is {token_id!r}, not an integer")
+            raise BpeError(f"{what}: the id of {text!r} is {token_id!r}, not an integer")
         if token_id in vocab:
-            raise ValueError(f"{what}: id {token_id} is used twice")
+            raise BpeError(f"{what}: id {token_id} is used twice")
         vocab[token_id] = printable_to_bytes(text, what=f"{what} token")
     return vocab
 
@@ -36,7 +38,7 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
             continue
         parts = line.split(" ")
         if len(parts) != 2:
-            raise ValueError(f"{what} line {number}: expected two tokens separated by a space, got {line!r}")
+            raise BpeError(f"{what} line {number}: expected two tokens separated by a space, got {line!r}")
         where = f"{what} line {number}"
         merges.append((printable_to_bytes(parts[0], what=where), printable_to_bytes(parts[1], what=where)))
     return merges
@@ -72,9 +74,9 @@ def load_gpt2_files(
         encoder = json_value(Path(vocab_json).read_text(encoding="utf-8"))
         merges_text = Path(merges_txt).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
-        raise ValueError(f"cannot read GPT-2 vocab/merges files: {exc}") from None
+        raise BpeError(f"cannot read GPT-2 vocab/merges files: {exc}") from None
     if not isinstance(encoder, dict):
-        raise ValueError(f"{vocab_json} must hold a JSON object {{token: id}}")
+        raise BpeError(f"{vocab_json} must hold a JSON object {{token: id}}")
     specials = {t: encoder.pop(t) for t in special_tokens if t in encoder}
     vocab = parse_encoder(encoder, what=str(vocab_json))
     merges = parse_merges_txt(merges_text, what=str(merges_txt))

@@ -12,6 +12,8 @@ template adding ``<|begin_of_text|>``, say), truncation and padding are not part
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import json
 import os
 import re
@@ -81,7 +83,7 @@ def _pipeline_pre_tokenizers(pipeline: Pipeline) -> list[dict[str, Any]]:
     nodes = []
     for stage in stages:
         if isinstance(stage, PrefixSpace):
-            raise ValueError(
+            raise BpeError(
                 "a prefix space can only be exported as the last stage (HF's ByteLevel(add_prefix_space=True), "
                 "optionally followed by its GPT-2 regex); tokenizer.json cannot hold it elsewhere"
             )
@@ -164,14 +166,14 @@ def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
 
 def _typed(node: Any, where: str) -> str:
     if not isinstance(node, dict) or not isinstance(node.get("type"), str):
-        raise ValueError(f"{where} must be an object with a 'type'")
+        raise BpeError(f"{where} must be an object with a 'type'")
     return node["type"]
 
 
 def _flag(node: dict, key: str, default: bool, where: str) -> bool:
     value = node.get(key, default)
     if not isinstance(value, bool):
-        raise ValueError(f"{where}: '{key}' must be true or false, got {value!r}")
+        raise BpeError(f"{where}: '{key}' must be true or false, got {value!r}")
     return value
 
 
@@ -184,10 +186,10 @@ def read_normalizers(node: Any) -> list[str]:
     if kind == "Sequence":
         children = node.get("normalizers")
         if not isinstance(children, list):
-            raise ValueError("the normalizer Sequence needs a 'normalizers' list")
+            raise BpeError("the normalizer Sequence needs a 'normalizers' list")
         return [name for child in children for name in read_normalizers(child)]
     if kind not in _NORMALIZERS:
-        raise ValueError(
+        raise BpeError(
             f"the normalizer {kind!r} is not supported (only {', '.join(_NORMALIZERS)} and Sequences of "
             f"them are); {_REFUSED}"
         )
@@ -200,7 +202,7 @@ def _flatten(node: Any, where: str) -> list[dict]:
         return [node]
     children = node.get("pretokenizers")
     if not isinstance(children, list):
-        raise ValueError(f"{where}: a Sequence needs a 'pretokenizers' list")
+        raise BpeError(f"{where}: a Sequence needs a 'pretokenizers' list")
     return [leaf for number, child in enumerate(children) for leaf in _flatten(child, f"{where} {number}")]
 
 
@@ -208,22 +210,22 @@ def _split_stage(node: dict, number: int) -> Split:
     where = f"pre-tokenizer {number} (Split)"
     pattern = node.get("pattern")
     if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
-        raise ValueError(f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}')
+        raise BpeError(f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}')
     (kind, source), = pattern.items()
     behavior = node.get("behavior")
     if behavior not in _BEHAVIORS:
-        raise ValueError(f"{where}: the behavior {behavior!r} is not one of {', '.join(_BEHAVIORS)}")
+        raise BpeError(f"{where}: the behavior {behavior!r} is not one of {', '.join(_BEHAVIORS)}")
     invert = _flag(node, "invert", False, where)
     if kind == "String":
         if not source:
-            raise ValueError(f"{where}: an empty String pattern matches everywhere; {_REFUSED}")
+            raise BpeError(f"{where}: an empty String pattern matches everywhere; {_REFUSED}")
         return Split(source, behavior=_BEHAVIORS[behavior], invert=invert, literal=True)
     if kind != "Regex":
-        raise ValueError(f"{where}: the pattern kind {kind!r} is neither Regex nor String")
+        raise BpeError(f"{where}: the pattern kind {kind!r} is neither Regex nor String")
     try:
         translated = from_oniguruma(source)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise BpeError(f"{where}: {exc}") from None
     return Split(translated, behavior=_BEHAVIORS[behavior], invert=invert)
 
 
@@ -231,7 +233,7 @@ def read_stages(node: Any) -> list[Split | PrefixSpace]:
     """bpe_core's stages for a tokenizer.json ``pre_tokenizer``: Splits, then what the final
     ByteLevel adds (a prefix space, GPT-2's regex); ValueError naming anything else."""
     if node is None:
-        raise ValueError(f"the file has no pre-tokenizer, so no ByteLevel: not a byte-level BPE file; {_REFUSED}")
+        raise BpeError(f"the file has no pre-tokenizer, so no ByteLevel: not a byte-level BPE file; {_REFUSED}")
     leaves = _flatten(node, "the pre-tokenizer")
     stages: list[Split | PrefixSpace] = []
     for number, leaf in enumerate(leaves):
@@ -243,16 +245,16 @@ def read_stages(node: Any) -> list[Split | PrefixSpace]:
             if _flag(leaf, "use_regex", True, where):
                 stages.append(Split(GPT2_PATTERN))
         elif kind == "ByteLevel":
-            raise ValueError(f"pre-tokenizer {number} is a ByteLevel before other pre-tokenizers; only a final one is supported")
+            raise BpeError(f"pre-tokenizer {number} is a ByteLevel before other pre-tokenizers; only a final one is supported")
         elif kind == "Split":
             stages.append(_split_stage(leaf, number))
         else:
-            raise ValueError(
+            raise BpeError(
                 f"pre-tokenizer {number} is {kind!r}, which is not supported (only Split rules followed by "
                 f"ByteLevel are); {_REFUSED}"
             )
     if not leaves or leaves[-1]["type"] != "ByteLevel":
-        raise ValueError(f"the pre-tokenizer does not end with ByteLevel: not a byte-level BPE file; {_REFUSED}")
+        raise BpeError(f"the pre-tokenizer does not end with ByteLevel: not a byte-level BPE file; {_REFUSED}")
     return stages
 
 
@@ -279,14 +281,14 @@ def _pattern_of(pre_tokenizer: Any, normalizers: list[str]) -> str | Pipeline | 
 
 def _check_model(model: dict) -> None:
     if model.get("type", "BPE") != "BPE":
-        raise ValueError(f"only BPE models can be imported, this one is {model.get('type')!r}")
+        raise BpeError(f"only BPE models can be imported, this one is {model.get('type')!r}")
     if not isinstance(model.get("vocab"), dict) or not isinstance(model.get("merges"), list):
-        raise ValueError("the BPE model needs a 'vocab' object and a 'merges' list")
+        raise BpeError("the BPE model needs a 'vocab' object and a 'merges' list")
     if model.get("dropout") not in (None, 0, 0.0):
-        raise ValueError(f"the BPE model has dropout {model['dropout']!r}, which makes ids random; {_REFUSED}")
+        raise BpeError(f"the BPE model has dropout {model['dropout']!r}, which makes ids random; {_REFUSED}")
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) not in (None, ""):
-            raise ValueError(f"the BPE model's {key} {model[key]!r} is not supported; {_REFUSED}")
+            raise BpeError(f"the BPE model's {key} {model[key]!r} is not supported; {_REFUSED}")
 
 
 def _check_decoder(node: Any) -> None:
@@ -297,7 +299,7 @@ def _check_decoder(node: Any) -> None:
     for child in children if isinstance(children, list) else [None]:
         kind = child.get("type") if isinstance(child, dict) else child
         if kind != "ByteLevel":
-            raise ValueError(
+            raise BpeError(
                 f"the decoder {kind!r} is not supported (only ByteLevel is): decoded text would differ from HF's"
             )
 
@@ -309,21 +311,21 @@ def _added_tokens(entries: Any, normalizers: list[str]) -> dict[str, int]:
     raw: list[str] = []
     for entry in entries or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
-            raise ValueError(f"an added token must be an object with a 'content' string and an 'id', got {entry!r}")
+            raise BpeError(f"an added token must be an object with a 'content' string and an 'id', got {entry!r}")
         content = entry["content"]
         for flag in ("lstrip", "rstrip", "single_word"):
             if entry.get(flag):
-                raise ValueError(f"added token {content!r} has {flag}=true, which is not supported; {_REFUSED}")
+                raise BpeError(f"added token {content!r} has {flag}=true, which is not supported; {_REFUSED}")
         (normalized if entry.get("normalized", True) else raw).append(content)
         specials[content] = entry["id"]
     if normalized and normalizers:
-        raise ValueError(
+        raise BpeError(
             f"added token {normalized[0]!r} is matched after normalization (normalized=true) and the file "
             f"normalizes ({', '.join(normalizers)}), which bpe_core does not do; {_REFUSED}"
         )
     clash = _overlap(normalized, raw) if normalized and raw else None
     if clash:
-        raise ValueError(
+        raise BpeError(
             f"added tokens {clash[0]!r} (normalized=true) and {clash[1]!r} (normalized=false) overlap, and HF "
             f"matches the two kinds in separate passes; {_REFUSED}"
         )
@@ -345,7 +347,7 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     """Import a byte-level BPE ``tokenizer.json`` exactly (see the module docstring), or raise
     ValueError naming the component that is not supported."""
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
-        raise ValueError("not a Hugging Face tokenizer.json: the 'model' object is missing")
+        raise BpeError("not a Hugging Face tokenizer.json: the 'model' object is missing")
     model = data["model"]
     _check_model(model)
     normalizers = read_normalizers(data.get("normalizer"))
@@ -357,13 +359,13 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
         if isinstance(merge, str):
             merge = merge.split(" ")
         if not isinstance(merge, list) or len(merge) != 2:
-            raise ValueError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
+            raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
         merges.append(tuple(printable_to_bytes(part, what=f"merge {rank}") for part in merge))
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
     _check_decoder(data.get("decoder"))
     tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
     if model.get("ignore_merges") and not tokenizer.tokens_encode_to_themselves:
-        raise ValueError(
+        raise BpeError(
             "the BPE model has ignore_merges=true (a piece that is a token is taken whole) and some tokens do "
             f"not encode to themselves under the merges, so bpe_core's ids could differ; {_REFUSED}"
         )
@@ -375,8 +377,8 @@ def load_huggingface(path: str | os.PathLike) -> Tokenizer:
     try:
         data = json_value(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
-        raise ValueError(f"cannot read {os.fspath(path)} as tokenizer.json: {exc}") from None
+        raise BpeError(f"cannot read {os.fspath(path)} as tokenizer.json: {exc}") from None
     try:
         return from_huggingface_dict(data, name=Path(path).stem)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{os.fspath(path)}: {exc}") from None
+        raise BpeError(f"{os.fspath(path)}: {exc}") from None

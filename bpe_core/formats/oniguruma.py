@@ -21,6 +21,8 @@ This module knows nothing of tokenizers; ``huggingface`` uses it.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import regex
 
 #: General categories and scripts that may follow ``\p``; both engines read these the same way.
@@ -39,7 +41,7 @@ _QUANTIFIER = regex.compile(r"\{(\d*)(,?)(\d*)\}")
 
 
 def _refuse(source: str, position: int, what: str) -> ValueError:
-    return ValueError(
+    return BpeError(
         f"the Split regex {source!r} uses {what} at position {position}, which Oniguruma (HF tokenizers) "
         "and bpe_core's regex engine do not read the same way; it is not imported approximately"
     )
@@ -98,7 +100,7 @@ class _Translator:
         if self.groups:
             raise self.refuse("an unclosed group")
         if self.nullable_alternative or self.sequence_nullable():
-            raise ValueError(
+            raise BpeError(
                 f"the Split regex {source!r} can match the empty string; HF tokenizers and bpe_core step "
                 "over empty matches differently, so it is not imported"
             )
@@ -366,10 +368,10 @@ def from_oniguruma(source: str) -> str:
     "(?:\\p{N}{1,3})+|(?:'[sSſ]|'[tT])"
     """
     if not isinstance(source, str) or not source:
-        raise ValueError(f"a Split regex must be a non-empty string, got {source!r}")
+        raise BpeError(f"a Split regex must be a non-empty string, got {source!r}")
     translated = _Translator(source).translate()
     try:
         regex.compile(translated)
     except regex.error as exc:
-        raise ValueError(f"the Split regex {source!r} does not compile ({exc})") from None
+        raise BpeError(f"the Split regex {source!r} does not compile ({exc})") from None
     return translated

@@ -3,6 +3,8 @@ The format holds neither the pattern nor the special tokens, so loading takes th
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import base64
 import os
 from collections.abc import Mapping, Sequence
@@ -40,14 +42,14 @@ def _parse_by_line(text: str, *, what: str) -> dict[bytes, int]:
             continue
         parts = line.split()
         if len(parts) != 2:
-            raise ValueError(f"{what} line {number}: expected '<base64 token> <rank>', got {line[:80]!r}")
+            raise BpeError(f"{what} line {number}: expected '<base64 token> <rank>', got {line[:80]!r}")
         try:
             token = base64.b64decode(parts[0], validate=True)
             rank = int(parts[1])
         except ValueError:
-            raise ValueError(f"{what} line {number}: bad base64 token or rank: {line[:80]!r}") from None
+            raise BpeError(f"{what} line {number}: bad base64 token or rank: {line[:80]!r}") from None
         if token in ranks:
-            raise ValueError(f"{what} line {number}: token {token!r} appears twice")
+            raise BpeError(f"{what} line {number}: token {token!r} appears twice")
         ranks[token] = rank
     return ranks
 
@@ -83,7 +85,7 @@ def load_tiktoken(
     try:
         text = Path(path).read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path} as a .tiktoken file: {exc}") from None
+        raise BpeError(f"cannot read {path} as a .tiktoken file: {exc}") from None
     return Tokenizer.from_ranks(
         parse_tiktoken_ranks(text, what=path),
         special_tokens=special_tokens,

@@ -27,6 +27,8 @@ patterns; this module only runs a compiled one.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import bisect
 import time
 from collections.abc import Iterable, Iterator
@@ -66,7 +68,7 @@ class RegexBudget:
     def __init__(self, pattern: str, *, base_seconds: float = BASE_SECONDS, seconds_per_mb: float = SECONDS_PER_MB):
         for name, value in (("base_seconds", base_seconds), ("seconds_per_mb", seconds_per_mb)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
+                raise BpeError(f"{name} must be a number of seconds >= 0, got {value!r}")
         self.pattern = pattern
         self.base_seconds = float(base_seconds)
         self.seconds_per_mb = float(seconds_per_mb)
@@ -86,7 +88,7 @@ class RegexBudget:
 
     def error(self) -> ValueError:
         """The error for a pattern that used up its budget: which pattern, how much, what to do."""
-        return ValueError(
+        return BpeError(
             f"pre-tokenization regex {self.pattern!r} ran out of time: {self.spent:.1f} s on "
             f"{self.characters:,} characters, more than the {self.base_seconds:g} s plus "
             f"{self.seconds_per_mb:g} s per million characters it is allowed (catastrophic backtracking?). "

@@ -10,6 +10,8 @@ of its own, so encoding always round-trips. It does not count words or apply mer
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -304,11 +306,11 @@ def _build_pretokenizer(source: str | None) -> PreTokenizer:
     if source in PRESETS.values():  # tiktoken's Unicode classes whatever the `regex` release (see unicode_classes)
         return PreTokenizer(source, exact_pattern(source), True)
     if not source:
-        raise ValueError("pattern is empty: pass a regex, a preset name such as 'gpt2', or None")
+        raise BpeError("pattern is empty: pass a regex, a preset name such as 'gpt2', or None")
     try:
         user_pattern = regex.compile(source)
     except regex.error as exc:
-        raise ValueError(
+        raise BpeError(
             f"invalid pre-tokenization regex {source!r}: {exc}. "
             "Fix the regex (syntax of the Python 'regex' module) or use a preset such as 'gpt2'."
         ) from None
@@ -317,7 +319,7 @@ def _build_pretokenizer(source: str | None) -> PreTokenizer:
     except TimeoutError:
         matches_empty = True
     if matches_empty:
-        raise ValueError(
+        raise BpeError(
             f"pre-tokenization regex {source!r} matches the empty string, so it cannot split text "
             "into pieces. Use '+' instead of '*' (e.g. r'\\w+' rather than r'\\w*')."
         )

@@ -6,6 +6,8 @@ This module matches and splits text at them; it does not pre-tokenize or encode.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Literal
 
@@ -51,9 +53,9 @@ def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tu
         if not isinstance(token, str):
             raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
         if not token:
-            raise ValueError("a special token cannot be the empty string")
+            raise BpeError("a special token cannot be the empty string")
         if token in result:
-            raise ValueError(f"special token {token!r} is listed twice")
+            raise BpeError(f"special token {token!r} is listed twice")
         result.append(token)
     return tuple(result)
 
@@ -71,7 +73,7 @@ def allowed_and_disallowed(
         allowed = set(allowed_special)
     unknown = allowed - set(specials)
     if unknown:
-        raise ValueError(
+        raise BpeError(
             f"allowed_special names {sorted(unknown)!r}, which are not special tokens of "
             f"{owner!r} (it has {sorted(specials)!r})"
         )
@@ -91,7 +93,7 @@ def check_disallowed(text: str, disallowed: Collection[str]) -> None:
     found = special_token_regex(disallowed).search(text)
     if found:
         token = found.group()
-        raise ValueError(
+        raise BpeError(
             f"Encountered text corresponding to disallowed special token {token!r}.\n"
             f"If you want this text to be encoded as a special token, pass it to `allowed_special`, "
             f"e.g. `allowed_special={{{token!r}, ...}}`.\n"

@@ -18,6 +18,8 @@ This module does not read tokenizer files (``formats.huggingface`` does) nor enc
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,9 +52,9 @@ class Split:
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, str) or not self.pattern:
-            raise ValueError(f"a Split pattern must be a non-empty string, got {self.pattern!r}")
+            raise BpeError(f"a Split pattern must be a non-empty string, got {self.pattern!r}")
         if self.behavior not in BEHAVIORS:
-            raise ValueError(f"Split behavior {self.behavior!r} is not one of {', '.join(BEHAVIORS)}")
+            raise BpeError(f"Split behavior {self.behavior!r} is not one of {', '.join(BEHAVIORS)}")
         for flag in ("invert", "literal"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"Split {flag} must be True or False, not {getattr(self, flag)!r}")
@@ -100,7 +102,7 @@ class Pipeline:
                 raise TypeError(f"a Pipeline stage must be a Split or PrefixSpace, not {type(stage).__name__}")
         for name in self.normalizers:
             if name not in NORMALIZATIONS:
-                raise ValueError(f"normalizer {name!r} is not one of {', '.join(NORMALIZATIONS)}")
+                raise BpeError(f"normalizer {name!r} is not one of {', '.join(NORMALIZATIONS)}")
 
     def pieces(self, text: str) -> list[str]:
         """The pieces of ``text`` (see ``StagedPreTokenizer.pieces``)."""
@@ -123,10 +125,10 @@ class Pipeline:
     def from_dict(cls, data: Any) -> Pipeline:
         """Read ``to_dict``'s form; ValueError saying what is wrong."""
         if not isinstance(data, Mapping) or not isinstance(data.get("stages"), list):
-            raise ValueError("a pipeline must be an object with a 'stages' list")
+            raise BpeError("a pipeline must be an object with a 'stages' list")
         normalizers = data.get("normalizers", [])
         if not isinstance(normalizers, list):
-            raise ValueError("a pipeline's 'normalizers' must be a list")
+            raise BpeError("a pipeline's 'normalizers' must be a list")
         return cls([_stage_from_dict(number, entry) for number, entry in enumerate(data["stages"])], normalizers)
 
 
@@ -134,7 +136,7 @@ def _stage_from_dict(number: int, entry: Any) -> Stage:
     if isinstance(entry, Mapping) and entry.get("type") == "prefix_space":
         return PrefixSpace()
     if not isinstance(entry, Mapping) or entry.get("type") != "split":
-        raise ValueError(f"pipeline stage {number} must be an object of type 'split' or 'prefix_space'")
+        raise BpeError(f"pipeline stage {number} must be an object of type 'split' or 'prefix_space'")
     try:
         return Split(
             entry.get("pattern"),
@@ -143,7 +145,7 @@ def _stage_from_dict(number: int, entry: Any) -> Stage:
             literal=entry.get("literal", False),
         )
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"pipeline stage {number}: {exc}") from None
+        raise BpeError(f"pipeline stage {number}: {exc}") from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -157,9 +159,9 @@ def _compiled(rule: Split):
     try:
         compiled = regex.compile(source)
     except regex.error as exc:
-        raise ValueError(f"invalid Split regex {rule.pattern!r}: {exc} (syntax of the Python 'regex' module)") from None
+        raise BpeError(f"invalid Split regex {rule.pattern!r}: {exc} (syntax of the Python 'regex' module)") from None
     if compiled.fullmatch("") is not None:
-        raise ValueError(f"Split regex {rule.pattern!r} matches the empty string, so it cannot split text")
+        raise BpeError(f"Split regex {rule.pattern!r} matches the empty string, so it cannot split text")
     return compiled
 
 
@@ -171,7 +173,7 @@ def _time_limit(text: str) -> float:
 
 
 def _timed_out(rule: Split, text: str) -> ValueError:
-    return ValueError(
+    return BpeError(
         f"Split regex {rule.pattern!r} took more than {_time_limit(text):.3g} s on a piece of "
         f"{len(text):,} characters (catastrophic backtracking?); simplify it"
     )
@@ -214,7 +216,7 @@ def _tiles(rule: Split, text: str) -> list[tuple[int, int, bool]]:
         for match in _compiled(rule).finditer(text, timeout=_time_limit(text)):
             start, end = match.span()
             if start == end:
-                raise ValueError(
+                raise BpeError(
                     f"Split regex {rule.pattern!r} matched the empty string at character {start}; HF "
                     "tokenizers and bpe_core step over empty matches differently, so the pieces would "
                     "not be exact: make the pattern consume at least one character"
@@ -289,7 +291,7 @@ class StagedPreTokenizer:
     @property
     def full_source(self) -> str:
         """Refused: tiktoken and ``.tiktoken`` files hold one regex, which cannot say this."""
-        raise ValueError(
+        raise BpeError(
             f"this tokenizer pre-tokenizes in {len(self._stages)} stage(s)"
             + (f" after normalizing ({', '.join(self._normalizers)})" if self._normalizers else "")
             + ", which one regex cannot express: tiktoken and .tiktoken files cannot hold it "

@@ -20,6 +20,8 @@ test fails and names the fix: ``python -m bpe_core.pretokenization.unicode_class
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import bisect
 import functools
 import re
@@ -114,7 +116,7 @@ def _runs() -> tuple[tuple[str, int, int], ...]:
         runs.append((letter, start, end - 1))
         start = end
     if start != 0x110000:
-        raise ValueError(f"unicode_classes.TABLE covers {start:,} code points, not 1,114,112: regenerate it")
+        raise BpeError(f"unicode_classes.TABLE covers {start:,} code points, not 1,114,112: regenerate it")
     return tuple(runs)
 
 
@@ -257,7 +259,7 @@ def _class_names(source: str) -> set[str]:
             if token.group(1) or token.group() in (r"\s", r"\S")}
     unknown = used - set(NAMES)
     if unknown:
-        raise ValueError(f"no pinned Unicode class {sorted(unknown)[0]!r} (pinned: {sorted(NAMES)})")
+        raise BpeError(f"no pinned Unicode class {sorted(unknown)[0]!r} (pinned: {sorted(NAMES)})")
     return used
 
 
@@ -383,7 +385,7 @@ def narrowed_pattern(source: str):
         return f"(?:(?![{class_body(disagreeing(name))}]){text})"
 
     if re.search(r"\[", source):
-        raise ValueError(f"narrowed_pattern takes classes outside brackets only, not {source!r}")
+        raise BpeError(f"narrowed_pattern takes classes outside brackets only, not {source!r}")
     return regex.compile(_CLASS_TOKEN.sub(narrowed, source))
 
 
@@ -409,11 +411,11 @@ def generate_table() -> str:
     for letter, name in CLASSES.items():
         for code in probe_tiktoken(SPELLING[name][0]):
             if letter_of[code] != ord("X"):
-                raise ValueError(f"U+{code:04X} is in two classes ({chr(letter_of[code])}, {letter}) for tiktoken")
+                raise BpeError(f"U+{code:04X} is in two classes ({chr(letter_of[code])}, {letter}) for tiktoken")
             letter_of[code] = ord(letter)
     letters = {code for code, letter in enumerate(letter_of) if chr(letter) in NAMES["L"]}
     if letters != probe_tiktoken(r"\p{L}"):
-        raise ValueError(r"tiktoken's \p{L} is not the union of Lu, Ll, Lt, Lm and Lo")
+        raise BpeError(r"tiktoken's \p{L} is not the union of Lu, Ll, Lt, Lm and Lo")
     parts = []
     for run in re.finditer(rb"([A-Z])\1*", bytes(letter_of)):
         length = run.end() - run.start()
@@ -457,7 +459,7 @@ def write_table(path: Path = Path(__file__)) -> None:
     for pattern, new in replacements.items():
         source, found = re.subn(pattern, lambda _, new=new: new, source, count=1, flags=re.S | re.M)
         if found != 1:
-            raise ValueError(f"{path} has no line matching {pattern!r}: restore it from git")
+            raise BpeError(f"{path} has no line matching {pattern!r}: restore it from git")
     path.write_text(source, encoding="utf-8")
 
 

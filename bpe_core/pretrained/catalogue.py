@@ -14,6 +14,8 @@ cl100k keep their own loaders in ``pretrained``.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import base64
 import functools
 import hashlib
@@ -29,7 +31,7 @@ from bpe_core.pretrained import package_files as pretrained
 
 from bpe_core import safe_io
 from bpe_core.formats.huggingface import load_huggingface
-from bpe_core.pretrained.external import ExternalTokenizer, load_file
+from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.pretokenization.stages import Pipeline, Split
@@ -270,7 +272,7 @@ ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 def _builtin(name: str) -> Builtin:
     if not isinstance(name, str) or name not in BUILTINS:
-        raise ValueError(f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file")
+        raise BpeError(f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file")
     return BUILTINS[name]
 
 
@@ -300,15 +302,35 @@ def not_installed_message(name: str) -> str:
     return f"{builtin.label}: not installed: {builtin.install_hint}{note}"
 
 
-def load(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
-    """The built-in tokenizer ``name`` (see ``BUILTINS``; cached), or the tokenizer file at that path
-    (``external.load_file``: a ``Tokenizer`` when bpe_core runs it, else a read-only
-    ``ExternalTokenizer``). ValueError naming the package to install when it is missing, the hash
-    when a built-in file is not the pinned one, or what is wrong with a file.
+def load(name: str | os.PathLike) -> Tokenizer:
+    """The built-in tokenizer ``name`` (see ``available()``; cached), or the tokenizer file at that path
+    that bpe_core runs itself: its own JSON, a byte-level BPE ``tokenizer.json`` or a ``.tiktoken`` file.
+    ``BpeError`` naming the package to install when a built-in's is missing, the hash when its file is
+    not the pinned one, what is wrong with a file, or ``load_external`` for a file bpe_core runs
+    read-only (WordPiece, Unigram, SentencePiece...).
 
     >>> load("gpt2").encode("Hello world")
     [15496, 995]
     """
+    tokenizer = resolve(name)
+    if isinstance(tokenizer, ExternalTokenizer):
+        raise BpeError(
+            f"{os.fspath(name)}: {tokenizer.kind}; bpe_core does not run it itself ({tokenizer.note}). "
+            f"Run it read-only with bpe_core.load_external({os.fspath(name)!r})"
+        )
+    return tokenizer
+
+
+def load_external(path: str | os.PathLike) -> ExternalTokenizer:
+    """The tokenizer file at ``path`` run read-only by the library that implements it: a
+    ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
+    bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
+    return load_external_file(path)
+
+
+def resolve(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+    """What the CLI and the app take: ``load(name)``, or ``load_external``'s tokenizer for a file
+    bpe_core does not run itself."""
     if isinstance(name, str):
         name = ALIASES.get(name, name)
         if name in BUILTINS:
@@ -328,12 +350,11 @@ def _load_builtin(name: str) -> Tokenizer:
     if builtin.build is None:
         return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
     if not is_installed(name):
-        raise ValueError(not_installed_message(name))
+        raise BpeError(not_installed_message(name))
     path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
     return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
 
 
-load.cache_clear = _load_builtin.cache_clear  # type: ignore[attr-defined]  # tests reset the cache
 
 
 def original_files(name: str) -> dict[str, Any]:

@@ -17,6 +17,8 @@ This module does not store files (see ``workspace``) or choose what pages show.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -44,7 +46,7 @@ def _require(package: str):
     try:
         return __import__(package)
     except ImportError:
-        raise ValueError(f"reading this file needs the {package!r} package, which is not installed: "
+        raise BpeError(f"reading this file needs the {package!r} package, which is not installed: "
                          f"{INSTALL_HINTS[package]}") from None
 
 
@@ -72,7 +74,7 @@ class _HuggingFaceBackend:
         try:
             self.hf = tokenizers.Tokenizer.from_str(text)
         except Exception as exc:  # the Rust side raises its own exception type
-            raise ValueError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
+            raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
         self.model_type = json.loads(self.hf.model.__getstate__()).get("type", "unknown")
         self.vocab_size = self.hf.get_vocab_size(with_added_tokens=True)
@@ -101,7 +103,7 @@ class _SentencePieceBackend:
         try:
             self.sp.LoadFromSerializedProto(raw)
         except Exception as exc:  # sentencepiece raises RuntimeError/OSError on bad protobuf
-            raise ValueError(f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}") from None
+            raise BpeError(f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}") from None
         kinds = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
         self.model_type = f"SentencePiece {kinds.get(self._model_type(), 'model')}"
         self.vocab_size = self.n_vocab = self.sp.GetPieceSize()
@@ -192,7 +194,7 @@ class ExternalTokenizer:
     def special_tokens_set(self) -> set[str]:
         return set(self.special_tokens)
 
-    def is_special(self, token_id: int) -> bool:
+    def is_special_token(self, token_id: int) -> bool:
         return token_id in self._special_ids
 
     # ------------------------------------------------------------------ encoding
@@ -227,7 +229,7 @@ class ExternalTokenizer:
         ids, spans = self._backend.encode(segment)
         infos = []
         for token_id, (start, end) in zip(ids, spans):
-            token = self.token_bytes(token_id)
+            token = self.decode_single_token_bytes(token_id)
             fallback = _byte_fallback(self._backend.piece(token_id) or "")
             partial = fallback is not None and fallback[0] >= 0x80  # one byte of a longer UTF-8 character
             if partial and end <= start < len(segment):
@@ -262,23 +264,21 @@ class ExternalTokenizer:
         token_id = int(token_id)
         if token_id < 0 or self._backend.piece(token_id) is None:
             where = "" if position is None else f" at position {position}"
-            raise ValueError(f"unknown token id {token_id}{where}: {self.name} has ids 0..{self.n_vocab - 1}")
+            raise BpeError(f"unknown token id {token_id}{where}: {self.name} has ids 0..{self.n_vocab - 1}")
         return token_id
 
     def token_text(self, token_id: int) -> str:
         """The token as the library writes it (``##ing``, ``▁the``, ``<0xE3>``)."""
         return self._backend.piece(self._check_id(token_id))
 
-    def token_bytes(self, token_id: int) -> bytes:
+    def decode_single_token_bytes(self, token_id: int) -> bytes:
         """The token's text as UTF-8; a byte-fallback token (``<0xE3>``) is its byte."""
         piece = self.token_text(token_id)
         fallback = _byte_fallback(piece)
         return fallback if fallback is not None else piece.encode("utf-8")
 
-    decode_single_token_bytes = token_bytes
-
     def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
-        return [self.token_bytes(t) for t in tokens]
+        return [self.decode_single_token_bytes(t) for t in tokens]
 
     def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
         """The library's own decoding (it joins WordPiece's ``##``, turns ``▁`` back into spaces, ...)."""
@@ -319,7 +319,9 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
     name = name or _name_of(source)
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:  # binary: only a SentencePiece model is expected here
+    except UnicodeDecodeError as exc:  # binary: only a SentencePiece model is expected here
+        if source.endswith((".json", ".tiktoken")):
+            raise BpeError(f"{source} is not UTF-8 text (byte {exc.start}), so not a {Path(source).suffix} tokenizer file") from None
         return ExternalTokenizer(_SentencePieceBackend(raw, source=source), name=name, source_bytes=raw, suffix=".model",
                                  note="a SentencePiece model file, run by sentencepiece")
     try:
@@ -342,8 +344,30 @@ def load_file(path: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
     return loads_file(raw, source=path)
+
+
+def load_external_file(path: str | os.PathLike) -> ExternalTokenizer:
+    """The file at ``path`` run by the library that implements it, whatever bpe_core could do with it:
+    a ``tokenizer.json`` by ``tokenizers``, anything else that is not UTF-8 text as a SentencePiece model."""
+    path = os.fspath(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    name = _name_of(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ExternalTokenizer(_SentencePieceBackend(raw, source=path), name=name, source_bytes=raw, suffix=".model",
+                                 note="a SentencePiece model file, run by sentencepiece")
+    data = parse_json(text, source=path) if text.lstrip().startswith("{") else None
+    if not (isinstance(data, dict) and isinstance(data.get("model"), dict)):
+        raise BpeError(f"{path} is neither a Hugging Face tokenizer.json nor a SentencePiece model: "
+                       "bpe_core.load reads bpe_core's own JSON and .tiktoken files")
+    return ExternalTokenizer(_HuggingFaceBackend(text, source=path), name=name, source_bytes=raw, suffix=".json",
+                             note="run read-only by tokenizers, as asked")
 
 
 def is_external(tokenizer: Any) -> bool:
@@ -351,4 +375,4 @@ def is_external(tokenizer: Any) -> bool:
     return bool(getattr(tokenizer, "external", False))
 
 
-__all__ = ["ExternalTokenizer", "INSTALL_HINTS", "NO_MERGES", "is_external", "load_file", "loads_file"]
+__all__ = ["ExternalTokenizer", "INSTALL_HINTS", "NO_MERGES", "is_external", "load_external_file", "load_file", "loads_file"]

@@ -8,6 +8,8 @@ nothing is downloaded. Each is available as a bpe_core ``Tokenizer`` and as tikt
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import functools
 import hashlib
 import importlib.util
@@ -37,12 +39,12 @@ def package_file(package: str, *parts: str, install_hint: str) -> Path:
     ValueError saying what to install when the package or the file is missing."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"the package providing {package!r} is not installed: {install_hint}")
+        raise BpeError(f"the package providing {package!r} is not installed: {install_hint}")
     for location in spec.submodule_search_locations:
         candidate = Path(location, *parts)
         if candidate.is_file():
             return candidate
-    raise ValueError(f"{'/'.join(parts)} is missing from the {package!r} package: {install_hint}")
+    raise BpeError(f"{'/'.join(parts)} is missing from the {package!r} package: {install_hint}")
 
 
 def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it") -> bytes:
@@ -50,7 +52,7 @@ def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the 
     data = path.read_bytes()
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
-        raise ValueError(
+        raise BpeError(
             f"{path} has SHA-256 {actual}, expected {sha256}: the file is corrupt, altered or from "
             f"another version ({install_hint})"
         )

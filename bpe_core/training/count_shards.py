@@ -19,7 +19,7 @@ The format (``FORMAT_VERSION`` 1), which other writers follow::
       count      int64, no nulls, >= 1      how often it occurs
     Rows are in order of first appearance in the corpus, shard after shard (the "first" tie rule
     depends on it). A pre-token may appear more than once (in one shard or several): its counts add.
-    Optional key-value metadata, key "bpe_core.training.count_shards": the JSON object
+    Optional key-value metadata, key "bpe_core.count_shards": the JSON object
       {"format", "format_version", "settings", "corpus", "run", "shard", "shards"}
     (as in the manifest; when present it must agree with the manifest).
 
@@ -41,29 +41,30 @@ The format (``FORMAT_VERSION`` 1), which other writers follow::
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import json
 import os
 import re
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from bpe_core.training.counting import CorpusStats, WordCounts
 from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates, resolve_pattern
 from bpe_core.corpora.streams import import_pyarrow, is_text_type
 from bpe_core.safe_io import json_value, remove_quietly, write_atomic
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.trainer import TrainingOptions, train_from_counts
+from bpe_core.training.merge_loop import ProgressCallback, TieBreak
+from bpe_core.training.trainer import TrainingSettings, merge_counts
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 FORMAT = "bpe_core count shards"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-METADATA_KEY = b"bpe_core.training.count_shards"
+METADATA_KEY = b"bpe_core.count_shards"
 SHARD_NAME = "counts-{:05d}.parquet"
 ROWS_PER_SHARD = 1_000_000
 ROW_GROUP_ROWS = 131_072
@@ -102,10 +103,10 @@ def check_shard_folder(directory: str | os.PathLike) -> None:
     count-shard folder (whose shards are then replaced); ValueError saying what to do otherwise."""
     directory = os.fspath(directory)
     if os.path.exists(directory) and not os.path.isdir(directory):
-        raise ValueError(f"cannot write count shards to {directory}: it is a file; give a folder with -o")
+        raise BpeError(f"cannot write count shards to {directory}: it is a file; give a folder with -o")
     parent = os.path.dirname(os.path.abspath(directory))
     if not os.path.isdir(parent):
-        raise ValueError(f"cannot write count shards to {directory}: the folder {parent!r} does not exist; create it")
+        raise BpeError(f"cannot write count shards to {directory}: the folder {parent!r} does not exist; create it")
     if not os.path.isdir(directory):
         return
     names = [n for n in os.listdir(directory) if not n.startswith(".")]
@@ -114,7 +115,7 @@ def check_shard_folder(directory: str | os.PathLike) -> None:
             _read_manifest(directory)  # a manifest.json of something else is not ours to replace
         return
     shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
-    raise ValueError(f"cannot write count shards to {directory}: it holds other files ({shown}); give a new or "
+    raise BpeError(f"cannot write count shards to {directory}: it holds other files ({shown}); give a new or "
                      "empty folder, or a count-shard folder to replace")
 
 
@@ -147,18 +148,18 @@ def write_count_shards(
     _pyarrow()  # pyarrow missing: say so before anything else
     directory = os.fspath(directory)
     if not isinstance(rows_per_shard, int) or isinstance(rows_per_shard, bool) or rows_per_shard < 1:
-        raise ValueError(f"rows_per_shard must be a positive whole number (e.g. {ROWS_PER_SHARD:,}), "
+        raise BpeError(f"rows_per_shard must be a positive whole number (e.g. {ROWS_PER_SHARD:,}), "
                          f"not {rows_per_shard!r}")
     settings = _checked_settings(settings, directory)
     keys, values = _unique_rows(word_counts.counts)
     if values and (min(values) < 1 or max(values) > MAX_COUNT):
-        raise ValueError(f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to "
+        raise BpeError(f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to "
                          f"{max(values)}")
     check_shard_folder(directory)
     try:
         return _write_shard_files(directory, keys, values, settings, _corpus_record(word_counts.stats), rows_per_shard)
     except OSError as exc:  # a read-only, full or forbidden place: one line, never a bare errno text
-        raise ValueError(f"cannot write the count shards to the folder {directory} ({exc.strerror or exc}): choose "
+        raise BpeError(f"cannot write the count shards to the folder {directory} ({exc.strerror or exc}): choose "
                          "a folder you can write to (-o)") from None
 
 
@@ -204,14 +205,14 @@ def _checked_settings(settings: object, where: str) -> dict:
     """``settings`` with the compared keys present and well typed (the pattern as a preset's name or
     its regex); ValueError naming ``where`` otherwise."""
     if not isinstance(settings, dict) or any(key not in settings for key in COMPARED_SETTINGS):
-        raise ValueError(f"{where}: the settings must give {', '.join(COMPARED_SETTINGS)} (see shard_settings)")
+        raise BpeError(f"{where}: the settings must give {', '.join(COMPARED_SETTINGS)} (see shard_settings)")
     pattern, specials, normalization = (settings[key] for key in COMPARED_SETTINGS)
     if pattern is not None and not isinstance(pattern, str):
-        raise ValueError(f"{where}: settings.pattern must be a preset name, a regex or null, not {pattern!r}")
+        raise BpeError(f"{where}: settings.pattern must be a preset name, a regex or null, not {pattern!r}")
     if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
-        raise ValueError(f"{where}: settings.special_tokens must be a list of non-empty strings, not {specials!r}")
+        raise BpeError(f"{where}: settings.special_tokens must be a list of non-empty strings, not {specials!r}")
     if normalization != "none":
-        raise ValueError(f"{where}: counted with normalization {normalization!r}, which this bpe_core does not "
+        raise BpeError(f"{where}: counted with normalization {normalization!r}, which this bpe_core does not "
                          "apply when it trains; count again without normalization ('none')")
     source = resolve_pattern(pattern)
     return {**settings, "pattern": preset_name(source) or source, "special_tokens": list(specials)}
@@ -220,20 +221,20 @@ def _checked_settings(settings: object, where: str) -> dict:
 def _read_manifest(directory: str) -> dict:
     path = os.path.join(directory, MANIFEST)
     if not os.path.isdir(directory):
-        raise ValueError(f"{directory} is not a folder of count shards (made by python -m bpe_core count)")
+        raise BpeError(f"{directory} is not a folder of count shards (made by python -m bpe_core count)")
     try:
         with open(path, "rb") as handle:
             manifest = json_value(handle.read())
     except FileNotFoundError:
-        raise ValueError(f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
+        raise BpeError(f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
                          "bpe_core count), or its writing did not finish; count again") from None
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{path} cannot be read: {exc}") from None
+        raise BpeError(f"{path} cannot be read: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a count-shard manifest (its \"format\" is not {FORMAT!r})")
+        raise BpeError(f"{path} is not a count-shard manifest (its \"format\" is not {FORMAT!r})")
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
-        raise ValueError(f"{path} has format_version {version!r}; this bpe_core reads version {FORMAT_VERSION} "
+        raise BpeError(f"{path} has format_version {version!r}; this bpe_core reads version {FORMAT_VERSION} "
                          "(upgrade bpe_core, or count again)")
     manifest["settings"] = _checked_settings(manifest.get("settings"), path)
     return manifest
@@ -246,12 +247,12 @@ def _shard_files(directory: str, manifest: dict) -> list[tuple[str, int | None]]
         names = sorted(n for n in os.listdir(directory) if n.endswith(".parquet") and not n.startswith("."))
         return [(os.path.join(directory, n), None) for n in names]
     if not isinstance(listed, list) or not all(isinstance(s, dict) and isinstance(s.get("file"), str) for s in listed):
-        raise ValueError(f"{directory}/{MANIFEST}: \"shards\" must be a list of {{\"file\": name, \"rows\": n}}")
+        raise BpeError(f"{directory}/{MANIFEST}: \"shards\" must be a list of {{\"file\": name, \"rows\": n}}")
     found = []
     for shard in listed:
         name = shard["file"]
         if os.path.basename(name) != name or name in ("", ".", ".."):
-            raise ValueError(f"{directory}/{MANIFEST}: shard {name!r} must be a file name inside the folder")
+            raise BpeError(f"{directory}/{MANIFEST}: shard {name!r} must be a file name inside the folder")
         found.append((os.path.join(directory, name), shard.get("rows")))
     return found
 
@@ -262,28 +263,28 @@ def _open_shard(path: str, rows: int | None, manifest: dict):
     try:
         handle = parquet.ParquetFile(path)
     except FileNotFoundError:
-        raise ValueError(f"{path} is missing: the manifest lists it; count again") from None
+        raise BpeError(f"{path} is missing: the manifest lists it; count again") from None
     except (pyarrow.ArrowException, OSError) as exc:
-        raise ValueError(f"{path} is not a readable Parquet file ({exc}); count again") from None
+        raise BpeError(f"{path} is not a readable Parquet file ({exc}); count again") from None
     schema = handle.schema_arrow
     for column, test, kind in (("pretoken", is_text_type, "a string"), ("count", pyarrow.types.is_integer, "an integer")):
         if column not in schema.names:
-            raise ValueError(f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
+            raise BpeError(f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
                              "shard has the columns pretoken (string) and count (int64)")
         if not test(schema.field(column).type):
-            raise ValueError(f"{path}: column {column!r} holds {schema.field(column).type}, not {kind}")
+            raise BpeError(f"{path}: column {column!r} holds {schema.field(column).type}, not {kind}")
     if rows is not None and handle.metadata.num_rows != rows:
-        raise ValueError(f"{path} has {handle.metadata.num_rows:,} rows but the manifest says {rows:,}: the folder "
+        raise BpeError(f"{path} has {handle.metadata.num_rows:,} rows but the manifest says {rows:,}: the folder "
                          "was changed or its writing interrupted; count again")
     own = (schema.metadata or {}).get(METADATA_KEY)
     if own is not None:
         try:
             meta = json_value(own)
         except ValueError as exc:
-            raise ValueError(f"{path}: its bpe_core metadata is not valid JSON ({exc})") from None
+            raise BpeError(f"{path}: its bpe_core metadata is not valid JSON ({exc})") from None
         if not isinstance(meta, dict) or _checked_settings(meta.get("settings"), path) != manifest["settings"] or (
                 manifest.get("run") and meta.get("run") != manifest["run"]):
-            raise ValueError(f"{path} belongs to another count (its settings or run differ from {MANIFEST}'s): "
+            raise BpeError(f"{path} belongs to another count (its settings or run differ from {MANIFEST}'s): "
                              "do not mix shard folders; count again")
     return handle
 
@@ -298,18 +299,18 @@ def _add_shard(handle, path: str, counts: Counter) -> int:
         for batch in handle.iter_batches(batch_size=ROW_GROUP_ROWS, columns=["pretoken", "count"], use_threads=False):
             pretokens, numbers = batch.column(0), batch.column(1)
             if pretokens.null_count or numbers.null_count:
-                raise ValueError(f"{path}: a row near row {row + 1:,} has no pretoken or no count (null)")
+                raise BpeError(f"{path}: a row near row {row + 1:,} has no pretoken or no count (null)")
             pretokens, numbers = pretokens.to_pylist(), numbers.to_pylist()
             if numbers and min(numbers) < 1:
                 bad = next(i for i, n in enumerate(numbers) if n < 1)
-                raise ValueError(f"{path} row {row + bad + 1:,}: count {numbers[bad]} for {pretokens[bad]!r}; counts "
+                raise BpeError(f"{path} row {row + bad + 1:,}: count {numbers[bad]} for {pretokens[bad]!r}; counts "
                                  "must be at least 1")
             for pretoken, number in zip(pretokens, numbers):
                 counts[pretoken] = get(pretoken, 0) + number
             total += sum(numbers)
             row += len(numbers)
     except (pyarrow.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; count again") from None
+        raise BpeError(f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; count again") from None
     return total
 
 
@@ -339,7 +340,7 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
         unique.setdefault(os.path.realpath(directory), directory)
     directories = list(unique.values())
     if not directories:
-        raise ValueError("give at least one count-shard folder (made by python -m bpe_core count)")
+        raise BpeError("give at least one count-shard folder (made by python -m bpe_core count)")
     result = WordCounts()
     settings: dict | None = None
     total = 0
@@ -348,7 +349,7 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
         if settings is None:
             settings, first = manifest["settings"], directory
         elif (key := _disagreement(settings, manifest["settings"])) is not None:
-            raise ValueError(f"{directory} was counted with {key} {manifest['settings'][key]!r} but {first} with "
+            raise BpeError(f"{directory} was counted with {key} {manifest['settings'][key]!r} but {first} with "
                              f"{settings[key]!r}: shards add up only when their {key} agree; count them again with "
                              "the same settings")
         folder_total = 0
@@ -360,7 +361,7 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
                 handle.close()
         total += folder_total
         if total > MAX_COUNT:
-            raise ValueError(f"the counts add up to {total:,} pre-tokens, more than 2^63-1 ({MAX_COUNT:,}), which "
+            raise BpeError(f"the counts add up to {total:,} pre-tokens, more than 2^63-1 ({MAX_COUNT:,}), which "
                              "pair counts and int64 shards cannot hold; train on fewer folders")
         _add_corpus(result.stats, manifest.get("corpus"), folder_total)
     return result, dict(settings or {})
@@ -380,21 +381,37 @@ def _add_corpus(stats: CorpusStats, corpus: object, counted: int) -> None:
 
 
 def train_from_shards(
-    directories: str | os.PathLike | Iterable[str | os.PathLike], vocab_size: int, **options: Unpack[TrainingOptions]
+    directories: str | os.PathLike | Iterable[str | os.PathLike],
+    vocab_size: int,
+    *,
+    min_frequency: int = 2,
+    tie_break: TieBreak = "lexicographic",
+    progress: ProgressCallback | None = None,
+    name: str = "trained",
 ) -> Tokenizer:
-    """Train from count-shard folders (``read_count_shards``) with ``train``'s keywords but ``workers``:
-    the pattern and special tokens come from the shards (giving other ones is a ValueError naming
-    both). The tokenizer is the one ``train_files`` makes on the text that was counted."""
+    """Train from count-shard folders (``read_count_shards``) with ``train``'s keywords but
+    ``workers``: the pattern and special tokens are the shards' (``check_shards_settings`` holds
+    expected ones against them). The tokenizer is the one ``train_files`` makes on the text that was
+    counted."""
     started = time.perf_counter()  # the recorded seconds include reading the shards
     word_counts, settings = read_count_shards(directories)
-    for key in ("pattern", "special_tokens"):
-        if key not in options:
-            continue
-        given = options[key]
-        mine = shard_settings(pattern=given)["pattern"] if key == "pattern" else list(given or ())
+    checked = TrainingSettings(
+        vocab_size, min_frequency, settings["pattern"], settings["special_tokens"], tie_break, name
+    )
+    return merge_counts(word_counts, checked, progress=progress, started=started)
+
+
+def check_shards_settings(settings: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+    """``BpeError`` naming both values when an ``expected`` ``"pattern"`` or ``"special_tokens"`` (those
+    given) differs from the ``settings`` of ``read_count_shards``: training uses the shards'.
+
+    >>> check_shards_settings({"pattern": "gpt2", "special_tokens": []}, {"pattern": "o200k"})
+    Traceback (most recent call last):
+    bpe_core.errors.BpeError: the shards were counted with pattern 'gpt2', not 'o200k': training uses the shards' pattern; leave it out (or count again with 'o200k')
+    """
+    for key, value in expected.items():
+        mine = shard_settings(pattern=value)["pattern"] if key == "pattern" else list(value or ())
         theirs = settings[key]
         if (sorted(mine) != sorted(theirs)) if key == "special_tokens" else mine != theirs:
-            raise ValueError(f"the shards were counted with {key} {theirs!r}, not {mine!r}: training uses the "
-                             f"shards' {key}; leave it out (or count again with {mine!r})")
-    options = {**options, "pattern": settings["pattern"], "special_tokens": settings["special_tokens"]}
-    return train_from_counts(word_counts, vocab_size, _started=started, **options)
+            raise BpeError(f"the shards were counted with {key} {theirs!r}, not {mine!r}: training uses the "
+                           f"shards' {key}; leave it out (or count again with {mine!r})")

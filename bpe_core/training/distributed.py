@@ -19,6 +19,8 @@ absence is an error naming ``pip install -r requirements-distributed.txt``.
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import logging
 import os
 import re
@@ -26,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from bpe_core import __version__
 from bpe_core.corpora.text_files import iter_text_blocks
@@ -37,10 +39,8 @@ from bpe_core.corpora.streams import ByteStream
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.trainer import TrainingOptions, check_settings, train_from_counts
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
+from bpe_core.training.merge_loop import ProgressCallback, TieBreak
+from bpe_core.training.trainer import TrainingSettings, merge_counts
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
 #: Seconds to wait for a scheduler to answer and for it to have a worker.
@@ -54,9 +54,8 @@ BLOCK_BYTES = 1 << 20
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 
-class DaskMissing(ImportError, ValueError):
-    """dask.distributed is not installed (an ImportError, and a ValueError like every other input
-    error bpe_core reports, so the CLI prints it as one line)."""
+class DaskMissing(BpeError):
+    """dask.distributed is not installed; the message names the install command."""
 
 
 def import_distributed():
@@ -218,9 +217,9 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
     scheduler or worker without this bpe_core. Each worker builds ``pattern``'s pre-tokenizer up front."""
     distributed = import_distributed()
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
+        raise BpeError(f"workers must be a whole number of at least 1, got {workers!r}")
     if workers is not None and scheduler is not None:
-        raise ValueError(
+        raise BpeError(
             "workers applies only to the local cluster bpe_core starts; a cluster's workers are the "
             "`dask worker` processes started for its scheduler"
         )
@@ -259,11 +258,11 @@ def _connect(distributed, address, timeout: float):
     try:
         return distributed.Client(address, timeout=timeout)
     except ValueError as exc:  # no port, unknown scheme
-        raise ValueError(
+        raise BpeError(
             f"{address!r} is not a Dask scheduler address ({exc}): give one such as tcp://host:8786"
         ) from None
     except OSError as exc:  # nobody answered
-        raise ValueError(
+        raise BpeError(
             f"no Dask scheduler answered at {address} within {timeout:g} s ({exc}): start one with "
             f"`dask scheduler` on that machine, check the host, port and firewall, or pass no address "
             f"for a local cluster"
@@ -276,7 +275,7 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
-        raise ValueError(f"{where} has no worker after {timeout:g} s: start some with "
+        raise BpeError(f"{where} has no worker after {timeout:g} s: start some with "
                          "`dask worker <scheduler address>`") from None
     who = f"Dask workers of {where}"
     try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
@@ -284,13 +283,13 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
         who = f"Dask scheduler ({where})"
         versions["the scheduler"] = client.run_on_scheduler(worker_version, pattern)
     except Exception as exc:  # noqa: BLE001 - an ImportError there arrives here as a plain Exception
-        raise ValueError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
+        raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
                          "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
                          "PYTHONPATH)") from None
     wrong = {address: version for address, version in versions.items() if version != __version__}
     if wrong:
         address, version = next(iter(wrong.items()))
-        raise ValueError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
+        raise BpeError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
                          f"client {__version__}: install the same version everywhere, so counts mean the same")
 
 
@@ -299,7 +298,7 @@ def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> i
         wanted = total // max(1, workers * PARTITIONS_PER_WORKER)
         return max(MIN_PARTITION_BYTES, min(MAX_PARTITION_BYTES, wanted))
     if not isinstance(partition_bytes, int) or isinstance(partition_bytes, bool) or partition_bytes < 1:
-        raise ValueError(f"partition_bytes must be a whole number of bytes of at least 1, got {partition_bytes!r}")
+        raise BpeError(f"partition_bytes must be a whole number of bytes of at least 1, got {partition_bytes!r}")
     return partition_bytes
 
 
@@ -370,35 +369,40 @@ def _count_in_order(client, partitions: list[Partition], settings: CountSettings
 def _worker_error(exc: Exception, partition: Partition) -> Exception:
     """A worker's exception as one line saying what to do."""
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
-        return ValueError(
+        return BpeError(
             f"a Dask worker cannot read {partition.path} ({exc.strerror or exc}): every worker must see the "
             f"inputs at the same absolute paths (a shared filesystem or object store mount)"
         )
     if isinstance(exc, (ValueError, TypeError)):
         return type(exc)(str(exc))
-    return ValueError(f"counting {partition.path} failed on a Dask worker: {type(exc).__name__}: {exc}")
+    return BpeError(f"counting {partition.path} failed on a Dask worker: {type(exc).__name__}: {exc}")
 
 
 def train_on_dask(
     inputs: Sequence[str | os.PathLike] | str | os.PathLike,
     vocab_size: int,
     *,
+    min_frequency: int = 2,
+    pattern: str | None = "gpt2",
+    special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "lexicographic",
+    progress: ProgressCallback | None = None,
+    name: str = "trained",
     text_field: str = "text",
     on_bad_row: str = "skip",
-    scheduler=None,
+    scheduler: Any = None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
-    **options: Unpack[TrainingOptions],
 ) -> Tokenizer:
-    """``train_files`` with the counting on Dask (``count_on_dask``'s keywords) and the merge loop
-    here; ``options`` are ``train_from_counts``' keywords (``train``'s but ``workers``). The tokenizer
-    equals ``train_files``' on the same inputs."""
+    """``train_files`` with the counting on Dask (``count_on_dask``'s keywords: ``scheduler``,
+    ``workers``, ``partition_bytes``, ``timeout``) and the merge loop here, with ``train``'s other
+    keywords. The tokenizer equals ``train_files``' on the same inputs."""
     started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-    options = check_settings(train_on_dask, vocab_size, options, exclude=("workers",))  # before a cluster starts
+    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)  # before a cluster starts
     counts = count_on_dask(
-        inputs, pattern=options["pattern"], special_tokens=options["special_tokens"],
+        inputs, pattern=settings.pattern, special_tokens=settings.special_tokens,
         text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
-        partition_bytes=partition_bytes, timeout=timeout, progress=options["progress"],
+        partition_bytes=partition_bytes, timeout=timeout, progress=progress,
     )
-    return train_from_counts(counts, vocab_size, _started=started, **options)
+    return merge_counts(counts, settings, progress=progress, started=started)

@@ -28,6 +28,8 @@ This module does not measure or compare tokenizers (``parity_report`` does).
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -62,13 +64,13 @@ def _check_languages(texts: Mapping[str, object], dev: Mapping[str, object]) -> 
             raise TypeError(f"{name} must map each language to its text (a dict), not {type(given).__name__}")
     languages = list(texts)
     if not languages:
-        raise ValueError("texts is empty: give the training text of at least one language")
+        raise BpeError("texts is empty: give the training text of at least one language")
     missing = [label for label in languages if label not in dev]
     extra = [label for label in dev if label not in texts]
     if missing or extra:
         parts = [f"no development text for {', '.join(map(str, missing))}"] if missing else []
         parts += [f"development text for {', '.join(map(str, extra))} but no training text"] if extra else []
-        raise ValueError("texts and dev must name the same languages: " + "; ".join(parts))
+        raise BpeError("texts and dev must name the same languages: " + "; ".join(parts))
     return languages
 
 
@@ -77,24 +79,24 @@ def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError(f"vocab_size must be an integer, not {type(vocab_size).__name__}")
     if vocab_size > MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab_size={vocab_size:,} is too large: bpe_core trains at most {MAX_VOCAB_SIZE:,} ids")
+        raise BpeError(f"vocab_size={vocab_size:,} is too large: bpe_core trains at most {MAX_VOCAB_SIZE:,} ids")
     if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
-        raise ValueError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
+        raise BpeError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
     if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        raise BpeError(f"variant must be one of {VARIANTS}, got {variant!r}")
     for name, value in (("global_merges", global_merges), ("window", window)):
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if name == "global_merges" else 1):
-            raise ValueError(f"{name} must be an integer of at least {0 if name == 'global_merges' else 1}, got {value!r}")
+            raise BpeError(f"{name} must be an integer of at least {0 if name == 'global_merges' else 1}, got {value!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):
-        raise ValueError(f"alpha must be a positive number (the window's share per language, 2 in the paper), got {alpha!r}")
+        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), got {alpha!r}")
 
 
 def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str, ...]:
     specials = validate_special_tokens(special_tokens)
     if vocab_size < 256 + len(specials):
-        raise ValueError(
+        raise BpeError(
             f"vocab_size={vocab_size} is too small: it counts the 256 byte tokens and the "
             f"{len(specials)} special token(s), so it must be at least {256 + len(specials)}"
         )
@@ -113,7 +115,7 @@ def _count_languages(languages, texts, dev, pretokenizer, specials, workers, pro
         dev_counts.append(count_words(_documents(dev[label], f"the development text of {label}"),
                                       pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
         if not dev_counts[-1].counts:
-            raise ValueError(f"the development text of {label} is empty: parity needs its token count")
+            raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         if progress:
             progress("count", 2 * step + 2, total)
     return train_counts, dev_counts

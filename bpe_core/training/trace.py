@@ -8,6 +8,8 @@ quadratic and meant for inputs of a few kilobytes; use ``train`` for real corpor
 
 from __future__ import annotations
 
+from bpe_core.errors import BpeError
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,13 +58,13 @@ class TraceResult:
 
 def _checked_documents(texts: str | Sequence[str], num_merges: int, tie_break: str) -> list[str]:
     if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be a non-negative integer, got {num_merges!r}")
+        raise BpeError(f"num_merges must be a non-negative integer, got {num_merges!r}")
     documents = [texts] if isinstance(texts, str) else list(texts)
     size = sum(len(d) for d in documents if isinstance(d, str))
     if size > MAX_TRACE_CHARACTERS:
-        raise ValueError(
+        raise BpeError(
             f"the input has {size:,} characters; the step-by-step trace takes at most "
             f"{MAX_TRACE_CHARACTERS:,}. Use bpe_core.train for larger corpora."
         )

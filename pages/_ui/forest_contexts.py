@@ -48,7 +48,7 @@ def contexts_section(picked: Picked, token_id: int) -> None:
                    f"the training text of {md(picked.choice.label)}.")  # fmt: skip
         return
     label, texts = corpus
-    if picked.tokenizer.is_special(token_id):
+    if picked.tokenizer.is_special_token(token_id):
         st.caption("A special token: training cuts special tokens out of the text, so it occurs nowhere in it.")
         return
     found = contexts_of(picked.choice.fingerprint, label, token_id, picked.tokenizer, texts)

@@ -47,7 +47,7 @@ class Picked:
         parts = self.forest.parts(token_id)
         if parts is not None:
             return f"{self.quote(parts[0])} + {self.quote(parts[1])}"
-        if self.tokenizer.is_special(token_id):
+        if self.tokenizer.is_special_token(token_id):
             return "special token"
         return "byte" if len(self.vocab[token_id]) == 1 else "no merge (tiktoken's rule)"
 

@@ -111,7 +111,7 @@ def find_by_id(picked: Picked, default_id: int) -> int | None:
         st.session_state[key] = default_id
     chosen = st.number_input("Token id", min_value=0, max_value=max(picked.vocab), step=1, key=key)
     try:
-        picked.tokenizer.token_bytes(int(chosen))
+        picked.tokenizer.decode_single_token_bytes(int(chosen))
     except ValueError as exc:
         st.error(md(exc))
         return None
@@ -127,7 +127,7 @@ def show_facts(picked: Picked, token_id: int) -> None:
              ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
     for column, (label, value) in zip(st.columns(4), facts):
         column.metric(label, value)  # plain: constant labels, numbers
-    if picked.tokenizer.is_special(token_id):
+    if picked.tokenizer.is_special_token(token_id):
         st.info("A special token: added whole, never built by merges.")
     elif rank is None:
         st.info(md(tokenizers.unmerged_note(picked.tokenizer, token_id, picked.vocab[token_id])))

@@ -14,7 +14,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
-from bpe_core import TokenInfo, token_display
+from bpe_core import TokenInfo
+
+from bpe_core.bpe.tokens import token_display
 from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
 
 #: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian

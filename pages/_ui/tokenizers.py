@@ -18,6 +18,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace import Workspace, describe_age, sanitize_name
@@ -39,17 +40,17 @@ def default_tokenizer() -> Tokenizer:
 
 @st.cache_resource(show_spinner="Loading GPT-2…")
 def gpt2_tokenizer() -> Tokenizer:
-    return _native(bpe_core.gpt2())
+    return _native(bpe_core.load("gpt2"))
 
 
 @st.cache_resource(show_spinner=False)
 def cl100k_is_available() -> bool:
-    return bpe_core.cl100k_available()
+    return catalogue.is_installed("cl100k")
 
 
 @st.cache_resource(show_spinner="Loading cl100k…")
 def cl100k_tokenizer() -> Tokenizer:
-    return _native(bpe_core.cl100k())
+    return _native(bpe_core.load("cl100k"))
 
 
 #: The modern built-in tokenizers the pickers offer (bpe_core.pretrained.catalogue), in display order; Compare's
@@ -59,8 +60,7 @@ MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_ha
 
 @st.cache_resource(show_spinner="Loading the tokenizer (150k-250k tokens, a few seconds, once)…")
 def builtin_tokenizer(name: str) -> Tokenizer:
-    tokenizer = bpe_core.load(name)
-    return _native(tokenizer) if isinstance(tokenizer, Tokenizer) else tokenizer
+    return _native(bpe_core.load(name))
 
 
 def _native(tokenizer: Tokenizer) -> Tokenizer:

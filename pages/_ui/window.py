@@ -145,7 +145,7 @@ def window_infos(tokenizer, whole: WholeText, index: TextIndex, text: str, start
     c0 = int(index.char_of_byte[first_byte])
     c1 = int(index.char_of_byte[int(ends[i1 - 1]) - 1]) + 1
     ids = list(whole.ids[i0:i1])
-    vocab = {token_id: tokenizer.token_bytes(token_id) for token_id in set(ids)}
+    vocab = {token_id: tokenizer.decode_single_token_bytes(token_id) for token_id in set(ids)}
     infos = piece_token_infos(text[c0:c1], ids, vocab, offset=c0)
     special = whole.special_ids
     return [dataclasses.replace(info, special=True) if info.id in special else info for info in infos]

@@ -81,7 +81,7 @@ def test_defaults_show_charts_table_and_the_burmese_sentence(page):
     assert set(rows["label"]) == {s.label for s in NATURAL}
 
     # the sentence is the library's, for GPT-2 on the built-in passage
-    expected = metrics.summary_sentence(metrics.compare({"GPT-2": bpe_core.gpt2()}, NATURAL), "GPT-2")
+    expected = metrics.summary_sentence(metrics.compare({"GPT-2": bpe_core.load("gpt2")}, NATURAL), "GPT-2")
     assert "Burmese" in expected
     assert expected in sentences(page)
     gpt2 = rows[rows["tokenizer"] == "GPT-2"].set_index("sample")
@@ -103,7 +103,7 @@ def test_changing_tokenizers_and_samples_changes_the_table(page):
     rows = table(page)
     assert list(rows["tokenizer"]) == ["GPT-2", "GPT-2"]
     assert list(rows["label"]) == ["English", "Hindi"]
-    expected = metrics.compare({"GPT-2": bpe_core.gpt2()}, [get_sample("eng"), get_sample("hin")])
+    expected = metrics.compare({"GPT-2": bpe_core.load("gpt2")}, [get_sample("eng"), get_sample("hin")])
     assert list(rows["tokens"]) == [r["tokens"] for r in expected]
     assert rows["premium"].iloc[1] == pytest.approx(expected[1]["premium"])
 
@@ -200,7 +200,7 @@ def test_user_files_are_labelled_by_name_and_bad_files_are_reported(page):
     rows = table(page).set_index("label")
     assert list(rows.index) == ["hindi.txt", "english.txt"]
     files = [("hindi.txt", hindi), ("english.txt", english)]
-    expected = metrics.compare({"GPT-2": bpe_core.gpt2()}, files, "english.txt")
+    expected = metrics.compare({"GPT-2": bpe_core.load("gpt2")}, files, "english.txt")
     assert rows.loc["hindi.txt", "premium"] == pytest.approx(expected[0]["premium"])
     assert "GPT-2 needs" in sentences(page) and "for hindi.txt than for english.txt" in sentences(page)
 

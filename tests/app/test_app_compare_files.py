@@ -49,7 +49,7 @@ def long_text(sample_id: str, size: int) -> str:
 
 def assert_table_is(at: AppTest, files: list[tuple[str, str]], reference: str) -> None:
     rows = at.dataframe[0].value.set_index("label")
-    expected = metrics.compare({"GPT-2": bpe_core.gpt2()}, files, reference)
+    expected = metrics.compare({"GPT-2": bpe_core.load("gpt2")}, files, reference)
     for row in expected:
         for column in COLUMNS:
             assert rows.loc[row["label"], column] == pytest.approx(row[column]), (row["label"], column)

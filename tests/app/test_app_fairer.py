@@ -60,7 +60,7 @@ def expected(languages=LANGUAGES, **parity):
     options = {"variant": "window", "global_merges": round((VOCAB - 256) * 0.8), "window": 100, "alpha": 3.0}
     return compare_training(
         parallel_text(split="train", languages=languages), parallel_text(split="heldout", languages=languages),
-        VOCAB, others={"gpt2": bpe_core.gpt2()}, parity_options={**options, **parity}, pattern="o200k",
+        VOCAB, others={"gpt2": bpe_core.load("gpt2")}, parity_options={**options, **parity}, pattern="o200k",
     )  # fmt: skip
 
 

@@ -106,7 +106,7 @@ def test_never_produced_on_the_users_text(app):
     text = "the theme of the thesis, tokenization and the tokenizer"
     app.text_area(key="forest.unused_text").set_value(text)
     run(app)
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     used = {i for i in gpt2.encode(text) if gpt2.merge_rank_of(i) is not None}
     assert int(metrics(app)["never produced"].replace(",", "")) == 50_000 - len(used)
 
@@ -231,6 +231,6 @@ def test_never_produced_hashes_and_encodes_only_the_first_characters(monkeypatch
         ["the cat", "sat, then slept", "other"])) == signature  # fmt: skip
     assert forest_unused.usage_signature("gpt2", "my text", ["the cat", "sa"]) != signature
     assert forest_unused.usage_signature("gpt2", "my text", ["the ca", "tsat"]) != signature
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     usage = forest_unused.usage_counts("test-budget", signature, gpt2, parts)
     assert usage == dict(Counter(gpt2.encode("the cat") + gpt2.encode("sat")))

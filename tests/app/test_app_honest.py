@@ -73,7 +73,7 @@ def test_train_held_out_trains_on_the_rest_and_measures_beside_the_references(ap
     assert names[1:3] == ["gpt2", "cl100k"]
 
     characters = sum(map(len, split.heldout))
-    for name, tokenizer in (("my-bpe", trained), ("gpt2", bpe_core.gpt2()), ("cl100k", bpe_core.cl100k())):
+    for name, tokenizer in (("my-bpe", trained), ("gpt2", bpe_core.load("gpt2")), ("cl100k", bpe_core.load("cl100k"))):
         tokens = sum(len(tokenizer.encode_ordinary(t)) for t in split.heldout)
         row = frame[frame["tokenizer"] == name].iloc[0]
         assert row["tokens"] == tokens and row["characters"] == characters
@@ -180,7 +180,7 @@ def test_compare_on_the_held_out_sentences_leaves_the_default_unmarked(app):
     from bpe_core.corpora.samples import parallel_text
 
     held = parallel_text(split="heldout", languages=["eng", "hin"])
-    expected = {lang: len(bpe_core.gpt2().encode_ordinary("\n".join(lines))) for lang, lines in held.items()}
+    expected = {lang: len(bpe_core.load("gpt2").encode_ordinary("\n".join(lines))) for lang, lines in held.items()}
     gpt2 = rows[rows["tokenizer"] == "GPT-2"].set_index("sample")
     assert gpt2.loc["eng", "tokens"] == expected["eng"] and gpt2.loc["hin", "tokens"] == expected["hin"]
     assert gpt2.loc["hin", "premium"] == pytest.approx(expected["hin"] / expected["eng"])

@@ -132,4 +132,4 @@ def test_the_forest_explains_whole_word_tokens_and_late_merges():
     if catalogue.is_installed("llama3"):
         llama = catalogue.load("llama3")
         whole = llama.whole_word_tokens[0]
-        assert unmerged_note(llama, whole, llama.token_bytes(whole)).startswith("A whole-word token")
+        assert unmerged_note(llama, whole, llama.decode_single_token_bytes(whole)).startswith("A whole-word token")

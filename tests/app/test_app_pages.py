@@ -20,6 +20,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, drawn_html, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from bpe_core.training.counting import count_words  # noqa: E402
 from bpe_core.formats import huggingface  # noqa: E402
 from bpe_core.workspace import Workspace  # noqa: E402
 
@@ -61,7 +63,7 @@ def test_home_lists_the_tokenizers_available_at_once(app):
     table = app.dataframe[0].value
     names = list(table["tokenizer"])
     assert names[:2] == ["sample-bpe (default)", "gpt2"]
-    if bpe_core.cl100k_available():
+    if catalogue.is_installed("cl100k"):
         assert "cl100k" in names
     default_row = table[table["tokenizer"] == "sample-bpe (default)"].iloc[0]
     assert default_row["merges"] == 500
@@ -94,7 +96,7 @@ def test_train_shows_statistics_then_trains(app):
     assert metrics["documents"] == "1"
     assert metrics["characters"] == f"{len(CORPUS.decode()):,}"
     assert metrics["bytes"] == f"{len(CORPUS):,}"
-    expected = bpe_core.count_words(
+    expected = count_words(
         [CORPUS.decode()], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2")
     ).stats.pretokens
     assert metrics["pre-tokens"] == f"{expected:,}"

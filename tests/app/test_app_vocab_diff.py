@@ -19,11 +19,12 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from apptest_support import APP, run, texts  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
 from bpe_core.analysis import vocab_diff  # noqa: E402
 
 PAGE = "pages/vocab_diff.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
-B_DEFAULT = "cl100k" if bpe_core.cl100k_available() else "default"
+B_DEFAULT = "cl100k" if catalogue.is_installed("cl100k") else "default"
 
 
 def go(at: AppTest) -> AppTest:
@@ -45,7 +46,7 @@ def test_opens_on_gpt2_against_cl100k_with_the_library_numbers(app):
     assert (app.selectbox(key="vdiff.a").value, app.selectbox(key="vdiff.b").value) == ("gpt2", B_DEFAULT)
     shown = metrics(app)
     if B_DEFAULT == "cl100k":
-        expected = vocab_diff.diff(bpe_core.gpt2(), bpe_core.cl100k())
+        expected = vocab_diff.diff(bpe_core.load("gpt2"), bpe_core.load("cl100k"))
         counts = expected.sets.counts
         assert shown["in both"] == f"{counts['shared']:,}" and shown["only in A"] == f"{counts['only_a']:,}"
         assert shown["only in B"] == f"{counts['only_b']:,}"

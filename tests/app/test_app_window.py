@@ -89,7 +89,7 @@ def test_drawn_tokens_are_the_whole_text_tokens_and_counts_cover_the_whole_text(
     _open(app, LINES, ["gpt2"])
     app.number_input(key=PAGE).set_value(3)
     run(app)
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     full = gpt2.encode_with_details(LINES, allowed_special="all")
     starts = window.page_starts(LINES)
     start, end = starts[2], starts[3]

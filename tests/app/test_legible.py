@@ -42,7 +42,7 @@ MARKS = set("␣→↵␍␡") | {chr(0x2400 + c) for c in range(32)}
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 def html_of(at: AppTest) -> str:
@@ -242,7 +242,7 @@ def test_forest_finds_tokens_by_what_the_pages_show(app, gpt2):
     app.selectbox(key="forest.tokenizer").set_value("gpt2")
     run(app)
     box = app.text_input(key="forest.query:gpt2")
-    assert box.value == token_display(gpt2.token_bytes(int(app.metric[0].value)))  # shown as the pages show it
+    assert box.value == token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))  # shown as the pages show it
     box.set_value("␣the")
     run(app)
     assert {m.label: m.value for m in app.metric}["id"] == "262"

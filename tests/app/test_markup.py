@@ -57,7 +57,7 @@ def assert_inert(markup_text: str) -> _Parsed:
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 def test_hostile_text_is_text_in_every_unsanitised_block(gpt2):

@@ -77,7 +77,7 @@ def test_window_tokens_are_the_whole_text_tokens_for_every_builtin(trained):
 
 
 def test_window_edge_inside_a_split_character_brings_all_its_pieces():
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     text = "ab 你好 cd"
     full = gpt2.encode_with_details(text)
     pieces = [info for info in full if info.partial and info.start == 3]  # '你' is two GPT-2 tokens
@@ -90,12 +90,12 @@ def test_window_edge_inside_a_split_character_brings_all_its_pieces():
 
 def test_window_with_the_native_engine(monkeypatch):
     monkeypatch.setenv("BPE_CORE_ENGINE", "auto")
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     assert _check_windows(gpt2, TEXT, True) > 40
 
 
 def test_whole_text_cuts_are_the_cut_positions(trained):
-    for tokenizer in (bpe_core.gpt2(), trained):
+    for tokenizer in (bpe_core.load("gpt2"), trained):
         whole, index = window.encode_whole(tokenizer, TEXT, True), window.text_index(TEXT)
         cuts = window.cut_chars(whole, index)
         assert cuts.tolist() == sorted(render.cut_positions(tokenizer.encode_with_details(TEXT, allowed_special="all")))
@@ -121,7 +121,7 @@ def test_line_start():
 
 
 def test_empty_and_tiny_windows():
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     whole, index = window.encode_whole(gpt2, "", False), window.text_index("")
     assert window.window_infos(gpt2, whole, index, "", 0, 0) == []
     assert window.cut_chars(whole, index).tolist() == []

@@ -38,8 +38,8 @@ def test_parity_prints_the_sentence_and_table_and_saves_both(files, tmp_path, ca
     hindi = want.fairness["parity-aware BPE"].premiums["hin"]
     assert any(line.startswith("Hindi") and f"{hindi.premium:.2f}x ({hindi.low:.2f}-{hindi.high:.2f})" in line
                for line in out.splitlines())  # fmt: skip
-    assert bpe_core.Tokenizer.load(parity).merges == want.parity.merges
-    assert bpe_core.Tokenizer.load(standard).merges == want.standard.merges
+    assert bpe_core.load(parity).merges == want.parity.merges
+    assert bpe_core.load(standard).merges == want.standard.merges
 
 
 def test_parity_errors_are_one_line(files, tmp_path, capsys):
@@ -72,12 +72,12 @@ def test_pattern_none_means_no_pretokenization_in_parity_as_in_train_and_count(f
     want = compare_training(train, heldout, 300, parity_options=options, pattern=None)
     assert capsys.readouterr().out.splitlines()[0] == want.sentence
     for path, tokenizer in ((standard, want.standard), (parity, want.parity)):
-        saved = bpe_core.Tokenizer.load(path)
+        saved = bpe_core.load(path)
         assert saved.pattern is None and saved.merges == tokenizer.merges
     trained, counts = tmp_path / "trained.json", tmp_path / "counts"
     assert main(["train", paths[0], "--vocab-size", "300", "--pattern", "none", "-o", str(trained)]) == 0
-    assert bpe_core.Tokenizer.load(trained).pattern is None
+    assert bpe_core.load(trained).pattern is None
     assert main(["count", paths[0], "--pattern", "none", "-o", str(counts)]) == 0
     assert main(["train", "--counts", str(counts), "--pattern", "none", "--vocab-size", "300",
                  "-o", str(trained)]) == 0  # fmt: skip
-    assert bpe_core.Tokenizer.load(trained).pattern is None
+    assert bpe_core.load(trained).pattern is None

@@ -22,7 +22,7 @@ def test_train_inspect_encode_decode_export(tmp_path, corpus, capsys):
     assert main(["train", str(corpus), "--vocab-size", "300", "-o", str(out), "--special-token", "<|eot|>"]) == 0
     printed = capsys.readouterr().out
     assert "merges:" in printed and "saved to" in printed
-    tok = bpe_core.Tokenizer.load(out)
+    tok = bpe_core.load(out)
     assert tok.special_tokens == {"<|eot|>": 256}
 
     assert main(["inspect", str(out), "--merges", "3"]) == 0
@@ -91,7 +91,7 @@ def test_compare_table_matches_the_library(capsys):
 
     assert main(["compare", "-t", "gpt2"]) == 0
     out = capsys.readouterr().out
-    rows = metrics.compare({"gpt2": bpe_core.gpt2()}, load_samples(), reference="eng")
+    rows = metrics.compare({"gpt2": bpe_core.load("gpt2")}, load_samples(), reference="eng")
     assert out.startswith(format_compare_table(rows))
     hindi = next(r for r in rows if r["sample"] == "hin")
     assert f"{hindi['premium']:.2f}x" in out
@@ -109,7 +109,7 @@ def test_compare_files_with_reference_and_csv(tmp_path, capsys):
     assert main(["compare", str(russian), "--reference", str(english), "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     by_sample = {r["sample"]: r for r in rows}
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     expected = len(gpt2.encode(russian.read_text(encoding="utf-8"))) / len(gpt2.encode(english.read_text(encoding="utf-8")))
     assert float(by_sample["ru.txt"]["premium"]) == pytest.approx(expected)
     assert float(by_sample["en.txt"]["premium"]) == 1.0

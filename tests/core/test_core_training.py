@@ -1,5 +1,6 @@
 """Training: the incremental trainer against the naive reference, settings, files, progress."""
 
+import inspect
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.training.counting import count_words
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.training import merge_loop
 from bpe_core.training.merge_loop import id_string
@@ -150,9 +152,9 @@ def test_training_is_deterministic():
 def test_word_counts_from_chunks_add_up():
     pre = bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2")
     texts = ["one two three", "two three", "three"]
-    whole = bpe_core.count_words(texts, pretokenizer=pre)
-    part = bpe_core.count_words(texts[:1], pretokenizer=pre)
-    part.update(bpe_core.count_words(texts[1:], pretokenizer=pre))
+    whole = count_words(texts, pretokenizer=pre)
+    part = count_words(texts[:1], pretokenizer=pre)
+    part.update(count_words(texts[1:], pretokenizer=pre))
     assert whole.counts == part.counts
     assert whole.stats == part.stats
     merged = bpe_core.train_from_counts(part, 270, min_frequency=1)
@@ -230,12 +232,32 @@ def test_lone_surrogates_train_as_the_replacement_character_encoding_uses():
     assert len(tok.encode("x\ud800y x\ud800y x\ud800y")) == 1
 
 
-def test_train_files_and_train_from_counts_take_trains_keywords_and_name_a_wrong_one(tmp_path):
+def test_every_way_of_training_spells_out_trains_keywords_with_the_same_defaults():
+    """help() shows each keyword and its default: no **options anywhere."""
+    from bpe_core.training.count_shards import train_from_shards
+    from bpe_core.training.distributed import train_on_dask
+
+    def keywords(function):
+        parameters = inspect.signature(function).parameters.values()
+        assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in parameters), function.__name__
+        return {p.name: p.default for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+    trains = keywords(bpe_core.train)
+    assert set(trains) == {"min_frequency", "pattern", "special_tokens", "tie_break", "progress", "name", "workers"}
+    for function, left_out in [(bpe_core.train_files, set()), (bpe_core.train_from_counts, {"workers"}),
+                               (train_on_dask, set()), (train_from_shards, {"workers", "pattern", "special_tokens"})]:
+        theirs = keywords(function)
+        assert {name: theirs[name] for name in set(trains) - left_out} == {
+            name: trains[name] for name in set(trains) - left_out
+        }, function.__name__
+
+
+def test_train_files_and_train_from_counts_name_a_wrong_keyword(tmp_path):
     path = tmp_path / "a.txt"
     path.write_text("ab ab ab", encoding="utf-8")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'min_freq'.*min_frequency"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'min_freq'"):
         bpe_core.train_files(path, 300, min_freq=1)
-    counts = bpe_core.count_words(["ab ab ab"], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2"))
+    counts = count_words(["ab ab ab"], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2"))
     with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
         bpe_core.train_from_counts(counts, 300, workers=2)
     assert bpe_core.train_files(path, 300, min_frequency=1).merges == bpe_core.train("ab ab ab", 300, min_frequency=1).merges

@@ -15,6 +15,7 @@ import bpe_core
 from bpe_core.cli.main import main
 from bpe_core.training.count_shards import (
     MAX_COUNT,
+    check_shards_settings,
     read_count_shards,
     shard_settings,
     train_from_shards,
@@ -57,7 +58,7 @@ def test_shards_read_back_to_the_same_counts_in_the_same_order(tmp_path, corpus)
     assert settings["pattern"] == "gpt2" and settings["normalization"] == "none"
     table = pq.read_table(tmp_path / "shards" / "counts-00000.parquet")
     assert table.schema.field("pretoken").type == pa.string() and table.schema.field("count").type == pa.int64()
-    meta = json.loads(table.schema.metadata[b"bpe_core.training.count_shards"])
+    meta = json.loads(table.schema.metadata[b"bpe_core.count_shards"])
     assert meta["settings"] == settings and meta["shard"] == 0
     on_disk = json.loads((tmp_path / "shards" / "manifest.json").read_text(encoding="utf-8"))
     assert on_disk["total_count"] == sum(counted.counts.values())
@@ -118,12 +119,14 @@ def test_settings_must_agree(tmp_path, corpus, key, a, b):
 
 def test_a_pattern_or_special_token_that_contradicts_the_shards_is_refused(tmp_path, corpus):
     write_count_shards(counts_of([corpus]), tmp_path / "s", settings=shard_settings(pattern="o200k"))
-    with pytest.raises(ValueError, match="counted with pattern 'o200k', not 'gpt2'"):
-        train_from_shards(tmp_path / "s", 300, pattern="gpt2")
-    with pytest.raises(ValueError, match="counted with special_tokens"):
-        train_from_shards(tmp_path / "s", 300, special_tokens=["<x>"])
+    _, settings = read_count_shards(tmp_path / "s")
+    with pytest.raises(bpe_core.BpeError, match="counted with pattern 'o200k', not 'gpt2'"):
+        check_shards_settings(settings, {"pattern": "gpt2"})
+    with pytest.raises(bpe_core.BpeError, match="counted with special_tokens"):
+        check_shards_settings(settings, {"special_tokens": ["<x>"]})
     same = PreTokenizer.build("o200k").source  # the preset's regex is the preset
-    assert train_from_shards(tmp_path / "s", 300, pattern=same).pattern_name == "o200k"
+    check_shards_settings(settings, {"pattern": same, "special_tokens": []})
+    assert train_from_shards(tmp_path / "s", 300).pattern_name == "o200k"  # the shards' pattern
 
 
 def test_output_folders_are_checked(tmp_path, corpus):
@@ -228,7 +231,7 @@ def test_cli_count_then_train_from_counts_equals_train(tmp_path, corpus, capsys)
     args = ["--vocab-size", "320", "--tie-break", "first", "--min-frequency", "1"]
     assert main(["train", "--counts", str(tmp_path / "c1"), str(out), "-o", str(tmp_path / "a.json"), *args]) == 0
     assert main(["train", str(corpus), "--special-token", "<|eot|>", "-o", str(tmp_path / "b.json"), *args]) == 0
-    a, b = (bpe_core.Tokenizer.load(tmp_path / n) for n in ("a.json", "b.json"))
+    a, b = (bpe_core.load(tmp_path / n) for n in ("a.json", "b.json"))
     assert a.merges == b.merges and a.special_tokens == b.special_tokens
 
 
@@ -295,7 +298,7 @@ def test_cli_train_from_counts_refuses_reading_options_and_warns_on_no_text(tmp_
         assert f"{option[0]} applies to reading a corpus" in err and "drop" in err, err
     assert main(["train", "--counts", str(tmp_path / "s"), str(tmp_path / "s"), *out]) == 0
     assert main(["train", str(corpus), *out[:2], "-o", str(tmp_path / "u.json")]) == 0
-    twice, once = (bpe_core.Tokenizer.load(tmp_path / n) for n in ("t.json", "u.json"))
+    twice, once = (bpe_core.load(tmp_path / n) for n in ("t.json", "u.json"))
     assert twice.merge_records == once.merge_records  # the same counts: the folder was read once
     (tmp_path / "empty.json").write_text("[]", encoding="utf-8")
     capsys.readouterr()
@@ -354,7 +357,7 @@ def test_cli_count_and_train_on_a_corpus_without_text_warn_on_stderr(tmp_path, c
     assert "counted " in captured.out and json.loads((tmp_path / "s" / "manifest.json").read_text())["unique_pretokens"] == 0
     assert main(["train", str(folder), "--vocab-size", "300", "-o", str(tmp_path / "t.json")]) == 0
     assert "warning: the corpus has no text" in capsys.readouterr().err
-    assert bpe_core.Tokenizer.load(tmp_path / "t.json").vocab_size == 256
+    assert bpe_core.load(tmp_path / "t.json").vocab_size == 256
 
 
 def test_cli_count_on_a_corpus_with_text_does_not_warn(tmp_path, corpus, capsys):

@@ -308,7 +308,7 @@ def test_cli_train_on_a_glob_with_a_text_field_and_a_bad_row_summary(tmp_path, c
     captured = capsys.readouterr()
     assert "1 bad row(s) skipped (first:" in captured.err and "row 61" in captured.err
     assert len([line for line in captured.err.splitlines() if "bad row" in line]) == 1
-    assert bpe_core.Tokenizer.load(out).merges == bpe_core.train(DOCS, 300).merges
+    assert bpe_core.load(out).merges == bpe_core.train(DOCS, 300).merges
     assert main(["train", pattern, "--text-field", "body", "--bad-rows", "stop", "--vocab-size", "300",
                  "-o", str(out)]) == 2  # fmt: skip
     assert "a.jsonl row 61: field 'body' is null" in capsys.readouterr().err

@@ -19,6 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.encoding import batch
 from bpe_core.pretrained import catalogue
 from bpe_core.encoding import tiktoken_engine as tiktoken_bridge
@@ -70,7 +72,7 @@ def trained():
 
 @pytest.fixture(scope="module")
 def tokenizers(trained):
-    found = {"gpt2": bpe_core.gpt2(), "cl100k": bpe_core.cl100k(), "trained": trained}
+    found = {"gpt2": bpe_core.load("gpt2"), "cl100k": bpe_core.load("cl100k"), "trained": trained}
     if catalogue.is_installed("o200k"):
         found["o200k"] = bpe_core.load("o200k")
     for tok in found.values():
@@ -91,7 +93,7 @@ def test_tiktokens_engine_equals_the_python_encoder_on_the_corpus(tokenizers, na
     if name not in tokenizers:
         pytest.skip(catalogue.not_installed_message(name))
     tok = tokenizers[name]
-    assert tok.engine == "tiktoken" and tok.engine_obstacle is None
+    assert tok.engine == "tiktoken" and tok._engine_obstacle is None
     for text in corpus():
         _assert_same(tok, text)
         _assert_same(tok, text, engine="tiktoken-bpe")
@@ -163,7 +165,7 @@ def test_a_long_text_is_encoded_by_threads_with_tiktokens_ids(tokenizers, monkey
     assert len(text) >= batch.THREADED_TEXT_MIN_CHARS  # the real threshold, not a lowered one
     for name in ("gpt2", "cl100k"):
         tok = tokenizers[name]
-        reference = (bpe_core.gpt2_encoding() if name == "gpt2" else bpe_core.cl100k_encoding()).encode_ordinary
+        reference = (gpt2_encoding() if name == "gpt2" else cl100k_encoding()).encode_ordinary
         assert tok.encode_ordinary(text, engine="tiktoken") == reference(replace_surrogates(text))
         assert tok.encode(text, disallowed_special=(), engine="auto") == reference(replace_surrogates(text))
     assert spy.shared == 4  # every call above shared its text out
@@ -238,7 +240,7 @@ def _custom_pattern_tokenizer():
 def test_a_custom_pattern_is_split_by_bpe_core_and_merged_by_tiktoken():
     tok = _custom_pattern_tokenizer()
     assert tok.engine == "tiktoken-bpe"
-    assert "custom regex" in tok.engine_obstacle
+    assert "custom regex" in tok._engine_obstacle
     with pytest.raises(ValueError, match="engine='tiktoken' cannot encode .* custom regex.*engine='auto'"):
         tok.encode_ordinary("abc", engine="tiktoken")
     for text in corpus():
@@ -259,7 +261,7 @@ def test_a_pipeline_is_split_by_bpe_core_and_merged_by_tiktoken(trained):
 
 def test_no_pattern_is_one_piece_for_both(trained):
     tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens, pattern=None)
-    assert tok.engine == "tiktoken", tok.engine_obstacle
+    assert tok.engine == "tiktoken", tok._engine_obstacle
     for text in corpus():
         _assert_same(tok, text)
 
@@ -270,7 +272,7 @@ def test_ranks_tiktoken_cannot_merge_alike_stay_on_python():
     # "abc" comes from (a, bc), but BPE on its bytes merges (a, b) first: it does not encode to itself.
     tok = bpe_core.Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")], pattern="gpt2")
     assert tok.engine == "python"
-    assert "does not encode to itself" in tok.engine_obstacle
+    assert "does not encode to itself" in tok._engine_obstacle
     for engine in ("tiktoken", "tiktoken-bpe"):
         with pytest.raises(ValueError, match=f"engine='{engine}' cannot .*token 258 \\(b'abc'\\) does not encode"):
             tok.encode_ordinary("abc", engine=engine)
@@ -282,7 +284,7 @@ def test_merges_making_ids_out_of_order_stay_on_python():
     vocab = {i: bytes([i]) for i in range(256)}
     vocab.update({256: b"ab", 257: b"cd"})
     tok = bpe_core.Tokenizer(vocab, [(b"c", b"d"), (b"a", b"b")], pattern="gpt2")
-    assert tok.engine == "python" and "increasing order" in tok.engine_obstacle
+    assert tok.engine == "python" and "increasing order" in tok._engine_obstacle
 
 
 def test_bad_engine_names_say_which_exist(tokenizers, monkeypatch):
@@ -305,7 +307,7 @@ def test_a_tiktoken_with_other_unicode_classes_is_not_used_for_splitting(monkeyp
     try:
         tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
         assert tok.engine == "tiktoken-bpe"
-        assert "follows Unicode 99.0" in tok.engine_obstacle and "--write" in tok.engine_obstacle
+        assert "follows Unicode 99.0" in tok._engine_obstacle and "--write" in tok._engine_obstacle
     finally:
         tiktoken_bridge.tiktoken_obstacle.cache_clear()
 
@@ -349,9 +351,9 @@ def test_modern_tokenizers_get_the_engine_their_splitting_allows(name):
     tok = _available(name)
     pinned = not any(unicode_classes.disagreeing(n) for n in unicode_classes.NAMES)
     if name in ("qwen", "deepseek"):  # Pipelines
-        assert tok.engine == "tiktoken-bpe" and "stages" in tok.engine_obstacle
+        assert tok.engine == "tiktoken-bpe" and "stages" in tok._engine_obstacle
     elif not pinned:  # the `regex` module's Unicode differs from tiktoken's
-        assert tok.engine == "tiktoken-bpe" and "Unicode classes" in tok.engine_obstacle
+        assert tok.engine == "tiktoken-bpe" and "Unicode classes" in tok._engine_obstacle
     else:
         assert tok.engine == "tiktoken"
     texts = [s.text for s in load_samples("natural")] + [RECENT, WHITESPACE, _disputed_text()[:3000]]

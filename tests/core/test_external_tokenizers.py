@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import bpe_core
+from bpe_core.formats.huggingface import save_huggingface
 from bpe_core.cli import main as cli
 from bpe_core.pretrained import external
 from bpe_core.analysis import metrics
@@ -86,7 +87,7 @@ def test_ids_equal_the_library_that_implements_it(build, kind):
 def test_name_kind_specials_and_tiktoken_rules():
     tok = as_external(wordpiece())
     assert tok.name == "bert-base"  # the folder of a tokenizer.json
-    assert tok.special_tokens == {"[CLS]": 1, "[SEP]": 2} and tok.is_special(1) and not tok.is_special(3)
+    assert tok.special_tokens == {"[CLS]": 1, "[SEP]": 2} and tok.is_special_token(1) and not tok.is_special_token(3)
     assert "only BPE models can be imported" in tok.note
     with pytest.raises(ValueError, match="disallowed special token"):
         tok.encode("hello [CLS]")
@@ -101,7 +102,7 @@ def test_name_kind_specials_and_tiktoken_rules():
 
 def test_token_bytes_and_bad_ids():
     tok = as_external(wordpiece())
-    assert tok.token_bytes(5) == b"##s" and tok.token_text(5) == "##s"
+    assert tok.decode_single_token_bytes(5) == b"##s" and tok.token_text(5) == "##s"
     assert tok.decode_tokens_bytes([3, 5]) == [b"hello", b"##s"]
     assert tok.vocab_size == len(wordpiece().get_vocab()) and tok.n_vocab == max(wordpiece().get_vocab().values()) + 1
     with pytest.raises(ValueError, match="unknown token id 9999 at position 1"):
@@ -121,17 +122,19 @@ def test_byte_fallback_tokens_are_their_bytes_and_partial():
 def test_byte_level_bpe_files_still_become_bpe_core_tokenizers(tmp_path):
     trained = bpe_core.train(["ab ab abc abc"] * 5, 262, min_frequency=1)
     path = tmp_path / "tokenizer.json"
-    bpe_core.save_huggingface(trained, path)
+    save_huggingface(trained, path)
     loaded = bpe_core.load(str(path))
     assert isinstance(loaded, bpe_core.Tokenizer) and loaded.merges == trained.merges
 
 
-def test_load_and_the_cli_read_the_same_way(tmp_path, capsys):
+def test_load_external_and_the_cli_read_the_same_way(tmp_path, capsys):
     path = tmp_path / "bert.json"
     path.write_text(wordpiece().to_str(), encoding="utf-8")
-    tok = bpe_core.load(path)
+    tok = bpe_core.load_external(path)
     assert isinstance(tok, ExternalTokenizer) and tok.name == "bert"
-    assert bpe_core.load(str(path)).encode("hello worlds") == [3, 4, 5]
+    assert bpe_core.load_external(str(path)).encode("hello worlds") == [3, 4, 5]
+    with pytest.raises(bpe_core.BpeError, match=r"WordPiece .*bpe_core\.load_external\("):
+        bpe_core.load(path)  # load gives a Tokenizer, or says which function runs the file
     assert cli.main(["encode", "-t", str(path), "--text", "hello worlds"]) == 0
     assert capsys.readouterr().out.split() == ["3", "4", "5"]
     assert cli.main(["inspect", str(path)]) == 0

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis import metrics
 from bpe_core.analysis.parity_report import Fairness, compare_training, measure_fairness, summary
 from bpe_core.corpora.samples import get_sample, load_samples
@@ -74,17 +75,17 @@ def test_vocabulary_utilisation_by_hand():
 
 @given(st.text(max_size=60))
 def test_partial_token_share_agrees_with_the_token_details(text):
-    tok = bpe_core.gpt2()
+    tok = bpe_core.load("gpt2")
     details = tok.encode_with_details(text)
     expected = sum(d.partial for d in details) / len(details) if details else None
     assert metrics.partial_token_share(tok, text) == expected
 
 
 def test_partial_token_share_sees_byte_split_scripts():
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     assert metrics.partial_token_share(gpt2, get_sample("eng").text) == 0.0
     assert metrics.partial_token_share(gpt2, get_sample("mya").text) > 0.5
-    assert metrics.partial_token_share(bpe_core.gpt2_encoding(), get_sample("mya").text) == metrics.partial_token_share(
+    assert metrics.partial_token_share(gpt2_encoding(), get_sample("mya").text) == metrics.partial_token_share(
         gpt2, get_sample("mya").text
     )
     assert metrics.partial_token_share(CharTokenizer(), "abc") is None  # no token bytes to look at
@@ -136,7 +137,7 @@ def test_premium_interval_is_percentile_bootstrap_with_a_shared_draw():
 def test_eight_sentences_give_wide_intervals_and_more_give_narrower_ones():
     from bpe_core.corpora.samples import parallel_text
 
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     short = {s.id: s.text.split("\n") for s in load_samples("natural") if s.id in ("eng", "rus")}
     long = parallel_text(split="all", languages=["eng", "rus"])
     narrow = metrics.tokenizer_premium_intervals(gpt2, long, "eng")["rus"]
@@ -163,7 +164,7 @@ def test_premium_interval_bad_input(counts, kwargs, message):
 
 def test_sentences_must_be_a_list():
     with pytest.raises(TypeError, match="split it into lines"):
-        metrics.sentence_tokens(bpe_core.gpt2(), "one\ntwo")
+        metrics.sentence_tokens(bpe_core.load("gpt2"), "one\ntwo")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -223,7 +224,7 @@ def test_compare_training_on_built_in_parallel_text():
     calls = []
     result = compare_training(
         parallel_text(split="train", languages=languages), parallel_text(split="heldout", languages=languages),
-        600, others={"GPT-2": bpe_core.gpt2()}, resamples=100, progress=lambda *a: calls.append(a[0]),
+        600, others={"GPT-2": bpe_core.load("gpt2")}, resamples=100, progress=lambda *a: calls.append(a[0]),
     )
     assert list(result.fairness) == ["standard BPE", "parity-aware BPE", "GPT-2"]
     assert result.standard.vocab_size == result.parity.vocab_size == 600

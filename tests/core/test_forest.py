@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from bpe_core import token_display
+from bpe_core.bpe.tokens import token_display
 from bpe_core.pretrained import catalogue
 from bpe_core.analysis.contexts import token_contexts
 from bpe_core.analysis.forest import MergeForest, display_texts
@@ -25,7 +25,7 @@ def trained():
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 def test_the_index_matches_the_merge_records(trained, gpt2):
@@ -41,7 +41,7 @@ def test_the_index_matches_the_merge_records(trained, gpt2):
         assert forest.depth == depth
         assert all(forest.rank_of[r.id] == tokenizer.merge_rank_of(r.id) for r in records)
         assert forest.display == {i: token_display(b) for i, b in tokenizer.vocab.items()}
-        assert [tokenizer.token_bytes(i) for i in forest.byte_ids] == [bytes([b]) for b in range(256)]
+        assert [tokenizer.decode_single_token_bytes(i) for i in forest.byte_ids] == [bytes([b]) for b in range(256)]
         assert forest.parts(records[5].id) == (records[5].left, records[5].right)
         assert forest.parts(forest.byte_ids[65]) is None
     assert any(MergeForest.of(trained).counts) and not any(MergeForest.of(gpt2).counts)
@@ -55,7 +55,7 @@ def test_display_texts_cut_the_joined_text_back_exactly():
 
 def test_built_from_is_breadth_first_and_bounded(trained):
     forest = MergeForest.of(trained)
-    start = trained.token_id("th")
+    start = trained.encode_single_token("th")
     rows = forest.built_from(start, limit=10_000)
     # the obvious way: every merge whose parts include an already reached token, level by level
     reached, depth_of = {start: 0}, {}
@@ -72,7 +72,7 @@ def test_built_from_is_breadth_first_and_bounded(trained):
     assert all(forest.made[rank] != start for _, rank, _ in rows)
     assert all(forest.left[rank] == parent or forest.right[rank] == parent for _, rank, parent in rows)
     assert len(forest.built_from(start, limit=3)) == 3
-    assert forest.built_from(trained.token_id("<|end|>")) == []
+    assert forest.built_from(trained.encode_single_token("<|end|>")) == []
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "o200k", r"\S+|\s+", None])
@@ -111,7 +111,7 @@ def test_search_by_prefix_contains_and_regex(gpt2):
     assert contains.total == len(contains.ids) > 10
     assert all("ization" in forest.display[i] for i in contains.ids)
     regex = forest.search(r"^␣[A-Z][a-z]+ing$", mode="regex", limit=100_000)
-    assert gpt2.token_id(" Thing") in regex.ids and regex.ids == sorted(regex.ids)
+    assert gpt2.encode_single_token(" Thing") in regex.ids and regex.ids == sorted(regex.ids)
     assert forest.search(r"\\xe4", mode="regex").total > 0  # stray bytes are searched as shown
     assert forest.search("zzzzzzzz").total == 0
 
@@ -149,7 +149,7 @@ def naive_contexts(tokenizer, texts, token_id, width):
 def test_contexts_equal_encoding_whole_documents(gpt2):
     texts = ["the theme of the thesis " * 400, TEXT * 30, "你好 " * 2000]
     for token in (" the", "!!", "\n\n"):
-        token_id = gpt2.token_id(token)
+        token_id = gpt2.encode_single_token(token)
         expected = naive_contexts(gpt2, texts, token_id, 30)
         got = token_contexts(gpt2, texts, token_id, limit=10**6, width=30)
         assert [(c.document, c.start, c.end, c.before, c.token, c.after) for c in got] == expected, token
@@ -160,12 +160,12 @@ def test_contexts_equal_encoding_whole_documents(gpt2):
 
 
 def test_contexts_are_bounded(trained):
-    token_id = trained.token_id(" the")
+    token_id = trained.encode_single_token(" the")
     texts = ["x the y " * 1000, "the the"]
     assert len(token_contexts(trained, texts, token_id, limit=4)) == 4
     few = token_contexts(trained, texts, token_id, limit=1000, max_chars=80)
     assert 0 < len(few) <= 10 and all(c.document == 0 and c.end <= 80 for c in few)
-    assert token_contexts(trained, texts, trained.token_id("<|end|>")) == []
+    assert token_contexts(trained, texts, trained.encode_single_token("<|end|>")) == []
     assert token_contexts(trained, "x the y", token_id)[0].before == "x"
     with pytest.raises(ValueError, match="limit must be a non-negative integer"):
         token_contexts(trained, texts, token_id, limit=-1)

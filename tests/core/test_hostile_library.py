@@ -115,7 +115,7 @@ def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, 
     assert scanned["deep"][1] is None and "nested too deeply" in scanned["deep"][0].error
     with pytest.raises(ValueError, match="nested too deeply"):
         ws.load("deep")
-    for load in (bpe_core.Tokenizer.load, detect.load_any):
+    for load in (bpe_core.load, detect.load_any):
         with pytest.raises(ValueError, match="nested too deeply"):
             load(ws.folder / "deep.json")
     assert ws.rename("deep", "still deep").name == "still deep"  # kept as it is, like any corrupt file
@@ -208,7 +208,7 @@ def test_what_the_format_allows_still_loads(tokenizer):
     document["training"]["notes"] = {"by": "a script", "tags": ["x", 1, None]}  # unknown but plain
     document["training"]["seconds"] = 3  # an integer is a number
     loaded = _loads(document)
-    assert loaded.max_token_id == 2**32 - 1
+    assert loaded.max_token_value == 2**32 - 1
     assert loaded.training["notes"] == {"by": "a script", "tags": ["x", 1, None]}
     bare = _document(tokenizer)
     del bare["merge_fields"], bare["training"]  # written by hand or by an older bpe_core
@@ -290,9 +290,9 @@ def test_save_with_overwrite_false_leaves_an_existing_file_alone(tokenizer, tmp_
     assert target.read_text(encoding="utf-8") == "mine"
     assert [p.name for p in tmp_path.iterdir()] == ["tok.json"]  # no temporary file left
     tokenizer.save(target)  # the default replaces it
-    assert bpe_core.Tokenizer.load(target).merges == tokenizer.merges
+    assert bpe_core.load(target).merges == tokenizer.merges
     fresh = tmp_path / "new.json"
     tokenizer.save(fresh, overwrite=False)
-    assert bpe_core.Tokenizer.load(fresh).merges == tokenizer.merges
+    assert bpe_core.load(fresh).merges == tokenizer.merges
     with pytest.raises(TypeError, match="overwrite must be True or False"):
         tokenizer.save(tmp_path / "x.json", overwrite="no")

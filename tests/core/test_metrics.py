@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import bpe_core
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis import metrics
 from bpe_core.analysis.metrics import compare, measure, summary_sentence, word_spans
 from bpe_core.analysis.vocab_sweep import compression_by_vocab_size
@@ -124,14 +125,14 @@ def test_renyi_entropy_and_efficiency():
 
 
 def test_vocab_size_of_tiktoken_and_tokenizer():
-    assert metrics.vocab_size_of(bpe_core.gpt2()) == 50257
-    assert metrics.vocab_size_of(bpe_core.gpt2_encoding()) == 50257
+    assert metrics.vocab_size_of(bpe_core.load("gpt2")) == 50257
+    assert metrics.vocab_size_of(gpt2_encoding()) == 50257
     assert metrics.vocab_size_of(object()) is None
     assert measure(CountingStub(), "abc", vocab_size=27).vocab_size == 27
 
 
 def test_measure_real_tokenizer_matches_its_encoding():
-    tokenizer = bpe_core.gpt2()
+    tokenizer = bpe_core.load("gpt2")
     text = "The library opens at nine. Die Bibliothek öffnet um neun."
     m = measure(tokenizer, text)
     ids = tokenizer.encode_ordinary(text)
@@ -143,7 +144,7 @@ def test_measure_real_tokenizer_matches_its_encoding():
     pieces = [tokenizer.decode([i]) for i in ids]
     assert "Bibliothek" not in [p.strip() for p in pieces]
     assert 0 < m.split_share < 1
-    assert measure(bpe_core.gpt2_encoding(), text) == m
+    assert measure(gpt2_encoding(), text) == m
 
 
 # --------------------------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def test_compare_premium_with_tuples():
 
 def test_compare_rows_per_tokenizer_and_sample():
     samples = [get_sample(i) for i in ("eng", "hin", "python")]
-    rows = compare({"gpt2": bpe_core.gpt2(), "chars": CountingStub()}, samples)
+    rows = compare({"gpt2": bpe_core.load("gpt2"), "chars": CountingStub()}, samples)
     assert [(r["tokenizer"], r["sample"]) for r in rows] == [
         (t, s) for t in ("gpt2", "chars") for s in ("eng", "hin", "python")
     ]
@@ -177,11 +178,11 @@ def test_compare_rows_per_tokenizer_and_sample():
 
 
 def test_compare_reference_not_among_samples():
-    rows = compare({"gpt2": bpe_core.gpt2()}, [get_sample("hin")], reference="eng")
-    english = len(bpe_core.gpt2().encode_ordinary(get_sample("eng").text))
+    rows = compare({"gpt2": bpe_core.load("gpt2")}, [get_sample("hin")], reference="eng")
+    english = len(bpe_core.load("gpt2").encode_ordinary(get_sample("eng").text))
     assert rows[0]["premium"] == rows[0]["tokens"] / english
     assert rows[0]["reference"] == "English"
-    assert compare({"gpt2": bpe_core.gpt2()}, [get_sample("hin")], reference=None)[0]["premium"] is None
+    assert compare({"gpt2": bpe_core.load("gpt2")}, [get_sample("hin")], reference=None)[0]["premium"] is None
     with pytest.raises(ValueError, match="reference 'xyz'"):
         compare({"s": CountingStub()}, [("a", "text")], reference="xyz")
     with pytest.raises(ValueError, match="share the id"):
@@ -192,8 +193,8 @@ def test_compare_reference_not_among_samples():
 
 def test_compare_tokenizer_and_tiktoken_agree():
     samples = load_samples("natural")[:6]
-    ours = compare({"gpt2": bpe_core.gpt2()}, samples)
-    theirs = compare({"gpt2": bpe_core.gpt2_encoding()}, samples)
+    ours = compare({"gpt2": bpe_core.load("gpt2")}, samples)
+    theirs = compare({"gpt2": gpt2_encoding()}, samples)
     assert ours == theirs
 
 
@@ -247,7 +248,7 @@ def test_compression_default_steps(toy):
 
 
 def test_compression_gpt2_matches_truncated_and_grows():
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
     text = get_sample("eng").text[:300] + " " + get_sample("hin").text[:100]
     rows = compression_by_vocab_size(gpt2, {"mixed": text}, merges=[0, 1000, 50000])
     assert [r["vocab_size"] for r in rows] == [257, 1257, 50257]
@@ -289,7 +290,7 @@ def test_summary_sentences():
 
 
 def test_summary_sentence_from_compare():
-    rows = compare({"GPT-2": bpe_core.gpt2()}, [get_sample("eng"), get_sample("hin"), get_sample("fra")])
+    rows = compare({"GPT-2": bpe_core.load("gpt2")}, [get_sample("eng"), get_sample("hin"), get_sample("fra")])
     premium = next(r["premium"] for r in rows if r["sample"] == "hin")
     assert summary_sentence(rows, "GPT-2") == f"GPT-2 needs {premium:.1f}x more tokens for Hindi than for English."
 
@@ -306,7 +307,7 @@ def test_metrics_imports_no_ui_libraries():
 
 def test_a_tokenizer_giving_token_bytes_as_a_generator_is_measured_the_same():
     """``measure`` takes anything with ``encode_ordinary``; other tools may yield the token bytes."""
-    gpt2 = bpe_core.gpt2()
+    gpt2 = bpe_core.load("gpt2")
 
     class Yielding:
         n_vocab = gpt2.n_vocab

@@ -107,13 +107,13 @@ def test_whole_word_tokens_come_out_for_whole_pieces_only(name):
     _needs(name)
     tok = bpe_core.load(name)
     original = _original(name)
-    assert tok.rule == "tiktoken" and tok.whole_word_tokens and tok.late_merges
-    words = [tok.token_bytes(i).decode("utf-8", "replace") for i in tok.whole_word_tokens]
-    words += [(left + right).decode("utf-8", "replace") for left, right in tok.late_merges]
+    assert tok._rule == "tiktoken" and tok.whole_word_tokens and tok._late_merges
+    words = [tok.decode_single_token_bytes(i).decode("utf-8", "replace") for i in tok.whole_word_tokens]
+    words += [(left + right).decode("utf-8", "replace") for left, right in tok._late_merges]
     for text in (" ".join(words), "".join(words), "x".join(words)):
         assert tok.encode_ordinary(text) == original(text)
     some = tok.whole_word_tokens[0]
-    assert tok.encode_ordinary(tok.token_bytes(some).decode("utf-8")) == [some]
+    assert tok.encode_ordinary(tok.decode_single_token_bytes(some).decode("utf-8")) == [some]
     assert tok.merge_rank_of(some) is None
 
 
@@ -123,7 +123,7 @@ def test_the_known_counts_of_tokens_no_merge_builds():
     for name, whole, late in (("llama3", 588, 107), ("qwen3.5", 201, 66)):
         if catalogue.is_installed(name):
             tok = bpe_core.load(name)
-            assert (len(tok.whole_word_tokens), len(tok.late_merges)) == (whole, late)
+            assert (len(tok.whole_word_tokens), len(tok._late_merges)) == (whole, late)
 
 
 def test_qwen_normalizes_to_nfc():
@@ -162,26 +162,26 @@ def test_a_file_that_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch):
     fake = tmp_path / "o200k.tiktoken"
     fake.write_bytes(_file("o200k").read_bytes().replace(b"IQ== 0", b"Ig== 0", 1))
     monkeypatch.setattr(pretrained, "package_file", lambda *args, **kwargs: fake)
-    catalogue.load.cache_clear()
+    catalogue._load_builtin.cache_clear()
     try:
         with pytest.raises(ValueError, match="SHA-256 .* expected 446a9538"):
             catalogue.load("o200k")
     finally:
-        catalogue.load.cache_clear()
+        catalogue._load_builtin.cache_clear()
 
 
 def test_a_missing_package_is_listed_as_not_installed(monkeypatch):
     missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
                                 build=lambda data: None, note="Meta Llama 3 community licence")
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
-    catalogue.load.cache_clear()
+    catalogue._load_builtin.cache_clear()
     try:
         status = {s.name: s for s in bpe_core.available()}["llama3"]
         assert not status.installed and status.install_hint == "pip install llama-models"
         with pytest.raises(ValueError, match="Llama 3: not installed: pip install llama-models"):
             bpe_core.load("llama3")
     finally:
-        catalogue.load.cache_clear()
+        catalogue._load_builtin.cache_clear()
 
 
 def test_unknown_names_say_which_exist():
@@ -198,9 +198,9 @@ def test_the_cli_takes_built_in_names_and_says_what_to_install(monkeypatch, caps
     missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
                                 build=lambda data: None)
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
-    catalogue.load.cache_clear()
+    catalogue._load_builtin.cache_clear()
     try:
         assert cli.main(["encode", "-t", "llama3", "--text", "x"]) == 2
         assert "Llama 3: not installed: pip install llama-models" in capsys.readouterr().err
     finally:
-        catalogue.load.cache_clear()
+        catalogue._load_builtin.cache_clear()

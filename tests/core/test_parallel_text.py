@@ -3,7 +3,6 @@ every language, each in its own script), its splits, and the readers of a user's
 
 import json
 import unicodedata
-from pathlib import Path
 
 import pytest
 

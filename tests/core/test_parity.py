@@ -13,7 +13,6 @@ from naive_bpe import GPT2, naive_encode_word, pretokenize, replace_pair
 
 import bpe_core
 from bpe_core.training.parity import GLOBAL, train_parity
-from bpe_core.tokenizer import Tokenizer
 
 # --------------------------------------------------------------------------------------------------
 # a naive reference, written from the method's description
@@ -251,7 +250,7 @@ def test_saved_and_loaded_with_its_record(passages, tmp_path):
     tok = train_parity(passages, passages, 400, variant="window", global_merges=20)
     path = tmp_path / "parity.json"
     tok.save(path)
-    loaded = Tokenizer.load(path)
+    loaded = bpe_core.load(path)
     assert loaded.merges == tok.merges
     assert loaded.training["parity"]["merge_language"] == tok.training["parity"]["merge_language"]
     assert json.loads(path.read_text())["training"]["settings"]["objective"] == "parity"

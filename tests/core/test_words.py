@@ -135,7 +135,7 @@ def test_measure_a_long_text_whole():
     # more than 200,000 characters of several scripts, GPT-2's own tokens: the same words and split
     # share as the reference, and every character counted
     text = (open_sample_text() * 60)[:250_000]
-    tokenizer = bpe_core.gpt2()
+    tokenizer = bpe_core.load("gpt2")
     m = metrics.measure(tokenizer, text)
     ids = tokenizer.encode_ordinary(text)
     assert m.characters == 250_000 and m.tokens == len(ids)

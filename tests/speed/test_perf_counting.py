@@ -8,6 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.training.counting import count_words
 import bpe_core.pretokenization.special_tokens
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.training import counting
@@ -36,7 +37,7 @@ def test_custom_patterns_and_no_pattern_have_no_safe_cut():
 
 def _count(monkeypatch, documents, workers, pattern="gpt2", specials=(), task_chars=7):
     monkeypatch.setattr(counting, "TASK_CHARS", task_chars)
-    return bpe_core.count_words(
+    return count_words(
         documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=workers
     )
 

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.encoding import encoder as encoder_module
 TEXTS = [
@@ -18,12 +19,12 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def reference():
-    return bpe_core.gpt2_encoding()
+    return gpt2_encoding()
 
 
 @pytest.fixture(scope="module")
 def gpt2_merges():
-    tok = bpe_core.gpt2()
+    tok = bpe_core.load("gpt2")
     return tok.vocab, tok.merges, tok.special_tokens
 
 

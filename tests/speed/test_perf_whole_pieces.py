@@ -14,11 +14,11 @@ from naive_bpe import naive_encode_word
 
 def _ranks_and_bytes(tok):
     ranks = {(r.left, r.right): (r.rank, r.id) for r in tok.merge_records}
-    return ranks, [tok.token_id(bytes([b])) for b in range(256)]
+    return ranks, [tok.encode_single_token(bytes([b])) for b in range(256)]
 
 
 def _ordinary_ids(tok):
-    return {token_id for token_id in tok.vocab if not tok.is_special(token_id)}
+    return {token_id for token_id in tok.vocab if not tok.is_special_token(token_id)}
 
 
 def _encodes_to_itself(tok):
@@ -27,7 +27,7 @@ def _encodes_to_itself(tok):
     return {
         token_id
         for token_id in _ordinary_ids(tok)
-        if encode_reference([byte_ids[b] for b in tok.token_bytes(token_id)], ranks) == [token_id]
+        if encode_reference([byte_ids[b] for b in tok.decode_single_token_bytes(token_id)], ranks) == [token_id]
     }
 
 
@@ -48,7 +48,7 @@ UNREACHED = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")]
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_every_gpt2_and_cl100k_token_encodes_to_itself(name):
-    tok = getattr(bpe_core, name)()
+    tok = bpe_core.load(name)
     everything = _ordinary_ids(tok)
     assert _encodes_to_itself(tok) == everything
     assert _proved(tok) == everything
@@ -57,12 +57,12 @@ def test_every_gpt2_and_cl100k_token_encodes_to_itself(name):
 
 def test_a_token_that_does_not_encode_to_itself_is_not_looked_up_whole():
     tok = _from_merges(UNREACHED)
-    abc = tok.token_id(b"abc")
+    abc = tok.encode_single_token(b"abc")
     assert abc not in _proved(tok)
     assert not tok.tokens_encode_to_themselves
     whole = tok._text_encoder.whole_pieces
     assert "abc" not in whole and "ab" in whole
-    assert tok.encode_ordinary("abc") == [tok.token_id(b"ab"), tok.token_id(b"c")]
+    assert tok.encode_ordinary("abc") == [tok.encode_single_token(b"ab"), tok.encode_single_token(b"c")]
     assert tok.decode_bytes(tok.encode("xabcx")) == b"xabcx"
 
 
@@ -90,7 +90,7 @@ def merge_lists(draw):
 def test_proof_equals_the_merge_loop_and_encoding_stays_exact(merges, text):
     tok = _from_merges(merges)
     assert _proved(tok) == _encodes_to_itself(tok)
-    expected = [tok.token_id(t) for t in naive_encode_word(text.encode(), merges)] if text else []
+    expected = [tok.encode_single_token(t) for t in naive_encode_word(text.encode(), merges)] if text else []
     assert tok.encode_ordinary(text) == expected
 
 
@@ -125,7 +125,7 @@ def test_every_trained_token_encodes_to_itself(tie_break, corpus, extra, pattern
 
 @pytest.fixture(scope="module")
 def gpt2():
-    return bpe_core.gpt2()
+    return bpe_core.load("gpt2")
 
 
 @given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=300))

@@ -1,0 +1,20 @@
+"""The one exception type bpe_core raises for bad input, so that callers (the CLI, the app) catch one.
+
+``BpeError`` is a ``ValueError``: a setting, a text, a file or an id bpe_core cannot take, with a
+message that says what is wrong and what to do. Errors of the libraries bpe_core uses are turned
+into it where they come in. Anything else bpe_core raises (``TypeError`` for an argument of the wrong
+type, ``AttributeError``...) is a caller's mistake or a bug, and is left to show its traceback.
+"""
+
+from __future__ import annotations
+
+
+class BpeError(ValueError):
+    """Bad input to bpe_core; the message names the input and the fix.
+
+    >>> try:
+    ...     raise BpeError("vocab_size must be at least 256, got 10")
+    ... except ValueError as caught:
+    ...     print(caught)
+    vocab_size must be at least 256, got 10
+    """
