@@ -5,7 +5,7 @@ piece; it only avoids repeating work. A piece is looked up, in order, in the pie
 tokens that encode to themselves (``whole_pieces``), and only then merged. With GPT-2's pattern, text
 is also cut into *segments* (see ``PreTokenizer.segment_pattern``) whose ids are cached whole, in two
 generations so that memory stays bounded. Merging a new piece is ``pieces.encode``: bpe_core's own
-``bpe.PieceEncoder``, or ``NativePieces`` (tiktoken's compiled BPE, where ``tiktoken_bridge`` proves it
+``bpe.PieceEncoder``, or ``NativePieces`` (tiktoken's compiled BPE, where ``tiktoken_engine`` proves it
 gives the same ids). This module does not handle special tokens (the ``Tokenizer`` cuts them out
 first) nor lone surrogates (``UnicodeEncodeError`` reaches the caller).
 """

@@ -159,3 +159,13 @@ def test_applied_merge_ranks_give_every_truncation(trained, text):
         assert ranks == sorted(ranks)
         for k in (0, 5, 40, len(trained.merges)):
             assert len(trained.truncated(k).encode_ordinary(piece.decode())) == len(piece) - sum(r < k for r in ranks)
+
+
+def test_from_ranks_takes_a_mapping_or_a_sequence_of_pairs():
+    pairs = [(bytes([b]), b) for b in range(256)] + [(b"ab", 256), (b"abc", 257)]
+    from_pairs = bpe_core.Tokenizer.from_ranks(pairs, pattern=None)
+    from_mapping = bpe_core.Tokenizer.from_ranks(dict(pairs), pattern=None)
+    assert from_pairs.encode("abcab") == from_mapping.encode("abcab") == [257, 256]
+    assert from_pairs.merges == from_mapping.merges == [(b"a", b"b"), (b"ab", b"c")]
+    with pytest.raises(bpe_core.BpeError, match="appears twice"):
+        bpe_core.Tokenizer.from_ranks(pairs + [(b"ab", 258)])

@@ -23,7 +23,7 @@ from bpe_core.pretrained.package_files import cl100k_encoding
 from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.encoding import batch
 from bpe_core.pretrained import catalogue
-from bpe_core.encoding import tiktoken_engine as tiktoken_bridge
+from bpe_core.encoding import tiktoken_engine
 from bpe_core.pretokenization import unicode_classes
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.corpora.samples import load_samples
@@ -129,7 +129,7 @@ def test_special_tokens_are_handled_as_by_the_python_encoder(tokenizers, parts):
 def test_lone_surrogates_become_the_replacement_character_in_every_engine(tokenizers):
     tok = tokenizers["gpt2"]
     replaced = tok.encode_ordinary("a\ufffdb", engine="python")
-    for engine in tiktoken_bridge.ENGINES:
+    for engine in tiktoken_engine.ENGINES:
         assert tok.encode_ordinary("a\ud800b", engine=engine) == replaced
         assert tok.encode("a\udc00b", engine=engine) == replaced
 
@@ -161,7 +161,8 @@ class _ThreadSpy:
 
 def test_a_long_text_is_encoded_by_threads_with_tiktokens_ids(tokenizers, monkeypatch):
     spy = _ThreadSpy(monkeypatch)
-    text = "\n".join(corpus()) * 3
+    joined = "\n".join(corpus())
+    text = joined * (batch.THREADED_TEXT_MIN_CHARS // len(joined) + 1)
     assert len(text) >= batch.THREADED_TEXT_MIN_CHARS  # the real threshold, not a lowered one
     for name in ("gpt2", "cl100k"):
         tok = tokenizers[name]
@@ -219,11 +220,11 @@ def test_token_details_are_the_same_with_tiktokens_bpe(tokenizers):
     tok = tokenizers["cl100k"]
     text = "".join(corpus()[:8]) + RECENT
     python = tok.encode_with_details(text)
-    native = tok._native_text_encoder()  # built by the fixture
-    assert [tok._native_text_encoder().encode_piece(p) for p in ("hello", " wörld")] == [
+    native = tok._engines._native_pieces()  # built by the fixture
+    assert [tok._engines._native_pieces().encode_piece(p) for p in ("hello", " wörld")] == [
         tok._text_encoder.encode_piece(p) for p in ("hello", " wörld")
     ]
-    assert native is tok._native_text_encoder()
+    assert native is tok._engines._native_pieces()
     assert python == tok.encode_with_details(text)
     assert [info.id for info in python] == tok.encode_ordinary(text, engine="tiktoken")
 
@@ -303,13 +304,13 @@ def test_a_tiktoken_with_other_unicode_classes_is_not_used_for_splitting(monkeyp
 
     monkeypatch.setattr(tiktoken, "__version__", "9.9.9")
     monkeypatch.setattr(unicode_classes, "tiktoken_unicode_version", lambda: "99.0")
-    tiktoken_bridge.tiktoken_obstacle.cache_clear()
+    tiktoken_engine.tiktoken_obstacle.cache_clear()
     try:
         tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
         assert tok.engine == "tiktoken-bpe"
         assert "follows Unicode 99.0" in tok._engine_obstacle and "--write" in tok._engine_obstacle
     finally:
-        tiktoken_bridge.tiktoken_obstacle.cache_clear()
+        tiktoken_engine.tiktoken_obstacle.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -320,30 +321,30 @@ def test_auto_builds_the_engine_once_enough_text_came(trained, monkeypatch):
     monkeypatch.setenv("BPE_CORE_ENGINE", "auto")
     tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
     small = "a short text "
-    needed = tiktoken_bridge.BUILD_CHARS_PER_TOKEN * (tok.vocab_size - 1)
+    needed = tiktoken_engine.BUILD_CHARS_PER_TOKEN * (tok.vocab_size - 1)
     assert tok.encode(small) == tok.encode(small, engine="python")
-    assert not tok._native.built
+    assert not tok._engines.native.built
     big = small * (needed // len(small) + 1)
     assert tok.encode(big) == tok.encode(big, engine="python")
-    assert tok._native.built
-    first = tok._native.encode_text
+    assert tok._engines.native.built
+    first = tok._engines.native.encode_text
     tok.encode_ordinary(big)
     tok.build_engine()
-    assert tok._native.encode_text is first  # built once
+    assert tok._engines.native.encode_text is first  # built once
     again = pickle.loads(pickle.dumps(tok))  # tiktoken's engine is not pickled: rebuilt when needed
-    assert not again._native.built and again.encode(big) == tok.encode(big)
+    assert not again._engines.native.built and again.encode(big) == tok.encode(big)
 
 
 def test_build_engine_builds_it_now(trained):
     tok = bpe_core.Tokenizer(trained.vocab, trained.merges, special_tokens=trained.special_tokens)
-    assert not tok._native.built
-    assert tok.build_engine() == "tiktoken" and tok._native.built
+    assert not tok._engines.native.built
+    assert tok.build_engine() == "tiktoken" and tok._engines.native.built
 
 
 def test_the_known_tiktoken_patterns_are_the_catalogues():
-    assert catalogue.LLAMA3_PATTERN in tiktoken_bridge.TIKTOKEN_PATTERNS
+    assert catalogue.LLAMA3_PATTERN in tiktoken_engine.TIKTOKEN_PATTERNS
     if catalogue.is_installed("mistral"):
-        assert bpe_core.load("mistral").pattern in tiktoken_bridge.TIKTOKEN_PATTERNS
+        assert bpe_core.load("mistral").pattern in tiktoken_engine.TIKTOKEN_PATTERNS
 
 
 @pytest.mark.parametrize("name", ["llama3", "mistral", "qwen", "deepseek"])

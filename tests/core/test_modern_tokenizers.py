@@ -107,7 +107,7 @@ def test_whole_word_tokens_come_out_for_whole_pieces_only(name):
     _needs(name)
     tok = bpe_core.load(name)
     original = _original(name)
-    assert tok._rule == "tiktoken" and tok.whole_word_tokens and tok._late_merges
+    assert tok._model.rule == "tiktoken" and tok.whole_word_tokens and tok._late_merges
     words = [tok.decode_single_token_bytes(i).decode("utf-8", "replace") for i in tok.whole_word_tokens]
     words += [(left + right).decode("utf-8", "replace") for left, right in tok._late_merges]
     for text in (" ".join(words), "".join(words), "x".join(words)):

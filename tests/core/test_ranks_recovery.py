@@ -106,7 +106,7 @@ def test_a_whole_word_token_is_produced_only_for_a_whole_piece():
     ranks = _bytes_ranks(b"ab", b"abca")  # a b c a -> ab c a: stuck, so no merge builds "abca"
     tok = Tokenizer.from_ranks(ranks, pattern=PATTERN)
     assert rank_structure(ranks).whole_tokens == [b"abca"]
-    assert tok._rule == "tiktoken" and tok.whole_word_tokens == [257]
+    assert tok._model.rule == "tiktoken" and tok.whole_word_tokens == [257]
     assert tok.merge_rank_of(257) is None
     assert tok.encode("abca") == [257]
     assert tok.encode("abcab") == [256, ord("c"), 256]  # inside a longer piece it is never made
@@ -135,7 +135,7 @@ def test_to_tiktoken_keeps_whole_word_tokens():
 def test_truncated_rule_tokenizers_are_plain_bpe_with_the_first_merges():
     tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca", b"bc"), pattern=PATTERN)
     first = tok.truncated(1)
-    assert first._rule == "bpe" and first.merges == [(b"a", b"b")]
+    assert first._model.rule == "bpe" and first.merges == [(b"a", b"b")]
     assert first.encode("abca") == [256, ord("c"), ord("a")]
 
 
@@ -147,7 +147,7 @@ def test_truncated_rule_tokenizers_keep_the_tokens_a_fresh_proof_finds():
         parts = fast._parts()
         parts["self_encoding"] = None  # proved from scratch
         proved = Tokenizer._rebuilt(parts)
-        assert fast._self_encoding == proved._self_encoding, k
+        assert fast._model.self_encoding == proved._model.self_encoding, k
         assert fast.tokens_encode_to_themselves == proved.tokens_encode_to_themselves
         assert fast.encode("abca bcab abc") == proved.encode("abca bcab abc")
 
@@ -167,6 +167,6 @@ def test_ranks_that_share_a_rank_are_refused():
 def test_tiktokens_rule_survives_bpe_cores_json_file():
     tok = Tokenizer.from_ranks(_bytes_ranks(b"ab", b"abca"), pattern=PATTERN)
     back = Tokenizer.from_json(tok.to_json())
-    assert back._rule == "tiktoken" and back.whole_word_tokens == [257]
+    assert back._model.rule == "tiktoken" and back.whole_word_tokens == [257]
     assert back.encode("abca abcab") == tok.encode("abca abcab")
     assert '"version": 2' in tok.to_json()  # older readers refuse it rather than encode differently

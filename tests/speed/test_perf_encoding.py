@@ -84,7 +84,7 @@ def test_unusual_id_layouts_use_the_general_paths_and_agree(offset):
     base = bpe_core.train(corpus, 400, min_frequency=1)
     moved = _shifted(base, offset)
     if offset >= 1 << 20:
-        assert moved._piece_encoder._pair_keys is None
-    assert moved._piece_encoder._byte_table is None
+        assert moved._model.piece_encoder._pair_keys is None
+    assert moved._model.piece_encoder._byte_table is None
     for text in [corpus, "unseen wörds 🚀", "a" * 200]:
         assert moved.encode_ordinary(text) == [i + offset for i in base.encode_ordinary(text)]
