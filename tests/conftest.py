@@ -18,9 +18,10 @@ for folder in (ROOT, SUPPORT):
     if folder not in sys.path:
         sys.path.insert(0, folder)
 
-# The suite checks bpe_core's own encoder against its references; the compiled engines that
-# engine="auto" picks are checked against it in tests/core/test_engine.py, which names its engines.
-os.environ.setdefault("BPE_CORE_ENGINE", "python")
+# The suite runs the engine users get (engine="auto": tiktoken's compiled engine once it is proved
+# exact and text enough has come, else bpe_core's own); tests of bpe_core's Python encoder name
+# engine="python", and tests/core/test_engine.py holds every engine against it.
+os.environ.pop("BPE_CORE_ENGINE", None)
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
