@@ -180,6 +180,9 @@ COMPARE_COLUMNS = [
     ("fertility", "fertility", "{:.2f}"),
     ("split words", "split_share", "{:.0%}"),
     ("renyi eff.", "renyi_efficiency", "{:.3f}"),
+    ("unique", "unique_tokens", "{:,}"),
+    ("avg rank", "avg_token_rank", "{:.1f}"),
+    ("zipf slope", "zipf_slope", "{:.2f}"),
 ]
 
 

@@ -1,9 +1,14 @@
 """The built-in samples: manifest, files, parallelism of the natural passages, and the loader."""
 
 import ast
+import csv
 import dataclasses
+import html.parser
+import io
 import json
+import re
 import unicodedata
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -82,18 +87,82 @@ def test_required_languages_and_scripts():
     assert {code for code, e in natural.items() if not e["spaced"]} == UNSPACED
 
 
-def test_code_and_data_samples():
-    by_id = {e["id"]: e for e in ENTRIES}
-    for code in ("python", "javascript", "c", "java", "rust", "go", "sql"):
-        assert by_id[code]["kind"] == "code"
-    for data in ("json", "markdown"):
-        assert by_id[data]["kind"] == "data"
+# The word-frequency program, in every programming language of the samples.
+PROGRAMS = (
+    "python", "javascript", "c", "java", "rust", "go", "cpp", "csharp", "typescript", "kotlin", "swift", "dart",
+    "scala", "haskell", "ocaml", "elixir", "erlang", "ruby", "php", "perl", "lua", "r", "julia", "matlab",
+    "fortran", "zig", "nim", "bash", "powershell",
+)  # fmt: skip
+# Every code and data sample by kind: programs, a query and build files are code; data, markup, style
+# and configuration formats are data.
+CODE = PROGRAMS + ("sql", "makefile", "dockerfile")
+DATA = ("json", "markdown", "html", "css", "xml", "yaml", "toml", "csv", "latex")
+
+
+def test_code_and_data_samples_and_their_kinds():
+    kinds = {e["id"]: e["kind"] for e in ENTRIES if e["kind"] != "natural"}
+    assert kinds == {**dict.fromkeys(CODE, "code"), **dict.fromkeys(DATA, "data")}
+    assert len(kinds) >= 25
+    for entry in ENTRIES:
+        if entry["kind"] != "natural":
+            assert entry["file"].startswith("code/") and entry["script"] == "Latin" and entry["spaced"]
+    # their licence is stated in the manifest (the project states none of its own)
+    assert "written for bpe_core" in MANIFEST["description"] and "public domain (CC0)" in MANIFEST["description"]
+
+
+@pytest.mark.parametrize("sample_id", CODE + DATA)
+def test_code_and_data_samples_are_small_real_files(sample_id):
+    text = get_sample(sample_id).text
+    assert 500 <= len(text.encode("utf-8")) <= 4000, sample_id  # a small file, not a stub
+    assert len(text.splitlines()) >= 15
+
+
+@pytest.mark.parametrize("sample_id", PROGRAMS)
+def test_the_same_program_in_every_language(sample_id):
+    text = get_sample(sample_id).text
+    assert 25 <= len(text.splitlines()) <= 90, sample_id
+    assert re.search(r"[Cc]ounts? how often each word occurs in a text and prints? the most common ones", text)
+    # it prints "<N> words, <M> distinct" before the most common words with their share
+    assert "words, " in text and "distinct" in text
+
+
+class _Tags(html.parser.HTMLParser):
+    """Checks that every element of an HTML document is closed, in order."""
+
+    VOID = frozenset({"meta", "link", "input", "br", "img", "hr"})
+
+    def __init__(self):
+        super().__init__()
+        self.open = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.open.pop() == tag
+
+
+def test_data_samples_parse():
     ast.parse(get_sample("python").text)
     assert json.loads(get_sample("json").text)["items"]
     assert get_sample("markdown").text.startswith("# ")
-    # the same program in every language
-    for code in ("python", "javascript", "c", "java", "rust", "go"):
-        assert 25 <= len(get_sample(code).text.splitlines()) <= 65, code
+    assert ET.fromstring(get_sample("xml").text.encode("utf-8")).tag.endswith("catalogue")
+    rows = list(csv.reader(io.StringIO(get_sample("csv").text)))
+    assert len(rows) > 10 and {len(row) for row in rows} == {len(rows[0])}
+    tags = _Tags()
+    tags.feed(get_sample("html").text)
+    assert tags.open == [] and get_sample("html").text.startswith("<!DOCTYPE html>")
+    css = get_sample("css").text
+    assert css.count("{") == css.count("}") > 10
+    latex = get_sample("latex").text
+    assert latex.count("\\begin{") == latex.count("\\end{") and "\\documentclass" in latex
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    assert tomllib.loads(get_sample("toml").text)["project"]["name"]
+    yaml = pytest.importorskip("yaml")
+    assert set(yaml.safe_load(get_sample("yaml").text)["jobs"]) == {"lint", "test", "release"}
+    assert "\t$(CC)" in get_sample("makefile").text  # recipes start with a tab
+    assert get_sample("dockerfile").text.count("FROM ") == 2
 
 
 # --------------------------------------------------------------------------------------------------
@@ -104,6 +173,7 @@ def test_code_and_data_samples():
 def test_files_are_clean_utf8(entry):
     data = raw(entry)
     text = data.decode("utf-8")  # strict: raises on invalid UTF-8
+    assert text.strip(), "empty sample"
     assert not data.startswith(b"\xef\xbb\xbf")
     assert "\r" not in text
     assert text.endswith("\n") and not text.endswith("\n\n")
@@ -160,7 +230,8 @@ def test_load_samples_matches_the_manifest():
 def test_load_samples_by_kind():
     assert [s.id for s in load_samples("natural")] == [e["id"] for e in NATURAL]
     assert {s.kind for s in load_samples("code")} == {"code"}
-    assert sample_ids("data") == ["json", "markdown"]
+    assert sample_ids("data") == list(DATA)
+    assert sample_ids("code") == list(CODE[:6]) + ["sql"] + list(CODE[6:29]) + ["makefile", "dockerfile"]
     assert len(load_samples("natural")) + len(load_samples("code")) + len(load_samples("data")) == len(ENTRIES)
     with pytest.raises(ValueError, match="unknown sample kind 'prose'"):
         load_samples("prose")
