@@ -21,6 +21,7 @@ from bpe_core.bpe.model import BpeModel
 from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.encoding import batch, tiktoken_engine
 from bpe_core.encoding.details import last_piece, token_details
+from bpe_core.encoding.dropout import encode_with_dropout
 from bpe_core.encoding.engines import Engines, encode_text, surrogate_safe
 from bpe_core.encoding.streaming import encode_stream
 from bpe_core.encoding.tiktoken_surface import check_num_threads
@@ -125,17 +126,30 @@ class Codec:
         disallowed_special: SpecialTokens = "all",
         engine: str | None = None,
         num_threads: int = 8,
+        dropout: float = 0.0,
+        seed: int | None = None,
     ) -> list[int]:
         """Encode ``text`` with tiktoken's special-token semantics.
 
         Special tokens in ``allowed_special`` become their single id; text matching a token in
-        ``disallowed_special`` (by default every special token not allowed) raises ValueError; any
+        ``disallowed_special`` (by default every special token not allowed) raises ``BpeError``; any
         other special token text is encoded as ordinary text. Special tokens are found here (the
         longest first) whatever the ``engine``, which encodes the text between them. ``num_threads``
-        is as in ``encode_ordinary``.
+        is as in ``encode_ordinary``. ``dropout`` above 0 skips each merge with that probability
+        (BPE-dropout, deterministic for a ``seed``; see ``bpe_core.encoding.dropout``).
+
+        >>> import bpe_core
+        >>> gpt2 = bpe_core.load("gpt2")
+        >>> gpt2.encode("unrelated"), gpt2.encode("unrelated", dropout=0.5, seed=1)
+        ([403, 5363], [403, 2411, 515])
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
+        if dropout or seed is not None:
+            return encode_with_dropout(
+                self, text, dropout=dropout, seed=seed, allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+            )  # fmt: skip
         check_num_threads(num_threads)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)

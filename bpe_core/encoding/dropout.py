@@ -136,7 +136,7 @@ def _merge_parts(tokenizer: Any) -> tuple[PairRanks, list[int], Mapping[str, tup
     tiktoken's pairs ranked by the id they make), the ids of the 256 single bytes, and its table of
     pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder."""
     try:
-        pieces = tokenizer._piece_encoder
+        pieces = tokenizer._model.piece_encoder
         return pieces.ranks, pieces.byte_ids, tokenizer._text_encoder.whole_pieces
     except AttributeError:
         raise TypeError(

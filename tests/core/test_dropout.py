@@ -241,3 +241,12 @@ def test_bad_arguments():
     with pytest.raises(TypeError):
         encode_with_dropout(gpt2, "x", 0.1)  # keyword-only
     assert check_dropout(0) == 0.0
+
+
+def test_tokenizer_encode_takes_dropout_and_seed():
+    gpt2 = bpe_core.load("gpt2")
+    text = "unrelated tokenization of words"
+    assert gpt2.encode(text, dropout=0.3, seed=7) == encode_with_dropout(gpt2, text, dropout=0.3, seed=7)
+    assert gpt2.encode(text, dropout=0.0, seed=7) == gpt2.encode(text)
+    samples = {tuple(gpt2.encode(text, dropout=0.5, seed=s)) for s in range(8)}
+    assert len(samples) > 1 and all(gpt2.decode(list(s)) == text for s in samples)
