@@ -52,7 +52,7 @@ class FileFormat:
     compression: str | None = None
 
 
-def file_format(path: str | os.PathLike) -> FileFormat:
+def file_format(path: str | os.PathLike[str]) -> FileFormat:
     """The format a file name says (its extensions, case-insensitive).
 
     >>> file_format("data/part-0.jsonl.zst")
@@ -98,7 +98,7 @@ def _folder_files(folder: str) -> list[str]:
     return found
 
 
-def expand_inputs(inputs: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
+def expand_inputs(inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """The files that ``inputs`` name, in order, each once: a file as given, a folder as every file
     under it (sorted, hidden ones skipped), a glob pattern (``*``, ``?``, ``[...]``; ``**`` crosses
     folders) as its matches in sorted order. ValueError for a name that does not exist, a pattern that

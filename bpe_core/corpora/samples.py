@@ -243,7 +243,7 @@ def parse_parallel_texts(texts: Mapping[str, bytes | str]) -> dict[str, list[str
 
 
 def read_parallel_files(
-    files: Sequence[str | os.PathLike] | Mapping[str, str | os.PathLike],
+    files: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.PathLike[str]],
 ) -> dict[str, list[str]]:
     """A user's parallel files: one per language, UTF-8, one sentence per line, the same number of
     lines in each (line N of every file is the same sentence). ``files`` is a list of paths (each

@@ -292,7 +292,7 @@ def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
         raise BpeError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
 
-def read(path: str | os.PathLike) -> str:
+def read(path: str | os.PathLike[str]) -> str:
     """The text of a tokenizer file; ValueError when it cannot be read or is not UTF-8."""
     path = os.fspath(path)
     try:

@@ -14,7 +14,7 @@ from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 
 
-def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokenizer:
+def load_any(path: str | os.PathLike[str], *, pattern: str | None = "gpt2") -> Tokenizer:
     """Load a tokenizer file of any supported kind, recognised by its content: bpe_core JSON,
     Hugging Face ``tokenizer.json``, or a ``.tiktoken`` rank file (which gets ``pattern``)."""
     path = os.fspath(path)

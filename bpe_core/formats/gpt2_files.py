@@ -44,7 +44,7 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike) -> tuple[Path, Path]:
+def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -62,8 +62,8 @@ def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike) -> tuple
 
 
 def load_gpt2_files(
-    vocab_json: str | os.PathLike,
-    merges_txt: str | os.PathLike,
+    vocab_json: str | os.PathLike[str],
+    merges_txt: str | os.PathLike[str],
     *,
     pattern: str | None = "gpt2",
     special_tokens: Sequence[str] = ("<|endoftext|>",),

@@ -155,7 +155,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     }
 
 
-def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file."""
     Path(path).write_text(json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False), encoding="utf-8")
 
@@ -372,7 +372,7 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     return tokenizer
 
 
-def load_huggingface(path: str | os.PathLike) -> Tokenizer:
+def load_huggingface(path: str | os.PathLike[str]) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json``; ValueError saying what is wrong."""
     try:
         data = json_value(Path(path).read_text(encoding="utf-8"))

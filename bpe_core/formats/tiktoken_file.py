@@ -68,13 +68,13 @@ def dumps_tiktoken(tokenizer: Tokenizer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``dumps_tiktoken`` to ``path``."""
     Path(path).write_text(dumps_tiktoken(tokenizer), encoding="ascii")
 
 
 def load_tiktoken(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     pattern: str | None = "gpt2",
     special_tokens: Mapping[str, int] | Sequence[str] = (),

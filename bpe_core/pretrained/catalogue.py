@@ -302,7 +302,7 @@ def not_installed_message(name: str) -> str:
     return f"{builtin.label}: not installed: {builtin.install_hint}{note}"
 
 
-def load(name: str | os.PathLike) -> Tokenizer:
+def load(name: str | os.PathLike[str]) -> Tokenizer:
     """The built-in tokenizer ``name`` (see ``available()``; cached), or the tokenizer file at that path
     that bpe_core runs itself: its own JSON, a byte-level BPE ``tokenizer.json`` or a ``.tiktoken`` file.
     ``BpeError`` naming the package to install when a built-in's is missing, the hash when its file is
@@ -321,14 +321,14 @@ def load(name: str | os.PathLike) -> Tokenizer:
     return tokenizer
 
 
-def load_external(path: str | os.PathLike) -> ExternalTokenizer:
+def load_external(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The tokenizer file at ``path`` run read-only by the library that implements it: a
     ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
     bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
     return load_external_file(path)
 
 
-def resolve(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
     """What the CLI and the app take: ``load(name)``, or ``load_external``'s tokenizer for a file
     bpe_core does not run itself."""
     if isinstance(name, str):

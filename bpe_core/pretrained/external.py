@@ -338,7 +338,7 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
                                  note=f"not imported into bpe_core: {reason}")
 
 
-def load_file(path: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+def load_file(path: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
     """``loads_file`` for a file on disk."""
     path = os.fspath(path)
     try:
@@ -348,7 +348,7 @@ def load_file(path: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
     return loads_file(raw, source=path)
 
 
-def load_external_file(path: str | os.PathLike) -> ExternalTokenizer:
+def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The file at ``path`` run by the library that implements it, whatever bpe_core could do with it:
     a ``tokenizer.json`` by ``tokenizers``, anything else that is not UTF-8 text as a SentencePiece model."""
     path = os.fspath(path)
