@@ -3,17 +3,16 @@ both in GPT-2's byte alphabet (see ``bytelevel``). Reading checks every entry.""
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bpe_core.errors import BpeError
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.safe_io import json_value
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 
 
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
@@ -80,6 +79,5 @@ def load_gpt2_files(
     specials = {t: encoder.pop(t) for t in special_tokens if t in encoder}
     vocab = parse_encoder(encoder, what=str(vocab_json))
     merges = parse_merges_txt(merges_text, what=str(merges_txt))
-    return Tokenizer(
-        vocab, merges, special_tokens=specials, pattern=pattern, name=name or Path(vocab_json).parent.name or "gpt2-files"
-    )
+    name = name or Path(vocab_json).parent.name or "gpt2-files"
+    return Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
