@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -326,13 +326,3 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
         ) from None
     return found
 
-
-def describe_parts(forest: MergeForest, rank: int) -> Sequence[str]:
-    """The display texts of a merge's left part, right part and result.
-
-    >>> import bpe_core
-    >>> describe_parts(MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1)), 0)
-    ('a', 'b', 'ab')
-    """
-    shown = forest.display
-    return shown[forest.left[rank]], shown[forest.right[rank]], shown[forest.made[rank]]
