@@ -34,17 +34,18 @@ Across the languages of a parallel text (formulas in ``fairness``, re-exported h
 coefficient of token counts, vocabulary utilisation, the share of tokens holding part of a UTF-8
 character, and bootstrap confidence intervals of the premium. Compression against vocabulary size is
 ``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written
-without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
+without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their
+denominator is 0.
 """
 
 from __future__ import annotations
-
-from bpe_core.errors import BpeError
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from bpe_core.analysis import intrinsic
 
 # The fairness metrics are part of this module's API (bpe_core.analysis.metrics.gini, ...); their building
 # blocks are shared.
@@ -62,10 +63,10 @@ from bpe_core.analysis.fairness import (  # noqa: F401  re-exported
     vocab_size_of,
     vocabulary_utilisation,
 )
-from bpe_core.analysis import intrinsic
 from bpe_core.analysis.intrinsic import renyi_entropy  # noqa: F401  re-exported
-from bpe_core.corpora.samples import get_sample, sample_ids
 from bpe_core.analysis.words import class_image, word_metrics, word_spans  # noqa: F401  word_spans re-exported
+from bpe_core.corpora.samples import get_sample, sample_ids
+from bpe_core.errors import BpeError
 
 RENYI_ALPHA = 2.5
 DEFAULT_REFERENCE = "eng"
@@ -356,7 +357,8 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
     if not mine:
         known = sorted({str(r.get("tokenizer")) for r in rows})
         raise BpeError(
-            f"no rows with a {metric} for tokenizer {tokenizer_label!r} (tokenizers in the rows: {', '.join(known) or 'none'})"
+            f"no rows with a {metric} for tokenizer {tokenizer_label!r} "
+            f"(tokenizers in the rows: {', '.join(known) or 'none'})"
         )
     top = max(mine, key=lambda r: r[metric])
     low = min(mine, key=lambda r: r[metric])
@@ -368,6 +370,9 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
             return f"{tok} needs {premium:.1f}x more tokens for {top['label']} than for {reference}."
         if premium > 0.95:
             return f"{tok} needs about as many tokens for every language as for {reference}."
-        return f"{tok} needs fewer tokens for every language than for {reference} (at most {premium:.2f}x, for {top['label']})."
+        return (
+            f"{tok} needs fewer tokens for every language than for {reference} "
+            f"(at most {premium:.2f}x, for {top['label']})."
+        )
     hi, lo = _format(top[metric], metric), _format(low[metric], metric)
     return _SENTENCES[metric].format(tok=tok, top=top["label"], low=low["label"], hi=hi, lo=lo)

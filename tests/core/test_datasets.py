@@ -288,6 +288,20 @@ def test_progress_is_bytes_read_and_moves_within_one_large_file(tmp_path):
     assert len({d for d in done if 0 < d < size}) >= 10  # it moves, not 0 then 1
 
 
+def test_a_text_file_read_late_reports_its_own_bytes(tmp_path):
+    """A text file's document read only after the next file was handed out still counts its own
+    size, not the next file's."""
+    (tmp_path / "a.txt").write_text("a" * 5000, encoding="utf-8")
+    (tmp_path / "b.txt").write_text("b" * 10, encoding="utf-8")
+    calls = []
+    reader = DocumentReader([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], block_bytes=1000,
+                            progress=lambda done, total: calls.append(done))
+    documents = list(reader.documents())  # both handed out before either is read
+    calls.clear()
+    assert "".join(documents[0]) == "a" * 5000
+    assert max(calls) == 5000
+
+
 def test_parquet_progress_moves_row_group_by_row_group(tmp_path):
     pq.write_table(pa.table({"text": DOCS}), tmp_path / "a.parquet", row_group_size=6)
     calls = []
