@@ -501,7 +501,7 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
 
 
 # --------------------------------------------------------------------------------------------------
-# Tokenize's panels are drawn without st.html's sanitiser (pages/_ui/markup.py): hostile text stays text
+# Tokenize's panels are drawn without st.html's sanitiser (pages/_tokenize_text/markup.py): hostile text stays text
 
 INERT = '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> " onmouseover="window.__bpeRan=3'
 
