@@ -63,11 +63,11 @@ def test_the_pages_are_the_page_files_each_at_its_file_name():
 
 def _imports_of(path: Path) -> set[str]:
     """The ``pages...`` modules ``path`` imports (``from . import x`` resolved to its package)."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            base = package if node.level else ""
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
             module = ".".join(part for part in (base, node.module or "") if part)
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
