@@ -15,9 +15,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from bpe_core import TokenInfo
-
-from bpe_core.bpe.tokens import token_display
-from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
+from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display, token_display
 
 #: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian
 #: packages fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji), macOS and Windows equivalents.
@@ -122,12 +120,6 @@ def plot_text(text: object) -> str:
     """Text for plotly labels, titles, legend names and hover text: plotly reads a few HTML tags there
     (``<b>``, ``<a href>``, ``<br>``), so ``&``, ``<`` and ``>`` are escaped and show as themselves."""
     return _text(str(text))
-
-
-def visible_whitespace(text: str) -> str:
-    """``text`` in the display convention (``bpe_core.bpe.tokens.text_display``): ␣ for a space, → for a
-    tab, ↵ for a newline."""
-    return text_display(text)
 
 
 def token_quote(token: bytes | str) -> str:

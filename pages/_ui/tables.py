@@ -8,7 +8,6 @@ from collections.abc import Iterable
 import pandas as pd
 
 from bpe_core import Tokenizer
-
 from bpe_core.bpe.tokens import token_display
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]

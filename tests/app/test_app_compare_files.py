@@ -1,4 +1,4 @@
-"""The Compare page measures uploaded files whole, up to its cap (pages/_ui/comparison.py's
+"""The Compare page measures uploaded files whole, up to its cap (pages/_compare/measures.py's
 MAX_FILE_CHARS, 2,000,000 characters), and says when a longer file is cut: AppTest, with the table
 checked against bpe_core.analysis.metrics computed here. The cap is lowered for the cut test (the page reads
 it at run time) so no test uploads megabytes."""
@@ -13,14 +13,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import APP, run, texts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.analysis import metrics  # noqa: E402
 from bpe_core.corpora.samples import get_sample  # noqa: E402
-from pages._ui import comparison  # noqa: E402
+from pages._compare import measures  # noqa: E402
 
 COMPARE = "pages/compare.py"
 COLUMNS = ["characters", "bytes", "tokens", "words", "fertility", "split_share", "renyi_efficiency", "premium"]
@@ -56,7 +55,7 @@ def assert_table_is(at: AppTest, files: list[tuple[str, str]], reference: str) -
 
 
 def test_a_file_above_200k_characters_is_measured_whole(page):
-    assert comparison.MAX_FILE_CHARS == 2_000_000
+    assert measures.MAX_FILE_CHARS == 2_000_000
     files = [("en.txt", long_text("eng", 250_000)), ("hi.txt", long_text("hin", 230_000))]
     at = upload(page, files)
     assert not at.exception
@@ -67,7 +66,7 @@ def test_a_file_above_200k_characters_is_measured_whole(page):
 
 
 def test_a_file_above_the_cap_is_cut_with_a_warning(page, monkeypatch):
-    monkeypatch.setattr(comparison, "MAX_FILE_CHARS", 3_000)
+    monkeypatch.setattr(measures, "MAX_FILE_CHARS", 3_000)
     english, hindi = long_text("eng", 5_000), long_text("hin", 2_000)
     at = upload(page, [("en.txt", english), ("hi.txt", hindi)])
     assert not at.exception

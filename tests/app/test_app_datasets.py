@@ -11,10 +11,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from apptest_support import run, texts
 from hypothesis import given
 from hypothesis import strategies as st
-
-from apptest_support import run, texts
 
 import bpe_core
 

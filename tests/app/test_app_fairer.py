@@ -16,16 +16,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import APP, run  # noqa: E402
 from markup_audit import shown_text  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
 from bpe_core.corpora.samples import parallel_text  # noqa: E402
-from bpe_core.workspace import Workspace  # noqa: E402
-from pages._ui.fairer import split_heldout  # noqa: E402
+from pages._compare.fairer import split_heldout  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
 COMPARE = "pages/compare.py"
 LANGUAGES = ["eng", "deu", "hin", "mya"]
@@ -172,9 +171,9 @@ def test_keep_and_save_both(page, workspace_dir):
     at.button(key="cmp.fair.save").click()
     run(at)
     assert any("saved to the library" in s.value for s in at.success), [e.value for e in at.error]
-    names = set(Workspace(workspace_dir).names())
+    names = set(LibraryFolder(workspace_dir).names())
     assert {"standard-o200k-700 2", "parity-o200k-700-window-h80 2"} <= names  # the session's "name 2"
-    saved = Workspace(workspace_dir).load("parity-o200k-700-window-h80 2")
+    saved = LibraryFolder(workspace_dir).load("parity-o200k-700-window-h80 2")
     assert saved.merges == expected().parity.merges
 
 

@@ -11,9 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import APP, run, texts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 
@@ -196,16 +195,16 @@ def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
     # a token whose text is markup: the root's label and hover are escaped like every other box's
     sys.path.insert(0, str(ROOT))
     from bpe_core.analysis.forest import MergeForest
-    from pages._ui import forest_token
-    from pages._ui.forest_index import Picked
+    from pages._merge_forest import token
+    from pages._merge_forest.index import Picked
     from pages._ui.render import plot_text
 
     tokenizer = bpe_core.train(["<b> <b>& <b>&x " * 30], 270, min_frequency=1, pattern=None)
     forest = MergeForest.of(tokenizer)
     root = next(i for i in forest.made if forest.display[i] == "<b>")
     rows = forest.built_from(root)
-    shown = forest_token.icicle_rows(Picked(None, tokenizer, forest), rows)
-    icicle = forest_token.built_from_icicle(Picked(None, tokenizer, forest), root, shown).data[0]
+    shown = token.icicle_rows(Picked(None, tokenizer, forest), rows)
+    icicle = token.built_from_icicle(Picked(None, tokenizer, forest), root, shown).data[0]
     assert (icicle.ids[0], icicle.parents[0], icicle.labels[0]) == (str(root), "", "&lt;b&gt;")
     assert icicle.hovertext[0] == plot_text(f"‘<b>’ · id {root}")
     assert list(icicle.parents).count("") == 1  # one top bar: everything else hangs under it
@@ -219,18 +218,18 @@ def test_never_produced_hashes_and_encodes_only_the_first_characters(monkeypatch
     from collections import Counter
 
     sys.path.insert(0, str(ROOT))
-    from pages._ui import forest_unused
+    from pages._merge_forest import unused
 
-    monkeypatch.setattr(forest_unused, "MAX_STATS_CHARS", 10)
+    monkeypatch.setattr(unused, "MAX_STATS_CHARS", 10)
     texts = ["the cat", "sat on the mat", "never read"]
-    parts = forest_unused.encoded_part(texts)
+    parts = unused.encoded_part(texts)
     assert parts == ["the cat", "sat"]  # 7 + 3 characters; the third text is past the budget
-    signature = forest_unused.usage_signature("gpt2", "my text", parts)
+    signature = unused.usage_signature("gpt2", "my text", parts)
     # text past the budget changes neither what is hashed nor the key; text inside it does
-    assert forest_unused.usage_signature("gpt2", "my text", forest_unused.encoded_part(
+    assert unused.usage_signature("gpt2", "my text", unused.encoded_part(
         ["the cat", "sat, then slept", "other"])) == signature  # fmt: skip
-    assert forest_unused.usage_signature("gpt2", "my text", ["the cat", "sa"]) != signature
-    assert forest_unused.usage_signature("gpt2", "my text", ["the ca", "tsat"]) != signature
+    assert unused.usage_signature("gpt2", "my text", ["the cat", "sa"]) != signature
+    assert unused.usage_signature("gpt2", "my text", ["the ca", "tsat"]) != signature
     gpt2 = bpe_core.load("gpt2")
-    usage = forest_unused.usage_counts("test-budget", signature, gpt2, parts)
+    usage = unused.usage_counts("test-budget", signature, gpt2, parts)
     assert usage == dict(Counter(gpt2.encode("the cat") + gpt2.encode("sat")))

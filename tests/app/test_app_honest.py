@@ -18,9 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import run, texts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.analysis.heldout import split_heldout  # noqa: E402

@@ -5,7 +5,6 @@ selection reaching past GPT-2 and cl100k to the current models."""
 from __future__ import annotations
 
 import re
-
 import sys
 from pathlib import Path
 
@@ -14,9 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from apptest_support import APP, drawn_html, run  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, drawn_html, run  # noqa: E402
 from bpe_core.pretrained import catalogue  # noqa: E402
 
 PICKED = [name for name in ("o200k", "llama3") if catalogue.is_installed(name)]

@@ -11,19 +11,17 @@ import json
 import sys
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from apptest_support import APP, drawn_html, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, drawn_html, run, texts  # noqa: E402
-
 import bpe_core  # noqa: E402
+from bpe_core.formats import huggingface  # noqa: E402
 from bpe_core.pretrained import catalogue  # noqa: E402
 from bpe_core.training.counting import count_words  # noqa: E402
-from bpe_core.formats import huggingface  # noqa: E402
-from bpe_core.workspace import Workspace  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
 TRAIN = "pages/train.py"
 TOKENIZE = "pages/tokenize_text.py"
@@ -267,9 +265,9 @@ def test_train_imports_tokenizer_files(app, workspace_dir):
     assert any("mine.json" in s for s in successes)
     assert any("hf.tokenizer.json" in s for s in successes)
     assert any("Could not load junk.json" in e for e in texts(app.error))
-    names = Workspace(workspace_dir).names()
+    names = LibraryFolder(workspace_dir).names()
     assert len(names) == 2
-    loaded = Workspace(workspace_dir).load(names[0])
+    loaded = LibraryFolder(workspace_dir).load(names[0])
     assert loaded.merges == trained.merges
 
 
@@ -551,7 +549,7 @@ def test_library_empty(app):
 
 
 def test_library_rename_delete_and_corrupt_files(app, workspace_dir):
-    ws = Workspace(workspace_dir)
+    ws = LibraryFolder(workspace_dir)
     ws.save(bpe_core.train(CORPUS.decode(), 270), "alpha")
     (ws.folder / "broken.json").write_text("[1, 2", encoding="utf-8")
     go(app, LIBRARY)
@@ -581,7 +579,7 @@ def test_library_rename_delete_and_corrupt_files(app, workspace_dir):
 
 
 def test_library_rename_errors_are_shown(app, workspace_dir):
-    ws = Workspace(workspace_dir)
+    ws = LibraryFolder(workspace_dir)
     tok = bpe_core.train(CORPUS.decode(), 270)
     ws.save(tok, "one")
     ws.save(tok, "two")

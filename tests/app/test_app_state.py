@@ -8,16 +8,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from apptest_support import APP, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run, texts  # noqa: E402
-
 import bpe_core  # noqa: E402
-from bpe_core.workspace import Workspace  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
 TRAIN = "pages/train.py"
 LIBRARY = "pages/library.py"
@@ -50,7 +48,7 @@ def session_names(at: AppTest) -> list[str]:
 
 
 def saved_names(folder: Path) -> list[str]:
-    return [entry.name for entry in Workspace(folder).entries()]
+    return [entry.name for entry in LibraryFolder(folder).entries()]
 
 
 def test_library_list_shows_an_import_in_the_same_run(app, workspace_dir):
@@ -87,7 +85,7 @@ def test_training_twice_with_one_name_keeps_both_each_with_save_and_discard(app,
 
 def test_save_from_train_reports_a_taken_name_and_keeps_the_tokenizer(app, workspace_dir):
     train(app, "dup")
-    Workspace(workspace_dir).save(bpe_core.train(["xy xy xy"], 257, name="dup"), "dup")
+    LibraryFolder(workspace_dir).save(bpe_core.train(["xy xy xy"], 257, name="dup"), "dup")
     [save] = [b for b in buttons(app, ".save") if b.key.startswith("train.keep.")]
     save.click()
     run(app)

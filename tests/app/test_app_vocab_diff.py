@@ -14,13 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from apptest_support import APP, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from apptest_support import APP, run, texts  # noqa: E402
-
 import bpe_core  # noqa: E402
-from bpe_core.pretrained import catalogue  # noqa: E402
 from bpe_core.analysis import vocab_diff  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
 
 PAGE = "pages/vocab_diff.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()

@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from apptest_support import drawn_html, run, texts
 from streamlit.testing.v1 import AppTest
 
 import bpe_core
-from apptest_support import drawn_html, run, texts
-
 from pages._ui import render, window
 
 TOKENIZE = "pages/tokenize_text.py"

@@ -14,21 +14,20 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import APP, drawn_html, run  # noqa: E402
 from markup_audit import audit_pages, live_markup, shown_text, unescaped_sinks  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.workspace import Workspace  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
 from pages._ui.render import markdown_text, plot_text  # noqa: E402
 
 HOSTILE = "[x](https://e.x/) ![i](https://e.x/i.png) **b** <b>z</b>"
@@ -134,6 +133,13 @@ def shows(lines: list[str], *words: str) -> bool:
 
 def test_every_markdown_sink_in_the_pages_gets_escaped_text():
     assert audit_pages(ROOT) == []
+
+
+def test_the_audit_reads_every_module_of_the_pages(tmp_path):
+    for relative in ("pages/page.py", "pages/_page/part.py", "pages/_ui/shared.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("st.error(f'Could not load {name}')\n", encoding="utf-8")
+    assert len(audit_pages(tmp_path)) == 3
 
 
 def test_the_audit_finds_unescaped_text():
@@ -326,7 +332,7 @@ def test_library_and_home_show_names_as_text(hostile):
     assert shows(shown, "Could not load", f"{HOSTILE}.json")
     assert shows(shown, "Loaded", f"{HOSTILE} ok.json", "into the library as")
     assert shows(shown, "cannot be used", HOSTILE_FILE)
-    assert len(Workspace(folder).names()) == 2  # the imported tokenizer (named safely) and the broken file
+    assert len(LibraryFolder(folder).names()) == 2  # the imported tokenizer (named safely) and the broken file
     go(at, TRAIN)
     at.button(key="train.save").click()
     run(at)

@@ -10,24 +10,22 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import tomllib
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 from apptest_support import drawn_html, run, texts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.bpe.tokens import parse_token_display, text_display, token_display  # noqa: E402
-
 from pages._ui import charts, render, tables, widgets  # noqa: E402
 from pages.merge_forest import token_by_text  # noqa: E402
 

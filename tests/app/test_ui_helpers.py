@@ -14,8 +14,8 @@ sys.path.insert(0, str(ROOT))
 import bpe_core  # noqa: E402
 from bpe_core.formats import detect  # noqa: E402
 from bpe_core.tokenizer import Tokenizer  # noqa: E402
-
-from pages._ui import comparison, exports, render, tables, widgets  # noqa: E402
+from pages._compare import measures  # noqa: E402
+from pages._ui import exports, render, tables, widgets  # noqa: E402
 from pages._ui.tokenizers import TokenizerChoice  # noqa: E402
 from pages.tokenize_text import parse_ids  # noqa: E402
 from pages.train import parse_special_tokens  # noqa: E402
@@ -143,7 +143,7 @@ def choice(key: str, label: str) -> TokenizerChoice:
 def test_display_names_are_short_and_unique():
     choices = {k: choice(k, label) for k, label in
                [("gpt2", "gpt2"), ("new:x", "✱ x"), ("lib:x", "📁 x"), ("lib:y", "📁 y")]}  # fmt: skip
-    names = comparison.display_names(list(choices), choices)
+    names = measures.display_names(list(choices), choices)
     assert names == {"gpt2": "GPT-2", "new:x": "✱ x", "lib:x": "📁 x", "lib:y": "y"}
 
 
@@ -153,12 +153,12 @@ def test_curve_series_and_versus_frame():
         {"text": "b", "vocab_size": 256, "chars_per_token": 1.0, "merges": 0},
         {"text": "a", "vocab_size": 257, "chars_per_token": 1.5, "merges": 1},
     ]
-    assert comparison.curve_series(curve, ["a", "b"]) == {"a": ([256, 257], [1.0, 1.5]), "b": ([256], [1.0])}
+    assert measures.curve_series(curve, ["a", "b"]) == {"a": ([256, 257], [1.0, 1.5]), "b": ([256], [1.0])}
     rows = [
         {"tokenizer": "t", "label": "English", "premium": None, "chars_per_token": 4.0, "tokens": 5},
         {"tokenizer": "t", "label": "Hindi", "premium": None, "chars_per_token": 2.0, "tokens": 9},
     ]
-    frame, order, metric = comparison.versus_frame(rows, {"Hindi"})
+    frame, order, metric = measures.versus_frame(rows, {"Hindi"})
     assert order == ["English", "★ Hindi"] and metric == "chars_per_token"
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import state
-from .render import markdown_text as md
-from .tokenizers import TokenizerChoice
+from pages._ui import state
+from pages._ui.render import markdown_text as md
+from pages._ui.tokenizers import TokenizerChoice
 
 LINK_READ = "wb.forest.link_read"  # the (tokenizer, token) of the last link applied in this session
 

@@ -20,10 +20,10 @@ import streamlit as st
 
 from bpe_core.analysis.heldout import overlap_shares
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_text
+from pages._ui import state, tokenizers
+from pages._ui.widgets import show_sentences
 
-from . import state, tokenizers
-from .comparison import Builtin, Selection, text_digest
-from .widgets import show_sentences
+from .measures import Builtin, Selection, text_digest
 
 MARK = " †"
 #: A sample is in-sample for a tokenizer when at least this share of its lines are in the training text.

@@ -11,10 +11,10 @@ import streamlit as st
 
 from bpe_core.analysis.contexts import TokenContext, token_contexts
 from bpe_core.bpe.tokens import text_display
+from pages._ui import tokenizers
+from pages._ui.render import markdown_text as md
 
-from . import tokenizers
-from .forest_index import Picked
-from .render import markdown_text as md
+from .index import Picked
 
 MAX_CONTEXTS = 10
 MAX_SCAN_CHARS = 5_000_000

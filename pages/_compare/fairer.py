@@ -21,16 +21,25 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.analysis.parity_report import ParityComparison, compare_training, language_names
+from bpe_core.analysis.parity_report import (
+    ParityComparison,
+    compare_training,
+    language_names,
+)
+from bpe_core.corpora.samples import (
+    REFERENCE_ID,
+    parallel_languages,
+    parallel_text,
+    parse_parallel_texts,
+)
 from bpe_core.progress import PhaseClock
-from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text, parse_parallel_texts
 from bpe_core.training.tie_rules import TIE_RULES
+from pages._ui import tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.uploads import file_uploader
+from pages._ui.widgets import REDRAW_SECONDS, progress_text
 
-from . import tokenizers
-from .render import markdown_text as md
 from .fairer_view import show_result
-from .uploads import file_uploader
-from .widgets import REDRAW_SECONDS, progress_text
 
 K_SOURCE = "cmp.fair.source"
 K_LANGUAGES = "cmp.fair.languages"

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .encoding import encode_text
-from .forest_index import Picked
-from .render import markdown_text as md
-from .render import render_tokens_html
-from .samples import sample_text
+from pages._ui.encoding import encode_text
+from pages._ui.render import markdown_text as md
+from pages._ui.render import render_tokens_html
+from pages._ui.samples import sample_text
+
+from .index import Picked
 
 MAX_SEGMENT_CHARS = 5_000
 SEG_TEXT = "forest.seg_text"
@@ -36,7 +37,7 @@ def k_controls(picked: Picked) -> int:
     return int(k)
 
 
-def firstk_tab(picked: Picked) -> None:
+def first_k_tab(picked: Picked) -> None:
     """The text encoded with only the first k merges."""
     n_merges = len(picked.forest)
     if SEG_TEXT not in st.session_state:

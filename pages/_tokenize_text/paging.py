@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from . import window
+from pages._ui import window
 
 
 def line_start(text: str, line: int) -> int:

@@ -11,12 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.corpora.text_files import decode_text
+from pages._ui import tokenizers
+from pages._ui.encoding import MAX_STATS_CHARS
+from pages._ui.render import markdown_text as md
+from pages._ui.widgets import show_table
 
-from . import tokenizers
-from .encoding import MAX_STATS_CHARS
-from .forest_index import Picked
-from .render import markdown_text as md
-from .widgets import show_table
+from .index import Picked
 
 MAX_TABLE_ROWS = 1_000
 SOURCES = {"corpus": "training text (or the built-in samples)", "mine": "my text"}

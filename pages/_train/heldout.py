@@ -20,12 +20,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, heldout_measures, split_heldout
-
-from . import charts, state, tokenizers
-from .render import markdown_text as md
-from .render import plot_text
-from .widgets import show_sentences, show_table
+from bpe_core.analysis.heldout import (
+    DOCUMENT_SPLIT_FROM,
+    HeldOutSplit,
+    heldout_measures,
+    split_heldout,
+)
+from pages._ui import charts, state, tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text
+from pages._ui.widgets import show_sentences, show_table
 
 K_ON = "train.heldout.on"
 K_SHARE = "train.heldout.share"
@@ -33,7 +37,7 @@ K_SEED = "train.heldout.seed"
 K_OTHERS = "train.heldout.others"
 KEPT_DEFAULTS = {K_ON: False, K_SHARE: 10, K_SEED: 0}
 #: merges digest -> HeldOutRecord (or None: trained on the whole corpus), for this session. Kept here
-#: beside the widgets that fill it (as ``fairer`` keeps its results).
+#: beside the widgets that fill it (as Compare's ``fairer`` keeps its results).
 RECORDS = "wb.train.heldout"
 #: The tokenizers measured beside the new one by default, when installed (as on Compare's fairer section).
 DEFAULT_OTHERS = ("gpt2", "cl100k", "o200k", "llama3", "qwen3.5")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .forest_index import Picked
-from .render import markdown_text as md
-from .widgets import show_table
+from pages._ui.render import markdown_text as md
+from pages._ui.widgets import show_table
+
+from .index import Picked
 
 PAGE_ROWS = 500
 WHERE = {"any": "left, right or result", "result": "result", "left": "left part", "right": "right part"}

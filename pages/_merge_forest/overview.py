@@ -7,9 +7,10 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from . import charts
-from .forest_index import Picked
-from .render import plot_text
+from pages._ui import charts
+from pages._ui.render import plot_text
+
+from .index import Picked
 
 MAX_HIERARCHY = 1_000
 

@@ -2,7 +2,7 @@
 of built-in samples (and the user's files), puts it first in the comparison, and sets it against
 GPT-2 with a star on the samples it was trained on. Training is ``bpe_core.train``'s tokenizer, trained
 through files as on the Train page (``corpus_files.train_documents``: the bar counts bytes read); every
-number comes from ``comparison``.
+number comes from ``measures``.
 """
 
 from __future__ import annotations
@@ -12,14 +12,23 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bpe_core.corpora.samples import REFERENCE_ID
+from pages._ui import charts, state, tokenizers
+from pages._ui.corpus_files import train_documents
+from pages._ui.keep import session_section
+from pages._ui.render import bold_html
+from pages._ui.render import markdown_text as md
+from pages._ui.widgets import show_sentences
 
-from . import charts, insample, state, tokenizers
-from .keep import session_section
-from .comparison import METRIC_LABELS, Builtin, Selection, load_tokenizers, measure, summary_lines, versus_frame
-from .render import bold_html
-from .render import markdown_text as md
-from .corpus_files import train_documents
-from .widgets import show_sentences
+from . import in_sample
+from .measures import (
+    METRIC_LABELS,
+    Builtin,
+    Selection,
+    load_tokenizers,
+    measure,
+    summary_lines,
+    versus_frame,
+)
 
 K_TRAIN_SAMPLES = "cmp.train.samples"
 K_TRAIN_FILES = "cmp.train.use_files"
@@ -128,7 +137,7 @@ def show_versus(key: str, selection: Selection, builtin: Builtin, choices) -> No
     rows = measure(names, loaded, choices, sample_key, reference, samples)
     if rows is not None:
         trained_on = st.session_state.get(state.CMP_TRAIN_INFO, {}).get(key, [])
-        trained_labels = insample.starred_labels(key, choices, samples, sample_key, trained_on)  # by text
+        trained_labels = in_sample.starred_labels(key, choices, samples, sample_key, trained_on)  # by text
         colours = {names[k]: colour for k, colour in charts.tokenizer_colours(versus).items()}
         versus_chart(rows, [names[k] for k in versus], trained_labels, reference_label, colours)
 

@@ -1,6 +1,6 @@
 """The tokenizer library under concurrent use: threads and processes hammering the same names.
 
-Promises checked (issue #15): no tokenizer is ever lost or comes back after a delete; every caller
+Promises checked: no tokenizer is ever lost or comes back after a delete; every caller
 gets an honest answer (of several callers taking one new name exactly one is told it succeeded, the
 others get a ValueError saying why); no temporary file stays behind; a dead lock holder never blocks
 the library and a live one makes others wait a bounded time, then say "busy".
@@ -22,7 +22,7 @@ import pytest
 
 import bpe_core
 from bpe_core import safe_io
-from bpe_core.workspace import LOCK_NAME, Workspace
+from pages._ui.library_folder import LOCK_NAME, LibraryFolder
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "low low low low low lower newer newer newer newer wider wide " * 10
@@ -36,7 +36,7 @@ def tokenizers():
     return {k: full.truncated(k) for k in range(1, 6)}
 
 
-def _merges_in(ws: Workspace) -> dict[str, int]:
+def _merges_in(ws: LibraryFolder) -> dict[str, int]:
     """Every tokenizer in the library: name -> number of merges (the file's stored name must match)."""
     found = {}
     for entry, tokenizer in ws.scan():
@@ -46,7 +46,7 @@ def _merges_in(ws: Workspace) -> dict[str, int]:
     return found
 
 
-def _assert_no_temporary_files(ws: Workspace) -> None:
+def _assert_no_temporary_files(ws: LibraryFolder) -> None:
     leftovers = [p.name for p in ws.folder.iterdir() if safe_io.is_temporary(p.name)]
     assert leftovers == []
     assert {p.name for p in ws.folder.iterdir() if not p.name.endswith(".json")} <= {LOCK_NAME}
@@ -73,7 +73,7 @@ def _outcome(call, *args, **kwargs) -> str:
 # one round of four competing operations, run by threads or by processes
 
 
-def _round_operations(ws: Workspace, tokenizers: dict, r: int) -> list:
+def _round_operations(ws: LibraryFolder, tokenizers: dict, r: int) -> list:
     """Round ``r``: A (1 merge) in "r-a", B (2 merges) in "r-b"; then at once: rename a -> x,
     rename b -> x, delete a, save C (3 merges) as x without overwriting."""
     return [
@@ -103,13 +103,13 @@ def _check_round(results: dict[str, str], state: dict[str, int], r: int) -> None
         assert results["delete a"] == "missing"
 
 
-def _prepare_rounds(ws: Workspace, tokenizers: dict, rounds: int) -> None:
+def _prepare_rounds(ws: LibraryFolder, tokenizers: dict, rounds: int) -> None:
     for r in range(rounds):
         ws.save(tokenizers[1], f"{r}-a")
         ws.save(tokenizers[2], f"{r}-b")
 
 
-def _check_rounds(ws: Workspace, outcomes: dict[int, dict[str, str]], rounds: int) -> None:
+def _check_rounds(ws: LibraryFolder, outcomes: dict[int, dict[str, str]], rounds: int) -> None:
     state = _merges_in(ws)
     for r in range(rounds):
         in_round = {name: n for name, n in state.items() if name.startswith(f"{r}-")}
@@ -118,7 +118,7 @@ def _check_rounds(ws: Workspace, outcomes: dict[int, dict[str, str]], rounds: in
 
 
 def test_threads_renaming_deleting_and_saving_one_name(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     rounds = 25
     _prepare_rounds(ws, tokenizers, rounds)
     outcomes: dict[int, dict[str, str]] = {r: {} for r in range(rounds)}
@@ -142,7 +142,7 @@ def test_threads_renaming_deleting_and_saving_one_name(tmp_path, tokenizers):
 def _process_worker(root: str, slot: int, rounds: int, barrier, queue) -> None:
     full = bpe_core.train(TEXT, 270, min_frequency=1)
     tokenizers = {k: full.truncated(k) for k in range(1, 6)}
-    ws = Workspace(root)
+    ws = LibraryFolder(root)
     for r in range(rounds):
         label, call, args = _round_operations(ws, tokenizers, r)[slot]
         barrier.wait(timeout=30)
@@ -150,7 +150,7 @@ def _process_worker(root: str, slot: int, rounds: int, barrier, queue) -> None:
 
 
 def test_processes_renaming_deleting_and_saving_one_name(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     rounds = 12
     _prepare_rounds(ws, tokenizers, rounds)
     barrier, queue = CONTEXT.Barrier(4), CONTEXT.Queue()
@@ -194,7 +194,7 @@ def _run_threads(count: int, target) -> list:
 
 
 def test_threads_saving_one_new_name_have_exactly_one_winner(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     for r in range(15):
         results = _run_threads(5, lambda slot: ws.save(tokenizers[slot + 1], f"shared {r}"))
         winners = [slot for slot, result in enumerate(results) if not isinstance(result, Exception)]
@@ -206,7 +206,7 @@ def test_threads_saving_one_new_name_have_exactly_one_winner(tmp_path, tokenizer
 
 
 def test_threads_importing_one_name_get_distinct_names(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     results = _run_threads(5, lambda slot: ws.save_as_new(tokenizers[slot + 1], "imported"))
     names = [entry.name for entry in results]
     assert sorted(names) == ["imported", "imported 2", "imported 3", "imported 4", "imported 5"]
@@ -220,13 +220,13 @@ def _import_worker(root: str, merges: int, barrier, queue) -> None:
     tokenizer = bpe_core.train(TEXT, 270, min_frequency=1).truncated(merges)
     barrier.wait(timeout=30)
     try:
-        queue.put((merges, Workspace(root).save_as_new(tokenizer, "imported").name))
+        queue.put((merges, LibraryFolder(root).save_as_new(tokenizer, "imported").name))
     except Exception as exc:  # noqa: BLE001 - reported to the test instead of leaving it waiting
         queue.put((merges, f"crash: {exc!r}"))
 
 
 def test_processes_importing_one_name_get_distinct_names(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     ws.save(bpe_core.train(TEXT, 270, min_frequency=1).truncated(5), "imported")
     barrier, queue = CONTEXT.Barrier(3), CONTEXT.Queue()
     workers = [CONTEXT.Process(target=_import_worker, args=(str(ws.root), k, barrier, queue)) for k in (1, 2, 3)]
@@ -244,7 +244,7 @@ def test_processes_importing_one_name_get_distinct_names(tmp_path):
 
 def test_saving_one_tokenizer_object_under_many_names_at_once(tmp_path, tokenizers):
     """The object is never renamed for a moment, so no thread writes another thread's name."""
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     shared = tokenizers[4]
     before = shared.name
     _run_threads(6, lambda slot: ws.save(shared, f"copy {slot}"))
@@ -258,7 +258,7 @@ def test_saving_one_tokenizer_object_under_many_names_at_once(tmp_path, tokenize
 
 @pytest.mark.skipif(safe_io.fcntl is None, reason="POSIX flock")
 def test_a_held_lock_makes_changes_wait_then_say_busy(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws", lock_timeout=0.3)
+    ws = LibraryFolder(tmp_path / "ws", lock_timeout=0.3)
     ws.save(tokenizers[1], "kept")
     with open(ws.folder / LOCK_NAME, "a+b") as handle:  # another holder: its own open file
         safe_io.fcntl.flock(handle.fileno(), safe_io.fcntl.LOCK_EX)
@@ -272,12 +272,12 @@ def test_a_held_lock_makes_changes_wait_then_say_busy(tmp_path, tokenizers):
 
 
 def test_a_killed_lock_holder_leaves_no_stale_lock(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws", lock_timeout=5)
+    ws = LibraryFolder(tmp_path / "ws", lock_timeout=5)
     ws.save(tokenizers[1], "kept")
     code = (
         "import os, signal, sys\n"
-        "from bpe_core.workspace import Workspace\n"
-        "ws = Workspace(sys.argv[1])\n"
+        "from pages._ui.library_folder import LibraryFolder\n"
+        "ws = LibraryFolder(sys.argv[1])\n"
         "with ws._changing():\n"
         "    print('locked', flush=True)\n"
         "    os.kill(os.getpid(), getattr(signal, 'SIGKILL', signal.SIGTERM))\n"
@@ -293,7 +293,7 @@ def test_a_killed_lock_holder_leaves_no_stale_lock(tmp_path, tokenizers):
 
 
 def test_a_thread_holding_the_lock_makes_another_wait(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws", lock_timeout=0.2)
+    ws = LibraryFolder(tmp_path / "ws", lock_timeout=0.2)
     ws.save(tokenizers[1], "a")
     entered, release = threading.Event(), threading.Event()
 
@@ -307,7 +307,7 @@ def test_a_thread_holding_the_lock_makes_another_wait(tmp_path, tokenizers):
     entered.wait(10)
     try:
         with pytest.raises(ValueError, match="busy"):
-            Workspace(ws.root, lock_timeout=0.2).save(tokenizers[2], "b")
+            LibraryFolder(ws.root, lock_timeout=0.2).save(tokenizers[2], "b")
     finally:
         release.set()
         holder.join(10)
@@ -317,7 +317,7 @@ def test_a_thread_holding_the_lock_makes_another_wait(tmp_path, tokenizers):
 
 
 def test_stale_temporary_files_are_removed_by_the_next_change(tmp_path, tokenizers):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     ws.save(tokenizers[1], "a")
     old = time.time() - 3600
     stale = [ws.folder / ".bpe_core-0123456789abcdef.tmp", ws.folder / "a.json.tmp-4242"]  # current and old naming
@@ -335,7 +335,7 @@ def test_stale_temporary_files_are_removed_by_the_next_change(tmp_path, tokenize
 
 
 def test_a_failed_write_is_a_value_error_and_leaves_nothing(tmp_path, tokenizers, monkeypatch):
-    ws = Workspace(tmp_path / "ws")
+    ws = LibraryFolder(tmp_path / "ws")
     ws.save(tokenizers[1], "a")
 
     def disk_full(temporary, path, *, overwrite):

@@ -15,11 +15,10 @@ import streamlit as st
 from plotly.colors import qualitative
 
 from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison
-
-from . import charts
-from .render import markdown_text as md
-from .render import plot_text
-from .widgets import show_table
+from pages._ui import charts
+from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text
+from pages._ui.widgets import show_table
 
 K_TRAINED_ONLY = "cmp.fair.trained_only"
 

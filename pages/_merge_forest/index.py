@@ -11,11 +11,10 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
 from bpe_core.bpe.tokens import parse_token_display
-
-from . import state, tokenizers
-from .render import markdown_text as md
-from .tokenizers import TokenizerChoice
-from .widgets import tokenizer_picker
+from pages._ui import state, tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.tokenizers import TokenizerChoice
+from pages._ui.widgets import tokenizer_picker
 
 #: Widgets whose values survive visits to other pages.
 KEPT = ["forest.tokenizer", "forest.mode", "forest.seg_text", "forest.search_mode", "forest.unused_source",

@@ -1,4 +1,4 @@
-"""The tokenizer library (bpe_core.workspace): pure file operations, no UI."""
+"""The tokenizer library folder (pages/_ui/library_folder.py): pure file operations, no UI."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bpe_core  # noqa: E402
-from bpe_core.workspace import ENV_VAR, Workspace, default_root, describe_age, sanitize_name  # noqa: E402
+from pages._ui.library_folder import (  # noqa: E402
+    ENV_VAR,
+    LibraryFolder,
+    default_root,
+    describe_age,
+    sanitize_name,
+)
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
 
@@ -22,13 +28,13 @@ def tokenizer():
 
 @pytest.fixture
 def ws(tmp_path):
-    return Workspace(tmp_path / "ws")
+    return LibraryFolder(tmp_path / "ws")
 
 
 def test_default_root_follows_env_var(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "mine"))
     assert default_root() == tmp_path / "mine"
-    assert Workspace().root == tmp_path / "mine"
+    assert LibraryFolder().root == tmp_path / "mine"
 
 
 def test_default_root_without_env_var_is_per_user(monkeypatch, tmp_path):

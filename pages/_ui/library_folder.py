@@ -1,26 +1,25 @@
-"""The tokenizer library: a folder of bpe_core JSON tokenizer files, one file per tokenizer.
+"""The app's tokenizer library: a folder of bpe_core JSON tokenizer files, one file per tokenizer.
 
-Used by the Streamlit workbench so that trained and uploaded tokenizers survive reloads and restarts,
-but free of any UI code: it only lists, saves, loads, renames and deletes files. The folder is
-``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench`` (``~/.local/share/bpe-workbench``);
-tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
+The workbench keeps trained and uploaded tokenizers here so they survive reloads and restarts. Draws
+nothing and imports no streamlit: it only lists, saves, loads, renames and deletes files (through
+``bpe_core.safe_io`` and ``bpe_core.formats``), so a script can use it too and it is tested alone. The
+folder is ``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench``
+(``~/.local/share/bpe-workbench``); tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
 
 Names are sanitized (letters, digits, space, ``.``, ``_``, ``-``; at most 80 characters and 120 UTF-8
 bytes) so a name can never escape the folder or be too long for the file system. A file that cannot be
 read as a tokenizer is listed with its error instead of breaking the listing.
 
 Every change (save, rename, delete) is atomic and safe against other threads and processes using the
-same folder (app sessions, the CLI, scripts), on Linux, macOS and Windows: it holds the folder's lock
+same folder (app sessions, other app servers, scripts), on Linux, macOS and Windows: it holds the folder's lock
 (``.bpe_core.lock``: an OS file lock the OS releases if its holder dies, so never stale; waiting longer
 than ``lock_timeout`` is a ``ValueError``, never a hang), writes a uniquely named temporary file and
 moves it into place in one step, takes a new name with a hard link that fails if the name exists, and
 first removes temporary files a crash left behind (see ``safe_io``). Listing and loading take no lock:
-they only ever see whole files. This module does not know the app.
+they only ever see whole files.
 """
 
 from __future__ import annotations
-
-from bpe_core.errors import BpeError
 
 import copy
 import os
@@ -32,12 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bpe_core.formats import bpe_json
-
 from bpe_core import safe_io
+from bpe_core.errors import BpeError
+from bpe_core.formats import bpe_json
 from bpe_core.tokenizer import Tokenizer
 
-#: Environment variable that overrides the workspace folder.
+#: Environment variable that overrides the library folder.
 ENV_VAR = "BPE_WORKBENCH_DIR"
 SUFFIX = ".json"  # of tokenizers in the library
 MAX_NAME_LENGTH = 80
@@ -53,7 +52,7 @@ _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lp
 
 
 def default_root() -> Path:
-    """The workspace folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder."""
+    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder."""
     configured = os.environ.get(ENV_VAR, "").strip()
     if configured:
         return Path(configured).expanduser()
@@ -127,7 +126,7 @@ class LibraryEntry:
         return self.error is None
 
 
-class Workspace:
+class LibraryFolder:
     """A library of tokenizers stored under ``root`` (created on first write). Changes wait at most
     ``lock_timeout`` seconds for a change by another thread or process to finish."""
 
@@ -136,7 +135,7 @@ class Workspace:
         self.lock_timeout = lock_timeout
 
     def __repr__(self) -> str:
-        return f"Workspace({str(self.root)!r})"
+        return f"LibraryFolder({str(self.root)!r})"
 
     @property
     def folder(self) -> Path:
@@ -157,7 +156,7 @@ class Workspace:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise BpeError(f"cannot create the workspace folder {self.folder}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot create the library folder {self.folder}: {exc.strerror or exc}") from None
         return self.folder
 
     @contextmanager
@@ -180,7 +179,7 @@ class Workspace:
         try:
             candidates = list(folder.iterdir())
         except OSError as exc:
-            raise BpeError(f"cannot list the workspace folder {folder}: {exc.strerror or exc}") from None
+            raise BpeError(f"cannot list the library folder {folder}: {exc.strerror or exc}") from None
         for path in candidates:
             if not path.name.endswith(SUFFIX) or path.name.startswith("."):
                 continue

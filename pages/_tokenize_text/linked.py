@@ -23,8 +23,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from bpe_core import TokenInfo
-
-from .render import span_data
+from pages._ui.render import span_data
 
 LINKED_JS = """
 export default function(component) {

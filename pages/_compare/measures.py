@@ -13,14 +13,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from bpe_core.analysis import metrics
-
-from bpe_core.analysis import vocab_sweep
+from bpe_core.analysis import metrics, vocab_sweep
 from bpe_core.corpora.samples import Sample, load_samples
-
-from . import tokenizers
-from .render import markdown_text as md
-from .tokenizers import TokenizerChoice
+from pages._ui import tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.tokenizers import TokenizerChoice
 
 #: Characters of each uploaded file that are measured (the rest is left out, with a warning): the
 #: metrics are C-level passes over the text (``bpe_core.analysis.words``), about a second per tokenizer at

@@ -8,12 +8,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core.bpe.tokens import parse_token_display
+from pages._ui import charts, state, tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text, token_quote
+from pages._ui.widgets import show_table
 
-from . import charts, state, tokenizers
-from .forest_index import Picked, token_by_text
-from .render import markdown_text as md
-from .render import plot_text, token_quote
-from .widgets import show_table
+from .index import Picked, token_by_text
 
 MAX_TREE_NODES = 255
 #: Rows of the "built from it" table, and nodes of its chart (an icicle stays readable up to a few hundred).

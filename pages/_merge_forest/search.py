@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis.forest import SearchResult
+from pages._ui.render import markdown_text as md
+from pages._ui.widgets import show_table
 
-from .forest_index import Picked
-from .render import markdown_text as md
-from .widgets import show_table
+from .index import Picked
 
 MAX_RESULTS = 500
 MODES = {"prefix": "starts with", "contains": "contains", "regex": "regex"}
