@@ -12,7 +12,7 @@ needs merges (the merge forest, first-k merges, step through, training, exports)
 
 ``load_file`` / ``loads_file`` read any tokenizer file: byte-level BPE and the other bpe_core formats
 become a bpe_core ``Tokenizer`` (``formats.detect``), everything else an ``ExternalTokenizer``.
-This module does not store files (see ``workspace``) or choose what pages show.
+This module does not store files (the app keeps its library folder) or choose what pages show.
 """
 
 from __future__ import annotations
