@@ -54,7 +54,7 @@ BUILD_CHARS_PER_TOKEN = 1
 #: Known tiktoken patterns of recent models (Llama 3, Mistral's Tekken) that are not presets. They use
 #: only syntax that means the same to both regex engines (alternation tried in order, greedy quantifiers,
 #: ``(?i:...)`` over ASCII letters, Unicode classes, one negative look-ahead), and bpe_core's ids equal
-#: the models' own tiktoken-based encoders with them (tests/core/test_modern_tokenizers.py); their
+#: the models' own tiktoken-based encoders with them (tests/pretrained/test_catalogue.py); their
 #: Unicode classes agree only while the installed `regex` module's tables agree with tiktoken's
 #: (checked by ``pattern_obstacle``).
 TIKTOKEN_PATTERNS = frozenset({

@@ -10,7 +10,7 @@ generated from tiktoken itself), says where the installed `regex` disagrees with
 (``exact_pattern``; ``narrowed_pattern`` for the safe-cut rules). It does not pre-tokenize: the
 presets and their fast paths are ``pretokenize``'s.
 
-Keeping the table current: ``tests/core/test_unicode_agreement.py`` compares it, and bpe_core's ids on
+Keeping the table current: ``tests/pretokenization/test_unicode_classes.py`` compares it, and bpe_core's ids on
 every code point, with the installed tiktoken. When a tiktoken release moves to a newer Unicode, that
 test fails and names the fix: ``python -m bpe_core.pretokenization.unicode_classes --write`` regenerates ``TABLE``
 (and ``TIKTOKEN_VERSION``/``UNICODE_VERSION``) in this file from the installed tiktoken.

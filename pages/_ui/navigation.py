@@ -18,7 +18,7 @@ So a page's first run in a session that app.py did not frame calls ``st.navigati
 pages (public API) and reruns: the rerun runs app.py, whose navigation opens the same page (a page's
 URL is its file name, and Streamlit identifies a page by its URL in both modes), with the URL's query
 string. Only a session's first run does this: a rerun drops widget events, and a first run has none.
-``tests/app/test_app_navigation.py`` (AppTest) and ``tests/app/test_browser.py`` (a fresh server in
+``tests/app/test_navigation.py`` (AppTest) and ``tests/app/test_browser.py`` (a fresh server in
 Chromium) fail if Streamlit stops switching this way.
 
 Draws nothing but the navigation; knows no page's content.

@@ -178,7 +178,7 @@ def test_keep_and_save_both(page, workspace_dir):
 
 
 def test_hostile_file_names_are_shown_as_text(page):
-    from test_hostile_app import HOSTILE, assert_no_live_markup, figure_strings
+    from test_user_text_stays_text import HOSTILE, assert_no_live_markup, figure_strings
 
     from pages._ui.render import plot_text
 
