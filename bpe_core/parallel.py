@@ -305,7 +305,7 @@ def worker_main() -> None:
             if failure is not None:
                 raise failure
             # No cyclic garbage collection during a task: the map steps make many short-lived
-            # lists and no cycles, and collecting cost about a tenth of counting's time.
+            # lists and no cycles (the time it saves: bench/PERFORMANCE.md, "Figures behind choices in the code").
             gc.disable()
             reply = ("ok", function(context, pickle.loads(message)))
         except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout

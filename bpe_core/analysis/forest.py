@@ -83,7 +83,7 @@ class MergeForest:
 
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> MergeForest:
-        """Index ``tokenizer``'s merges (about 0.3 s at 200k tokens).
+        """Index ``tokenizer``'s merges (timed in bench/PERFORMANCE.md, "The Merge forest at 50k-200k vocabularies").
 
         >>> import bpe_core
         >>> forest = MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1))
@@ -229,8 +229,9 @@ def _merge_tables(tokenizer: Tokenizer, vocab: Mapping[int, bytes]) -> tuple[Pai
     """``(left id, right id) -> (rank, new id)`` in rank order, and each merge's training count.
 
     A bpe_core ``Tokenizer`` holds both already (built and checked by ``vocabulary.rank_merges``), so
-    they are read from it rather than rebuilt (rebuilding costs about 1 s at 200k merges, and
-    ``merge_records`` makes one object per merge); anything else is indexed from its public parts."""
+    they are read from it rather than rebuilt (rebuilding is slower: bench/PERFORMANCE.md, "Figures behind
+    choices in the code"; ``merge_records`` makes one object per merge); anything else is indexed from its
+    public parts."""
     pairs = getattr(tokenizer, "_pair_rank", None)
     counts = getattr(tokenizer, "_merge_counts", None)
     n_merges = len(tokenizer.merges) if pairs is None or counts is None else len(counts)
@@ -286,7 +287,8 @@ def needs_time_limit(query: str) -> bool:
     no group and at most one repeat (``*``, ``+`` or ``{}``, and two ``?``), which cannot backtrack
     more than about n² steps on a token of n characters (8 M steps over all of o200k's tokens). Any
     other pattern (groups, several repeats, even a ``*`` inside a class: the judgement errs on the
-    safe side) runs under the time limit, which costs about 2 µs per token.
+    safe side) runs under the time limit, which costs time per token (bench/PERFORMANCE.md, "Figures behind
+    choices in the code").
 
     >>> needs_time_limit(r"^␣\p{Lu}[a-z]+$"), needs_time_limit("(a+)+$"), needs_time_limit(".*a.*b")
     (False, True, True)
@@ -299,7 +301,7 @@ def needs_time_limit(query: str) -> bool:
 def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]:
     """Ids (in id order) of the display texts where a user's regex matches, spending at most
     ``timeout`` seconds in all: each search gets what is left of the budget. Simple patterns (see
-    ``needs_time_limit``) run without one, about five times faster."""
+    ``needs_time_limit``) run without one, faster (bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     try:
         search = regex.compile(query).search
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:

@@ -49,7 +49,8 @@ ENGINES = ("auto", "python", "tiktoken", "tiktoken-bpe")
 ENGINE_VARIABLE = "BPE_CORE_ENGINE"
 #: With ``engine="auto"``, tiktoken's engine is built once a tokenizer has been asked to encode this
 #: many characters per token of its vocabulary, in one call or over several: building it costs about
-#: what bpe_core's Python encoder spends on that much text (figures in the README, "Encoding engines").
+#: what bpe_core's Python encoder spends on that much text (figures in bench/PERFORMANCE.md, "Building
+#: the encoding engine").
 BUILD_CHARS_PER_TOKEN = 1
 #: Known tiktoken patterns of recent models (Llama 3, Mistral's Tekken) that are not presets. They use
 #: only syntax that means the same to both regex engines (alternation tried in order, greedy quantifiers,

@@ -7,7 +7,7 @@ adds ``n_vocab``, ``max_token_value``, ``eot_token``, ``token_byte_values``, ``e
 ``is_special_token``, ``decode_with_offsets``, ``decode_batch``, ``decode_bytes_batch``,
 ``encode_to_numpy`` and ``encode_with_unstable``. Every id is checked as ``token_ids`` says, so the
 errors are tiktoken's types (``KeyError``, ``TypeError``) and also ``ValueError``. Deliberate
-differences are listed in the README ("A drop-in for tiktoken"). This module neither encodes nor
+differences are listed in docs/library/tiktoken.md ("A drop-in for tiktoken"). This module neither encodes nor
 decodes on its own: it calls its host's methods, listed in ``TiktokenSurface``'s docstring.
 """
 

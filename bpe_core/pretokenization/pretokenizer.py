@@ -112,7 +112,7 @@ _ANY_CHARACTER = r"[\s\S]"
 
 # ------------------------------------------------------------------------------------------------
 # GPT-2's pieces, fast. The standard library's `re` runs the same pattern written with explicit
-# classes several times faster than the `regex` module (figures in bench/PERFORMANCE.md). Two
+# classes faster than the `regex` module (figures in bench/PERFORMANCE.md, "How the speed is reached"). Two
 # `re` patterns serve GPT-2 (the default pattern), both exact:
 #
 # * `_GPT2_SEGMENTS` splits text into segments, each a run of spaces and the non-spaces after it, cut

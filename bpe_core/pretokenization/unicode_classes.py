@@ -223,8 +223,9 @@ def disagreeing(name: str) -> tuple[tuple[int, int], ...]:
 # of them: a preset sees a character only through its classes and its literals (all ASCII, which no
 # Unicode version changes). Text that holds one is matched with each such character replaced by a
 # stand-in: a character of the same class in the table on which this `regex` agrees, so the matches
-# have the same spans, and the pieces are cut from the original text at those spans. Translating
-# costs about as much again as matching, and only text holding such a character pays it.
+# have the same spans, and the pieces are cut from the original text at those spans. Only text holding
+# such a character pays for the translation (its cost: bench/PERFORMANCE.md, "Custom patterns at any size,
+# and the pinned Unicode classes").
 
 _CLASS_TOKEN = re.compile(r"\\[pP]\{(\w+)\}|\\[sS]|\\.|\[\^?|\]")
 
@@ -232,7 +233,7 @@ _CLASS_TOKEN = re.compile(r"\\[pP]\{(\w+)\}|\\[sS]|\\.|\[\^?|\]")
 def spelled_out(source: str, names: Collection[str]) -> str:
     r"""``source`` with the classes ``names`` (keys of ``NAMES``) written as explicit ranges, inside
     and outside brackets; everything else is kept as written. Exact on any text, but `regex` tests
-    long explicit classes range by range, several times slower than a property.
+    long explicit classes range by range, slower than a property.
 
     >>> print(spelled_out(r"\s+(?!\S)", ["White_Space"]))
     [\x09-\x0d\x20\x85\xa0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000]+(?![^\x09-\x0d\x20\x85\xa0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000])

@@ -7,7 +7,7 @@ algorithm): an index from each pair to the words that hold it, and a lazy max-he
 entry is pushed back with its live count rather than dropped. Only ids up to U+10FFFF fit in a
 character, hence ``MAX_VOCAB_SIZE``.
 
-Rules (see README, "Training rules"): a pair's count is the number of adjacent positions holding it,
+Rules (see docs/library/training.md, "Training rules"): a pair's count is the number of adjacent positions holding it,
 weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are broken by ``tie_break``
 (each rule's key is in ``tie_rules``); a pair whose bytes already exist as a token is never merged
 (two ids never share bytes) and the loop moves on to the next pair. The plain algorithm is
@@ -117,8 +117,8 @@ def learn_merges(
     it never enters the heap.
 
     The cyclic garbage collector is paused while the loop runs: the loop makes millions of lists and
-    tuples and no cycles, and each collection would walk all of them (about a fifth of the loop's
-    time on 100 MB of code).
+    tuples and no cycles, and each collection would walk all of them (measured in bench/PERFORMANCE.md,
+    "Figures behind choices in the code").
     """
     collecting = gc.isenabled()
     gc.disable()

@@ -74,7 +74,7 @@ def _checked_documents(texts: str | Sequence[str], num_merges: int, tie_break: s
 def _ranked(
     counts: dict[tuple[bytes, bytes], int], tie_break: str, made: dict[bytes, int]
 ) -> list[tuple[tuple[bytes, bytes], int]]:
-    """The pairs best first: highest count, then the tie rule (README, "Training rules")."""
+    """The pairs best first: highest count, then the tie rule (docs/library/training.md, "Training rules")."""
     if tie_break == "lexicographic":
         return sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
     if tie_break == "first":

@@ -67,8 +67,8 @@ PATTERNS = ("o200k", "cl100k", "gpt2")
 VARIANTS = {"base": "serve the worst language", "window": "moving window (spread over languages)"}
 DEFAULT_VOCAB = 4000
 #: The defaults of the hybrid: 80% of merges by global frequency, then the moving window with alpha 3.
-#: On the built-in text at vocab 4,000 (o200k's pattern) this keeps English's extra cost under 3%
-#: (+2.8%) and cuts the worst premium's excess over parity by 32% (bench/parity_bench.py).
+#: On the built-in text at vocab 4,000 (o200k's pattern) it keeps English's extra cost under 3% and cuts
+#: the worst premium's excess over parity by about a third (bench/PERFORMANCE.md, "Parity-aware training").
 DEFAULT_SHARE = 80
 DEFAULT_VARIANT = "window"
 DEFAULT_ALPHA = 3.0

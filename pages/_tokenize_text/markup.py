@@ -1,8 +1,7 @@
 """Drawing the token panels' HTML without ``st.html``'s sanitiser: the markup is ours, escaped by
 ``render`` (every piece of user text through ``html.escape``), so a second pass through DOMPurify in
-the browser only costs time. A Chrome trace of a page turn at 20k characters x 5 tokenizers spent
-0.6-0.8 s of the browser's 1-1.2 s of script in DOMPurify sanitising the panels (bench/PERFORMANCE.md,
-"After view4"). Draws nothing else and builds no markup.
+the browser only costs time: most of the browser's script time on a page turn, in a Chrome trace
+(bench/PERFORMANCE.md, "The Tokenize page in a browser"). Draws nothing else and builds no markup.
 
 How. One ``st.components.v2`` component, registered once per process, mounted in the page's own DOM
 (``isolate_styles=False``: the page's toggle style and the linked hover reach the panels). Its script,

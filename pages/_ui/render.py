@@ -32,7 +32,8 @@ _MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c
 # Space and tab marks (class "w wb": blanked by ``toggle_css``) apart from the other marks (class "w").
 _MARK_RUN = re.compile(f"([␣→]+)|([{re.escape(_MARK_CHARS.replace('␣', '').replace('→', ''))}]+)")
 
-# Square, opaque boxes: rounded backgrounds cost five panels 15-90 ms of paint, a translucent piece a compositing effect.
+# Square, opaque boxes: rounded backgrounds cost paint, a translucent piece a compositing effect (bench/PERFORMANCE.md,
+# "The Tokenize page in a browser").
 TOKEN_CSS = (
     "<style>"
     f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "

@@ -1,4 +1,4 @@
-"""Honest numbers (issue #12, section 4), driven with streamlit.testing.v1.AppTest.
+"""Honest numbers (held-out evaluation and in-sample marks), driven with streamlit.testing.v1.AppTest.
 
 Train: the held-out split trains on the rest only and measures the new tokenizer on the held-out text
 beside the reference tokenizers, with numbers equal to a direct computation; without a split the page

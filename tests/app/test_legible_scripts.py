@@ -1,4 +1,4 @@
-"""Legible in every script (issue #12, sections 1 and 6): the one display convention for whitespace and
+"""Legible in every script: the one display convention for whitespace and
 bytes (``bpe_core.bpe.tokens``), split characters drawn once as numbered pieces with no ``\\x`` escape,
 right-to-left runs isolated, token boxes that never break, merge ranks counted from 0 on every page,
 the fonts named in the font stacks, one colour per tokenizer, and the controls added for them

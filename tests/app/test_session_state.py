@@ -1,4 +1,4 @@
-"""No lost or stranded state (issue #12, section 3), driven with AppTest: the Library list is fresh
+"""No lost or stranded state, driven with AppTest: the Library list is fresh
 after an import; every tokenizer trained in the session is kept (same name: a second one, not a
 replacement) with its own Save and Discard on Train, Compare and Library; the Tokenize page's shared
 URL keeps its toggles and reference and names the tokenizers it cannot find here."""

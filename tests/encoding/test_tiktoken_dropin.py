@@ -1,7 +1,7 @@
 """A bpe_core ``Tokenizer`` is a drop-in for ``tiktoken.Encoding``: the same public names, signatures,
 results and exception types, checked by running the same calls on tiktoken's GPT-2 and cl100k_base
 (built offline by ``bpe_core.pretrained.package_files``) and on bpe_core's equivalents. The deliberate differences
-(listed in the README's drop-in section) are asserted one by one, so none is silent.
+(listed in docs/library/tiktoken.md) are asserted one by one, so none is silent.
 """
 
 from __future__ import annotations

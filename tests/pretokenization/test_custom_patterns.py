@@ -1,4 +1,4 @@
-"""Custom patterns at any size (#15): they stream in bounded memory and linear time, exactly, and
+"""Custom patterns at any size: they stream in bounded memory and linear time, exactly, and
 their time guard is a budget per unit of input shared by all the documents of one operation.
 
 The streaming rule (``bpe_core.pretokenization.custom_patterns``): a piece is settled once ``CUSTOM_MARGIN``

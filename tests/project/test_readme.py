@@ -39,3 +39,33 @@ def test_library_example_is_true(tmp_path, monkeypatch):
     assert bpe_core.load("tiny.json").merges == tok.merges
     assert bpe_core.load("gpt2").encode("Hello world") == [15496, 995]
     assert bpe_core.load("gpt2").encode("<|endoftext|>", allowed_special="all") == [50256]
+
+
+def _command_line_examples():
+    section = README.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```bash\n(.*?)\n```", section, flags=re.S)
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def test_command_line_example_is_true(capsys):
+    """The README's first command line prints what its comment says; every other one parses."""
+    import shlex
+
+    from bpe_core.cli.main import build_parser, main
+
+    lines = _command_line_examples()
+    assert all(line.startswith("python -m bpe_core ") for line in lines)
+    first = shlex.split(lines[0])[3:]
+    assert main(first) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == "15496 995"
+    assert f'--text "Hello world"                      # {printed}' in README
+    parser = build_parser()
+    for line in lines[1:]:
+        parser.parse_args(shlex.split(line)[3:])  # argparse exits (SystemExit) on a wrong option
+
+
+def test_readme_links_point_at_files_that_exist():
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
+        if "://" not in target:
+            assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
