@@ -12,8 +12,8 @@ Each rule gives every pair a key, and the merge loop's heap takes the pair with 
   creation: rustbpe's rule.
 
 The first three keys come from the two symbols alone (``symbol_key``). The first-seen key is a
-position, which merges move: ``FirstSeen`` keeps it. This module does not count or merge pairs
-(``merge_loop`` does).
+position, which merges move: ``FirstSeen`` keeps it. ``PairKeys`` gives the merge loops one way to ask
+for a pair's key under any rule. This module does not count or merge pairs (``merge_core`` does).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Literal
 
 from bpe_core.formats.bytelevel import byte_to_unicode
@@ -149,3 +149,46 @@ class FirstSeen:
                 self.first[pair] = key
                 return key
         raise AssertionError("first-seen index out of sync")  # internal invariant, not input validation
+
+
+class PairKeys:
+    """Each pair's key under one tie rule, for the merge loops' heaps (``merge_core.PairHeap``).
+
+    ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
+    bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
+    ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
+    the tuple of the two keys). ``add`` gives a new symbol its key; ``forget`` drops pairs the loop
+    will never look up again.
+
+    >>> keys = PairKeys("lexicographic", ["ab"], {"ab": [0]}, {i: bytes([i]) for i in range(256)})
+    >>> keys.of("ba") < keys.of("ab")
+    True
+    """
+
+    def __init__(
+        self, tie_break: str, words: list[str], where: Mapping[str, list[int]], token_bytes: Mapping[int, bytes]
+    ) -> None:
+        self.tie_break = tie_break
+        self.seen = FirstSeen(words, where, token_bytes) if tie_break == "first" else None
+        self.of: Callable[[str], object]
+        if self.seen is not None:
+            self.of = self.seen.first.__getitem__
+            return
+        symbols = self._symbols = {chr(token_id): symbol_key(tie_break, token_id, token)
+                                   for token_id, token in token_bytes.items()}
+
+        def of(pair: str) -> str:
+            return symbols[pair[0]] + symbols[pair[1]]
+
+        self.of = of
+
+    def add(self, token_id: int, token: bytes) -> None:
+        """Give the new symbol ``token_id`` (bytes ``token``) its key."""
+        if self.seen is None:
+            self._symbols[chr(token_id)] = symbol_key(self.tie_break, token_id, token)
+
+    def forget(self, pairs: Iterable[str]) -> None:
+        if self.seen is not None:
+            forget = self.seen.forget
+            for pair in pairs:
+                forget(pair)
