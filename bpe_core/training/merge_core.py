@@ -31,7 +31,8 @@ STOP_VOCAB_SIZE = "reached vocab_size"
 STOP_NO_PAIRS = "no pair left to merge"
 STOP_MIN_FREQUENCY = "best pair count below min_frequency"
 
-#: The counts a word adds to, each with the word's weight in it (its frequency in that text).
+#: The counts a word adds to, each with the word's weight in it (its frequency in that text):
+#: parity-aware training's words have one per language.
 WordWeights = Sequence[tuple[dict[str, int], int]]
 
 
@@ -187,26 +188,30 @@ def stop_reason(counts: Iterable[dict[str, int]], refused: set[str]) -> str:
 
 
 def merge_pair_weighted(
-    pair: str, new: str, holders: list[int], words: list[str], weights: Sequence[WordWeights],
-    where: dict[str, list[int]], seen: FirstSeen | None,
-) -> tuple[list[tuple[int, int]], list[str]]:
+    pair: str, new: str, holders: list[int], words: list[str], where: dict[str, list[int]], seen: FirstSeen | None,
+    weights: Sequence[int] | Sequence[WordWeights], one_count: dict[str, int] | None = None,
+) -> tuple[int, list[tuple[int, int]], list[str]]:
     """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
-    are skipped), updating every count each word adds to (``weights[index]``) and ``where`` around
-    each new symbol, and the ``first`` rule's labels (``seen``) if given. Returns the words changed
-    as (index, symbols removed) and the pairs that first appeared.
+    are skipped), updating the counts and ``where`` around each new symbol, and the ``first`` rule's
+    labels (``seen``) if given. ``weights[index]`` is what word ``index`` adds to the counts: with
+    ``one_count``, its frequency; else a tuple of (counts, weight), one per count (``WordWeights``).
+    Returns the symbols removed weighted by frequency (``one_count`` only), the words changed as
+    (index, symbols removed) (several counts only), and the pairs that first appeared.
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
-    >>> merge_pair_weighted("ab", "Z", [0, 1], words, [((counts, 3),), ((counts, 1),)], where, None)
-    ([(0, 2)], ['ZZ'])
-    >>> words, counts, where
-    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
+    >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
+    ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
     """
     a, b = pair
     ba = b + a
     where_get = where.get
     created: list[str] = []
     changed: list[tuple[int, int]] = []
-    long_labels = seen.starts.get if seen is not None else None
+    replaced = 0
+    several = one_count is None
+    counts_get = one_count.get if one_count is not None else None
+    long_labels = seen.starts.get if seen is not None else {}.get
+    first = seen.first if seen is not None else None
     for index in holders:
         word = words[index]
         merged = word.replace(pair, new)
@@ -214,19 +219,18 @@ def merge_pair_weighted(
         if size == len(word):
             continue  # the word lost this pair to an earlier merge
         words[index] = merged
-        changed.append((index, len(word) - size))
-        counted = weights[index]
-        # The first rule's labels of a long word: copied up to each pair's left half, the right
-        # half's dropped (``FirstSeen``); they are read at old positions, j + absorbed.
-        labels = long_labels(index) if long_labels is not None else None
+        if several:
+            counted = weights[index]
+            changed.append((index, len(word) - size))
+        else:
+            weight = weights[index]
+            replaced += (len(word) - size) * weight
+        labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
         if labels is not None:
-            view = memoryview(labels)
-            kept = []
-            previous = 0
-        absorbed = 0  # new symbols before merged[j]
+            dropped = []  # the merged right halves' labels
+        absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
-        # gains them: on its left (unless that is a new symbol too, counted as its right), then on
-        # its right.
+        # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
         j = merged.find(new)
         while j >= 0:
             for side in (j - 1, j + 1):
@@ -239,26 +243,27 @@ def merge_pair_weighted(
                     lost, fresh = neighbour + a, neighbour + new
                 else:
                     lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
-                for counts, weight in counted:
-                    counts[lost] -= weight
-                    counts[fresh] = counts.get(fresh, 0) + weight
+                if several:
+                    for counts, each_weight in counted:
+                        counts[lost] -= each_weight
+                        counts[fresh] = counts.get(fresh, 0) + each_weight
+                else:
+                    one_count[lost] -= weight
+                    one_count[fresh] = counts_get(fresh, 0) + weight
                 listed = where_get(fresh)
                 if listed is None:
                     where[fresh] = [index]
                     created.append(fresh)
-                    if seen is not None:  # its first occurrence: the first word, leftmost
+                    if first is not None:  # its first occurrence: the first word, leftmost
                         at = side if side < j else j
                         label = seen.label(index, at) if labels is None else labels[at + absorbed]
-                        seen.first[fresh] = index << KEY_SHIFT | label
+                        first[fresh] = index << KEY_SHIFT | label
                 elif listed[-1] != index:
                     listed.append(index)
             if labels is not None:
-                kept.append(view[previous : j + absorbed + 1])
-                previous = j + absorbed + 2
+                dropped.append(j + absorbed + 1)
             absorbed += 1
             j = merged.find(new, j + 1)
         if labels is not None:
-            kept.append(view[previous:])
-            seen.relabel(index, kept)
-            view.release()
-    return changed, created
+            seen.drop_labels(index, dropped)
+    return replaced, changed, created

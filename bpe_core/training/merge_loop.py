@@ -214,10 +214,9 @@ def _word_merger(
             return merge_pair_in_words(pair, new, holders, words, freqs, pair_counts, where)
 
         return merge
-    weights = [((pair_counts, freq),) for freq in freqs]
 
     def merge_tracking_labels(pair: str, new: str, holders: list[int]) -> tuple[int, list[str]]:
-        changed, created = merge_pair_weighted(pair, new, holders, words, weights, where, seen)
-        return sum(removed * freqs[index] for index, removed in changed), created
+        replaced, _, created = merge_pair_weighted(pair, new, holders, words, where, seen, freqs, pair_counts)
+        return replaced, created
 
     return merge_tracking_labels

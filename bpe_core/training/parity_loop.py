@@ -125,8 +125,8 @@ class ParityLoop:
         """Merge ``pair`` into ``new_id`` in every word that holds it, updating every language's pair
         counts around each new symbol, the token counts, and the heaps."""
         self.keys.add(new_id, self.tokens.add(pair, new_id))
-        changed, created = merge_pair_weighted(pair, chr(new_id), self.where.pop(pair), self.words, self.weights,
-                                               self.where, self.keys.seen)
+        _, changed, created = merge_pair_weighted(pair, chr(new_id), self.where.pop(pair), self.words, self.where,
+                                                  self.keys.seen, self.weights)
         dev_tokens, dev, totals, languages = self.dev_tokens, self.dev, self.totals, self.languages
         touched: set[int] = set()
         for index, removed in changed:

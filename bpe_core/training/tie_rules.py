@@ -91,8 +91,8 @@ class FirstSeen:
 
     A label names a symbol's place in its word and never changes when symbols merge (a merged symbol
     takes its left part's label): in long words the symbol's position in the word as given, kept in
-    ``starts`` (an array per word, which the merge loop updates); in short ones its byte offset,
-    computed when asked. A merge only ever destroys occurrences of existing pairs, so a pair's first
+    ``starts`` (an array per word, which the merge loop updates with ``drop_labels``); in short ones
+    its byte offset, computed when asked. A merge only ever destroys occurrences of existing pairs, so a pair's first
     occurrence can only move later: a stored key is a lower bound the heap can hold, and ``exact``
     checks it (and finds the new first occurrence if it moved) when the pair reaches the top. The
     merge loop records the key of each new pair where it makes its first occurrence.
@@ -121,12 +121,21 @@ class FirstSeen:
     def forget(self, pair: str) -> None:
         self.first.pop(pair, None)
 
-    def relabel(self, index: int, kept: list[memoryview]) -> None:
-        """Long word ``index`` after a merge: its labels are the parts of the old ones in ``kept``
-        (the merge loop leaves out each absorbed right half's label as it walks the new symbols)."""
-        labels = array(self.starts[index].typecode)
-        labels.frombytes(b"".join(kept))
-        self.starts[index] = labels
+    def drop_labels(self, index: int, positions: list[int]) -> None:
+        """Long word ``index`` after a merge: its labels without those at ``positions`` (in increasing
+        order: each merged pair's right half, whose symbol the left half's label now names)."""
+        labels = self.starts[index]
+        view = memoryview(labels)
+        kept = []
+        previous = 0
+        for position in positions:
+            kept.append(view[previous:position])
+            previous = position + 1
+        kept.append(view[previous:])
+        remaining = array(labels.typecode)
+        remaining.frombytes(b"".join(kept))
+        view.release()
+        self.starts[index] = remaining
 
     def exact(self, pair: str) -> int:
         """The key of ``pair``'s first occurrence now: the stored one if an occurrence is still
