@@ -20,8 +20,10 @@ pre-tokens (``counting``); each rule's key is ``tie_rules``'.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Iterable, Sequence
 from operator import add
+from typing import Any, cast
 
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
@@ -189,7 +191,7 @@ def stop_reason(counts: Iterable[dict[str, int]], refused: set[str]) -> str:
 
 def merge_pair_weighted(
     pair: str, new: str, holders: list[int], words: list[str], where: dict[str, list[int]], seen: FirstSeen | None,
-    weights: Sequence[int] | Sequence[WordWeights], one_count: dict[str, int] | None = None,
+    weights: Sequence[Any], one_count: dict[str, int] | None = None,
 ) -> tuple[int, list[tuple[int, int]], list[str]]:
     """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
     are skipped), updating the counts and ``where`` around each new symbol, and the ``first`` rule's
@@ -202,16 +204,16 @@ def merge_pair_weighted(
     >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
     ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
     """
-    a, b = pair
+    a, b = pair[0], pair[1]
     ba = b + a
     where_get = where.get
     created: list[str] = []
     changed: list[tuple[int, int]] = []
     replaced = 0
     several = one_count is None
-    counts_get = one_count.get if one_count is not None else None
-    long_labels = seen.starts.get if seen is not None else {}.get
-    first = seen.first if seen is not None else None
+    counts_get = (count := one_count if one_count is not None else {}).get
+    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
+    first: dict[str, int] = seen.first if seen is not None else {}
     for index in holders:
         word = words[index]
         merged = word.replace(pair, new)
@@ -248,13 +250,13 @@ def merge_pair_weighted(
                         counts[lost] -= each_weight
                         counts[fresh] = counts.get(fresh, 0) + each_weight
                 else:
-                    one_count[lost] -= weight
-                    one_count[fresh] = counts_get(fresh, 0) + weight
+                    count[lost] -= weight
+                    count[fresh] = counts_get(fresh, 0) + weight
                 listed = where_get(fresh)
                 if listed is None:
                     where[fresh] = [index]
                     created.append(fresh)
-                    if first is not None:  # its first occurrence: the first word, leftmost
+                    if seen is not None:  # its first occurrence: the first word, leftmost
                         at = side if side < j else j
                         label = seen.label(index, at) if labels is None else labels[at + absorbed]
                         first[fresh] = index << KEY_SHIFT | label
@@ -264,6 +266,6 @@ def merge_pair_weighted(
                 dropped.append(j + absorbed + 1)
             absorbed += 1
             j = merged.find(new, j + 1)
-        if labels is not None:
+        if labels is not None and seen is not None:
             seen.drop_labels(index, dropped)
     return replaced, changed, created

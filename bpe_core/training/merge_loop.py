@@ -108,7 +108,7 @@ def merge_pair_in_words(
     >>> words, counts, where
     (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
     """
-    a, b = pair
+    a, b = pair[0], pair[1]
     ba = b + a
     counts_get = pair_counts.get
     where_get = where.get

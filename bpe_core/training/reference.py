@@ -18,7 +18,7 @@ special tokens, files or workers (``trainer`` has).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe_core.bpe.reference import merge, pair_counts
@@ -48,7 +48,8 @@ def train_reference(
         for piece in pretokenizer.pieces(text):
             word = symbols_of(piece)
             word_counts[word] = word_counts.get(word, 0) + 1
-    words, freqs = list(word_counts), list(word_counts.values())
+    words: list[Sequence[bytes]] = list(word_counts)
+    freqs = list(word_counts.values())
     vocab = {bytes([byte]): byte for byte in range(256)}  # token -> id
     skipped: set[Pair] = set()
     merges = []
