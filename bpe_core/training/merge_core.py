@@ -75,11 +75,13 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
     """
     where: dict[str, list[int]] = {}
     where_get = where.get
-    for index, counts, weight in weights:
+    counts: dict[str, int] | None = None
+    for index, each, weight in weights:
         word = words[index]
         if len(word) < 2:
             continue
-        counts_get = counts.get
+        if each is not counts:  # a new dict: rebinding ``get`` for every word costs a tenth more
+            counts, counts_get = each, each.get
         for pair in map(add, word, word[1:]):
             counts[pair] = counts_get(pair, 0) + weight
             holders = where_get(pair)
@@ -136,17 +138,18 @@ class PairHeap:
 
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
-        counts, threshold, key_of, heap = self.counts, self.threshold, self.keys.of, self.heap
+        counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
         heappush = heapq.heappush
         left_out = []
+        below = self.below
         for pair in pairs:
-            live = counts.get(pair, 0)
+            live = counts_get(pair, 0)
             if live >= threshold:
                 heappush(heap, (-live, key_of(pair), pair))
             else:
                 left_out.append(pair)
-                if live > 0:
-                    self.below = True
+                below = below or live > 0
+        self.below = below
         return left_out
 
     def pop(self) -> tuple[str, int] | None:
