@@ -1,6 +1,6 @@
 """What both merge loops share: words as id strings, pair counts and the index of the words holding
-each pair, the best pair by count and tie rule (a lazy max-heap), and merging a pair in words that
-carry several counts, the ``first`` rule's labels moved along.
+each pair, the best pair by count and tie rule (a lazy max-heap), and merging a pair in the words
+(each adding to one count, or to one per language) with the ``first`` rule's labels moved along.
 
 Words are the unique pre-tokens, each written as a string with one character per id (``chr(id)``),
 so that merging a pair is ``str.replace`` (left to right without overlap: BPE's rule) and finding it a
@@ -80,7 +80,7 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
         word = words[index]
         if len(word) < 2:
             continue
-        if each is not counts:  # a new dict: rebinding ``get`` for every word costs a tenth more
+        if each is not counts:  # rebinding ``get`` for every word would cost measurably (bench/PERFORMANCE.md)
             counts, counts_get = each, each.get
         for pair in map(add, word, word[1:]):
             counts[pair] = counts_get(pair, 0) + weight

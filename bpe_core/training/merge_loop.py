@@ -156,8 +156,6 @@ def merge_pair_in_words(
     return replaced, created
 
 
-
-
 def _learn_merges(
     words: list[str],
     freqs: list[int],
