@@ -1,10 +1,9 @@
-"""BPE on one piece: the plain algorithm first, then the fast variants the ``Tokenizer`` uses.
+"""BPE on one piece, fast: the variants the ``Tokenizer`` uses.
 
-The core operation is ``merge``: replace every occurrence of a pair, left to right, without overlap.
-``encode_reference`` is BPE written the readable way (find the adjacent pair with the lowest rank,
-merge it everywhere, repeat), and ``PieceEncoder`` gives the same ids fast: a packed-integer loop for
-short pieces, a heap over a linked list for long ones (so runs of spaces or digits do not go
-quadratic). Tests check every variant against ``encode_reference``.
+``PieceEncoder`` gives the ids of ``reference.encode_reference`` (BPE written the readable way: merge
+the lowest-ranked adjacent pair everywhere, repeat) fast: a packed-integer loop for short pieces, a
+heap over a linked list for long ones (so runs of spaces or digits do not go quadratic). Tests check
+every variant against ``encode_reference``.
 
 Also here: which tokens encode to themselves (``self_encoding_ids``, so a piece that is such a token
 is looked up whole) and the merge list implied by tiktoken-style ranks (``merges_from_ranks``).
@@ -13,78 +12,12 @@ This module knows nothing of text, regexes, special tokens or files.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TypeVar
 
 from bpe_core.bpe.ranks import rank_structure
-
-Symbol = TypeVar("Symbol")
-#: (left id, right id) -> (rank, merged id), in rank order.
-PairRanks = Mapping[tuple[int, int], tuple[int, int]]
-
-
-def merge(symbols: Sequence[Symbol], pair: tuple[Symbol, Symbol], new: Symbol) -> list[Symbol]:
-    """``symbols`` with every occurrence of ``pair`` replaced by ``new``, left to right, no overlap.
-
-    >>> merge([1, 2, 3, 1, 2], (1, 2), 4)
-    [4, 3, 4]
-    >>> merge("aaa", ("a", "a"), "Z")
-    ['Z', 'a']
-    """
-    out: list[Symbol] = []
-    i = 0
-    n = len(symbols)
-    while i < n:
-        if i < n - 1 and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
-
-
-def pair_counts(words: Iterable[Sequence[Symbol]], freqs: Iterable[int]) -> dict[tuple[Symbol, Symbol], int]:
-    """How often each adjacent pair occurs, each word weighted by its frequency, in order of first
-    occurrence.
-
-    >>> pair_counts(["aaab", "ab"], [1, 2])
-    {('a', 'a'): 2, ('a', 'b'): 3}
-    """
-    counts: dict[tuple[Symbol, Symbol], int] = {}
-    for symbols, freq in zip(words, freqs):
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts
-
-
-def encode_reference(ids: Sequence[int], ranks: PairRanks, applied: list[int] | None = None) -> list[int]:
-    """BPE on one piece, the readable way: merge the lowest-ranked adjacent pair everywhere, repeat.
-
-    ``applied``, if given, receives the rank of every merged occurrence, in order.
-
-    >>> encode_reference([1, 2, 3], {(1, 2): (0, 4), (4, 3): (1, 5)})
-    [5]
-    """
-    ids = list(ids)
-    while len(ids) > 1:
-        pairs = [pair for pair in zip(ids, ids[1:]) if pair in ranks]
-        if not pairs:
-            break
-        pair = min(pairs, key=ranks.__getitem__)  # each pair has its own rank
-        rank, new_id = ranks[pair]
-        merged = merge(ids, pair, new_id)
-        if applied is not None:
-            applied.extend([rank] * (len(ids) - len(merged)))
-        ids = merged
-    return ids
-
-
-# --------------------------------------------------------------------------------------------------
-# the fast variants
+from bpe_core.bpe.reference import PairRanks, encode_reference
+from bpe_core.errors import BpeError
 
 #: Pieces longer than this (in bytes) use the heap-based loop instead of rescanning.
 LONG_PIECE = 64

@@ -10,12 +10,11 @@ losslessly.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bpe_core.bpe.fast import merge, pair_counts
+from bpe_core.bpe.reference import merge, pair_counts
+from bpe_core.errors import BpeError
 
 END_OF_WORD = "</w>"
 

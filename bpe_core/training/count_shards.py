@@ -57,7 +57,8 @@ from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogate
 from bpe_core.corpora.streams import import_pyarrow, is_text_type
 from bpe_core.safe_io import json_value, remove_quietly, write_atomic
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.merge_loop import ProgressCallback, TieBreak
+from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
 

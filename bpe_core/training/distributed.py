@@ -39,7 +39,8 @@ from bpe_core.corpora.streams import ByteStream
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.merge_loop import ProgressCallback, TieBreak
+from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"

@@ -28,21 +28,21 @@ This module does not measure or compare tokenizers (``parity_report`` does).
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-from bpe_core.training.counting import CorpusStats, count_words
-from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, STOP_VOCAB_SIZE, ProgressCallback
+from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
-from bpe_core.training.parity_loop import ParityLoop, WordTable, word_table
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
-from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.counting import CorpusStats, count_words
+from bpe_core.training.merge_core import STOP_VOCAB_SIZE
+from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback
+from bpe_core.training.parity_loop import ParityLoop, WordTable, word_table
+from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 
 Variant = Literal["base", "window"]
 VARIANTS = ("base", "window")

@@ -12,8 +12,8 @@ Each rule gives every pair a key, and the merge loop's heap takes the pair with 
   creation: rustbpe's rule.
 
 The first three keys come from the two symbols alone (``symbol_key``). The first-seen key is a
-position, which merges move: ``FirstSeen`` keeps it. This module does not count or merge pairs
-(``merge_loop`` does).
+position, which merges move: ``FirstSeen`` keeps it. ``PairKeys`` gives the merge loops one way to ask
+for a pair's key under any rule. This module does not count or merge pairs (``merge_core`` does).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Literal
 
 from bpe_core.formats.bytelevel import byte_to_unicode
@@ -91,8 +91,8 @@ class FirstSeen:
 
     A label names a symbol's place in its word and never changes when symbols merge (a merged symbol
     takes its left part's label): in long words the symbol's position in the word as given, kept in
-    ``starts`` (an array per word, which the merge loop updates); in short ones its byte offset,
-    computed when asked. A merge only ever destroys occurrences of existing pairs, so a pair's first
+    ``starts`` (an array per word, which the merge loop updates with ``drop_labels``); in short ones
+    its byte offset, computed when asked. A merge only ever destroys occurrences of existing pairs, so a pair's first
     occurrence can only move later: a stored key is a lower bound the heap can hold, and ``exact``
     checks it (and finds the new first occurrence if it moved) when the pair reaches the top. The
     merge loop records the key of each new pair where it makes its first occurrence.
@@ -121,12 +121,21 @@ class FirstSeen:
     def forget(self, pair: str) -> None:
         self.first.pop(pair, None)
 
-    def relabel(self, index: int, kept: list[memoryview]) -> None:
-        """Long word ``index`` after a merge: its labels are the parts of the old ones in ``kept``
-        (the merge loop leaves out each absorbed right half's label as it walks the new symbols)."""
-        labels = array(self.starts[index].typecode)
-        labels.frombytes(b"".join(kept))
-        self.starts[index] = labels
+    def drop_labels(self, index: int, positions: list[int]) -> None:
+        """Long word ``index`` after a merge: its labels without those at ``positions`` (in increasing
+        order: each merged pair's right half, whose symbol the left half's label now names)."""
+        labels = self.starts[index]
+        view = memoryview(labels)
+        kept = []
+        previous = 0
+        for position in positions:
+            kept.append(view[previous:position])
+            previous = position + 1
+        kept.append(view[previous:])
+        remaining = array(labels.typecode)
+        remaining.frombytes(b"".join(kept))
+        view.release()
+        self.starts[index] = remaining
 
     def exact(self, pair: str) -> int:
         """The key of ``pair``'s first occurrence now: the stored one if an occurrence is still
@@ -149,3 +158,46 @@ class FirstSeen:
                 self.first[pair] = key
                 return key
         raise AssertionError("first-seen index out of sync")  # internal invariant, not input validation
+
+
+class PairKeys:
+    """Each pair's key under one tie rule, for the merge loops' heaps (``merge_core.PairHeap``).
+
+    ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
+    bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
+    ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
+    the tuple of the two keys). ``add`` gives a new symbol its key; ``forget`` drops pairs the loop
+    will never look up again.
+
+    >>> keys = PairKeys("lexicographic", ["ab"], {"ab": [0]}, {i: bytes([i]) for i in range(256)})
+    >>> keys.of("ba") < keys.of("ab")
+    True
+    """
+
+    def __init__(
+        self, tie_break: str, words: list[str], where: Mapping[str, list[int]], token_bytes: Mapping[int, bytes]
+    ) -> None:
+        self.tie_break = tie_break
+        self.seen = FirstSeen(words, where, token_bytes) if tie_break == "first" else None
+        self.of: Callable[[str], object]
+        if self.seen is not None:
+            self.of = self.seen.first.__getitem__
+            return
+        symbols = self._symbols = {chr(token_id): symbol_key(tie_break, token_id, token)
+                                   for token_id, token in token_bytes.items()}
+
+        def of(pair: str) -> str:
+            return symbols[pair[0]] + symbols[pair[1]]
+
+        self.of = of
+
+    def add(self, token_id: int, token: bytes) -> None:
+        """Give the new symbol ``token_id`` (bytes ``token``) its key."""
+        if self.seen is None:
+            self._symbols[chr(token_id)] = symbol_key(self.tie_break, token_id, token)
+
+    def forget(self, pairs: Iterable[str]) -> None:
+        if self.seen is not None:
+            forget = self.seen.forget
+            for pair in pairs:
+                forget(pair)

@@ -1,23 +1,24 @@
 """Step-by-step traces of byte-level BPE training on small inputs, for teaching.
 
-``trace_training`` runs the naive algorithm in the open: at every step it recounts all pairs,
-shows the top counts, picks the best pair with the same rules as ``train`` (so its merges equal
-``train``'s on the same input), and records every unique pre-token's symbols after the merge. It is
-quadratic and meant for inputs of a few kilobytes; use ``train`` for real corpora.
+``trace_training`` runs the readable trainer's steps (``reference``: recount all pairs, rank them,
+take the best with the same rules as ``train``, merge it everywhere), so its merges equal ``train``'s
+on the same input, and records each step: the top pair counts and every unique pre-token's symbols
+after the merge. It is quadratic and meant for inputs of a few kilobytes; use ``train`` for real
+corpora.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bpe_core.bpe.fast import merge, pair_counts
-from bpe_core.training.counting import count_words
+from bpe_core.bpe.reference import merge, pair_counts
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
-from bpe_core.training.tie_rules import TIE_BREAKS, huggingface_byte_ids
+from bpe_core.training.counting import count_words
+from bpe_core.training.reference import Pair, choose_pair, symbols_of
+from bpe_core.training.tie_rules import TIE_BREAKS
 
 #: Inputs larger than this many characters are refused: the trace recounts everything each step.
 MAX_TRACE_CHARACTERS = 200_000
@@ -71,23 +72,6 @@ def _checked_documents(texts: str | Sequence[str], num_merges: int, tie_break: s
     return documents
 
 
-def _ranked(
-    counts: dict[tuple[bytes, bytes], int], tie_break: str, made: dict[bytes, int]
-) -> list[tuple[tuple[bytes, bytes], int]]:
-    """The pairs best first: highest count, then the tie rule (docs/library/training.md, "Training rules")."""
-    if tie_break == "lexicographic":
-        return sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    if tie_break == "first":
-        # Dict order is order of first appearance, so sorting by count alone keeps the "first" rule.
-        return sorted(counts.items(), key=lambda item: -item[1])
-    byte_ids = huggingface_byte_ids() if tie_break == "huggingface" else range(256)
-
-    def symbol_id(symbol: bytes) -> int:
-        return byte_ids[symbol[0]] if len(symbol) == 1 else made[symbol]
-
-    return sorted(counts.items(), key=lambda item: (-item[1], symbol_id(item[0][0]), symbol_id(item[0][1])))
-
-
 def trace_training(
     texts: str | Sequence[str],
     num_merges: int,
@@ -102,12 +86,12 @@ def trace_training(
     documents = _checked_documents(texts, num_merges, tie_break)
     specials = validate_special_tokens(special_tokens)
     counted = count_words(documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
-    words = [[bytes([b]) for b in word.encode("utf-8")] for word in counted.counts]
+    words = [symbols_of(word) for word in counted.counts]
     freqs = list(counted.counts.values())
-    existing = {bytes([b]) for b in range(256)} | {t.encode("utf-8") for t in specials}
-    next_id = 256 + len(specials)
-    excluded: set[tuple[bytes, bytes]] = set()
-    made: dict[bytes, int] = {}  # merged token -> its id
+    vocab = {bytes([byte]): byte for byte in range(256)}  # token -> id
+    for offset, token in enumerate(specials):
+        vocab.setdefault(token.encode("utf-8"), 256 + offset)
+    skipped: set[Pair] = set()
 
     def snapshot() -> list[WordState]:
         return [WordState(tuple(symbols), freq) for symbols, freq in zip(words, freqs)]
@@ -116,23 +100,14 @@ def trace_training(
     steps: list[TraceStep] = []
     stop_reason = "reached num_merges"
     while len(steps) < num_merges:
-        counts = {p: c for p, c in pair_counts(words, freqs).items() if p not in excluded}
-        if not counts:
-            stop_reason = "no pair left to merge"
+        choice = choose_pair(pair_counts(words, freqs), tie_break, vocab, skipped, min_frequency)
+        if choice.pair is None:
+            stop_reason = choice.stop_reason
             break
-        ranked = _ranked(counts, tie_break, made)
-        pair, count = ranked[0]
-        if count < min_frequency:
-            stop_reason = "best pair count below min_frequency"
-            break
-        new_token = pair[0] + pair[1]
-        if new_token in existing:
-            excluded.add(pair)
-            continue
-        existing.add(new_token)
-        made[new_token] = next_id
-        words = [merge(symbols, pair, new_token) for symbols in words]
-        tokens_after = sum(len(s) * f for s, f in zip(words, freqs))
-        steps.append(TraceStep(len(steps) + 1, pair, count, next_id, new_token, ranked[:top], snapshot(), tokens_after))
-        next_id += 1
+        pair, new_token, new_id = choice.pair, choice.pair[0] + choice.pair[1], 256 + len(specials) + len(steps)
+        words = [tuple(merge(symbols, pair, new_token)) for symbols in words]
+        vocab[new_token] = new_id
+        tokens_after = sum(len(symbols) * freq for symbols, freq in zip(words, freqs))
+        steps.append(TraceStep(len(steps) + 1, pair, choice.count, new_id, new_token, choice.ranked[:top], snapshot(),
+                               tokens_after))
     return TraceResult(initial, steps, stop_reason)

@@ -5,7 +5,7 @@
 hand the counts to ``merge_counts``, which runs the one merge loop (``merge_loop.learn_merges``) and
 builds the ``Tokenizer``. Counting and merging are kept apart on purpose: counts from chunks add up
 (``count_words``), so they can be made elsewhere and trained from with ``train_from_counts``. The
-readable version of the whole algorithm is ``bpe_core.bpe.reference.train_reference``. This module
+readable version of the whole algorithm is ``reference.train_reference``. This module
 does no I/O of its own.
 """
 
@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import mul
 
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
-from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name, replace_surrogates
+from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, TIE_BREAKS, ProgressCallback, TieBreak, learn_merges
+from bpe_core.training.merge_core import pretoken_id_strings
+from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback, learn_merges
+from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 
 __all__ = ["TrainingSettings", "merge_counts", "train", "train_files", "train_from_counts"]
 
@@ -73,23 +76,6 @@ class TrainingSettings:
         return self._pretokenizer
 
 
-def _utf8_strings(counts: Mapping[str, int]) -> tuple[list[str], list[int], int]:
-    """The unique pre-tokens as byte strings written one character per byte (``chr(byte)``, i.e.
-    latin-1), which is the id string the merge loop works on since ids 0..255 are the bytes."""
-    words: list[str] = []
-    freqs = list(counts.values())
-    total_bytes = 0
-    append = words.append
-    for word, freq in zip(counts, freqs):
-        try:
-            encoded = word.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: U+FFFD, exactly as encoding treats them
-            encoded = replace_surrogates(word).encode("utf-8")
-        append(encoded.decode("latin-1"))
-        total_bytes += len(encoded) * freq
-    return words, freqs, total_bytes
-
-
 def merge_counts(
     word_counts: WordCounts, settings: TrainingSettings, *, progress: ProgressCallback | None = None,
     started: float | None = None,
@@ -107,7 +93,9 @@ def merge_counts(
         "special_tokens": list(specials),
         "tie_break": settings.tie_break,
     }
-    words, freqs, total_bytes = _utf8_strings(word_counts.counts)
+    words = pretoken_id_strings(word_counts.counts)
+    freqs = list(word_counts.counts.values())
+    total_bytes = sum(map(mul, map(len, words), freqs))  # an id string has one character per byte
     token_bytes = {i: bytes([i]) for i in range(256)}
     for offset, token in enumerate(specials):
         token_bytes[256 + offset] = token.encode("utf-8")

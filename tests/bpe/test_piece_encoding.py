@@ -11,15 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.bpe.fast import (
-    LONG_PIECE,
-    PieceEncoder,
-    encode_heap,
-    encode_reference,
-    encode_short,
-    merge,
-    pair_counts,
-)
+from bpe_core.bpe.fast import LONG_PIECE, PieceEncoder, encode_heap, encode_short
+from bpe_core.bpe.reference import encode_reference, merge, pair_counts
 
 
 def random_ranks(seed: int, num_merges: int, alphabet: bytes) -> dict[tuple[int, int], tuple[int, int]]:

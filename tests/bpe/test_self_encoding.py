@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.bpe.fast import encode_reference, self_encoding_ids
+from bpe_core.bpe.fast import self_encoding_ids
+from bpe_core.bpe.reference import encode_reference
 from naive_bpe import naive_encode_word
 
 

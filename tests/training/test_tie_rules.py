@@ -18,7 +18,7 @@ from bpe_core.training import merge_loop
 from bpe_core.bpe.fast import merges_from_ranks
 from bpe_core.formats.bytelevel import byte_to_unicode, printable_to_bytes
 from bpe_core.formats.huggingface import oniguruma_pattern
-from bpe_core.training.merge_loop import id_string
+from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, id_string
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
 from bpe_core.corpora.samples import load_samples
 from bpe_core.training.tie_rules import LONG_WORD, TIE_BREAKS, TIE_RULES, huggingface_byte_ids
@@ -97,7 +97,7 @@ def test_huggingface_rule_counts_special_tokens_and_stops_like_min_frequency():
     expected = huggingface_merges(documents, 3000, min_frequency=5, special_tokens=specials)
     tok = bpe_core.train(documents, 3000, min_frequency=5, tie_break="huggingface", special_tokens=specials)
     assert tok.merges == expected
-    assert tok.training["stop_reason"] == merge_loop.STOP_MIN_FREQUENCY  # 3000 is not reached
+    assert tok.training["stop_reason"] == STOP_MIN_FREQUENCY  # 3000 is not reached
     full = huggingface_merges(documents, 1000, min_frequency=0, special_tokens=specials)
     assert full == bpe_core.train(documents, 1000, min_frequency=0, tie_break="huggingface", special_tokens=specials).merges
     assert len(full) == 1000 - 256 - len(specials)

@@ -13,7 +13,7 @@ import bpe_core
 from bpe_core.training.counting import count_words
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.training import merge_loop
-from bpe_core.training.merge_loop import id_string
+from bpe_core.training.merge_core import STOP_NO_PAIRS, id_string
 from naive_bpe import naive_train
 
 # Small alphabets make ties and runs like "aaaa" common.
@@ -77,7 +77,7 @@ def test_pair_whose_bytes_already_exist_is_skipped_not_duplicated():
     )
     assert [(m.left, m.right) for m in merges] == [(120, 121)]
     assert token_bytes[259] == b"xy"
-    assert reason == merge_loop.STOP_NO_PAIRS
+    assert reason == STOP_NO_PAIRS
     assert words[0] == id_string([97, 257])  # the skipped pair was not merged
 
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core.training import merge_loop
-from bpe_core.training.merge_loop import id_string
+from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, id_string
 from naive_bpe import naive_learn_merges, naive_train
 
 word_lists = st.lists(st.text(alphabet="aabbc", min_size=0, max_size=14), min_size=1, max_size=12)
@@ -43,13 +43,13 @@ def test_runs_and_overlaps_match_the_naive_trainer(corpus, merges, min_frequency
 def test_stop_reasons():
     # Only count-1 pairs: the threshold keeps them out of the heap, yet the reason is min_frequency.
     tok = bpe_core.train("abcdefg", 300, min_frequency=2)
-    assert tok.merges == [] and tok.training["stop_reason"] == merge_loop.STOP_MIN_FREQUENCY
+    assert tok.merges == [] and tok.training["stop_reason"] == STOP_MIN_FREQUENCY
     tok = bpe_core.train("ab ab", 300, min_frequency=2)
-    assert tok.training["stop_reason"] == merge_loop.STOP_MIN_FREQUENCY
+    assert tok.training["stop_reason"] == STOP_MIN_FREQUENCY
     tok = bpe_core.train("ab ab", 300, min_frequency=1)
-    assert tok.training["stop_reason"] == merge_loop.STOP_NO_PAIRS
+    assert tok.training["stop_reason"] == STOP_NO_PAIRS
     tok = bpe_core.train("a", 300, min_frequency=2)
-    assert tok.training["stop_reason"] == merge_loop.STOP_NO_PAIRS
+    assert tok.training["stop_reason"] == STOP_NO_PAIRS
 
 
 def test_vocab_sizes_beyond_the_character_range_are_refused():

@@ -1,0 +1,274 @@
+"""What both merge loops share: words as id strings, pair counts and the index of the words holding
+each pair, the best pair by count and tie rule (a lazy max-heap), and merging a pair in the words
+(each adding to one count, or to one per language) with the ``first`` rule's labels moved along.
+
+Words are the unique pre-tokens, each written as a string with one character per id (``chr(id)``),
+so that merging a pair is ``str.replace`` (left to right without overlap: BPE's rule) and finding it a
+substring search, both in C; a pair is the 2-character string of its ids. Only ids up to U+10FFFF fit
+in a character. Pair counts are kept incrementally (the standard speed-up of the naive algorithm): an
+index (``where``) from each pair to the words that held it when it appeared, in increasing order (a
+word that lost the pair since stays listed and is skipped when met), and a lazy max-heap in which a
+stale entry is pushed back with its live count rather than dropped. A pair counted below the
+threshold (``min_frequency``) when it appears can only lose counts afterwards, so it never enters the
+heap.
+
+The loops: ``merge_loop`` (one count: standard training) and ``parity_loop`` (a count per language).
+This module does not decide how many merges to make or which count a merge serves, nor count
+pre-tokens (``counting``); each rule's key is ``tie_rules``'.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections.abc import Iterable, Sequence
+from operator import add
+from typing import Any, cast
+
+from bpe_core.pretokenization.pretokenizer import replace_surrogates
+from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
+
+# Stop reasons recorded in the training metadata.
+STOP_VOCAB_SIZE = "reached vocab_size"
+STOP_NO_PAIRS = "no pair left to merge"
+STOP_MIN_FREQUENCY = "best pair count below min_frequency"
+
+#: The counts a word adds to, each with the word's weight in it (its frequency in that text):
+#: parity-aware training's words have one per language.
+WordWeights = Sequence[tuple[dict[str, int], int]]
+
+
+def id_string(ids: Iterable[int]) -> str:
+    """A word as the merge loops hold it: one character per id.
+
+    >>> id_string([104, 105, 256])
+    'hi\\u0100'
+    """
+    return "".join(map(chr, ids))
+
+
+def pretoken_id_strings(pretokens: Iterable[str]) -> list[str]:
+    """Pre-tokens as id strings: their UTF-8 bytes, one character per byte (latin-1), since ids
+    0..255 are the bytes. Lone surrogates become U+FFFD, exactly as encoding treats them.
+
+    >>> pretoken_id_strings(["hi", "é"])
+    ['hi', 'Ã©']
+    """
+    strings: list[str] = []
+    append = strings.append
+    for pretoken in pretokens:
+        try:
+            append(pretoken.encode("utf-8").decode("latin-1"))
+        except UnicodeEncodeError:
+            append(replace_surrogates(pretoken).encode("utf-8").decode("latin-1"))
+    return strings
+
+
+def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int], int]]) -> dict[str, list[int]]:
+    """Add the adjacent pairs of words to counts: ``weights`` gives (word index, counts, weight)
+    with word indices in increasing order (a word may come several times, once per count it adds
+    to). Returns the index: each pair -> the words holding it, in increasing order.
+
+    >>> counts = {}
+    >>> count_pairs(["aaa", "ab"], [(0, counts, 2), (1, counts, 1)]), counts
+    ({'aa': [0], 'ab': [1]}, {'aa': 4, 'ab': 1})
+    """
+    where: dict[str, list[int]] = {}
+    where_get = where.get
+    counts: dict[str, int] | None = None
+    for index, each, weight in weights:
+        word = words[index]
+        if len(word) < 2:
+            continue
+        if each is not counts:  # rebinding ``get`` for every word would cost measurably (bench/PERFORMANCE.md)
+            counts, counts_get = each, each.get
+        for pair in map(add, word, word[1:]):
+            counts[pair] = counts_get(pair, 0) + weight
+            holders = where_get(pair)
+            if holders is None:
+                where[pair] = [index]
+            elif holders[-1] != index:
+                holders.append(index)
+    return where
+
+
+class Tokens:
+    """The tokens so far: each id's bytes (``token_bytes``, extended by ``add``), the set of those
+    bytes, and the pairs refused because their bytes already are a token (two ids never share bytes:
+    such a pair is never merged, and the loop moves on to the next)."""
+
+    def __init__(self, token_bytes: dict[int, bytes]) -> None:
+        self.token_bytes = token_bytes
+        self.existing = set(token_bytes.values())
+        self.refused: set[str] = set()
+
+    def add(self, pair: str, new_id: int) -> bytes:
+        """Record the token ``new_id`` that merging ``pair`` makes; return its bytes."""
+        made = self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
+        self.token_bytes[new_id] = made
+        self.existing.add(made)
+        return made
+
+
+class PairHeap:
+    """The pairs of one count dict, best first: the largest count, then the tie rule's smallest key.
+
+    A lazy max-heap of ``(-count, key, pair)``: counts change without touching the heap, so a popped
+    entry whose count is not the pair's live one is pushed back with it (or left out below the
+    threshold); a stored entry never ranks after its live one (counts only fall, first occurrences
+    only move later), so the first entry found live is the best pair. ``below`` says whether a pair
+    with a positive count was ever left out below the threshold.
+
+    >>> counts = {"ab": 3, "bc": 3, "cd": 1}
+    >>> tokens = Tokens({i: bytes([i]) for i in range(256)})
+    >>> heap = PairHeap(counts, 2, PairKeys("lexicographic", [], {}, tokens.token_bytes), tokens)
+    >>> heap.pop(), heap.below
+    (('bc', 3), True)
+    """
+
+    def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
+        self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
+        key_of = keys.of
+        self.heap = [(-count, key_of(pair), pair) for pair, count in counts.items() if count >= threshold]
+        heapq.heapify(self.heap)
+        self.below = any(0 < count < threshold for count in counts.values())
+
+    def clear(self) -> None:
+        self.heap = []
+
+    def push_frequent(self, pairs: Iterable[str]) -> list[str]:
+        """Push the pairs whose count reaches the threshold; return the others."""
+        counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
+        heappush = heapq.heappush
+        left_out = []
+        below = self.below
+        for pair in pairs:
+            live = counts_get(pair, 0)
+            if live >= threshold:
+                heappush(heap, (-live, key_of(pair), pair))
+            else:
+                left_out.append(pair)
+                below = below or live > 0
+        self.below = below
+        return left_out
+
+    def pop(self) -> tuple[str, int] | None:
+        """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
+        A pair whose bytes already are a token is refused for good (``Tokens.refused``) and skipped."""
+        heap, counts_get, threshold, key_of = self.heap, self.counts.get, self.threshold, self.keys.of
+        seen = self.keys.seen
+        tokens = self.tokens
+        refused, existing, token_bytes = tokens.refused, tokens.existing, tokens.token_bytes
+        heappop, heappush = heapq.heappop, heapq.heappush
+        while heap:
+            item = heappop(heap)
+            pair = item[2]
+            live = counts_get(pair, 0)
+            if live != -item[0]:
+                if live >= threshold:
+                    heappush(heap, (-live, key_of(pair), pair))
+                elif live > 0:
+                    self.below = True
+                continue
+            if pair in refused:
+                continue
+            if seen is not None:
+                key = seen.exact(pair)
+                if key != item[1]:
+                    heappush(heap, (item[0], key, pair))
+                    continue
+            if token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])] in existing:
+                refused.add(pair)
+                continue
+            return pair, live
+        return None
+
+
+def stop_reason(counts: Iterable[dict[str, int]], refused: set[str]) -> str:
+    """Why training stopped when no heap had a pair left: a pair with a positive count not refused
+    is below ``min_frequency``; else no pair is left at all."""
+    if any(count > 0 and pair not in refused for each in counts for pair, count in each.items()):
+        return STOP_MIN_FREQUENCY
+    return STOP_NO_PAIRS
+
+
+def merge_pair_weighted(
+    pair: str, new: str, holders: list[int], words: list[str], where: dict[str, list[int]], seen: FirstSeen | None,
+    weights: Sequence[Any], one_count: dict[str, int] | None = None,
+) -> tuple[int, list[tuple[int, int]], list[str]]:
+    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
+    are skipped), updating the counts and ``where`` around each new symbol, and the ``first`` rule's
+    labels (``seen``) if given. ``weights[index]`` is what word ``index`` adds to the counts: with
+    ``one_count``, its frequency; else a tuple of (counts, weight), one per count (``WordWeights``).
+    Returns the symbols removed weighted by frequency (``one_count`` only), the words changed as
+    (index, symbols removed) (several counts only), and the pairs that first appeared.
+
+    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
+    >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
+    ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
+    """
+    a, b = pair[0], pair[1]
+    ba = b + a
+    where_get = where.get
+    created: list[str] = []
+    changed: list[tuple[int, int]] = []
+    replaced = 0
+    several = one_count is None
+    counts_get = (count := one_count if one_count is not None else {}).get
+    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
+    first: dict[str, int] = seen.first if seen is not None else {}
+    for index in holders:
+        word = words[index]
+        merged = word.replace(pair, new)
+        size = len(merged)
+        if size == len(word):
+            continue  # the word lost this pair to an earlier merge
+        words[index] = merged
+        if several:
+            counted = weights[index]
+            changed.append((index, len(word) - size))
+        else:
+            weight = weights[index]
+            replaced += (len(word) - size) * weight
+        labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
+        if labels is not None:
+            dropped = []  # the merged right halves' labels
+        absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
+        # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
+        # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
+        j = merged.find(new)
+        while j >= 0:
+            for side in (j - 1, j + 1):
+                if side < 0 or side == size:
+                    continue
+                neighbour = merged[side]
+                if side < j:
+                    if neighbour == new:
+                        continue
+                    lost, fresh = neighbour + a, neighbour + new
+                else:
+                    lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
+                if several:
+                    for counts, each_weight in counted:
+                        counts[lost] -= each_weight
+                        counts[fresh] = counts.get(fresh, 0) + each_weight
+                else:
+                    count[lost] -= weight
+                    count[fresh] = counts_get(fresh, 0) + weight
+                listed = where_get(fresh)
+                if listed is None:
+                    where[fresh] = [index]
+                    created.append(fresh)
+                    if seen is not None:  # its first occurrence: the first word, leftmost
+                        at = side if side < j else j
+                        label = seen.label(index, at) if labels is None else labels[at + absorbed]
+                        first[fresh] = index << KEY_SHIFT | label
+                elif listed[-1] != index:
+                    listed.append(index)
+            if labels is not None:
+                dropped.append(j + absorbed + 1)
+            absorbed += 1
+            j = merged.find(new, j + 1)
+        if labels is not None and seen is not None:
+            seen.drop_labels(index, dropped)
+    return replaced, changed, created
