@@ -134,6 +134,22 @@ def test_the_generated_corpora_do_remove_and_restore():
     assert as_tuples(result) == naive_picky(counts, 256 + 12, 0.6, 1, "lexicographic")[0]
 
 
+@pytest.mark.parametrize(
+    "counts, merges, threshold, min_frequency",
+    [
+        # a pair whose bytes are a present token is skipped, and is a candidate again once that
+        # token is removed
+        ({b"bab": 3, b"bb": 7, b"bbaab": 2, b"aabaabaa": 6, b"abbaaaabab": 3, b"a": 1, b"aaaabba": 4, b"abb": 2}, 8, 0.3, 3),
+        # a restored token's pairs may have been counted before its removal: they are pushed again
+        ({b"adaaaacb": 7, b"ddcba": 3, b"dacb": 4, b"a": 5, b"dbaabcc": 9, b"bacbdcbaad": 6, b"aaada": 5}, 11, 0.5, 1),
+    ],
+)
+def test_corpora_found_by_search(counts, merges, threshold, min_frequency):
+    """Corpora on which a trainer missing one of these rules gives other events than the naive one."""
+    expected = naive_picky(counts, 256 + merges, threshold, min_frequency, "lexicographic")[0]
+    assert as_tuples(fast_picky(counts, 256 + merges, threshold, min_frequency, "lexicographic")) == expected
+
+
 texts_strategy = st.lists(st.text("ab c\n", max_size=20), min_size=1, max_size=6)
 
 
