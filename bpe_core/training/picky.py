@@ -9,14 +9,14 @@ word table is split into its parts (its first merge's parents, an absent one spl
 gain its frequency; the vocabulary loses one token. A later merge that makes the same bytes
 *restores* it, with the same id. Training stops when the tokens present reach ``vocab_size``.
 
-Where this follows the authors' code rather than the paper: the paper's Figure 2 removes a token
-once IoS >= T; both implementations (``pchizhov/picky_bpe`` and ``pickybpe-bauwenst``) test IoS > T,
+Where this follows the authors' code rather than the paper: the caption of the paper's Figure 2
+removes a token once IoS >= T; both implementations (``pchizhov/picky_bpe`` and ``pickybpe-bauwenst``) test IoS > T,
 as here, so T = 1 never removes and equals ``bpe_core.train``. The paper defines IoS as the pair's
 frequency over the token's; for x == y the merge takes 2m occurrences, and the authors' formula,
 kept here, is m / (f_before - m). As everywhere in bpe_core, a pair whose bytes are a token present
 now is not merged (``merge_loop``); the authors' code merges it into that token and counts it.
 
-Every event is recorded in order (``PickyEvent``) and in ``Tokenizer.training["picky"]``. Encoding
+Every event is recorded in order (``PickyEvent``; in ``Tokenizer.training["picky_events"]``). Encoding
 replays the events (``bpe.picky_replay``). The pair-count bookkeeping of a merge is
 ``merge_loop.merge_pair_in_words``; a removal recounts the words it touches. This module does not
 count pre-tokens (``counting``) nor encode text; the readable algorithm is the naive trainer in
@@ -305,7 +305,7 @@ def _check_threshold(threshold: object) -> float:
     if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
         raise TypeError(f"threshold must be a number, not {type(threshold).__name__}")
     if math.isnan(threshold) or threshold <= 0:
-        raise BpeError(f"threshold must be above 0 (the paper tries 0.6 to 0.9; 1 never removes), got {threshold!r}")
+        raise BpeError(f"threshold must be above 0 (an IoS is at most 1: 1 or more never removes), got {threshold!r}")
     return float(threshold)
 
 
