@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
@@ -46,7 +47,7 @@ def naive_picky(counts: dict[bytes, int], vocab_size: int, threshold: float, min
     while len(present) < vocab_size:
         pairs: Counter = Counter()
         for word, symbols in words.items():
-            for pair in zip(symbols, symbols[1:]):
+            for pair in pairwise(symbols):
                 pairs[pair] += counts[word]
         candidates = [(c, p) for p, c in pairs.items() if c >= max(min_frequency, 1) and p[0] + p[1] not in present]
         if not candidates:
@@ -157,7 +158,7 @@ texts_strategy = st.lists(st.text("ab c\n", max_size=20), min_size=1, max_size=6
        st.sampled_from(["lexicographic", "huggingface", "rustbpe"]), st.sampled_from([(), ("<|x|>",)]))  # fmt: skip
 def test_threshold_of_one_or_more_is_bpe_core_train(texts, merges, threshold, min_frequency, tie_break, specials):
     vocab_size = 256 + len(specials) + merges
-    options = dict(min_frequency=min_frequency, tie_break=tie_break, special_tokens=specials, name="t")
+    options = {"min_frequency": min_frequency, "tie_break": tie_break, "special_tokens": specials, "name": "t"}
     expected = bpe_core.train(texts, vocab_size, **options)
     got = train_picky(texts, vocab_size, threshold=threshold, **options)
     assert dict(got.vocab) == dict(expected.vocab)
