@@ -39,8 +39,15 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_words
-from bpe_core.training.merge_loop import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, TieBreak
-from bpe_core.training.merge_loop import count_pairs, merge_pair_in_words
+from bpe_core.training.merge_loop import (
+    STOP_MIN_FREQUENCY,
+    STOP_NO_PAIRS,
+    STOP_VOCAB_SIZE,
+    ProgressCallback,
+    TieBreak,
+    count_pairs,
+    merge_pair_in_words,
+)
 from bpe_core.training.tie_rules import symbol_key
 from bpe_core.training.trainer import TrainingSettings
 
@@ -48,20 +55,18 @@ __all__ = ["PickyEvent", "PickyTraining", "picky_training", "train_picky"]
 
 PICKY_TIE_BREAKS = ("lexicographic", "huggingface", "rustbpe")
 STOP_CYCLE = "a token was restored too often: removals and restores are cycling"
-#: A token restored more often than this stops training (STOP_CYCLE): every cycle of the word table
-#: restores some token over and over, and nothing else would end it.
+#: A token restored more often stops training (STOP_CYCLE): any cycle of the word table restores some token.
 MAX_RESTORES = 64
 EVENT_FIELDS = ["step", "kind", "token", "parts", "count", "merged", "ios"]
 
 
 @dataclass(frozen=True)
 class PickyEvent:
-    """One training event. A merge joined ``parts`` (left, right) into ``token``: ``count`` is the
-    pair's count when chosen, ``merged`` the occurrences joined, ``ios`` the IoS of its left and right
-    parent checked right after (None for a single byte, and for the right of (x, x)). A removal split
-    ``token`` into ``parts``: ``count`` is its frequency then (given to the parts), ``merged`` the
-    occurrences the triggering merge joined, ``ios`` (the IoS,). A merge of a token removed before is
-    a restore."""
+    """One training event. A merge (a restore if ``token`` was removed before) joined ``parts`` (left,
+    right) into ``token``: ``count`` is the pair's count when chosen, ``merged`` the occurrences
+    joined, ``ios`` the IoS of its left and right parent (None: a single byte, or the right of (x, x)).
+    A removal split ``token`` into ``parts``: ``count`` is its frequency then (given to the parts),
+    ``merged`` the triggering merge's, ``ios`` (its IoS,)."""
 
     step: int
     kind: str
@@ -143,9 +148,9 @@ class _PickyLoop:
             self.next_id += 1
             self.token_bytes[new_id], self.id_of[made], self.parents[new_id] = made, new_id, (left, right)
             self.keys[chr(new_id)] = symbol_key(self.tie_break, new_id, made)
+        elif self.restores.get(new_id, 0) >= MAX_RESTORES:
+            return False
         else:
-            if self.restores.get(new_id, 0) >= MAX_RESTORES:
-                return False
             self.restores[new_id] = self.restores.get(new_id, 0) + 1
         self.present.add(new_id)
         new = chr(new_id)
@@ -430,12 +435,9 @@ def train_picky(
     started = time.perf_counter()
     settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
     _check_threshold(threshold)
-    if isinstance(texts, str):
-        documents: Iterable[str] = [texts]
-    elif isinstance(texts, (bytes, bytearray)):
+    if isinstance(texts, (bytes, bytearray)):
         raise TypeError("texts must be str, not bytes: decode them first (e.g. data.decode('utf-8'))")
-    else:
-        documents = texts
+    documents: Iterable[str] = [texts] if isinstance(texts, str) else texts
     if progress:
         progress("count", 0, 0)
     word_counts = count_words(
