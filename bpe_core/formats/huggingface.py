@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
+from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
-from bpe_core.safe_io import json_value
+from bpe_core.safe_io import json_value, write_atomic
 from bpe_core.tokenizer import Tokenizer
 
 # A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no
@@ -153,8 +154,9 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
 
 
 def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
-    """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file."""
-    Path(path).write_text(json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False), encoding="utf-8")
+    """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file, atomically (``safe_io.write_atomic``:
+    a regular file or a new name, symbolic links written through, nothing partial left after a failure)."""
+    write_atomic(path, json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -376,9 +378,10 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
 
 def load_huggingface(path: str | os.PathLike[str]) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json``; ValueError saying what is wrong."""
+    raw = read_tokenizer_file(path)
     try:
-        data = json_value(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
+        data = json_value(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise BpeError(f"cannot read {os.fspath(path)} as tokenizer.json: {exc}") from None
     try:
         return from_huggingface_dict(data, name=Path(path).stem)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bpe_core import safe_io
 from bpe_core.errors import BpeError
+from bpe_core.file_lock import folder_lock
 from bpe_core.formats import bpe_json
 from bpe_core.tokenizer import Tokenizer
 
@@ -163,7 +164,7 @@ class LibraryFolder:
     def _changing(self) -> Iterator[Path]:
         """The folder, locked for one change, with stale temporary files cleared first."""
         folder = self._ensure_folder()
-        with safe_io.folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
+        with folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
             self.remove_stale_files()
             yield folder
 
