@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
+from bpe_core.cli.common import ProgressBar, check_output, pattern_option, say, write_output
 from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
@@ -98,7 +98,7 @@ def dask_options(args: argparse.Namespace) -> dict[str, Any] | None:
 def report_bad_rows(count: int, examples: list[dict[str, Any]]) -> None:
     """The one-line summary of skipped bad rows on stderr (nothing when there were none)."""
     if count:
-        print(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
+        say(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
 
 
 def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], None] | None) -> WordCounts:
@@ -121,16 +121,16 @@ def _print_training(tokenizer: Tokenizer, output: str) -> None:
     training: dict[str, Any] = tokenizer.training  # as training wrote it just now
     corpus = training["corpus"]
     tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
-    print(f"trained {tokenizer!r}")
-    print(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
+    say(f"trained {tokenizer!r}")
+    say(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
           f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
     if corpus.get("bad_rows"):
-        print(f"  bad rows skipped: {corpus['bad_rows']:,}")
-    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
+        say(f"  bad rows skipped: {corpus['bad_rows']:,}")
+    say(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
     if tokens and corpus["characters"]:
-        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
+        say(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
               f"{corpus['bytes'] / tokens:.2f} bytes/token")
-    print(f"  saved to {output}")
+    say(f"  saved to {output}")
 
 
 def _refuse_reading_options(args: argparse.Namespace) -> None:
@@ -148,7 +148,7 @@ def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
     """A corpus without any text (no document, or only empty ones) gives an empty ``result``: legal,
     but almost surely a mistake (wrong folder, wrong --text-field), so it is said on stderr."""
     if not characters:
-        print(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
+        say(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
               "inputs and --text-field", file=sys.stderr)
 
 
@@ -201,9 +201,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
     stats = word_counts.stats
     warn_if_no_text(stats.documents, stats.characters, result="the count-shard folder holds no pre-tokens")
-    print(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
+    say(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
           f"({manifest['unique_pretokens']:,} unique)")
-    print(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
+    say(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
           f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
           "tokenizer.json")
     return 0
