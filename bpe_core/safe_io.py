@@ -31,7 +31,7 @@ import secrets
 import stat
 import time
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 from bpe_core.errors import BpeError
 
@@ -89,7 +89,7 @@ def kind_of(mode: int) -> str:
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
-def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> IO[bytes]:
+def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> BinaryIO:
     """``path`` opened for reading in binary mode if it is a regular file (symbolic links followed);
     ``BpeError`` saying what it is instead and that ``what`` was expected, or why it cannot be opened.
     A FIFO or device is refused before it is opened, and opening never blocks (non-blocking, then

@@ -127,7 +127,7 @@ def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
     path = folder / f"{hashlib.sha256(data).hexdigest()}.bin" if folder is not None else None
     if path is not None and path.is_file():
         try:
-            return structure_from_bytes(path.read_bytes(), ranks)
+            return structure_from_bytes(safe_io.read_limited(path, limit=safe_io.TOKENIZER_FILE_LIMIT), ranks)
         except (OSError, ValueError):
             pass  # recovered and rewritten below
     structure = rank_structure(ranks)
@@ -135,8 +135,8 @@ def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             safe_io.write_atomic(path, structure_to_bytes(structure, ranks))
-        except OSError:
-            pass  # a read-only or full disk: the next load recovers it again
+        except (OSError, ValueError):
+            pass  # a read-only or full disk (BpeError from write_atomic): the next load recovers it again
     return structure
 
 

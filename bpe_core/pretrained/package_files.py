@@ -19,6 +19,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.gpt2_files import parse_encoder, parse_merges_txt
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, read_limited
 from bpe_core.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def package_file(package: str, *parts: str, install_hint: str) -> Path:
 
 def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it") -> bytes:
     """The bytes of ``path`` if their SHA-256 is ``sha256``; ValueError otherwise."""
-    data = path.read_bytes()
+    data = read_limited(path, limit=TOKENIZER_FILE_LIMIT, what="a tokenizer file")
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
         raise BpeError(

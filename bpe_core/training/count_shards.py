@@ -55,7 +55,7 @@ from typing import Any
 from bpe_core.training.counting import CorpusStats, WordCounts
 from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates, resolve_pattern
 from bpe_core.corpora.streams import import_pyarrow, is_text_type
-from bpe_core.safe_io import json_value, remove_quietly, write_atomic
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited, remove_quietly, write_atomic
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.merge_loop import ProgressCallback, TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
@@ -222,13 +222,12 @@ def _read_manifest(directory: str) -> dict:
     path = os.path.join(directory, MANIFEST)
     if not os.path.isdir(directory):
         raise BpeError(f"{directory} is not a folder of count shards (made by python -m bpe_core count)")
-    try:
-        with open(path, "rb") as handle:
-            manifest = json_value(handle.read())
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise BpeError(f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
                          "bpe_core count), or its writing did not finish; count again") from None
-    except (OSError, ValueError) as exc:
+    try:
+        manifest = json_value(read_limited(path, limit=TOKENIZER_FILE_LIMIT, what=f"a {MANIFEST}"))
+    except ValueError as exc:
         raise BpeError(f"{path} cannot be read: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BpeError(f"{path} is not a count-shard manifest (its \"format\" is not {FORMAT!r})")
