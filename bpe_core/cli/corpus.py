@@ -53,6 +53,15 @@ def pattern_arg(args: argparse.Namespace) -> str | None:
     return pattern_option(args.pattern, default=DEFAULT_PATTERN)
 
 
+def special_tokens_arg(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--special-token`` values checked (``validate_special_tokens``), the error naming the option.
+    Bytes that are not UTF-8 on the command line arrive as lone surrogates, which are refused."""
+    try:
+        return validate_special_tokens(args.special_token or ())
+    except BpeError as exc:
+        raise BpeError(f"--special-token: {exc} (on the command line: give UTF-8 text)") from None
+
+
 def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
     """The options of every command that reads a corpus: inputs, how to split, what is text, bad rows."""
     parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
@@ -107,12 +116,12 @@ def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], N
     dask = dask_options(args)
     if dask is not None:
         return count_on_dask(
-            args.inputs, pattern=pattern_arg(args), special_tokens=args.special_token or (),
+            args.inputs, pattern=pattern_arg(args), special_tokens=special_tokens_arg(args),
             text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
         )  # fmt: skip
     return count_files(
         args.inputs, pretokenizer=PreTokenizer.build(pattern_arg(args)),
-        special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
+        special_tokens=special_tokens_arg(args), workers=check_workers(args.workers),
         progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
     )  # fmt: skip
 
@@ -166,12 +175,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         _refuse_reading_options(args)
         expected = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
-            expected["special_tokens"] = args.special_token
+            expected["special_tokens"] = list(special_tokens_arg(args))
         word_counts, shards = read_count_shards(args.counts)
         check_shards_settings(shards, expected)
         pattern, specials = shards["pattern"], shards["special_tokens"]
     else:
-        pattern, specials = pattern_arg(args), args.special_token or ()
+        pattern, specials = pattern_arg(args), special_tokens_arg(args)
     settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, args.tie_break, args.name)
     if not args.counts:
         word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
@@ -193,7 +202,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.rows_per_shard < 1:
         raise BpeError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
     settings = shard_settings(pattern=pattern_arg(args),
-                              special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
+                              special_tokens=special_tokens_arg(args))  # fmt: skip
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     word_counts = count_inputs(args, bar)
     bar.close()
