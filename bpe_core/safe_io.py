@@ -95,12 +95,7 @@ def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> Binar
     A FIFO or device is refused before it is opened, and opening never blocks (non-blocking, then
     checked again on the open file, which a swap in between cannot fool)."""
     path = os.fspath(path)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise BpeError(f"cannot read {path}: {_reason(exc)} (expected {what})") from None
-    if not stat.S_ISREG(mode):
-        raise BpeError(f"cannot read {path}: it is {kind_of(mode)}, not a regular file (expected {what})")
+    require_regular(path, what=what)
     nonblocking = getattr(os, "O_NONBLOCK", 0)
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | nonblocking)
@@ -116,6 +111,17 @@ def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> Binar
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def require_regular(path: str | os.PathLike[str], *, what: str = "a file") -> None:
+    """``BpeError`` unless ``path`` is a regular file (symbolic links followed), saying what it is and
+    that ``what`` was expected; nothing is opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise BpeError(f"cannot read {os.fspath(path)}: {_reason(exc)} (expected {what})") from None
+    if not stat.S_ISREG(mode):
+        raise BpeError(f"cannot read {os.fspath(path)}: it is {kind_of(mode)}, not a regular file (expected {what})")
 
 
 def too_big(source: str, size: int | None, limit: int, what: str) -> BpeError:
