@@ -326,23 +326,34 @@ def _added_tokens(entries: Any, normalizers: list[str]) -> dict[str, int]:
             f"added token {normalized[0]!r} is matched after normalization (normalized=true) and the file "
             f"normalizes ({', '.join(normalizers)}), which bpe_core does not do; {_REFUSED}"
         )
-    clash = _overlap(normalized, raw) if normalized and raw else None
+    clash = _displacing(normalized, raw) if normalized and raw else None
     if clash:
         raise BpeError(
-            f"added tokens {clash[0]!r} (normalized=true) and {clash[1]!r} (normalized=false) overlap, and HF "
-            f"matches the two kinds in separate passes; {_REFUSED}"
+            f"added token {clash[0]!r} (normalized=true) can start before {clash[1]!r} (normalized=false) and "
+            "overlap it, or hold it: HF matches the normalized=false tokens first, bpe_core the leftmost longest "
+            f"of all; {_REFUSED}"
         )
     return specials
 
 
-def _overlap(first: Iterable[str], second: Iterable[str]) -> tuple[str, str] | None:
-    """Two tokens, one from each list, that can overlap in a text (one holds the other, or one ends
-    with the start of the other), or None."""
-    second = list(second)
-    for a in first:
-        for b in second:
-            if a in b or b in a or any(a.endswith(b[:k]) or b.endswith(a[:k]) for k in range(1, min(len(a), len(b)))):
-                return a, b
+def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str] | None:
+    """A normalized token and a raw one whose matches HF and bpe_core can choose differently, or None.
+
+    HF finds added tokens in two passes, leftmost longest in each: the normalized=false ones in the
+    text, then the normalized=true ones in the gaps (the normalizer is the identity here, or the file
+    is refused). bpe_core finds the leftmost longest of all of them in one pass. The two agree unless a
+    normalized token can start before a raw one and overlap it (its end is the raw one's start), or
+    holds it (there the one pass takes the normalized token, HF the raw one). A raw token that starts
+    first, or holds a normalized one, wins in both (DeepSeek V4's ``<｜/table>｜`` before ``｜DSML｜``).
+
+    >>> _displacing(["ab"], ["bc"]), _displacing(["bc"], ["ab"]), _displacing(["abc"], ["b"])
+    (('ab', 'bc'), None, ('abc', 'b'))
+    """
+    raw = list(raw)
+    for n in normalized:
+        for r in raw:
+            if (r != n and r in n) or any(n.endswith(r[:k]) for k in range(1, min(len(n), len(r)))):
+                return n, r
     return None
 
 
