@@ -173,7 +173,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
     if args.counts:
         _refuse_reading_options(args)
-        expected = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
+        expected: dict[str, Any] = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
             expected["special_tokens"] = list(special_tokens_arg(args))
         word_counts, shards = read_count_shards(args.counts)

@@ -58,11 +58,11 @@ def without_assertions(source: str) -> str | None:
             out.append(source[i:end])
             i = end
         elif source.startswith(_LOOK_AROUNDS, i):
-            end = _group_end(source, i)
-            if end is None:
+            group_end = _group_end(source, i)
+            if group_end is None:
                 return None
             out.append(_ALWAYS)
-            i = end
+            i = group_end
         elif char in "^$":
             out.append(_ALWAYS)
             i += 1
