@@ -136,9 +136,9 @@ def read_limited(path: str | os.PathLike[str], *, limit: int, what: str = "a fil
     when it holds more than ``limit`` bytes (checked before reading, and while reading a file that
     grows).
 
-    >>> read_limited("/dev/null", limit=10)
+    >>> read_limited(".", limit=10)
     Traceback (most recent call last):
-    bpe_core.errors.BpeError: cannot read /dev/null: it is a character device, not a regular file (expected a file)
+    bpe_core.errors.BpeError: cannot read .: it is a folder, not a regular file (expected a file)
     """
     path = os.fspath(path)
     with open_regular(path, what=what) as handle:

@@ -59,7 +59,7 @@ def _preview(text: str) -> str:
     """A short quote of a text for messages.
 
     >>> _preview("hello"), _preview("x" * 100)[-6:]
-    ("'hello'", "xxx...")
+    ("'hello'", "xx'...")
     """
     return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
 
