@@ -9,7 +9,7 @@ workers start, and yields ``function(context, task)`` in task order. ``function`
 ``setup`` are module-level functions, sent by reference (pickle names them; the worker imports their
 module itself), so this module knows nothing of the work and imports nothing from bpe_core. If
 workers cannot start or die, the tasks they did not hand back are computed here, so the result never
-depends on whether the workers ran.
+depends on whether the workers ran. Workers end quietly, without a traceback, when their parent dies.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ import itertools
 import os
 import pickle
 import queue
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
@@ -281,10 +283,40 @@ def _read_message(stream: IO[bytes]) -> bytes | None:
     return data if len(data) == size else None
 
 
+def _end_with_parent(parent: int, interval: float = 1.0) -> None:
+    """Watch the parent from a daemon thread: once it is gone (killed, even with SIGKILL: the worker
+    is handed to another parent), end this worker at once, quietly, instead of finishing a task
+    nobody will read."""
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _reply(stdout: IO[bytes], data: bytes) -> None:
+    """Send one reply; if the parent has gone (a broken pipe), end quietly: no traceback, no
+    complaint at exit about a buffer that cannot be flushed."""
+    try:
+        stdout.write(len(data).to_bytes(8, "little") + data)
+        stdout.flush()
+    except (OSError, ValueError):
+        os._exit(0)
+
+
 def worker_main() -> None:
     """The loop run by a worker process (see ``Worker``): one setup message ``(function, setup,
     setup_argument)``, then one reply per task. A failed setup is raised again for every task, so the
-    caller sees it."""
+    caller sees it. A worker ends quietly when its parent dies (``_end_with_parent``, ``_reply``) and
+    leaves Ctrl-C to the parent, which then closes it."""
+    if os.name == "posix":
+        _end_with_parent(os.getppid())
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # not the main thread, or no such signal here
+        pass
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
@@ -316,5 +348,4 @@ def worker_main() -> None:
             data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
             data = pickle.dumps(("error", RuntimeError(f"worker failed: {exc!r}")))
-        stdout.write(len(data).to_bytes(8, "little") + data)
-        stdout.flush()
+        _reply(stdout, data)

@@ -1,18 +1,24 @@
 """Reading and writing files safely when users, threads and processes share them.
 
-* ``json_value``: JSON from users, where every failure is a ``ValueError`` saying what is wrong,
-  nesting a thousand levels deep included (Python's parser recurses).
-* ``write_temporary`` + ``publish`` (together ``write_atomic``): a uniquely named temporary file
-  (``.bpe_core-<random>.tmp``, created with ``O_EXCL``) moved into place in one step, replacing the
-  target or, with ``overwrite=False``, never replacing it (a hard link, which fails if the name exists).
-  Readers see the old file or the whole new one; writers never share a temporary file.
-* ``folder_lock``: one folder's lock across threads and processes: a thread lock within the process,
-  then an OS lock on a lock file (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows), which the
-  OS releases when its holder dies, so a crash never leaves a stale lock. Waiting is bounded: a
-  ``ValueError`` (busy) instead of a hang.
-* ``remove_stale_temporaries``: temporary files a crashed writer left behind.
+* Reading: ``open_regular`` opens a regular file (symbolic links followed; a folder, FIFO, device or
+  socket is a ``BpeError`` saying what the path is and what was expected; opening never blocks) for
+  streaming; ``read_limited`` reads a whole one up to a limit, ``TOKENIZER_FILE_LIMIT`` (100 MB) for
+  tokenizer files and ``TEXT_LIMIT`` (256 MB) for texts encoded whole (``read_stream_limited``: the
+  same for standard input); ``json_value`` parses JSON from users, every failure a ``ValueError``.
+* Writing: ``write_atomic`` / ``write_files_atomic`` (several files, all or nothing) write each file
+  to a unique temporary file in its folder (``.bpe_core-<random>.tmp``, ``O_EXCL``, synced), then
+  move it into place in one step (``overwrite=False``: a hard link, never replacing a name). After
+  any failure, a full disk included, no temporary or partial file is left and the targets are as
+  they were; failures are ``BpeError`` naming the file. ``write_temporary`` + ``publish`` are the two
+  steps, for callers holding a lock in between.
+* The targets rule (``writable_target``): bpe_core writes only regular files. A folder, FIFO, device
+  node or socket is refused, never replaced. A symbolic link is written through: the file it points
+  to (followed to the end) is replaced and the link kept; a link to anything else, or to nothing, is
+  refused. A replaced file keeps its permission bits.
+* ``remove_stale_temporaries``: temporary files a crashed writer left behind. (A folder's lock, for
+  changes that take several steps, is ``file_lock``'s.)
 
-Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports nothing from bpe_core).
+Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports only ``errors``).
 """
 
 from __future__ import annotations
@@ -22,23 +28,12 @@ import json
 import os
 import re
 import secrets
-import threading
+import stat
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import IO, Any, BinaryIO
 
 from bpe_core.errors import BpeError
-
-try:  # POSIX
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-try:  # Windows
-    import msvcrt
-except ImportError:
-    msvcrt = None  # type: ignore[assignment]
 
 #: Temporary files are ``.bpe_core-<random>.tmp`` next to their target: hidden, never ``*.json``.
 TEMPORARY_PREFIX = ".bpe_core-"
@@ -46,8 +41,14 @@ TEMPORARY_SUFFIX = ".tmp"
 #: Temporary files older than this (seconds) are left over from a crash: a write takes far less.
 STALE_SECONDS = 600.0
 _LEGACY_TEMPORARY = re.compile(r".+\.json\.tmp-\d+\Z")  # bpe_core's temporary names before they were unique
-# flock errors meaning "this file system has no locks" (then only the thread lock is held).
-_NO_LOCKING = {getattr(errno, n) for n in ("ENOLCK", "EOPNOTSUPP", "ENOTSUP", "ENOSYS", "EINVAL") if hasattr(errno, n)}
+#: The most bytes read from one tokenizer file: the largest real ones (tokenizer.json files of
+#: 256k-token vocabularies) are about 35 MB, and parsing takes several times the file's size in memory.
+TOKENIZER_FILE_LIMIT = 100_000_000
+#: The most bytes of text read whole to encode or measure (a file, or standard input): its ids take
+#: about ten times as much memory.
+TEXT_LIMIT = 256_000_000
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
 
 
 def json_value(text: str | bytes) -> Any:
@@ -73,19 +74,212 @@ def json_value(text: str | bytes) -> Any:
 
 
 # -------------------------------------------------------------------------------------------------
+# reading
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, for messages.
+
+    >>> kind_of(stat.S_IFIFO), kind_of(stat.S_IFREG)
+    ('a named pipe (FIFO)', 'a regular file')
+    """
+    return next((kind for test, kind in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else "not a file")
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> BinaryIO:
+    """``path`` opened for reading in binary mode if it is a regular file (symbolic links followed);
+    ``BpeError`` saying what it is instead and that ``what`` was expected, or why it cannot be opened.
+    A FIFO or device is refused before it is opened, and opening never blocks (non-blocking, then
+    checked again on the open file, which a swap in between cannot fool)."""
+    path = os.fspath(path)
+    require_regular(path, what=what)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | nonblocking)
+    except OSError as exc:
+        raise BpeError(f"cannot read {path}: {_reason(exc)}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise BpeError(f"cannot read {path}: it is {kind_of(mode)}, not a regular file (expected {what})")
+        if nonblocking:
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def require_regular(path: str | os.PathLike[str], *, what: str = "a file") -> None:
+    """``BpeError`` unless ``path`` is a regular file (symbolic links followed), saying what it is and
+    that ``what`` was expected; nothing is opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise BpeError(f"cannot read {os.fspath(path)}: {_reason(exc)} (expected {what})") from None
+    if not stat.S_ISREG(mode):
+        raise BpeError(f"cannot read {os.fspath(path)}: it is {kind_of(mode)}, not a regular file (expected {what})")
+
+
+def too_big(source: str, size: int | None, limit: int, what: str) -> BpeError:
+    """The error for input over a size limit, naming the limit."""
+    actual = f" ({size:,} bytes)" if size is not None else ""
+    return BpeError(f"{source} is too big{actual}: {what} may have at most {limit:,} bytes ({limit / 1e6:g} MB), "
+                    "so it is not read; give a smaller one, or split it")
+
+
+def read_limited(path: str | os.PathLike[str], *, limit: int, what: str = "a file") -> bytes:
+    """The bytes of the regular file ``path`` (see ``open_regular``); ``BpeError`` naming ``limit``
+    when it holds more than ``limit`` bytes (checked before reading, and while reading a file that
+    grows).
+
+    >>> read_limited(".", limit=10)
+    Traceback (most recent call last):
+    bpe_core.errors.BpeError: cannot read .: it is a folder, not a regular file (expected a file)
+    """
+    path = os.fspath(path)
+    with open_regular(path, what=what) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise too_big(path, size, limit, what)
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise BpeError(f"cannot read {path}: {_reason(exc)}") from None
+    if len(data) > limit:
+        raise too_big(path, None, limit, what)
+    return data
+
+
+def read_stream_limited(stream: IO[bytes], *, limit: int, source: str, what: str) -> bytes:
+    """At most ``limit`` bytes of an open binary ``stream`` (standard input), read to its end;
+    ``BpeError`` naming the limit when there are more."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = stream.read(min(1 << 20, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    raise too_big(source, None, limit, what)
+
+
+def decode_utf8(data: bytes, *, source: str) -> str:
+    """``data`` as strict UTF-8; ``BpeError`` naming ``source`` and the byte offset otherwise.
+
+    >>> decode_utf8(b"caf\\xc3\\xa9", source="x")
+    'café'
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BpeError(f"{source} is not valid UTF-8 (byte offset {exc.start:,}: {data[exc.start:exc.start + 4]!r}); "
+                       "give UTF-8 text") from None
+
+
+# -------------------------------------------------------------------------------------------------
 # atomic writing
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically. With ``overwrite=False`` an existing
-    ``path`` is left alone and ``FileExistsError`` raised. OSError when it cannot write; no temporary
-    file stays behind either way."""
+def writable_target(path: str | os.PathLike[str]) -> str:
+    """The file that writing ``path`` replaces: ``path`` itself (existing or not), or for a symbolic
+    link the file it points to (followed to the end; the link is kept). ``BpeError`` for anything but a
+    regular file: a folder, FIFO, device node or socket, a link to one of them or a dangling link
+    (see the module docstring's targets rule). A missing folder is left for the write to report."""
     path = os.fspath(path)
-    temporary = write_temporary(os.path.dirname(path) or ".", data)
+    if not path.strip():
+        raise BpeError("the output path is empty: give a file name")
+    target = os.path.realpath(path) if os.path.islink(path) else path
     try:
-        publish(temporary, path, overwrite=overwrite)
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        if target != path:
+            raise BpeError(f"cannot write {path}: it is a symbolic link to {target}, which does not exist; bpe_core "
+                           "writes through links only to existing regular files: give the target path") from None
+        return path
+    except OSError:
+        return path  # e.g. a folder that does not exist: writing says so
+    if not stat.S_ISREG(mode):
+        link = f" (a symbolic link to {target})" if target != path else ""
+        raise BpeError(f"cannot write {path}{link}: it is {kind_of(mode)}, not a regular file, and bpe_core only "
+                       "writes regular files (never replaces a folder, FIFO or device): choose another path")
+    return target
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically, under the targets rule (module docstring);
+    ``overwrite=False``: ``FileExistsError`` if ``path`` exists. ``BpeError`` when it cannot write."""
+    write_files_atomic({os.fspath(path): data}, overwrite=overwrite)
+
+
+def write_files_atomic(files: Mapping[str, str | bytes], *, overwrite: bool = True) -> None:
+    """Write several files (path -> data) all or nothing: every one is written to its temporary file
+    first, then all are moved into place; if one cannot be, those already moved are put back as
+    they were (restored from a hard-linked copy, or removed if they were new). As ``write_atomic``."""
+    if not files:
+        return
+    targets = {path: (writable_target(path) if overwrite else path) for path in map(os.fspath, files)}
+    temporaries: dict[str, str] = {}
+    current = next(iter(files))
+    try:
+        for current, data in files.items():
+            target = targets[os.fspath(current)]
+            temporaries[target] = write_temporary(os.path.dirname(target) or ".", data)
+            _keep_mode(target, temporaries[target])
+        _publish_all(temporaries, overwrite=overwrite)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        where = exc.filename if isinstance(exc.filename, str) and not is_temporary(os.path.basename(exc.filename)) \
+            else os.fspath(current)
+        raise BpeError(f"cannot write {where}: {_reason(exc)}") from None
     finally:
-        remove_quietly(temporary)  # gone after success; after a failure it must not stay behind
+        for temporary in temporaries.values():
+            remove_quietly(temporary)  # gone after success; after a failure it must not stay behind
+
+
+def _keep_mode(target: str, temporary: str) -> None:
+    try:  # the new file gets the permission bits of the file it replaces
+        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+    except OSError:
+        pass
+
+
+def _publish_all(temporaries: Mapping[str, str], *, overwrite: bool) -> None:
+    """Move each temporary file onto its target; on a failure, undo the moves already made."""
+    if len(temporaries) == 1:
+        ((target, temporary),) = temporaries.items()
+        publish(temporary, target, overwrite=overwrite)
+        return
+    backups: dict[str, str | None] = {}  # target -> a hard link to its old file, None if it was new
+    try:
+        for target, temporary in temporaries.items():
+            backups[target] = _backup(target)
+            publish(temporary, target, overwrite=overwrite)
+    except BaseException:
+        for target, backup in backups.items():
+            if backup is None:
+                remove_quietly(target)
+            else:
+                os.replace(backup, target)
+        raise
+    finally:
+        for backup in backups.values():
+            if backup is not None:
+                remove_quietly(backup)
+
+
+def _backup(target: str) -> str | None:
+    """A hard link to ``target``'s current file (None when there is none), to undo replacing it."""
+    if not os.path.lexists(target):
+        return None
+    backup = os.path.join(os.path.dirname(target) or ".", f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+    os.link(target, backup)
+    return backup
 
 
 def write_temporary(folder: str | os.PathLike[str], data: str | bytes) -> str:
@@ -122,7 +316,7 @@ def publish(temporary: str, path: str | os.PathLike[str], *, overwrite: bool) ->
 
     No-overwrite is a hard link (atomic and exclusive on POSIX and NTFS). Where the file system has no
     hard links (FAT, some network mounts) it is Windows' rename (which never replaces) or, on POSIX, a
-    check before ``os.replace``, exclusive only among holders of a ``folder_lock``."""
+    check before ``os.replace``, exclusive only among holders of a ``file_lock.folder_lock``."""
     path = os.fspath(path)
     if overwrite:
         patiently(os.replace, temporary, path)
@@ -193,87 +387,3 @@ def remove_stale_temporaries(folder: str | os.PathLike[str], *, older_than: floa
         except OSError:
             continue  # gone already, or not ours to remove
     return removed
-
-
-# -------------------------------------------------------------------------------------------------
-# the folder lock
-
-_registry_guard = threading.Lock()
-_thread_locks: dict[str, threading.Lock] = {}
-
-
-def _reset_after_fork() -> None:
-    """A forked child starts with no lock held (its copies of held locks would never be released)."""
-    global _registry_guard, _thread_locks
-    _registry_guard = threading.Lock()
-    _thread_locks = {}
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_after_fork)
-
-
-@contextmanager
-def folder_lock(folder: str | os.PathLike[str], *, name: str, timeout: float) -> Iterator[None]:
-    """Hold ``folder``'s lock (the lock file ``folder/name``, created if needed and never deleted:
-    deleting lock files races). ValueError if another holder keeps it longer than ``timeout`` seconds.
-    Each holder opens the file itself, so ``flock`` also separates threads; the thread lock comes first
-    anyway, for file systems where file locks are per process."""
-    folder = Path(folder)
-    deadline = time.monotonic() + timeout
-    with _registry_guard:
-        thread_lock = _thread_locks.setdefault(os.path.normcase(os.path.realpath(folder)), threading.Lock())
-    if not thread_lock.acquire(timeout=max(timeout, 0.0)):
-        raise _busy(folder, timeout)
-    try:
-        try:
-            descriptor = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise BpeError(f"cannot open the lock file {folder / name}: {exc.strerror or exc}") from None
-        try:
-            if not _acquire_file_lock(descriptor, deadline):
-                raise _busy(folder, timeout)
-            try:
-                yield
-            finally:
-                _release_file_lock(descriptor)
-        finally:
-            os.close(descriptor)
-    finally:
-        thread_lock.release()
-
-
-def _acquire_file_lock(descriptor: int, deadline: float) -> bool:
-    """Poll the OS lock until ``deadline`` (a blocking call could wait forever on a stuck holder).
-    False when the deadline passed; True when held, or when the file system has no locks."""
-    delay = 0.001
-    while True:
-        try:
-            if fcntl is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            elif msvcrt is not None:
-                os.lseek(descriptor, 0, os.SEEK_SET)
-                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-            return True
-        except OSError as exc:
-            if fcntl is not None and exc.errno in _NO_LOCKING:
-                return True  # no file locks here: the thread lock is all there is
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-
-
-def _release_file_lock(descriptor: int) -> None:
-    try:
-        if fcntl is not None:
-            fcntl.flock(descriptor, fcntl.LOCK_UN)
-        elif msvcrt is not None:
-            os.lseek(descriptor, 0, os.SEEK_SET)
-            msvcrt.locking(descriptor, msvcrt.LK_UNLCK, 1)
-    except OSError:
-        pass  # closing the file releases it anyway
-
-
-def _busy(folder: Path, timeout: float) -> ValueError:
-    return BpeError(f"{folder} is busy: another change did not finish within {timeout:g} s; try again")

@@ -6,6 +6,7 @@ import operator
 import pytest
 
 from bpe_core import parallel
+
 # Workers import the function by name, so it must live in an importable module: operator.add(context, task).
 
 
@@ -45,3 +46,42 @@ def test_worker_count_is_the_smallest_of_the_three(monkeypatch):
 def test_ordered_map_rejects_a_bad_worker_count():
     with pytest.raises(ValueError, match="positive integer"):
         list(parallel.ordered_map(operator.add, [1, 2], workers=0))
+
+
+SLOW_TASKS = '''
+import time
+
+
+def slow(context, task):
+    time.sleep(0.5)
+    return task
+'''
+RUN_SLOW_TASKS = (
+    "from bpe_core import parallel; import slow_tasks; print('started', flush=True); "
+    "[None for _ in parallel.ordered_map(slow_tasks.slow, range(1000), workers=2)]"
+)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGKILL"), reason="kill -9 is POSIX")
+def test_workers_end_quietly_when_their_parent_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "slow_tasks.py").write_text(SLOW_TASKS, encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, str(tmp_path)]))
+    parent = subprocess.Popen([sys.executable, "-c", RUN_SLOW_TASKS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env)  # fmt: skip
+    assert parent.stdout.readline() == b"started\n"
+    # Wait until the workers hold tasks (they answer within a second), then kill the parent outright.
+    import time
+
+    time.sleep(2.0)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    # The workers inherited stderr: it ends when the last of them has exited (the timeout only guards a hang).
+    stderr = subprocess.run(["cat"], stdin=parent.stderr, capture_output=True, timeout=60).stdout.decode()
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr

@@ -108,14 +108,15 @@ class BpeModel:
         return vocab, self.merges[:num_merges], self.plain_bpe_self_encoding() - dropped
 
     def listing(self, special_tokens: Mapping[str, int]) -> str:
-        """A readable listing in minbpe's style: one line per token, merges as ``[left][right] -> [token]``."""
+        """A readable listing in minbpe's style: one line per token (special tokens too, shown as tokens are),
+        merges as ``[left][right] -> [token]``."""
         lines = []
         made_by = {self.token_to_id[left + right]: (left, right) for left, right in self.merges}
         special_ids = {i: t for t, i in special_tokens.items()}
         for token_id in sorted(self.vocab):
             token = self.vocab[token_id]
             if token_id in special_ids:
-                lines.append(f"{token_id}\t<special> {special_ids[token_id]}")
+                lines.append(f"{token_id}\t<special> {token_display(special_ids[token_id].encode())}")  # one line each
             elif token_id in made_by:
                 left, right = made_by[token_id]
                 lines.append(f"{token_id}\t[{token_display(left)}][{token_display(right)}] -> [{token_display(token)}]")

@@ -31,6 +31,27 @@ def check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
     return checked
 
 
+def special_token_bytes(token: object) -> bytes:
+    """The UTF-8 bytes of one special token: the one check every way of giving special tokens goes
+    through. ``BpeError`` for an empty string and for a lone surrogate (UTF-8 cannot hold it), naming
+    the token; ``TypeError`` for anything but a string.
+
+    >>> special_token_bytes("<|end|>")
+    b'<|end|>'
+    """
+    if not isinstance(token, str):
+        raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
+    if not token:
+        raise BpeError("a special token cannot be the empty string")
+    try:
+        return token.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BpeError(
+            f"special token {token!r} holds a lone surrogate ({token[exc.start]!r} at position {exc.start}), which "
+            "UTF-8 cannot encode: write the character itself (a pair of surrogate escapes is one character)"
+        ) from None
+
+
 def resolve_special_tokens(
     special_tokens: Mapping[str, int] | Sequence[str], vocab: dict[int, bytes]
 ) -> dict[str, int]:
@@ -44,11 +65,9 @@ def resolve_special_tokens(
     by_bytes = {token: token_id for token_id, token in vocab.items()}
     next_id = max(vocab, default=-1) + 1
     for token in special_tokens:
-        if not isinstance(token, str) or not token:
-            raise BpeError(f"special tokens must be non-empty strings, got {token!r}")
+        encoded = special_token_bytes(token)
         if token in result:
             raise BpeError(f"special token {token!r} is listed twice")
-        encoded = token.encode("utf-8")
         if encoded in by_bytes and by_bytes[encoded] not in result.values():
             result[token] = by_bytes[encoded]
         else:
@@ -61,11 +80,9 @@ def resolve_special_tokens(
 def _special_tokens_with_ids(special_tokens: Mapping[str, int], vocab: dict[int, bytes]) -> dict[str, int]:
     result: dict[str, int] = {}
     for token, token_id in special_tokens.items():
-        if not isinstance(token, str) or not token:
-            raise BpeError(f"special tokens must be non-empty strings, got {token!r}")
+        encoded = special_token_bytes(token)
         if not _is_id(token_id):
             raise BpeError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
-        encoded = token.encode("utf-8")
         if token_id in vocab and vocab[token_id] != encoded:
             raise BpeError(
                 f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}"

@@ -1,12 +1,14 @@
 """What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, the progress bar on
-stderr, and outputs checked before any work and written atomically.
+stderr, inputs read through ``safe_io`` (regular files, size limits, strict UTF-8, standard input
+too), outputs checked before any work and written atomically, and ``shown``: what comes from a file
+or the user, escaped for the terminal.
 
 Nothing here parses arguments or runs a command (``cli.main``, ``cli.corpus`` and ``cli.parity`` do).
 """
 
 from __future__ import annotations
 
-import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import TextIO
 
 from bpe_core.errors import BpeError
 from bpe_core.progress import PhaseClock
+from bpe_core.safe_io import TEXT_LIMIT, decode_utf8, read_limited, read_stream_limited, writable_target, write_atomic
 
 #: What ``--pattern`` says for no pre-tokenization (the library's ``pattern=None``).
 NO_PATTERN = "none"
@@ -89,9 +92,11 @@ class ProgressBar:
             self.stream.write("\n")
 
 
-def check_output(path: str, *, folder: bool = False) -> Path:
+def check_output(path: str, *, folder: bool = False, files: tuple[str, ...] = ()) -> Path:
     """Check an output path before any work is done; ValueError saying what to do when the folder it
-    goes into does not exist, when a file output names a folder, or a folder output names a file.
+    goes into does not exist, when a file output names a folder, a folder output names a file, or the
+    output (or, in a folder output, one of ``files``) is a FIFO, device or other non-regular file
+    (``safe_io.writable_target``: outputs are regular files; symbolic links are written through).
 
     >>> check_output("tokenizer.json").name
     'tokenizer.json'
@@ -109,23 +114,46 @@ def check_output(path: str, *, folder: bool = False) -> Path:
                          "and export --format gpt2 its files into one); choose another -o")
     if not folder and target.is_dir():
         raise BpeError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
+    for name in files if folder else ("",):
+        writable_target(target / name if name else target)
     return target
 
 
-def write_output(path: str, text: str, *, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file renamed over it); on failure the
-    temporary file is removed and the reason is a ValueError."""
-    target = check_output(path)
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "w", encoding=encoding) as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except OSError as exc:
-        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        # Gone after the rename; still there after any failure (disk full, interrupted...).
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+def write_output(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8 with ``safe_io.write_atomic`` (whole or not at all, nothing
+    left behind, only regular files replaced); the reason of a failure is a ValueError."""
+    check_output(path)
+    write_atomic(path, text)
+
+
+def read_input_text(path: str | None) -> str:
+    """The text to encode or measure: the file ``path`` (a regular file), or standard input when
+    ``path`` is None; at most ``safe_io.TEXT_LIMIT`` bytes, decoded as strict UTF-8 (invalid bytes are
+    an error naming the offset, as in files, never replaced); a leading byte-order mark is dropped."""
+    what = "a text to encode or measure"
+    if path is None:
+        data = read_stream_limited(sys.stdin.buffer, limit=TEXT_LIMIT, source="standard input", what=what)
+        return decode_utf8(data, source="standard input").removeprefix("\ufeff")
+    return decode_utf8(read_limited(path, limit=TEXT_LIMIT, what=what), source=path).removeprefix("\ufeff")
+
+
+#: Characters shown escaped in terminal output: C0 and C1 controls, DEL, and the line and paragraph
+#: separators, so that file content can neither move the cursor, retitle or clear the terminal, nor
+#: start a line of its own (a forged ``error:`` line).
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print to a terminal: control characters as escapes (``\\n``, ``\\x1b``),
+    everything else as it is. For everything from a file or from the user.
+
+    >>> shown("a\\nb\\x1b]0;x\\x07 é")
+    'a\\\\nb\\\\x1b]0;x\\\\x07 é'
+    """
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def say(line: str, *, file: TextIO | None = None) -> None:
+    """Print one line whose parts may come from a file or the user, through ``shown``: they can
+    neither drive the terminal nor start a line of their own (output with several lines says each)."""
+    print(shown(line), file=file)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
+from bpe_core.cli.common import ProgressBar, check_output, pattern_option, say, write_output
 from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
@@ -51,6 +51,15 @@ DEFAULT_PATTERN = "gpt2"
 def pattern_arg(args: argparse.Namespace) -> str | None:
     """``--pattern`` as the library takes it (``common.pattern_option``; default gpt2)."""
     return pattern_option(args.pattern, default=DEFAULT_PATTERN)
+
+
+def special_tokens_arg(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--special-token`` values checked (``validate_special_tokens``), the error naming the option.
+    Bytes that are not UTF-8 on the command line arrive as lone surrogates, which are refused."""
+    try:
+        return validate_special_tokens(args.special_token or ())
+    except BpeError as exc:
+        raise BpeError(f"--special-token: {exc} (on the command line: give UTF-8 text)") from None
 
 
 def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
@@ -98,7 +107,7 @@ def dask_options(args: argparse.Namespace) -> dict[str, Any] | None:
 def report_bad_rows(count: int, examples: list[dict[str, Any]]) -> None:
     """The one-line summary of skipped bad rows on stderr (nothing when there were none)."""
     if count:
-        print(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
+        say(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
 
 
 def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], None] | None) -> WordCounts:
@@ -107,12 +116,12 @@ def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], N
     dask = dask_options(args)
     if dask is not None:
         return count_on_dask(
-            args.inputs, pattern=pattern_arg(args), special_tokens=args.special_token or (),
+            args.inputs, pattern=pattern_arg(args), special_tokens=special_tokens_arg(args),
             text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
         )  # fmt: skip
     return count_files(
         args.inputs, pretokenizer=PreTokenizer.build(pattern_arg(args)),
-        special_tokens=validate_special_tokens(args.special_token or ()), workers=check_workers(args.workers),
+        special_tokens=special_tokens_arg(args), workers=check_workers(args.workers),
         progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
     )  # fmt: skip
 
@@ -121,16 +130,16 @@ def _print_training(tokenizer: Tokenizer, output: str) -> None:
     training: dict[str, Any] = tokenizer.training  # as training wrote it just now
     corpus = training["corpus"]
     tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
-    print(f"trained {tokenizer!r}")
-    print(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
+    say(f"trained {tokenizer!r}")
+    say(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
           f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
     if corpus.get("bad_rows"):
-        print(f"  bad rows skipped: {corpus['bad_rows']:,}")
-    print(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
+        say(f"  bad rows skipped: {corpus['bad_rows']:,}")
+    say(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
     if tokens and corpus["characters"]:
-        print(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
+        say(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
               f"{corpus['bytes'] / tokens:.2f} bytes/token")
-    print(f"  saved to {output}")
+    say(f"  saved to {output}")
 
 
 def _refuse_reading_options(args: argparse.Namespace) -> None:
@@ -148,7 +157,7 @@ def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
     """A corpus without any text (no document, or only empty ones) gives an empty ``result``: legal,
     but almost surely a mistake (wrong folder, wrong --text-field), so it is said on stderr."""
     if not characters:
-        print(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
+        say(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
               "inputs and --text-field", file=sys.stderr)
 
 
@@ -164,14 +173,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
     if args.counts:
         _refuse_reading_options(args)
-        expected = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
+        expected: dict[str, Any] = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
-            expected["special_tokens"] = args.special_token
+            expected["special_tokens"] = list(special_tokens_arg(args))
         word_counts, shards = read_count_shards(args.counts)
         check_shards_settings(shards, expected)
         pattern, specials = shards["pattern"], shards["special_tokens"]
     else:
-        pattern, specials = pattern_arg(args), args.special_token or ()
+        pattern, specials = pattern_arg(args), special_tokens_arg(args)
     settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, args.tie_break, args.name)
     if not args.counts:
         word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
@@ -193,7 +202,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.rows_per_shard < 1:
         raise BpeError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
     settings = shard_settings(pattern=pattern_arg(args),
-                              special_tokens=validate_special_tokens(args.special_token or ()))  # fmt: skip
+                              special_tokens=special_tokens_arg(args))  # fmt: skip
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     word_counts = count_inputs(args, bar)
     bar.close()
@@ -201,9 +210,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
     stats = word_counts.stats
     warn_if_no_text(stats.documents, stats.characters, result="the count-shard folder holds no pre-tokens")
-    print(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
+    say(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
           f"({manifest['unique_pretokens']:,} unique)")
-    print(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
+    say(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
           f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
           "tokenizer.json")
     return 0

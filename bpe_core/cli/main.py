@@ -22,7 +22,7 @@ from typing import Any
 from bpe_core.analysis import metrics
 from bpe_core.bpe.tokens import token_display
 from bpe_core.cli.common import ProgressBar as ProgressBar  # re-exported: tests and users import it from here
-from bpe_core.cli.common import check_output, write_output
+from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
 from bpe_core.corpora.samples import Sample, load_samples
@@ -32,6 +32,9 @@ from bpe_core.pretokenization.special_tokens import SpecialTokens
 from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
+
+#: The files ``export --format gpt2`` writes into its folder.
+GPT2_FILES = ("vocab.json", "merges.txt")
 
 
 def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
@@ -44,15 +47,7 @@ def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
 def _read_text(args: argparse.Namespace) -> str:
     if getattr(args, "text", None) is not None:
         return args.text
-    if getattr(args, "file", None):
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                return handle.read()
-        except UnicodeDecodeError as exc:
-            raise BpeError(f"{args.file} is not valid UTF-8 (byte offset {exc.start})") from None
-        except OSError as exc:
-            raise BpeError(f"cannot read {args.file}: {exc.strerror}") from None
-    return sys.stdin.read()
+    return read_input_text(getattr(args, "file", None) or None)
 
 
 def _allowed(value: str | None) -> SpecialTokens:
@@ -82,47 +77,55 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = resolve_tokenizer(args.tokenizer)
-    raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").replace("[", " ").replace("]", " ").split()
+    raw = args.ids if args.ids else read_input_text(None).replace(",", " ").replace("[", " ").replace("]", " ").split()
     ids: list[int] = []
     for item in raw:
         try:
             ids.append(int(item))
         except ValueError:
-            raise BpeError(f"{item!r} is not a token id (ids are whole numbers)") from None
+            raise BpeError(f"{_quoted(item)} is not a token id (ids are whole numbers)") from None
     sys.stdout.write(tokenizer.decode(ids))
     sys.stdout.write("\n")
     return 0
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    if args.merges < 0:
+        raise BpeError(f"--merges {args.merges} is negative: give how many merges to list (0 or more)")
     tokenizer = resolve_tokenizer(args.tokenizer)
-    print(repr(tokenizer))
+    say(repr(tokenizer))
     if isinstance(tokenizer, ExternalTokenizer):
-        print(f"kind: {tokenizer.kind}\nnote: {tokenizer.note}")
+        say(f"kind: {tokenizer.kind}")
+        say(f"note: {tokenizer.note}")
     else:
-        print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
+        say(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
     if tokenizer.special_tokens:
-        print("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
+        say("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
     if isinstance(tokenizer, ExternalTokenizer):
-        print(f"merges: none ({tokenizer.why_no_merges})")
+        say(f"merges: none ({tokenizer.why_no_merges})")
         return 0
     if tokenizer.training:
-        print("trained with: " + _key_values(tokenizer.training.get("settings")))
-        print("corpus: " + _key_values(tokenizer.training.get("corpus")))
-        print(f"stopped: {tokenizer.training.get('stop_reason')}")
+        say("trained with: " + _key_values(tokenizer.training.get("settings")))
+        say("corpus: " + _key_values(tokenizer.training.get("corpus")))
+        say(f"stopped: {tokenizer.training.get('stop_reason')}")
     if args.vocab:
-        sys.stdout.write(tokenizer.vocab_dump())
+        for line in tokenizer.vocab_dump().splitlines():
+            say(line)
         return 0
-    records = tokenizer.merge_records
-    shown = records[: args.merges]
-    if shown:
-        print(f"first {len(shown)} merges (rank: left + right -> new id [count]):")
+    records = tokenizer.merge_records[: args.merges]
+    if records:
+        print(f"first {len(records)} merges (rank: left + right -> new id [count]):")
     vocab = tokenizer.vocab
-    for r in shown:
+    for r in records:
         count = "" if r.count is None else f"  [{r.count}]"
-        print(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
-              f"{r.id} [{token_display(vocab[r.id])}]{count}")
+        say(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
+             f"{r.id} [{token_display(vocab[r.id])}]{count}")
     return 0
+
+
+def _quoted(text: str) -> str:
+    """``repr`` of user text, cut to 60 characters."""
+    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
 
 
 def _key_values(record: object) -> str:
@@ -131,7 +134,7 @@ def _key_values(record: object) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    check_output(args.output, folder=args.format == "gpt2")
+    check_output(args.output, folder=args.format == "gpt2", files=GPT2_FILES)
     tokenizer = resolve_tokenizer(args.tokenizer)
     if isinstance(tokenizer, ExternalTokenizer):
         raise BpeError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
@@ -141,13 +144,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     elif args.format == "huggingface":
         write_output(args.output, json.dumps(huggingface.to_huggingface_dict(tokenizer), ensure_ascii=False))
     elif args.format == "tiktoken":
-        write_output(args.output, tiktoken_file.dumps_tiktoken(tokenizer), encoding="ascii")
+        write_output(args.output, tiktoken_file.dumps_tiktoken(tokenizer))
     else:
-        try:
-            gpt2_files.save_gpt2_files(tokenizer, args.output)
-        except OSError as exc:
-            raise BpeError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
+        gpt2_files.save_gpt2_files(tokenizer, args.output)
+    say(f"wrote {args.format} export of {tokenizer.name!r} to {args.output}")
     return 0
 
 
@@ -158,17 +158,9 @@ def _compare_samples(
     reference's id (a file among them, a built-in id, or English by default)."""
     if not files:
         return load_samples(), reference or "eng"
-    samples: list[tuple[str, str]] = []
-    for file in files:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise BpeError(f"{file} is not valid UTF-8 (byte offset {exc.start})") from None
-        except OSError as exc:
-            raise BpeError(f"cannot read {file}: {exc.strerror}") from None
-        samples.append((Path(file).name, text))
+    samples = [(Path(file).name, read_input_text(file)) for file in files]
     if reference and Path(reference).is_file() and Path(reference).name not in [label for label, _ in samples]:
-        samples.append((Path(reference).name, Path(reference).read_text(encoding="utf-8")))
+        samples.append((Path(reference).name, read_input_text(reference)))
     if reference and Path(reference).is_file():
         reference = Path(reference).name
     # Your own files are not parallel to the built-in English passage: no premium unless asked.
@@ -219,10 +211,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         writer.writeheader()
         writer.writerows(rows)
         return 0
-    print(format_compare_table(rows))
+    for line in format_compare_table(rows).splitlines():
+        say(line)
     if any(row["premium"] is not None for row in rows):
         for label in tokenizers:
-            print(metrics.summary_sentence(rows, label))
+            say(metrics.summary_sentence(rows, label))
     return 0
 
 
@@ -307,8 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    """The one-line error the command promises (newlines in a message folded), exit status 2."""
-    print("error: " + " ".join(line.strip() for line in message.splitlines() if line.strip()), file=sys.stderr)
+    """The one-line error the command promises (newlines in a message folded, other control
+    characters escaped: a message may quote a file or the user), exit status 2."""
+    print("error: " + shown(" ".join(line.strip() for line in message.splitlines() if line.strip())), file=sys.stderr)
     return 2
 
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison, compare_training
-from bpe_core.cli.common import pattern_option
+from bpe_core.cli.common import check_output, pattern_option, say, write_output
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_text, read_parallel_files
 from bpe_core.errors import BpeError
 from bpe_core.pretrained import catalogue
-from bpe_core.safe_io import write_atomic
 from bpe_core.training.tie_rules import TIE_BREAKS
 
 if TYPE_CHECKING:
@@ -69,21 +67,16 @@ def premium_table(result: ParityComparison) -> str:
 
 
 def _check(path: str | None) -> None:
-    """Before any work: the folder an output goes into exists and the output is not a folder."""
-    if path and not Path(path).parent.is_dir():
-        raise BpeError(f"cannot write {path}: the folder {str(Path(path).parent)!r} does not exist")
-    if path and Path(path).is_dir():
-        raise BpeError(f"cannot write {path}: it is a folder; give a file name, e.g. {path}/parity.json")
+    """Before any work: the output can be written (``common.check_output``)."""
+    if path:
+        check_output(path)
 
 
 def _save(path: str | None, tokenizer: Tokenizer) -> None:
     if not path:
         return
-    try:
-        write_atomic(path, tokenizer.to_json())
-    except OSError as exc:
-        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
-    print(f"wrote {tokenizer.name!r} to {path}")
+    write_output(path, tokenizer.to_json())
+    say(f"wrote {tokenizer.name!r} to {path}")
 
 
 def cmd_parity(args: argparse.Namespace) -> int:
@@ -104,12 +97,13 @@ def cmd_parity(args: argparse.Namespace) -> int:
     result = compare_training(train, heldout, args.vocab_size, reference=reference, others=others,
                               parity_options=options, pattern=pattern, min_frequency=args.min_frequency,
                               tie_break=args.tie_break)  # fmt: skip
-    print(result.sentence)
+    say(result.sentence)
     for label in (STANDARD, PARITY):
         fairness = result.fairness[label]
-        print(f"{label}: worst {fairness.max_premium:.2f}x ({result.names.get(fairness.worst, fairness.worst)}), "
+        say(f"{label}: worst {fairness.max_premium:.2f}x ({result.names.get(fairness.worst, fairness.worst)}), "
               f"Gini {fairness.gini:.3f}")  # fmt: skip
-    print(premium_table(result))
+    for line in premium_table(result).splitlines():
+        say(line)
     _save(args.save_standard, result.standard)
     _save(args.save_parity, result.parity)
     return 0

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from bpe_core.corpora.streams import ByteStream, Progress, json_array_elements, jsonl_rows, open_parquet, parquet_rows
 from bpe_core.corpora.text_files import FILE_BLOCK_BYTES, iter_text_blocks
 from bpe_core.errors import BpeError
-from bpe_core.safe_io import json_value
+from bpe_core.safe_io import json_value, require_regular
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 KINDS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
@@ -129,6 +129,9 @@ def expand_inputs(inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[st
             if not matched:
                 raise BpeError(f"the pattern {name!r} matches no file; check it (quote it in the shell so that "
                                  "bpe_core expands it, e.g. 'data/**/*.jsonl')")
+        elif os.path.lexists(name):  # a FIFO, a device, a socket, a dangling link: say what it is
+            require_regular(name, what="a file, folder or glob pattern")
+            matched = [name]
         else:
             raise BpeError(f"{name} is not a readable file: it does not exist (give files, folders or glob patterns)")
         for path in matched:

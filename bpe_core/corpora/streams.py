@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from bpe_core.errors import BpeError
+from bpe_core.safe_io import open_regular
 
 if TYPE_CHECKING:
     import pyarrow
@@ -55,10 +56,7 @@ class ByteStream:
                 f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start"
             )
         self.path = path
-        try:
-            self.raw: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
-        except OSError as exc:
-            raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+        self.raw: BinaryIO = open_regular(path, what="a corpus file")  # closed by close()
         self.stream: _Readable = self.raw
         self.head = b""  # bytes read to look for a mark and not yet handed out
         self.first_offset = start

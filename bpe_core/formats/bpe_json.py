@@ -22,8 +22,9 @@ Loading checks everything and reports problems as ``ValueError`` naming the file
 
 This module turns the format into plain data and back (the ``Tokenizer`` keyword arguments), so the
 ``Tokenizer`` can use it for ``save``/``load`` without an import cycle; it knows no other format
-(see ``formats``). Parsing and atomic writing are ``safe_io``'s: JSON nested too deeply is a
-``ValueError``, and ``write_atomic`` (used by ``Tokenizer.save``) never shares a temporary file.
+(see ``formats``). Reading, parsing and atomic writing are ``safe_io``'s: every format reads its
+files with ``read_tokenizer_file`` (regular files up to 100 MB), JSON nested too deeply is a
+``ValueError``, and ``write_atomic`` (used by ``Tokenizer.save``) follows ``safe_io``'s targets rule.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any, TypeGuard
 from bpe_core.bpe.token_ids import MAX_TOKEN_ID
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
-from bpe_core.safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
 
 FORMAT = "bpe_core.tokenizer"
 #: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).
@@ -292,11 +293,13 @@ def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
 
 
 def read(path: str | os.PathLike[str]) -> str:
-    """The text of a tokenizer file; ValueError when it cannot be read or is not UTF-8."""
+    """The text of a tokenizer file (``safe_io.read_limited``: a regular file of at most
+    ``TOKENIZER_FILE_LIMIT`` bytes); ValueError when it cannot be read or is not UTF-8."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise BpeError(f"cannot read tokenizer file {path}: {exc.strerror}") from None
-    return decode_file(raw, source=path)
+    return decode_file(read_tokenizer_file(path), source=path)
+
+
+def read_tokenizer_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a tokenizer file of any format: a regular file (not a folder, FIFO or device) of at
+    most ``safe_io.TOKENIZER_FILE_LIMIT`` bytes, else a ``BpeError`` saying which."""
+    return read_limited(path, limit=TOKENIZER_FILE_LIMIT, what="a tokenizer file")

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from bpe_core.errors import BpeError
-from bpe_core.formats.bpe_json import decode_file, parse_json
+from bpe_core.formats.bpe_json import decode_file, parse_json, read_tokenizer_file
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.tokenizer import Tokenizer
@@ -17,11 +17,7 @@ def load_any(path: str | os.PathLike[str], *, pattern: str | None = "gpt2") -> T
     """Load a tokenizer file of any supported kind, recognised by its content: bpe_core JSON,
     Hugging Face ``tokenizer.json``, or a ``.tiktoken`` rank file (which gets ``pattern``)."""
     path = os.fspath(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BpeError(f"cannot read {path}: {exc.strerror}") from None
-    return loads_any(raw, source=path, pattern=pattern)
+    return loads_any(read_tokenizer_file(path), source=path, pattern=pattern)
 
 
 def loads_any(raw: bytes, *, source: str = "<upload>", pattern: str | None = "gpt2") -> Tokenizer:

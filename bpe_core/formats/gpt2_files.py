@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
+from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
-from bpe_core.safe_io import json_value
+from bpe_core.safe_io import json_value, write_files_atomic
 from bpe_core.tokenizer import Tokenizer
 
 
@@ -44,9 +45,11 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
 
 
 def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``."""
+    """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt`` into
+    ``directory`` (created if missing), both or neither (``safe_io.write_files_atomic``: regular files
+    or new names, symbolic links written through). A folder created here is removed again when the
+    files cannot be written. ``BpeError`` naming the file that could not be written."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     special_ids = {i: t for t, i in tokenizer.special_tokens.items()}
     encoder = {
         (special_ids[i] if i in special_ids else bytes_to_printable(token)): i
@@ -54,9 +57,22 @@ def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> 
     }
     vocab_path = directory / "vocab.json"
     merges_path = directory / "merges.txt"
-    vocab_path.write_text(json.dumps(encoder, ensure_ascii=False), encoding="utf-8")
     lines = ["#version: 0.2"] + [f"{bytes_to_printable(a)} {bytes_to_printable(b)}" for a, b in tokenizer.merges]
-    merges_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    created = not directory.exists()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BpeError(f"cannot create the folder {directory}: {exc.strerror or exc}") from None
+    try:
+        write_files_atomic({str(vocab_path): json.dumps(encoder, ensure_ascii=False),
+                            str(merges_path): "\n".join(lines) + "\n"})  # fmt: skip
+    except BaseException:
+        if created:
+            try:
+                directory.rmdir()  # only if still empty
+            except OSError:
+                pass
+        raise
     return vocab_path, merges_path
 
 
@@ -69,10 +85,11 @@ def load_gpt2_files(
     name: str | None = None,
 ) -> Tokenizer:
     """Read GPT-2 style files. Special tokens present in ``vocab.json`` keep their ids."""
+    vocab_raw, merges_raw = read_tokenizer_file(vocab_json), read_tokenizer_file(merges_txt)
     try:
-        encoder = json_value(Path(vocab_json).read_text(encoding="utf-8"))
-        merges_text = Path(merges_txt).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
+        encoder = json_value(vocab_raw.decode("utf-8"))
+        merges_text = merges_raw.decode("utf-8")
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise BpeError(f"cannot read GPT-2 vocab/merges files: {exc}") from None
     if not isinstance(encoder, dict):
         raise BpeError(f"{vocab_json} must hold a JSON object {{token: id}}")

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
+from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
-from bpe_core.safe_io import json_value
+from bpe_core.safe_io import json_value, write_atomic
 from bpe_core.tokenizer import Tokenizer
 
 # A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no
@@ -153,8 +154,9 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
 
 
 def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
-    """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file."""
-    Path(path).write_text(json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False), encoding="utf-8")
+    """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file, atomically (``safe_io.write_atomic``:
+    a regular file or a new name, symbolic links written through, nothing partial left after a failure)."""
+    write_atomic(path, json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -324,23 +326,34 @@ def _added_tokens(entries: Any, normalizers: list[str]) -> dict[str, int]:
             f"added token {normalized[0]!r} is matched after normalization (normalized=true) and the file "
             f"normalizes ({', '.join(normalizers)}), which bpe_core does not do; {_REFUSED}"
         )
-    clash = _overlap(normalized, raw) if normalized and raw else None
+    clash = _displacing(normalized, raw) if normalized and raw else None
     if clash:
         raise BpeError(
-            f"added tokens {clash[0]!r} (normalized=true) and {clash[1]!r} (normalized=false) overlap, and HF "
-            f"matches the two kinds in separate passes; {_REFUSED}"
+            f"added token {clash[0]!r} (normalized=true) can start before {clash[1]!r} (normalized=false) and "
+            "overlap it, or hold it: HF matches the normalized=false tokens first, bpe_core the leftmost longest "
+            f"of all; {_REFUSED}"
         )
     return specials
 
 
-def _overlap(first: Iterable[str], second: Iterable[str]) -> tuple[str, str] | None:
-    """Two tokens, one from each list, that can overlap in a text (one holds the other, or one ends
-    with the start of the other), or None."""
-    second = list(second)
-    for a in first:
-        for b in second:
-            if a in b or b in a or any(a.endswith(b[:k]) or b.endswith(a[:k]) for k in range(1, min(len(a), len(b)))):
-                return a, b
+def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str] | None:
+    """A normalized token and a raw one whose matches HF and bpe_core can choose differently, or None.
+
+    HF finds added tokens in two passes, leftmost longest in each: the normalized=false ones in the
+    text, then the normalized=true ones in the gaps (the normalizer is the identity here, or the file
+    is refused). bpe_core finds the leftmost longest of all of them in one pass. The two agree unless a
+    normalized token can start before a raw one and overlap it (its end is the raw one's start), or
+    holds it (there the one pass takes the normalized token, HF the raw one). A raw token that starts
+    first, or holds a normalized one, wins in both (DeepSeek V4's ``<｜/table>｜`` before ``｜DSML｜``).
+
+    >>> _displacing(["ab"], ["bc"]), _displacing(["bc"], ["ab"]), _displacing(["abc"], ["b"])
+    (('ab', 'bc'), None, ('abc', 'b'))
+    """
+    raw = list(raw)
+    for n in normalized:
+        for r in raw:
+            if (r != n and r in n) or any(n.endswith(r[:k]) for k in range(1, min(len(n), len(r)))):
+                return n, r
     return None
 
 
@@ -376,9 +389,10 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
 
 def load_huggingface(path: str | os.PathLike[str]) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json``; ValueError saying what is wrong."""
+    raw = read_tokenizer_file(path)
     try:
-        data = json_value(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
+        data = json_value(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
         raise BpeError(f"cannot read {os.fspath(path)} as tokenizer.json: {exc}") from None
     try:
         return from_huggingface_dict(data, name=Path(path).stem)

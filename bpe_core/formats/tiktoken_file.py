@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bpe_core.errors import BpeError
+from bpe_core.formats.bpe_json import read_tokenizer_file
+from bpe_core.safe_io import write_atomic
 from bpe_core.tokenizer import Tokenizer
 
 
@@ -68,8 +70,9 @@ def dumps_tiktoken(tokenizer: Tokenizer) -> str:
 
 
 def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
-    """Write ``dumps_tiktoken`` to ``path``."""
-    Path(path).write_text(dumps_tiktoken(tokenizer), encoding="ascii")
+    """Write ``dumps_tiktoken`` to ``path`` atomically (``safe_io.write_atomic``: a regular file or a
+    new name, symbolic links written through, nothing partial left after a failure)."""
+    write_atomic(path, dumps_tiktoken(tokenizer))
 
 
 def load_tiktoken(
@@ -82,8 +85,8 @@ def load_tiktoken(
     """Read a ``.tiktoken`` file; the pattern and special tokens are not in the file, so give them."""
     path = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_tokenizer_file(path).decode("ascii")
+    except UnicodeDecodeError as exc:
         raise BpeError(f"cannot read {path} as a .tiktoken file: {exc}") from None
     return Tokenizer.from_ranks(
         parse_tiktoken_ranks(text, what=path),

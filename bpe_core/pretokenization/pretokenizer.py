@@ -2,7 +2,8 @@
 
 This module owns the regex presets (tiktoken's GPT-2, cl100k and o200k patterns, run with tiktoken's
 Unicode classes whatever the `regex` release: see ``unicode_classes``), validates custom patterns
-(compile errors, patterns that match the empty string; catastrophic backtracking is stopped by a time
+(compile errors, patterns that can match the empty string anywhere, see ``empty_matches``;
+catastrophic backtracking is stopped by a time
 budget per unit of input, see ``custom_patterns``) and splits text into pieces, also as a stream.
 Text that a custom pattern does not match is not dropped: every unmatched character becomes a piece
 of its own, so encoding always round-trips. It does not count words or apply merges.
@@ -19,6 +20,7 @@ import regex
 
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.custom_patterns import RegexBudget, scan, stream_custom
+from bpe_core.pretokenization.empty_matches import can_match_empty
 from bpe_core.pretokenization.special_tokens import split_on_special_tokens
 from bpe_core.pretokenization.unicode_classes import ExactPattern, exact_pattern, narrowed_pattern, ranges
 
@@ -326,12 +328,20 @@ def _build_pretokenizer(source: str | None) -> PreTokenizer:
         ) from None
     try:
         matches_empty = user_pattern.fullmatch("", timeout=REGEX_TIMEOUT_SECONDS) is not None
+        empty_somewhere = matches_empty or can_match_empty(user_pattern, timeout=REGEX_TIMEOUT_SECONDS)
     except TimeoutError:
-        matches_empty = True
+        matches_empty = empty_somewhere = True
     if matches_empty:
         raise BpeError(
             f"pre-tokenization regex {source!r} matches the empty string, so it cannot split text "
             "into pieces. Use '+' instead of '*' (e.g. r'\\w+' rather than r'\\w*')."
+        )
+    if empty_somewhere:
+        raise BpeError(
+            f"pre-tokenization regex {source!r} can match the empty string at some places (a word boundary, "
+            "an anchor or a look-around with nothing else to match, or an optional part), and an empty match "
+            "is no piece: make every alternative consume at least one character, e.g. r'\\b\\w+\\b' rather "
+            "than r'\\b', r'a(?=b)' rather than r'(?=b)', '+' rather than '*'."
         )
     return PreTokenizer(source, regex.compile(f"(?:{source})|{_ANY_CHARACTER}"), False)
 

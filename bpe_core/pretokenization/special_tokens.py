@@ -11,6 +11,7 @@ from typing import Literal
 
 import regex
 
+from bpe_core.bpe.vocabulary import special_token_bytes
 from bpe_core.errors import BpeError
 
 SpecialTokens = Literal["all"] | Collection[str]
@@ -42,7 +43,8 @@ def split_on_special_tokens(text: str, special_regex: regex.Pattern[str] | None)
 
 
 def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tuple[str, ...]:
-    """Check special tokens are distinct non-empty strings; return them as a tuple in order."""
+    """Check special tokens are distinct non-empty strings that UTF-8 can encode (no lone surrogate:
+    ``vocabulary.special_token_bytes``); return them as a tuple in order."""
     if isinstance(special_tokens, str):
         raise TypeError(
             "special_tokens must be a list of strings, not one string: "
@@ -50,10 +52,7 @@ def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tu
         )
     result: list[str] = []
     for token in special_tokens:
-        if not isinstance(token, str):
-            raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
-        if not token:
-            raise BpeError("a special token cannot be the empty string")
+        special_token_bytes(token)
         if token in result:
             raise BpeError(f"special token {token!r} is listed twice")
         result.append(token)

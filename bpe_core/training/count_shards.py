@@ -41,8 +41,6 @@ The format (``FORMAT_VERSION`` 1), which other writers follow::
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import json
 import os
 import re
@@ -52,15 +50,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bpe_core.training.counting import CorpusStats, WordCounts
-from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates, resolve_pattern
 from bpe_core.corpora.streams import import_pyarrow, is_text_type
-from bpe_core.safe_io import json_value, remove_quietly, write_atomic
+from bpe_core.errors import BpeError
+from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates, resolve_pattern
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited, remove_quietly, write_atomic
 from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.counting import CorpusStats, WordCounts
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
-
 
 FORMAT = "bpe_core count shards"
 FORMAT_VERSION = 1
@@ -223,13 +221,12 @@ def _read_manifest(directory: str) -> dict:
     path = os.path.join(directory, MANIFEST)
     if not os.path.isdir(directory):
         raise BpeError(f"{directory} is not a folder of count shards (made by python -m bpe_core count)")
-    try:
-        with open(path, "rb") as handle:
-            manifest = json_value(handle.read())
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise BpeError(f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
                          "bpe_core count), or its writing did not finish; count again") from None
-    except (OSError, ValueError) as exc:
+    try:
+        manifest = json_value(read_limited(path, limit=TOKENIZER_FILE_LIMIT, what=f"a {MANIFEST}"))
+    except ValueError as exc:
         raise BpeError(f"{path} cannot be read: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BpeError(f"{path} is not a count-shard manifest (its \"format\" is not {FORMAT!r})")
@@ -251,11 +248,18 @@ def _shard_files(directory: str, manifest: dict) -> list[tuple[str, int | None]]
         raise BpeError(f"{directory}/{MANIFEST}: \"shards\" must be a list of {{\"file\": name, \"rows\": n}}")
     found = []
     for shard in listed:
-        name = shard["file"]
+        name, rows = shard["file"], shard.get("rows")
         if os.path.basename(name) != name or name in ("", ".", ".."):
             raise BpeError(f"{directory}/{MANIFEST}: shard {name!r} must be a file name inside the folder")
-        found.append((os.path.join(directory, name), shard.get("rows")))
+        if rows is not None and not _is_count(rows):
+            raise BpeError(f"{directory}/{MANIFEST}: shard {name!r} has \"rows\": {rows!r}; a row count is a whole "
+                           "number from 0 (or leave it out)")
+        found.append((os.path.join(directory, name), rows))
     return found
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
 
 
 def _open_shard(path: str, rows: int | None, manifest: dict):
@@ -268,7 +272,8 @@ def _open_shard(path: str, rows: int | None, manifest: dict):
     except (pyarrow.ArrowException, OSError) as exc:
         raise BpeError(f"{path} is not a readable Parquet file ({exc}); count again") from None
     schema = handle.schema_arrow
-    for column, test, kind in (("pretoken", is_text_type, "a string"), ("count", pyarrow.types.is_integer, "an integer")):
+    columns = (("pretoken", is_text_type, "a string"), ("count", pyarrow.types.is_integer, "an integer"))
+    for column, test, kind in columns:
         if column not in schema.names:
             raise BpeError(f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
                              "shard has the columns pretoken (string) and count (int64)")
@@ -306,12 +311,13 @@ def _add_shard(handle, path: str, counts: Counter) -> int:
                 bad = next(i for i, n in enumerate(numbers) if n < 1)
                 raise BpeError(f"{path} row {row + bad + 1:,}: count {numbers[bad]} for {pretokens[bad]!r}; counts "
                                  "must be at least 1")
-            for pretoken, number in zip(pretokens, numbers):
+            for pretoken, number in zip(pretokens, numbers, strict=True):
                 counts[pretoken] = get(pretoken, 0) + number
             total += sum(numbers)
             row += len(numbers)
     except (pyarrow.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise BpeError(f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; count again") from None
+        raise BpeError(f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; "
+                       "count again") from None
     return total
 
 
@@ -364,17 +370,21 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
         if total > MAX_COUNT:
             raise BpeError(f"the counts add up to {total:,} pre-tokens, more than 2^63-1 ({MAX_COUNT:,}), which "
                              "pair counts and int64 shards cannot hold; train on fewer folders")
-        _add_corpus(result.stats, manifest.get("corpus"), folder_total)
+        _add_corpus(result.stats, manifest.get("corpus"), folder_total, os.path.join(directory, MANIFEST))
     return result, dict(settings or {})
 
 
-def _add_corpus(stats: CorpusStats, corpus: object, counted: int) -> None:
-    """Add one folder's corpus record to ``stats``; its pre-tokens are its counts' sum, ``counted``."""
+def _add_corpus(stats: CorpusStats, corpus: object, counted: int, where: str) -> None:
+    """Add one folder's corpus record to ``stats``; its pre-tokens are its counts' sum, ``counted``.
+    A count that is negative or not a whole number is refused (``where`` names the manifest)."""
     corpus = corpus if isinstance(corpus, dict) else {}
     other = CorpusStats()
     for key in _CORPUS_KEYS:
         value = corpus.get(key, 0)
-        setattr(other, key, value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0)
+        if not _is_count(value):
+            raise BpeError(f"{where}: corpus.{key} is {value!r}; counts are whole numbers from 0: the manifest was "
+                           "damaged or edited; count again")
+        setattr(other, key, value)
     other.pretokens = counted
     examples = corpus.get("bad_row_examples")
     other.bad_row_examples = [e for e in examples if isinstance(e, dict)] if isinstance(examples, list) else []

@@ -6,9 +6,13 @@ nothing and imports no streamlit: it only lists, saves, loads, renames and delet
 folder is ``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench``
 (``~/.local/share/bpe-workbench``); tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
 
-Names are sanitized (letters, digits, space, ``.``, ``_``, ``-``; at most 80 characters and 120 UTF-8
-bytes) so a name can never escape the folder or be too long for the file system. A file that cannot be
-read as a tokenizer is listed with its error instead of breaking the listing.
+Names are NFC-normalized and keep every script's letters, digits and combining marks (``हिन्दी-bpe``,
+``café``, vowelled Arabic); only path separators, control characters (bidirectional overrides and
+line separators included) and the characters Windows forbids (``: * ? " < > |``) become ``_``, and a
+name is cut, between whole characters with their marks, to 80 characters and 120 UTF-8 bytes, so it
+can never escape the folder or be too long for the file system. A file that cannot be read as a
+tokenizer is listed with its error instead of breaking the listing. Files are read and written
+through ``safe_io`` (regular files only, at most 100 MB; symbolic links written through).
 
 Every change (save, rename, delete) is atomic and safe against other threads and processes using the
 same folder (app sessions, other app servers, scripts), on Linux, macOS and Windows: it holds the folder's lock
@@ -26,13 +30,17 @@ import os
 import re
 import stat
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import regex
+
 from bpe_core import safe_io
 from bpe_core.errors import BpeError
+from bpe_core.file_lock import folder_lock
 from bpe_core.formats import bpe_json
 from bpe_core.tokenizer import Tokenizer
 
@@ -46,7 +54,11 @@ LOCK_NAME = ".bpe_core.lock"
 #: Seconds a change waits for another to finish before giving up.
 LOCK_TIMEOUT = 30.0
 
-_UNSAFE = re.compile(r"[^\w .-]+", re.UNICODE)
+#: What a name may not hold: path separators, characters Windows forbids in names, control and format
+#: characters that can hide or reorder text (C0, C1, line and paragraph separators, bidirectional
+#: embeddings, overrides and isolates), and lone surrogates (not encodable as UTF-8).
+_UNSAFE = re.compile("[/\\\\:*?\"<>|\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]+")
+_GRAPHEME = regex.compile(r"\X")
 _SPACES = re.compile(r"\s+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
@@ -62,23 +74,24 @@ def default_root() -> Path:
 
 
 def sanitize_name(name: str) -> str:
-    """A safe library name for ``name``: unsafe characters become ``_``, whitespace is collapsed,
-    leading dots and surrounding spaces are dropped, and it is cut to 80 characters and 120 UTF-8
-    bytes. ValueError if no letter or digit is left.
+    """A safe library name for ``name`` (see the module docstring): NFC, unsafe characters as ``_``,
+    whitespace collapsed, leading dots and surrounding spaces dropped, cut between whole characters
+    (a letter with its marks) to 80 characters and 120 UTF-8 bytes. ValueError if no letter or digit
+    is left.
 
-    >>> sanitize_name("../my model.json")
-    '_my model'
+    >>> sanitize_name("../my model.json"), sanitize_name("हिन्दी-bpe"), sanitize_name("cafe\\u0301")
+    ('_my model', 'हिन्दी-bpe', 'café')
     >>> len(sanitize_name("\\U00020000" * 63).encode("utf-8"))  # 63 four-byte CJK letters
     120
     """
     cleaned = _clean(name)
-    return _finish(_cut(cleaned[:MAX_NAME_LENGTH], MAX_NAME_BYTES).rstrip(" ."), name)
+    return _finish(_cut(cleaned, MAX_NAME_BYTES, characters=MAX_NAME_LENGTH).rstrip(" ."), name)
 
 
 def _clean(name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"a tokenizer name must be a string, not {type(name).__name__}")
-    cleaned = _UNSAFE.sub("_", name)  # lone surrogates too: they are not word characters
+    cleaned = unicodedata.normalize("NFC", _UNSAFE.sub("_", name))
     cleaned = _SPACES.sub(" ", cleaned).strip().lstrip(".").strip()
     if cleaned.lower().endswith(SUFFIX):
         cleaned = cleaned[: -len(SUFFIX)].rstrip()
@@ -93,9 +106,22 @@ def _finish(cleaned: str, name: str) -> str:
     return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
 
 
-def _cut(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
-    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+def _cut(text: str, limit: int, *, characters: int = MAX_NAME_LENGTH) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes and ``characters`` code points, never inside a
+    user-perceived character (a letter keeps its combining marks).
+
+    >>> _cut("abc", 2), _cut("ki\\u0307", 2)
+    ('ab', 'k')
+    """
+    kept: list[str] = []
+    size = length = 0
+    for cluster in _GRAPHEME.findall(text):
+        size += len(cluster.encode("utf-8"))
+        length += len(cluster)
+        if size > limit or length > characters:
+            break
+        kept.append(cluster)
+    return "".join(kept)
 
 
 def _safe_as_is(name: str) -> bool:
@@ -163,7 +189,7 @@ class LibraryFolder:
     def _changing(self) -> Iterator[Path]:
         """The folder, locked for one change, with stale temporary files cleared first."""
         folder = self._ensure_folder()
-        with safe_io.folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
+        with folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
             self.remove_stale_files()
             yield folder
 
@@ -322,7 +348,8 @@ class LibraryFolder:
         number = 2
         while os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
             suffix = f" {number}"
-            candidate = _cut(base[: MAX_NAME_LENGTH - len(suffix)], MAX_NAME_BYTES - len(suffix)).rstrip(" .") + suffix
+            candidate = _cut(base, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .")
+            candidate += suffix
             number += 1
         return candidate
 
@@ -342,14 +369,16 @@ def _named(tokenizer: Tokenizer, name: str) -> Tokenizer:
 
 
 def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
-    """Write ``data`` to ``path`` atomically; FileExistsError if taken and not ``overwrite``."""
+    """Write ``data`` to ``path`` atomically under ``safe_io``'s targets rule (a FIFO or device in the
+    folder is refused, a symbolic link written through); FileExistsError if taken and not ``overwrite``."""
+    target = Path(safe_io.writable_target(path)) if overwrite else path
     try:
-        temporary = safe_io.write_temporary(path.parent, data)
+        temporary = safe_io.write_temporary(target.parent, data)
     except OSError as exc:
         raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         info = os.stat(temporary)  # the published file's own (same inode), whatever happens next
-        safe_io.publish(temporary, path, overwrite=overwrite)
+        safe_io.publish(temporary, target, overwrite=overwrite)
     except FileExistsError:
         raise
     except OSError as exc:
@@ -360,13 +389,9 @@ def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
 
 
 def _read_existing(path: Path, name: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        raise BpeError(f"there is no tokenizer named {name!r} in the library") from None
-    except OSError as exc:
-        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not _is_file(path):
+        raise BpeError(f"there is no tokenizer named {name!r} in the library")
+    return bpe_json.read_tokenizer_file(path)
 
 
 def _remove_source(source: Path, target: Path, *, undo: bool) -> None:

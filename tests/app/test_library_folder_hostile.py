@@ -1,10 +1,14 @@
 """Hostile names and files in the app's tokenizer library folder (pages/_ui/library_folder.py): a name
 is cut to what file systems take, by bytes; a file that cannot be read is listed with its error, never
-a traceback; files saved before stay readable."""
+a traceback; files saved before stay readable; names in every script keep their combining marks."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core.cli import main as cli
@@ -111,3 +115,31 @@ def test_a_saved_library_file_round_trips_with_its_metadata(ws, tokenizer, capsy
 def test_a_name_holding_a_lone_surrogate_is_sanitized(tokenizer, tmp_path):
     odd = tokenizer.truncated(2)
     assert LibraryFolder(tmp_path / "ws").save(odd, "bad \ud800 name").name == "bad _ name"
+
+
+# ------------------------------------------------------------------------------------------------
+# names in every script: combining marks are kept, only separators, controls and forbidden characters go
+
+MARKED_NAMES = ["हिन्दी-bpe", "cafe\u0301", "عَرَبِيّ", "ภาษาไทย", "한국어 v2", "Ελληνικά (ά)", "tiếng Việt"]
+
+
+@pytest.mark.parametrize("name", MARKED_NAMES)
+def test_names_keep_their_combining_marks(ws, tokenizer, name):
+    expected = unicodedata.normalize("NFC", name)
+    assert sanitize_name(name) == expected
+    assert ws.save(tokenizer, name).name == expected
+    assert ws.load(name).name == expected and ws.names() == [expected]
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60))
+def test_sanitized_names_are_safe_and_keep_what_is_safe(name):
+    try:
+        clean = sanitize_name(name)
+    except ValueError:
+        return
+    assert clean == unicodedata.normalize("NFC", clean) and len(clean.encode("utf-8")) <= MAX_NAME_BYTES
+    assert not any(c in '/\\:*?"<>|' or unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in clean)
+    assert not clean.startswith(".") and clean == clean.strip(" ") and not clean.endswith(".")
+    kept = [c for c in unicodedata.normalize("NFC", name) if unicodedata.category(c).startswith(("L", "M", "N"))]
+    if len(name.encode("utf-8")) < 60:  # not cut: every letter, mark and digit is still there, in order
+        assert [c for c in clean if unicodedata.category(c).startswith(("L", "M", "N"))] == kept

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import bpe_core
-from bpe_core import safe_io
+from bpe_core import file_lock, safe_io
 from pages._ui.library_folder import LOCK_NAME, LibraryFolder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,12 +256,12 @@ def test_saving_one_tokenizer_object_under_many_names_at_once(tmp_path, tokenize
 # the lock: bounded waiting, never stale; failed writes clean up
 
 
-@pytest.mark.skipif(safe_io.fcntl is None, reason="POSIX flock")
+@pytest.mark.skipif(file_lock.fcntl is None, reason="POSIX flock")
 def test_a_held_lock_makes_changes_wait_then_say_busy(tmp_path, tokenizers):
     ws = LibraryFolder(tmp_path / "ws", lock_timeout=0.3)
     ws.save(tokenizers[1], "kept")
     with open(ws.folder / LOCK_NAME, "a+b") as handle:  # another holder: its own open file
-        safe_io.fcntl.flock(handle.fileno(), safe_io.fcntl.LOCK_EX)
+        file_lock.fcntl.flock(handle.fileno(), file_lock.fcntl.LOCK_EX)
         started = time.monotonic()
         with pytest.raises(ValueError, match="busy"):
             ws.delete("kept")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import bpe_core
+from bpe_core.corpora.samples import load_samples
 from bpe_core.pretrained import catalogue
 from bpe_core.pretrained import package_files as pretrained
-from bpe_core.corpora.samples import load_samples
 
 ROOT = Path(__file__).resolve().parents[2]
 # Characters that recent Unicode versions added or changed (Unicode 14-16 letters, marks, digits and
@@ -37,7 +37,7 @@ def _tiktoken_reference(name: str):
     import tiktoken
     from tiktoken_ext import openai_public
 
-    ranks = bpe_core.load(name).to_tiktoken()._mergeable_ranks  # noqa: SLF001
+    ranks = bpe_core.load(name).to_tiktoken()._mergeable_ranks
     original = openai_public.load_tiktoken_bpe
     openai_public.load_tiktoken_bpe = lambda *args, **kwargs: dict(ranks)
     try:
@@ -71,10 +71,10 @@ def _original(name: str):
 
         tekken = Tekkenizer.from_file(_file(name))
         return lambda text: tekken.encode(text, bos=False, eos=False)
-    if name == "deepseek":
+    if name in ("deepseek", "deepseek4"):
         from tokenizers import Tokenizer as HFTokenizer
 
-        hf = HFTokenizer.from_file(str(_file(name)))
+        hf = HFTokenizer.from_str(catalogue.builtin_file(name).decode("utf-8"))  # V4's is zipped in its package
         return lambda text: hf.encode(text, add_special_tokens=False).ids
     if name == "llama4":
         from llama_models.llama4.tokenizer import Tokenizer as Llama4
@@ -97,9 +97,25 @@ def test_ids_equal_the_original_implementation(name):
     ours = bpe_core.load(name)
     original = _original(name)
     # HF tokenizers matches added tokens ("<think>") in any text: for DeepSeek they are allowed.
-    encode = (lambda text: ours.encode(text, allowed_special="all")) if name == "deepseek" else ours.encode_ordinary
+    deepseek = name.startswith("deepseek")
+    encode = (lambda text: ours.encode(text, allowed_special="all")) if deepseek else ours.encode_ordinary
     for text in corpus():
         assert encode(text) == original(text), (name, text[:60])
+
+
+@pytest.mark.parametrize("name", ["deepseek", "deepseek4"])
+def test_deepseek_added_tokens_match_as_in_tokenizers(name):
+    """Every added token alone, all of them run together, and each one inside text, split by HF's
+    two passes (normalized=false tokens first) exactly as bpe_core's leftmost-longest one: V4's
+    ``<｜/table>｜`` ends where ``｜DSML｜`` starts, so which one wins depends on the rule."""
+    _needs(name)
+    ours = bpe_core.load(name)
+    original = _original(name)
+    tokens = sorted(ours.special_tokens, key=ours.special_tokens.__getitem__)
+    texts = [*tokens, "".join(tokens), " ".join(tokens), *(f"x{t}y {t}{t}\n" for t in tokens)]
+    texts += ["<｜/table>｜DSML｜", "｜DSML｜<｜/table>｜DSML｜", "<dsml:</dsml:<dsml", "<｜image2｜><｜image｜>"]
+    for text in texts:
+        assert ours.encode(text, allowed_special="all") == original(text), text
 
 
 @pytest.mark.parametrize("name", ["llama3", "qwen3.5"])
@@ -141,6 +157,7 @@ def test_special_tokens_are_the_models():
         "qwen3.5": {"<|endoftext|>": 248044, "<|audio_pad|>": 248076},
         "mistral": {"<s>": 1, "</s>": 2, "[INST]": 3, "<SPECIAL_999>": 999},
         "deepseek": {"<｜begin▁of▁sentence｜>": 0, "<｜end▁of▁sentence｜>": 1},
+        "deepseek4": {"<｜begin▁of▁sentence｜>": 0, "｜DSML｜": 128825, "<｜/table>｜": 129265},
     }
     for name, specials in expected.items():
         if catalogue.is_installed(name):

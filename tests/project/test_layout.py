@@ -151,7 +151,7 @@ def test_modules_and_functions_are_short_or_say_why(path):
 #: A name stands for a module or a subpackage (``bpe_core.formats.bpe_json`` sits below the
 #: ``Tokenizer`` that saves it; the other formats sit above it).
 LAYERS = [
-    ["bpe_core.errors", "bpe_core.progress", "bpe_core.parallel", "bpe_core.safe_io"],
+    ["bpe_core.errors", "bpe_core.progress", "bpe_core.parallel", "bpe_core.safe_io", "bpe_core.file_lock"],
     ["bpe_core.bpe"],
     ["bpe_core.pretokenization"],
     ["bpe_core.encoding"],

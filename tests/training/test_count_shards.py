@@ -13,6 +13,7 @@ import pytest
 
 import bpe_core
 from bpe_core.cli.main import main
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.count_shards import (
     MAX_COUNT,
     check_shards_settings,
@@ -22,7 +23,6 @@ from bpe_core.training.count_shards import (
     write_count_shards,
 )
 from bpe_core.training.counting import WordCounts, count_files
-from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.tie_rules import TIE_BREAKS
 
 TEXTS = [
@@ -204,6 +204,20 @@ def test_shards_written_by_another_engine_are_read(tmp_path):
 def test_counts_below_one_are_refused(tmp_path, count, message):
     write_foreign(tmp_path / "s", [[("a", 2), ("b", count)]])
     with pytest.raises(ValueError, match=rf"part-00000.parquet row 2: count {count} for 'b'; {message}"):
+        read_count_shards(tmp_path / "s")
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"corpus": {"documents": -3}}, r"corpus.documents is -3; counts are whole numbers from 0"),
+    ({"corpus": {"characters": 1.5}}, r"corpus.characters is 1.5"),
+    ({"corpus": {"bad_rows": True}}, r"corpus.bad_rows is True"),
+    ({"shards": [{"file": "part-00000.parquet", "rows": -1}]}, r"\"rows\": -1; a row count is a whole number"),
+    ({"shards": [{"file": "part-00000.parquet", "rows": "1"}]}, r"\"rows\": '1'"),
+])  # fmt: skip
+def test_negative_or_broken_counts_in_a_manifest_are_refused(tmp_path, extra, message):
+    """They were read as 0 (corpus counts) or crashed formatting a message (rows), silently or not."""
+    write_foreign(tmp_path / "s", [[("a", 2)]], manifest_extra=extra)
+    with pytest.raises(ValueError, match=message):
         read_count_shards(tmp_path / "s")
 
 
