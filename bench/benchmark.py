@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Benchmark bpe_core against Hugging Face tokenizers, rustbpe and tiktoken (project issue 3).
+"""Benchmark bpe_core against Hugging Face tokenizers, rustbpe and tiktoken.
 
     .venv/bin/python bench/benchmark.py            # ~11 MB of stdlib sources, vocab 8192 and 32768
     .venv/bin/python bench/benchmark.py --quick    # small data, well under a minute (CI smoke run)
@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--big", action="store_true", help="also the larger-than-memory train_files case")
     parser.add_argument("--big-sizes", default="100,250,1000", help="sizes in MB for --big")
     parser.add_argument("--scale", action="store_true",
-                        help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe (issue 13)")
+                        help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe")
     parser.add_argument("--scale-sizes", default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
                         help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)")
     parser.add_argument("--scale-real-mb", type=int, default=scale_bench.REAL_MB,
@@ -68,7 +68,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--browser", action="store_true",
                         help="only the Tokenize page in Chromium (bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)")
     parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
-    parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings (issue 12)")
+    parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -135,17 +135,17 @@ def report(results: dict, log) -> None:
          results.get("engine_build") and encoding_bench.engine_build_table(results["engine_build"])),
         ("Batch encoding", results["batch"] and encoding_bench.batch_table(results["batch"])),
         ("Larger than memory (train_files, bpe_core)", results["big"] and training_bench.big_table(results["big"])),
-        ("Tie rules on one long raw stream (issue 10)", training_bench.tie_rule_table(results.get("ties"))),
-        ("Tokenize page render, the library's share (issue 4: under a second of server time)",
+        ("Tie rules on one long raw stream", training_bench.tie_rule_table(results.get("ties"))),
+        ("Tokenize page render, the library's share (target: under a second of server time)",
          results["render"] and render_bench.render_report(results["render"])),
-        ("Merge forest (issue 12: every lookup and tree under 1 s; ms: first call (its processor time) / median of 3)",
+        ("Merge forest (target: every lookup and tree under 1 s; ms: first call (its processor time) / median of 3)",
          results.get("forest") and forest_bench.report(results["forest"])),
     ]
     for title, body in sections:
         if body:
             log(f"\n### {title}\n")
             log(body)
-    log("\n### Targets (issue 3)\n")
+    log("\n### Targets\n")
     targets = (
         training_bench.training_targets(results["train"])
         + encoding_bench.encoding_targets(results["encode"])
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     log = print
     log(f"# bpe_core benchmark ({'quick' if args.quick else 'full'}): {versions()}")
     log(f"load average at start: {load_average()}")
-    if args.browser:  # the app in a real browser (issue 12): its own server and Chromium, nothing else
+    if args.browser:  # the app in a real browser: its own server and Chromium, nothing else
         from bench import browser_bench
 
         log("\n".join(browser_bench.run(20_000, 2_000_000, args.repeats or 5, log)))
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             "HTML rendering is the app's, not measured), first render")
         results["render"] = render_bench.render_rounds(repeats, log)
     if not args.skip_forest:
-        log("\n## Merge forest at 50k-200k vocabularies (issue 12): each page operation, the library's share")
+        log("\n## Merge forest at 50k-200k vocabularies: each page operation, the library's share")
         results["forest"] = forest_bench.run(log, ("gpt2",) if args.quick else forest_bench.NAMES)
     if args.big:
         sizes = [int(s) for s in args.big_sizes.split(",")]

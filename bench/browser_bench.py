@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The Tokenize page in a real browser (issue 12, section 2): click to finished view, and whether the
+"""The Tokenize page in a real browser: click to finished view, and whether the
 page stays responsive.
 
     .venv/bin/python bench/browser_bench.py               # 20k x 5 tokenizers, then 2 M characters

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Counting throughput on Dask against the in-process counter (project issue 13, part 3).
+"""Counting throughput on Dask against the in-process counter.
 
     .venv/bin/python bench/dask_bench.py                 # ~80 MB of real code and documentation
     .venv/bin/python bench/dask_bench.py --size-mb 10    # smaller, quicker
@@ -17,7 +17,7 @@ says mostly how busy the machine was. Every result is checked equal to ``workers
 of first appearance, statistics). One run: ratios are from the same run; the load average is printed.
 More workers than CPUs oversubscribe the machine; the log says how many CPUs there were.
 
-What it does not do: measure memory, or run a real multi-machine cluster (the recipe is in the README).
+What it does not do: measure memory, or run a real multi-machine cluster (the recipe is in docs/corpora/cluster.md).
 """
 
 from __future__ import annotations

@@ -246,13 +246,13 @@ def encoding_table(all_rounds: list[Rounds]) -> str:
     return "\n".join(lines)
 
 
-#: Issue 13's target is 1.0x: the default engine is tiktoken's own, so the ratio is 1.0 but for the
+#: The encoding target is 1.0x: the default engine is tiktoken's own, so the ratio is 1.0 but for the
 #: machine's noise between two processes, which this much is allowed for.
 NOISE = 0.05
 
 
 def encoding_targets(encode: list[Rounds]) -> list[str]:
-    """Issue 13's encoding target per text: the default engine's first call at least 1.0x tiktoken's
+    """The encoding target per text: the default engine's first call at least 1.0x tiktoken's
     throughput in wall time (within ``NOISE``), the same ids; the CPU-time ratio and the Python
     engine's beside it."""
     out = []

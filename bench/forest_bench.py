@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The Merge forest at 50k-200k vocabularies (issue 12: every lookup and tree under 1 s).
+"""The Merge forest at 50k-200k vocabularies (target: every lookup and tree under 1 s).
 
     .venv/bin/python bench/forest_bench.py                 # gpt2, cl100k, o200k, llama3, qwen (those installed)
     .venv/bin/python bench/forest_bench.py --names o200k   # one tokenizer

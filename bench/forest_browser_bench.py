@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The Merge forest in a real browser (issue 12: every lookup and tree under 1 s at 50k-200k).
+"""The Merge forest in a real browser (target: every lookup and tree under 1 s at 50k-200k).
 
     .venv/bin/python bench/forest_browser_bench.py                  # gpt2, cl100k, o200k
     .venv/bin/python bench/forest_browser_bench.py --names o200k --runs 5

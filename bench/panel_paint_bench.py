@@ -7,7 +7,8 @@ variant is the page's style plus a few rules, alternated round by round; medians
 
     .venv/bin/python bench/panel_paint_bench.py --rounds 11
 
-Where the figures in bench/PERFORMANCE.md ("After view4") on opaque pieces and square boxes come from.
+Where the figures in bench/PERFORMANCE.md ("The Tokenize page in a browser") on opaque pieces and square
+boxes come from.
 Timed inside the page, so less noisy than ``browser_bench`` on a loaded machine, and blind to
 everything Streamlit adds (the round trip, React, its style sheets). Never downloads a browser.
 """
@@ -27,9 +28,9 @@ from bench import browser_bench as bb  # noqa: E402
 
 VARIANTS = {
     "as drawn": "",
-    "rounded boxes (before view4)": "<style>.bpe-tokens .t { border-radius: 3px; } .bpe-tokens .g .p { border-radius: 0; } "
+    "rounded boxes (before)": "<style>.bpe-tokens .t { border-radius: 3px; } .bpe-tokens .g .p { border-radius: 0; } "
     ".bpe-tokens .g .gc { border-radius: 3px 3px 0 0; }</style>",
-    "translucent pieces (before view4)": "<style>.bpe-tokens .g .p { opacity: 0.85; }</style>",
+    "translucent pieces (before)": "<style>.bpe-tokens .g .p { opacity: 0.85; }</style>",
     "contain: content": "<style>.bpe-tokens, .bpe-ids { contain: content; }</style>",
 }
 DRAW = """async ([blocks, css]) => {

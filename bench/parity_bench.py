@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Parity-aware training against standard training on the same data (project issue 14).
+"""Parity-aware training against standard training on the same data.
 
     .venv/bin/python bench/parity_bench.py                 # vocab 2000 and 4000, 3 rounds
     .venv/bin/python bench/parity_bench.py --vocab 4000 --repeats 1
@@ -39,10 +39,10 @@ TRAINERS: dict[str, tuple[str, dict | None]] = {
     "parity hybrid 80%, o200k": ("o200k", {"global_merges": 0.8}),
     "hybrid 80% window a3, o200k": ("o200k", {"global_merges": 0.8, "variant": "window", "alpha": 3.0}),
 }
-#: The trainer issue 14's targets are checked on (the others are shown beside it): the Compare page's
-#: default (pages/_ui/fairer.py), picked from a sweep of shares, windows and alphas on this text.
+#: The trainer the targets are checked on (the others are shown beside it): the Compare page's
+#: default (pages/_compare/fairer.py), picked from a sweep of shares, windows and alphas on this text.
 TARGET_TRAINER = "hybrid 80% window a3, o200k"
-#: Vocabulary sizes measured: 4,000 is the app's (issue 14's speed target); 2,000 suits 90 sentences
+#: Vocabulary sizes measured: 4,000 is the app's (the speed target's); 2,000 suits 90 sentences
 #: per language better.
 VOCAB_SIZES = (2000, 4000)
 
@@ -138,7 +138,7 @@ def parity_table(rounds: Rounds) -> str:
 
 
 def parity_targets(rounds: Rounds) -> list[str]:
-    """Issue 14's targets on ``TARGET_TRAINER``. The worst premium's cut is measured on its excess over
+    """The targets on ``TARGET_TRAINER``. The worst premium's cut is measured on its excess over
     parity (premium - 1): standard BPE on this parallel text is within 1.4x of English with o200k's
     pattern, and a 30% cut of the ratio itself would be below parity."""
     label = TARGET_TRAINER
@@ -156,9 +156,9 @@ def run(repeats: int, log=print, vocab_sizes=VOCAB_SIZES) -> list[Rounds]:
     """Measure each vocabulary size, then log its table and the targets (what ``benchmark.py`` calls)."""
     found = []
     for vocab_size in vocab_sizes:
-        log(f"\n## parity-aware training against standard training (issue 14), vocab {vocab_size}")
+        log(f"\n## parity-aware training against standard training, vocab {vocab_size}")
         rounds = parity_rounds(repeats, log, vocab_size)
-        log(f"\n### Parity-aware training (issue 14), vocab {vocab_size}\n")
+        log(f"\n### Parity-aware training, vocab {vocab_size}\n")
         log(parity_table(rounds))
         log("")
         log("\n".join(parity_targets(rounds)))

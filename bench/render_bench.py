@@ -74,7 +74,7 @@ def render_rounds(repeats: int, log=print) -> list[dict]:
 
 
 def render_report(results: list[dict]) -> str:
-    """One PASS/FAIL line per text: issue 4's bound of a second for the library's share."""
+    """One PASS/FAIL line per text: the target, a second for the library's share."""
     lines = []
     for label in sorted({r["text"] for r in results}):
         runs = [r for r in results if r["text"] == label]

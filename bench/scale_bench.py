@@ -1,4 +1,4 @@
-"""Training at scale (issue 13): bpe_core, HF tokenizers and rustbpe on 100 MB of real code and
+"""Training at scale: bpe_core, HF tokenizers and rustbpe on 100 MB of real code and
 documentation and on generated corpora of 100 MB, 300 MB and 1 GB, all trained from files.
 
 The real corpus is every valid UTF-8 .py, .pyi, .md, .rst and .txt file of the standard library, the
@@ -181,7 +181,7 @@ def scale_table(all_rounds: list[Rounds]) -> str:
 
 
 def scale_targets(all_rounds: list[Rounds]) -> list[str]:
-    """Issue 13's targets: at most 0.8x HF's time on the real 100 MB, peak memory below HF's, and
+    """The targets: at most 0.8x HF's time on the real 100 MB, peak memory below HF's, and
     time linear in size (bpe_core's CPU s/MB within 1.25x across the generated sizes)."""
     out = []
     for rounds in all_rounds:
@@ -211,8 +211,8 @@ def run(data_dir: Path, sizes_mb: list[int], tools: list[str], repeats: int, log
     """The whole scale scenario: prepare the corpora, train every tool on each, print the report."""
     corpora = prepare(data_dir, sizes_mb, real_mb, log)
     results = scale_rounds(corpora, tools, repeats, vocab_size=vocab_size, log=log)
-    log("\n### Training at scale (issue 13)\n")
+    log("\n### Training at scale\n")
     log(scale_table(results))
-    log("\n### Targets (issue 13)\n")
+    log("\n### Targets\n")
     log("\n".join(scale_targets(results)))
     return results

@@ -205,7 +205,7 @@ def tie_rule_table(rounds: Rounds | None) -> str:
 
 
 def tie_rule_targets(rounds: Rounds | None) -> list[str]:
-    """Issue 10's target: the first-seen rule at most twice the lexicographic rule's time."""
+    """The target: the first-seen rule at most twice the lexicographic rule's time."""
     if rounds is None or not rounds.has("first", "lexicographic"):
         return []
     ratio = rounds.ratio("first", "lexicographic")
@@ -247,7 +247,7 @@ def big_table(results: list[dict]) -> str:
 
 
 def training_targets(train: list[Rounds]) -> list[str]:
-    """Issue 3's training targets against HF, per corpus and vocabulary, as PASS/FAIL lines."""
+    """The training targets against HF, per corpus and vocabulary, as PASS/FAIL lines."""
     out = []
     for rounds in filter(lambda r: r.has("bpe_core", "hf"), train):
         ratio = rounds.ratio("bpe_core", "hf")
@@ -264,7 +264,7 @@ def training_targets(train: list[Rounds]) -> list[str]:
 
 
 def big_targets(big: list[dict]) -> list[str]:
-    """Issue 3's larger-than-memory targets: bounded peak memory, CPU time linear in size."""
+    """The larger-than-memory targets: bounded peak memory, CPU time linear in size."""
     if not big:
         return []
     peak = max(r["peak_rss"] for r in big)

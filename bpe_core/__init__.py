@@ -18,13 +18,13 @@ this package: it imports neither streamlit, plotly nor pandas.
 
 __version__ = "0.1.0"
 
-from bpe_core.bpe.tokens import MergeRecord, TokenInfo  # noqa: E402
-from bpe_core.errors import BpeError  # noqa: E402
-from bpe_core.pretokenization.pretokenizer import PRESETS  # noqa: E402
-from bpe_core.pretrained.catalogue import available, load, load_external  # noqa: E402
-from bpe_core.tokenizer import Tokenizer  # noqa: E402
-from bpe_core.training.parity import train_parity  # noqa: E402
-from bpe_core.training.trainer import train, train_files, train_from_counts  # noqa: E402
+from bpe_core.bpe.tokens import MergeRecord, TokenInfo
+from bpe_core.errors import BpeError
+from bpe_core.pretokenization.pretokenizer import PRESETS
+from bpe_core.pretrained.catalogue import available, load, load_external
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.parity import train_parity
+from bpe_core.training.trainer import train, train_files, train_from_counts
 
 __all__ = [
     "PRESETS",

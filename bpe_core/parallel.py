@@ -14,8 +14,6 @@ depends on whether the workers ran.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import collections
 import gc
 import itertools
@@ -26,7 +24,9 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import IO, Any
+
+from bpe_core.errors import BpeError
 
 _WORKER_CODE = "from bpe_core.parallel import worker_main; worker_main()"
 
@@ -39,7 +39,7 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def check_workers(workers) -> int | None:
+def check_workers(workers: int | None) -> int | None:
     if workers is None:
         return None
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
@@ -91,22 +91,27 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
+        if self.process.stdin is None or self.process.stdout is None:  # both are pipes: cannot happen
+            self.process.kill()
+            raise WorkerFailed("the worker has no pipes")
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
         self.in_flight = 0  # tasks sent whose result has not been read
         self.answered = False  # whether a result was read (it has started)
         # Room for a whole task in the pipe (Linux), so the writer rarely waits for the worker.
         try:
             import fcntl
 
-            for stream in (self.process.stdin, self.process.stdout):
+            for stream in (self.stdin, self.stdout):
                 fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
         except (ImportError, AttributeError, OSError):
             pass
-        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_all, daemon=True)
         self._writer.start()
 
     def _write_all(self) -> None:
-        stdin = self.process.stdin
+        stdin = self.stdin
         try:
             while True:
                 data = self._outbox.get()
@@ -126,8 +131,8 @@ class Worker:
         """Queue ``message`` for the worker (pickled here, written by the writer thread)."""
         self._outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
-    def receive(self):
-        data = _read_message(self.process.stdout)
+    def receive(self) -> Any:
+        data = _read_message(self.stdout)
         if data is None:
             raise WorkerFailed("worker exited")
         self.answered = True
@@ -152,7 +157,7 @@ class Worker:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self.process.stdout.close()
+        self.stdout.close()
 
 
 #: Tasks a worker holds at once: the one it computes and the next, so it never waits for the caller.
@@ -184,7 +189,7 @@ def ordered_map(
     """
     check_workers(workers)
 
-    def run_here(task):
+    def run_here(task: Any) -> Any:
         return function(context, task)
 
     pool: list[Worker] = []
@@ -260,13 +265,13 @@ def _any_ready(pool: list[Worker]) -> bool:
     import select
 
     try:
-        ready, _, _ = select.select([w.process.stdout for w in pool], [], [], 0)
+        ready, _, _ = select.select([w.stdout for w in pool], [], [], 0)
     except (OSError, ValueError):
         return True
     return bool(ready)
 
 
-def _read_message(stream) -> bytes | None:
+def _read_message(stream: IO[bytes]) -> bytes | None:
     """One length-prefixed message, or None when the stream ends before it is whole."""
     header = stream.read(8)
     if len(header) < 8:
@@ -300,7 +305,7 @@ def worker_main() -> None:
             if failure is not None:
                 raise failure
             # No cyclic garbage collection during a task: the map steps make many short-lived
-            # lists and no cycles, and collecting cost about a tenth of counting's time.
+            # lists and no cycles (the time it saves: bench/PERFORMANCE.md, "Figures behind choices in the code").
             gc.disable()
             reply = ("ok", function(context, pickle.loads(message)))
         except Exception as exc:  # sent back and raised by the caller, e.g. a regex timeout

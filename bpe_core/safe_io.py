@@ -17,8 +17,6 @@ Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports nothi
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import errno
 import json
 import os
@@ -30,6 +28,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from bpe_core.errors import BpeError
 
 try:  # POSIX
     import fcntl
@@ -58,7 +58,7 @@ def json_value(text: str | bytes) -> Any:
     {'a': [1, 2]}
     >>> json_value("[" * 100_000)
     Traceback (most recent call last):
-    bpe_core.errors.BpeError: nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)
+    bpe_core.errors.BpeError: nested too deeply: arrays or objects hundreds of levels deep ...
     """
     try:
         return json.loads(text)
@@ -76,7 +76,7 @@ def json_value(text: str | bytes) -> Any:
 # atomic writing
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, *, overwrite: bool = True) -> None:
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically. With ``overwrite=False`` an existing
     ``path`` is left alone and ``FileExistsError`` raised. OSError when it cannot write; no temporary
     file stays behind either way."""
@@ -88,7 +88,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, *, overwrite: bool 
         remove_quietly(temporary)  # gone after success; after a failure it must not stay behind
 
 
-def write_temporary(folder: str | os.PathLike, data: str | bytes) -> str:
+def write_temporary(folder: str | os.PathLike[str], data: str | bytes) -> str:
     """Write ``data`` to a new, uniquely named temporary file in ``folder``, flushed to disk, and
     return its path; the caller moves it with ``publish`` and removes it on failure."""
     if isinstance(data, str):
@@ -116,7 +116,7 @@ def write_temporary(folder: str | os.PathLike, data: str | bytes) -> str:
     return temporary
 
 
-def publish(temporary: str, path: str | os.PathLike, *, overwrite: bool) -> None:
+def publish(temporary: str, path: str | os.PathLike[str], *, overwrite: bool) -> None:
     """Move the finished ``temporary`` file to ``path`` in one step. ``overwrite=False`` never replaces
     an existing file, even one another writer created a moment ago: ``FileExistsError``.
 
@@ -157,7 +157,7 @@ def patiently(operation: Callable[..., Any], *args: Any) -> Any:
             time.sleep(0.02)
 
 
-def remove_quietly(path: str | os.PathLike) -> None:
+def remove_quietly(path: str | os.PathLike[str]) -> None:
     """Remove ``path`` if it is there; never raises (cleaning up must not hide the real failure)."""
     try:
         os.unlink(path)
@@ -175,7 +175,7 @@ def is_temporary(name: str) -> bool:
     return ours or bool(_LEGACY_TEMPORARY.match(name))
 
 
-def remove_stale_temporaries(folder: str | os.PathLike, *, older_than: float = STALE_SECONDS) -> list[str]:
+def remove_stale_temporaries(folder: str | os.PathLike[str], *, older_than: float = STALE_SECONDS) -> list[str]:
     """Remove bpe_core's temporary files in ``folder`` older than ``older_than`` seconds (younger
     ones may belong to a write in progress); returns the names removed."""
     cutoff = time.time() - older_than
@@ -214,7 +214,7 @@ if hasattr(os, "register_at_fork"):
 
 
 @contextmanager
-def folder_lock(folder: str | os.PathLike, *, name: str, timeout: float) -> Iterator[None]:
+def folder_lock(folder: str | os.PathLike[str], *, name: str, timeout: float) -> Iterator[None]:
     """Hold ``folder``'s lock (the lock file ``folder/name``, created if needed and never deleted:
     deleting lock files races). ValueError if another holder keeps it longer than ``timeout`` seconds.
     Each holder opens the file itself, so ``flock`` also separates threads; the thread lock comes first

@@ -3,7 +3,7 @@
 Pick tokenizers and samples (built-in parallel translations, code and data, or your own files); see
 characters per token, the token premium against a reference language, a heatmap, the full table
 with a CSV download, compression against vocabulary size, and a shortcut that trains a tokenizer on
-a chosen mix and sets it against GPT-2, and "Train a fairer tokenizer" (``pages/_ui/fairer.py``:
+a chosen mix and sets it against GPT-2, and "Train a fairer tokenizer" (``pages/_compare/fairer.py``:
 standard against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
 """
 
@@ -17,9 +17,9 @@ import streamlit as st
 
 from bpe_core.analysis import metrics
 from bpe_core.corpora.samples import REFERENCE_ID
-
-from pages._ui import charts, comparison, insample, state, tokenizers
-from pages._ui.comparison import (
+from pages._compare import in_sample, measures
+from pages._compare.fairer import fairer_section
+from pages._compare.measures import (
     COLUMNS_EXPLAINED,
     CURVE_EVERY_SIZE_UP_TO,
     HIGHER_IS_BETTER,
@@ -38,16 +38,16 @@ from pages._ui.comparison import (
     summary_lines,
     text_digest,
 )
-from pages._ui.fairer import fairer_section
+from pages._compare.versus import train_section
+from pages._ui import charts, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
-from pages._ui.versus import train_section
 from pages._ui.widgets import number_formats, page_header, show_sentences, tokenizer_multiselect
 
 # Widget keys of this page (all prefixed "cmp."; its other state is under state.CMP_*; the training
-# shortcut's widgets are in pages/_ui/versus.py).
+# shortcut's widgets are in pages/_compare/versus.py).
 K_TOKENIZERS = "cmp.tokenizers"
 K_SOURCE = "cmp.source"
 K_SAMPLES = "cmp.samples"
@@ -127,11 +127,11 @@ def read_files() -> tuple[dict[str, str], dict[str, str]]:
     """The user's readable files, labelled by name: (label -> text, label -> digest)."""
     uploads = file_uploader(
         f"Your files: one per language or program, UTF-8 text (up to {upload_limit_mb():,} MB each, "
-        f"measured whole up to {comparison.MAX_FILE_CHARS:,} characters); the file name is the label",
+        f"measured whole up to {measures.MAX_FILE_CHARS:,} characters); the file name is the label",
         K_UPLOADS,
         help="For a fair premium, upload translations of the same text, one language per file. Each file "
-        f"is measured whole up to {comparison.MAX_FILE_CHARS:,} characters; only the first "
-        f"{comparison.MAX_FILE_CHARS:,} characters of a longer file are measured, with a warning.",
+        f"is measured whole up to {measures.MAX_FILE_CHARS:,} characters; only the first "
+        f"{measures.MAX_FILE_CHARS:,} characters of a longer file are measured, with a warning.",
     )
     file_texts: dict[str, str] = {}
     digests: dict[str, str] = {}
@@ -146,7 +146,7 @@ def read_files() -> tuple[dict[str, str], dict[str, str]]:
         label, number = upload.name, 2
         while label in file_texts:
             label, number = f"{upload.name} ({number})", number + 1
-        cap = comparison.MAX_FILE_CHARS  # read at run time: the tests lower it
+        cap = measures.MAX_FILE_CHARS  # read at run time: the tests lower it
         if len(text) > cap:
             st.warning(
                 f"{md(upload.name)} has {len(text):,} characters: the first {cap:,} are measured "
@@ -200,12 +200,12 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
         )
     with right:
-        sources = [SOURCE_BUILTIN, insample.SOURCE_HELDOUT, SOURCE_FILES]
+        sources = [SOURCE_BUILTIN, in_sample.SOURCE_HELDOUT, SOURCE_FILES]
         selection = Selection(st.radio("Samples", sources, horizontal=True, key=K_SOURCE))
         if selection.source == SOURCE_BUILTIN:
             builtin_samples_input(selection, builtin)
-        elif selection.source == insample.SOURCE_HELDOUT:
-            insample.heldout_input(selection, builtin)
+        elif selection.source == in_sample.SOURCE_HELDOUT:
+            in_sample.heldout_input(selection, builtin)
         else:
             file_samples_input(selection)
     return selected, selection
@@ -290,13 +290,13 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
     loaded = load_tokenizers(selected, choices)
     if not loaded:
         return None
-    # † after the names of tokenizers measured on text they were trained on (insample)
-    seen = insample.seen_in_training(list(loaded), choices, selection.texts_for_curve, tuple(selection.sample_key))
-    names = insample.marked_names(display_names(list(loaded), choices), seen)
+    # † after the names of tokenizers measured on text they were trained on (in_sample)
+    seen = in_sample.seen_in_training(list(loaded), choices, selection.texts_for_curve, tuple(selection.sample_key))
+    names = in_sample.marked_names(display_names(list(loaded), choices), seen)
     rows = measure(names, loaded, choices, tuple(selection.sample_key), selection.reference, selection.samples)
     if rows is None:
         return None
-    rows = insample.annotate(rows, names, seen)
+    rows = in_sample.annotate(rows, names, seen)
     frame = pd.DataFrame(rows)
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
@@ -307,7 +307,7 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
         frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
     )
     st.plotly_chart(figure, key="cmp.chart.cpt")
-    insample.note(names, seen)
+    in_sample.note(names, seen)
     show_sentences(summary_lines(rows, shown, "chars_per_token"))
     premium_section(frame, rows, shown, selection.reference_label, colours)
     heatmap_section(frame, rows, shown, order)

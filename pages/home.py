@@ -78,7 +78,7 @@ def main() -> None:
     label, _ = default_corpus()
     st.caption(
         f"The default tokenizer *sample-bpe* has {tokenizers.DEFAULT_MERGES:,} merges learned from {md(label)} when "
-        f"the app started. Saved tokenizers live in {md(tokenizers.workspace().folder)}."
+        f"the app started. Saved tokenizers live in {md(tokenizers.library().folder)}."
     )
 
 

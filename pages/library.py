@@ -1,4 +1,4 @@
-"""Library: the tokenizers saved in the workspace folder: list, rename, delete, download, import;
+"""Library: the tokenizers saved in the library folder: list, rename, delete, download, import;
 external tokenizers (files bpe_core reads but does not run): list, delete."""
 
 from __future__ import annotations
@@ -6,11 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bpe_core.workspace import LibraryEntry, describe_age
-
 from pages._ui import exports, state, tables, tokenizers
-from pages._ui.render import markdown_text as md
 from pages._ui.keep import session_section
+from pages._ui.library_folder import LibraryEntry, describe_age
+from pages._ui.render import markdown_text as md
 from pages._ui.uploads import tokenizer_upload_section
 from pages._ui.widgets import page_header
 
@@ -37,7 +36,7 @@ def rename_selected() -> None:
     """Button callback (runs before the widgets are drawn, so it may change their values)."""
     old = st.session_state.get(SELECTED)
     try:
-        entry = tokenizers.workspace().rename(old, st.session_state.get(NEW_NAME, ""))
+        entry = tokenizers.library().rename(old, st.session_state.get(NEW_NAME, ""))
     except ValueError as exc:
         state.flash("error", f"Could not rename: {md(exc)}")
         return
@@ -49,7 +48,7 @@ def rename_selected() -> None:
 def delete_selected() -> None:
     name = st.session_state.get(SELECTED)
     try:
-        tokenizers.workspace().delete(name)
+        tokenizers.library().delete(name)
     except ValueError as exc:
         state.flash("error", f"Could not delete: {md(exc)}")
         return
@@ -109,11 +108,11 @@ def external_section() -> None:
 def main() -> None:
     page_header(
         "Tokenizer library",
-        "Tokenizers you save or import are kept as bpe_core JSON files in the workspace folder and are shared "
+        "Tokenizers you save or import are kept as bpe_core JSON files in the library folder and are shared "
         "by every page; they survive reloads and restarts.",
     )
     state.keep_widget_state(restore_only=[SELECTED])
-    ws = tokenizers.workspace()
+    ws = tokenizers.library()
     st.caption(f"Folder: {md(ws.folder)} (set the environment variable BPE_WORKBENCH_DIR to use another).")
     listing = st.container()  # drawn above the import, filled after it so an import shows at once
     st.subheader("Import")

@@ -1,22 +1,22 @@
 """Merge forest: how a token was built and what it builds, where it occurs, vocabulary search, all
 merges, segmentation with the first k merges, an overview of the whole forest, and tokens that
-encoding never produces. Each tab is a module ``pages/_ui/forest_*.py``; the index behind them is
+encoding never produces. Each tab is a module of ``pages/_merge_forest/``; the index behind them is
 ``bpe_core.analysis.forest`` (built once per tokenizer). ``?tokenizer=<key>&token=<id>`` opens a token."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from pages._merge_forest.contexts import contexts_section
+from pages._merge_forest.first_k import first_k_tab
+from pages._merge_forest.index import KEPT, Picked, pick_tokenizer, token_by_text
+from pages._merge_forest.link import link_token, read_link
+from pages._merge_forest.merges import merges_tab
+from pages._merge_forest.overview import overview_tab
+from pages._merge_forest.search import search_tab
+from pages._merge_forest.token import token_tab
+from pages._merge_forest.unused import unused_tab
 from pages._ui import state, tokenizers
-from pages._ui.forest_contexts import contexts_section
-from pages._ui.forest_firstk import firstk_tab
-from pages._ui.forest_index import KEPT, Picked, pick_tokenizer, token_by_text
-from pages._ui.forest_link import link_token, read_link
-from pages._ui.forest_merges import merges_tab
-from pages._ui.forest_overview import overview_tab
-from pages._ui.forest_search import search_tab
-from pages._ui.forest_token import token_tab
-from pages._ui.forest_unused import unused_tab
 from pages._ui.widgets import page_header
 
 __all__ = ["main", "token_by_text"]  # token_by_text: tests and other pages find tokens as the page does
@@ -44,7 +44,7 @@ def main() -> None:
         return
     link_token(link, picked.choice.key, picked.vocab)
     tabs = st.tabs(TABS)
-    for tab, draw in zip(tabs, [find_tab, search_tab, merges_tab, firstk_tab, overview_tab, unused_tab]):
+    for tab, draw in zip(tabs, [find_tab, search_tab, merges_tab, first_k_tab, overview_tab, unused_tab]):
         with tab:
             draw(picked)
 

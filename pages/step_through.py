@@ -11,7 +11,6 @@ from bpe_core import Tokenizer
 from bpe_core.bpe.textbook import TextbookResult, train_textbook
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trace import trace_training
-
 from pages._ui import charts, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html

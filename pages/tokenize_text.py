@@ -11,14 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-
 from bpe_core.bpe.tokens import token_display
-
-from pages._ui import linked, markup, render, state, tokenizers
+from pages._tokenize_text import linked, markup
+from pages._tokenize_text.paging import page_controls
+from pages._ui import render, state, tokenizers
+from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cut_overlap, cuts_of
+from pages._ui.encoding import encode_digest, indexed_text, page_starts, text_digest, window_tokens
 from pages._ui.render import markdown_text as md
-from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cuts_of, encode_digest, indexed_text, page_starts
-from pages._ui.encoding import cut_overlap, text_digest, window_tokens
-from pages._ui.paging import page_controls
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
 from pages._ui.widgets import page_header, show_table, tokenizer_multiselect, tokenizer_picker

@@ -10,16 +10,16 @@ import pandas as pd
 import streamlit as st
 
 import bpe_core
-from bpe_core.training.counting import count_words
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training.counting import count_words
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-
-from pages._ui import charts, exports, heldout, state, tables, tokenizers
+from pages._train import heldout
+from pages._ui import charts, exports, state, tables, tokenizers
+from pages._ui.corpus_files import train_documents
+from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
-from pages._ui.keep import session_section
-from pages._ui.corpus_files import train_documents
 from pages._ui.uploads import (
     Upload,
     file_uploader,
@@ -349,7 +349,7 @@ def keep_section(choice: tokenizers.TokenizerChoice, tokenizer: bpe_core.Tokeniz
             st.error(f"Could not save: {md(exc)}")
         else:
             st.session_state[state.TRAIN_RESULT] = new_key
-            state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.workspace().folder)}).")
+            state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.library().folder)}).")
             st.rerun()
     exports.download_buttons(choice.fingerprint, tokenizer, "train")
 

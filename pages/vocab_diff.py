@@ -15,12 +15,9 @@ import io
 import pandas as pd
 import streamlit as st
 
-from bpe_core.bpe.tokens import token_display
-
 from bpe_core.analysis import vocab_diff
-from bpe_core.bpe.tokens import parse_token_display
 from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
-
+from bpe_core.bpe.tokens import parse_token_display, token_display
 from pages._ui import charts, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text, token_quote

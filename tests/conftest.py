@@ -1,9 +1,12 @@
 """Shared test setup: the project root and tests/support on sys.path, hypothesis profiles, a workbench folder.
 
-The suite is grouped by what it checks: ``core/`` (training, encoding, metrics, CLI, seeds),
-``formats/`` (files and other tools' formats), ``app/`` (AppTest pages and the browser test),
-``speed/`` (the fast paths agree with the plain ones; the benchmark runs). ``support/`` holds the
-simple references and helpers they share.
+The suite mirrors the package: ``bpe/``, ``pretokenization/``, ``encoding/``, ``formats/``,
+``training/``, ``corpora/``, ``pretrained/``, ``analysis/`` and ``cli/`` hold the tests of the
+``bpe_core`` subpackage of that name (``test_tokenizer.py``, ``test_parallel.py`` and
+``test_progress.py`` those of its top-level modules); ``app/`` the workbench's pages (AppTest) and the
+browser test; ``bench/`` the benchmark's tools on tiny data (no timing is asserted anywhere);
+``project/`` the layout, packaging and README. ``support/`` holds the simple references and helpers
+they share. File names say what a file checks; test file names are unique across folders.
 """
 
 import os
@@ -18,9 +21,10 @@ for folder in (ROOT, SUPPORT):
     if folder not in sys.path:
         sys.path.insert(0, folder)
 
-# The suite checks bpe_core's own encoder against its references; the compiled engines that
-# engine="auto" picks are checked against it in tests/core/test_engine.py, which names its engines.
-os.environ.setdefault("BPE_CORE_ENGINE", "python")
+# The suite runs the engine users get (engine="auto": tiktoken's compiled engine once it is proved
+# exact and text enough has come, else bpe_core's own); tests of bpe_core's Python encoder name
+# engine="python", and tests/encoding/test_engines.py holds every engine against it.
+os.environ.pop("BPE_CORE_ENGINE", None)
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

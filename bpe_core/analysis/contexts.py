@@ -12,12 +12,15 @@ It does not keep corpora (the app keeps a session tokenizer's training text) or 
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import cut_at_safe_cuts, safe_cut_regex
+
+if TYPE_CHECKING:
+    from bpe_core.tokenizer import Tokenizer
 
 #: Characters per part when a document is cut at safe cuts before looking for the token.
 PART_CHARS = 4_096
@@ -38,7 +41,13 @@ class TokenContext:
 
 
 def token_contexts(
-    tokenizer, texts: Iterable[str], token_id: int, *, limit: int = 10, max_chars: int = 2_000_000, width: int = 60
+    tokenizer: Tokenizer,
+    texts: Iterable[str],
+    token_id: int,
+    *,
+    limit: int = 10,
+    max_chars: int = 2_000_000,
+    width: int = 60,
 ) -> list[TokenContext]:
     """Up to ``limit`` places where encoding ``texts`` gives ``token_id``, with ``width`` characters
     either side (within the document), scanning at most ``max_chars`` characters of text in all.
@@ -46,7 +55,8 @@ def token_contexts(
 
     >>> import bpe_core
     >>> tok = bpe_core.train(["the cat sat on the mat"] * 3, 270, min_frequency=1)
-    >>> [(c.before, c.token, c.after) for c in token_contexts(tok, ["a cat, the hat"], tok.encode_single_token(" the"), width=5)]
+    >>> the = tok.encode_single_token(" the")
+    >>> [(c.before, c.token, c.after) for c in token_contexts(tok, ["a cat, the hat"], the, width=5)]
     [(' cat,', ' the', ' hat')]
     """
     for name, value in (("limit", limit), ("max_chars", max_chars), ("width", width)):

@@ -25,13 +25,12 @@ Pure Python: no numpy; nothing here trains or draws.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 
 DEFAULT_RESAMPLES = 1000
@@ -241,14 +240,14 @@ def premium_intervals(
     for _ in range(resamples):
         picks = rng.choices(range(n), k=n)
         ref_total = sum(ref_column[i] for i in picks)
-        for values, column in zip(drawn, columns):
+        for values, column in zip(drawn, columns, strict=True):
             total = sum(column[i] for i in picks)
             # a draw of only token-less reference sentences has no premium: count it as unbounded
             values.append(total / ref_total if ref_total else float("inf"))
     tail = (1 - confidence) / 2
     ref_sum = sum(ref_column)
     out = {}
-    for label, column, values in zip(labels, columns, drawn):
+    for label, column, values in zip(labels, columns, drawn, strict=True):
         values.sort()
         out[label] = PremiumInterval(sum(column) / ref_sum, _quantile(values, tail), _quantile(values, 1 - tail), n)
     return out

@@ -13,25 +13,29 @@ token, which merges use it, tree depth, length, display text), and answers, each
 - ``never_produced(used_ids)``: the ranks of merges whose token is not among ``used_ids``.
 
 It does not encode corpora (callers count usage with the tokenizer), draw, or find where a token
-occurs in text (``contexts``). The tokenizer is duck-typed (``vocab``, ``merges``,
-``special_tokens``, ``pretokenizer``, ``truncated``), so this module sits below ``tokenizer``.
+occurs in text (``contexts``).
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import time
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import regex
 
 from bpe_core.bpe.fast import encode_heap
+from bpe_core.bpe.tokens import TokenInfo, escape_invisible, piece_token_infos, text_display
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.stages import StagedPreTokenizer
-from bpe_core.bpe.tokens import TokenInfo, escape_invisible, piece_token_infos, text_display
+
+if TYPE_CHECKING:
+    from bpe_core.tokenizer import Tokenizer
+
+Pairs = dict[tuple[int, int], tuple[int, int]]  # (left id, right id) -> (rank, id made)
 
 SEARCH_MODES = ("prefix", "contains", "regex")
 #: Seconds of processor time a user's regex may take over the whole vocabulary before it is refused.
@@ -50,12 +54,12 @@ class _FirstMerges:
     """The pair -> (rank, new id) table restricted to ranks below ``k``, without copying it
     (``encode_heap`` only calls ``get``)."""
 
-    __slots__ = ("pairs", "k")
+    __slots__ = ("k", "pairs")
 
-    def __init__(self, pairs: dict, k: int) -> None:
+    def __init__(self, pairs: Pairs, k: int) -> None:
         self.pairs, self.k = pairs, k
 
-    def get(self, pair):
+    def get(self, pair: tuple[int, int]) -> tuple[int, int] | None:
         found = self.pairs.get(pair)
         return found if found is not None and found[0] < self.k else None
 
@@ -64,7 +68,7 @@ class _FirstMerges:
 class MergeForest:
     """Indexes over one tokenizer's merges. Lists are by rank; dicts by token id."""
 
-    tokenizer: object = field(repr=False)
+    tokenizer: Tokenizer = field(repr=False)
     left: list[int]  # rank -> id of the left part
     right: list[int]  # rank -> id of the right part
     made: list[int]  # rank -> id of the token made
@@ -72,14 +76,14 @@ class MergeForest:
     rank_of: dict[int, int]  # id -> rank of the merge that made it
     used_in: dict[int, list[int]]  # id -> ranks of the merges that use it as a part, ascending
     depth: dict[int, int]  # id -> height of its derivation tree (bytes 0)
-    vocab: dict[int, bytes]  # id -> bytes, special tokens included
+    vocab: Mapping[int, bytes]  # id -> bytes, special tokens included
     display: dict[int, str]  # id -> token_display of its bytes
     byte_ids: list[int]  # byte value -> id
-    pairs: dict[tuple[int, int], tuple[int, int]] = field(repr=False)  # (left, right) -> (rank, made)
+    pairs: Pairs = field(repr=False)
 
     @classmethod
-    def of(cls, tokenizer) -> MergeForest:
-        """Index ``tokenizer``'s merges (about 0.3 s at 200k tokens).
+    def of(cls, tokenizer: Tokenizer) -> MergeForest:
+        """Index ``tokenizer``'s merges (timed in bench/PERFORMANCE.md, "The Merge forest at 50k-200k vocabularies").
 
         >>> import bpe_core
         >>> forest = MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1))
@@ -94,14 +98,14 @@ class MergeForest:
         used_in: dict[int, list[int]] = defaultdict(list)
         depth: dict[int, int] = {}
         get = depth.get
-        for rank, (a, b, new) in enumerate(zip(left, right, made)):
+        for rank, (a, b, new) in enumerate(zip(left, right, made, strict=True)):
             used_in[a].append(rank)
             if b != a:
                 used_in[b].append(rank)
             depth[new] = 1 + max(get(a, 0), get(b, 0))
         return cls(
             tokenizer=tokenizer, left=left, right=right, made=made, counts=counts,
-            rank_of=dict(zip(made, range(len(made)))), used_in=dict(used_in), depth=depth, vocab=vocab,
+            rank_of=dict(zip(made, range(len(made)), strict=True)), used_in=dict(used_in), depth=depth, vocab=vocab,
             display=display_texts(vocab), byte_ids=_byte_ids(vocab, tokenizer), pairs=pairs,
         )  # fmt: skip
 
@@ -140,7 +144,9 @@ class MergeForest:
                     level.append(new)
         return rows
 
-    def search(self, query: str, *, mode: str = "prefix", limit: int = 200, timeout: float = SEARCH_TIMEOUT) -> SearchResult:
+    def search(
+        self, query: str, *, mode: str = "prefix", limit: int = 200, timeout: float = SEARCH_TIMEOUT
+    ) -> SearchResult:
         r"""Tokens whose display text (``token_display``: ␣ for a space, ``\xNN`` for a stray byte)
         starts with, contains, or (``mode="regex"``) has a match of ``query``. For prefix and contains,
         spaces, tabs and newlines typed in ``query`` mean their marks. A regex that does not compile,
@@ -178,7 +184,7 @@ class MergeForest:
         shown, wanted = self.display, text_display(query)
         if where != "any":
             return [rank for rank, i in enumerate(columns[where]) if wanted in shown[i]]
-        return [rank for rank, (a, b, new) in enumerate(zip(self.left, self.right, self.made))
+        return [rank for rank, (a, b, new) in enumerate(zip(self.left, self.right, self.made, strict=True))
                 if wanted in shown[new] or wanted in shown[a] or wanted in shown[b]]  # fmt: skip
 
     def never_produced(self, used_ids: Collection[int]) -> list[int]:
@@ -201,7 +207,8 @@ class MergeForest:
             text.encode("utf-8")
         except UnicodeEncodeError:
             text = replace_surrogates(text)
-        merges = _FirstMerges(self.pairs, min(k, len(self.made)))
+        # encode_heap only calls .get, which _FirstMerges has (it is no whole Mapping).
+        merges = cast(Mapping[tuple[int, int], tuple[int, int]], _FirstMerges(self.pairs, min(k, len(self.made))))
         table = self.byte_ids
 
         def encode_piece(piece: str) -> list[int]:
@@ -218,12 +225,13 @@ class MergeForest:
         return out
 
 
-def _merge_tables(tokenizer, vocab: dict[int, bytes]) -> tuple[dict, list[int | None]]:
+def _merge_tables(tokenizer: Tokenizer, vocab: Mapping[int, bytes]) -> tuple[Pairs, list[int | None]]:
     """``(left id, right id) -> (rank, new id)`` in rank order, and each merge's training count.
 
     A bpe_core ``Tokenizer`` holds both already (built and checked by ``vocabulary.rank_merges``), so
-    they are read from it rather than rebuilt (rebuilding costs about 1 s at 200k merges, and
-    ``merge_records`` makes one object per merge); anything else is indexed from its public parts."""
+    they are read from it rather than rebuilt (rebuilding is slower: bench/PERFORMANCE.md, "Figures behind
+    choices in the code"; ``merge_records`` makes one object per merge); anything else is indexed from its
+    public parts."""
     pairs = getattr(tokenizer, "_pair_rank", None)
     counts = getattr(tokenizer, "_merge_counts", None)
     n_merges = len(tokenizer.merges) if pairs is None or counts is None else len(counts)
@@ -231,21 +239,22 @@ def _merge_tables(tokenizer, vocab: dict[int, bytes]) -> tuple[dict, list[int | 
         specials = set(tokenizer.special_tokens.values())
         token_to_id = {token: i for i, token in vocab.items() if i not in specials}
         pairs = {
-            (token_to_id[a], token_to_id[b]): (rank, token_to_id[a + b]) for rank, (a, b) in enumerate(tokenizer.merges)
+            (token_to_id[a], token_to_id[b]): (rank, token_to_id[a + b])
+            for rank, (a, b) in enumerate(tokenizer.merges)
         }
     if counts is None or len(counts) != n_merges:
         counts = [record.count for record in tokenizer.merge_records]
     return pairs, list(counts)
 
 
-def _byte_ids(vocab: dict[int, bytes], tokenizer) -> list[int]:
+def _byte_ids(vocab: Mapping[int, bytes], tokenizer: Tokenizer) -> list[int]:
     """Byte value -> id (any id layout: GPT-2's single bytes are not ids 0..255)."""
     specials = set(tokenizer.special_tokens.values())
     single = {token[0]: i for i, token in vocab.items() if len(token) == 1 and i not in specials}
     return [single[b] for b in range(256)]
 
 
-def display_texts(vocab: dict[int, bytes]) -> dict[int, str]:
+def display_texts(vocab: Mapping[int, bytes]) -> dict[int, str]:
     r"""id -> ``token_display`` of its bytes, in id order; the marks are applied to all tokens at once
     (``text_display`` maps each character to one character, so the joined text cuts back exactly).
 
@@ -257,7 +266,7 @@ def display_texts(vocab: dict[int, bytes]) -> dict[int, str]:
     joined = text_display("".join(decoded))
     out: dict[int, str] = {}
     position = 0
-    for token_id, text in zip(ids, decoded):
+    for token_id, text in zip(ids, decoded, strict=True):
         end = position + len(text)
         out[token_id] = joined[position:end]
         position = end
@@ -278,7 +287,8 @@ def needs_time_limit(query: str) -> bool:
     no group and at most one repeat (``*``, ``+`` or ``{}``, and two ``?``), which cannot backtrack
     more than about n² steps on a token of n characters (8 M steps over all of o200k's tokens). Any
     other pattern (groups, several repeats, even a ``*`` inside a class: the judgement errs on the
-    safe side) runs under the time limit, which costs about 2 µs per token.
+    safe side) runs under the time limit, which costs time per token (bench/PERFORMANCE.md, "Figures behind
+    choices in the code").
 
     >>> needs_time_limit(r"^␣\p{Lu}[a-z]+$"), needs_time_limit("(a+)+$"), needs_time_limit(".*a.*b")
     (False, True, True)
@@ -291,7 +301,7 @@ def needs_time_limit(query: str) -> bool:
 def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]:
     """Ids (in id order) of the display texts where a user's regex matches, spending at most
     ``timeout`` seconds in all: each search gets what is left of the budget. Simple patterns (see
-    ``needs_time_limit``) run without one, about five times faster."""
+    ``needs_time_limit``) run without one, faster (bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     try:
         search = regex.compile(query).search
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
@@ -302,27 +312,19 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
     # a share of what is left, as wall time, so a batch of BATCH searches stays within it.
     deadline = time.thread_time() + timeout
     items = list(display.items())
-    found = []
+    found: list[int] = []
     try:
         for start in range(0, len(items), _BATCH):
             share = (deadline - time.thread_time()) / _BATCH
             if share <= 0:
                 raise TimeoutError
-            found.extend(i for i, shown in items[start : start + _BATCH] if search(shown, timeout=share) is not None)
+            batch = items[start : start + _BATCH]
+            found.extend(i for i, shown in batch if search(shown, timeout=share) is not None)
     except TimeoutError:
         raise BpeError(
-            f"the regular expression {query!r} is too slow over the vocabulary (its budget is {timeout:g} s of processor "
-            "time): simplify it (nested repeats such as (a+)+ or (a|aa)+ backtrack without end), or search by prefix"
+            f"the regular expression {query!r} is too slow over the vocabulary (its budget is {timeout:g} s of "
+            "processor time): simplify it (nested repeats such as (a+)+ or (a|aa)+ backtrack without end), or "
+            "search by prefix"
         ) from None
     return found
 
-
-def describe_parts(forest: MergeForest, rank: int) -> Sequence[str]:
-    """The display texts of a merge's left part, right part and result.
-
-    >>> import bpe_core
-    >>> describe_parts(MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1)), 0)
-    ('a', 'b', 'ab')
-    """
-    shown = forest.display
-    return shown[forest.left[rank]], shown[forest.right[rank]], shown[forest.made[rank]]

@@ -17,15 +17,14 @@ This module does not train, read files or draw anything; it imports no UI librar
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bpe_core.analysis.fairness import clean_text, ratio
+from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 
 #: From this many non-blank documents on, ``by="auto"`` holds out whole documents (else lines).
@@ -79,11 +78,13 @@ def _documents(documents: str | Iterable[str]) -> list[str]:
     found = list(documents)
     for position, document in enumerate(found):
         if not isinstance(document, str):
-            raise TypeError(f"document {position} is a {type(document).__name__}, not str: pass texts, not bytes or ids")
+            raise TypeError(
+                f"document {position} is a {type(document).__name__}, not str: pass texts, not bytes or ids"
+            )
     return found
 
 
-def _scorer(seed: int):
+def _scorer(seed: int) -> Callable[[str], bytes]:
     """text -> its BLAKE2b hash keyed with the seed (the key set up once, copied per text)."""
     key = seed.to_bytes(16, "little") if seed < 2**128 else hashlib.sha256(str(seed).encode()).digest()
     keyed = hashlib.blake2b(digest_size=16, key=key)
@@ -245,7 +246,8 @@ def heldout_measures(tokenizers: Mapping[str, Any], texts: Sequence[str]) -> lis
     for name, tokenizer in tokenizers.items():
         tokens = _count_clean(tokenizer, cleaned)
         per_1000 = None if not characters else 1000 * tokens / characters
-        found.append(HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens), per_1000))
+        found.append(HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens),
+                                    per_1000))
     return found
 
 

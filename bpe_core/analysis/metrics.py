@@ -25,23 +25,27 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
                     included). Natural logs (the base cancels). Note that the reference implementation
                     (tokenization-scorer) defaults |V| to the number of distinct tokens observed; we
                     use the tokenizer's vocabulary, so values on a short text are small (H_a <= ln N).
+* renyi_efficiency_observed, avg_token_rank, zipf_slope, zipf_mae, zipf_auc, unique_tokens: the intrinsic
+                    metrics of ``intrinsic`` on the text's token counts (H_a / ln V_obs as tokenization-scorer
+                    divides; TokEval's average token rank; Lotz et al. 2025's Zipf fit: slope, power-law MAE,
+                    Simpson area; tokka-bench's distinct tokens). Formulas and sources are in ``intrinsic``.
 
 Across the languages of a parallel text (formulas in ``fairness``, re-exported here): the Gini
 coefficient of token counts, vocabulary utilisation, the share of tokens holding part of a UTF-8
 character, and bootstrap confidence intervals of the premium. Compression against vocabulary size is
 ``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written
-without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their denominator is 0.
+without spaces between words (``spaced=False``: Chinese, Japanese, Thai, Burmese). Ratios are None when their
+denominator is 0.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
-import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from bpe_core.analysis import intrinsic
 
 # The fairness metrics are part of this module's API (bpe_core.analysis.metrics.gini, ...); their building
 # blocks are shared.
@@ -59,8 +63,10 @@ from bpe_core.analysis.fairness import (  # noqa: F401  re-exported
     vocab_size_of,
     vocabulary_utilisation,
 )
-from bpe_core.corpora.samples import get_sample, sample_ids
+from bpe_core.analysis.intrinsic import renyi_entropy  # noqa: F401  re-exported
 from bpe_core.analysis.words import class_image, word_metrics, word_spans  # noqa: F401  word_spans re-exported
+from bpe_core.corpora.samples import get_sample, sample_ids
+from bpe_core.errors import BpeError
 
 RENYI_ALPHA = 2.5
 DEFAULT_REFERENCE = "eng"
@@ -94,6 +100,11 @@ class TextMetrics:
     split_share: float | None
     renyi_efficiency: float | None
     vocab_size: int | None
+    renyi_efficiency_observed: float | None
+    avg_token_rank: float | None
+    zipf_slope: float | None
+    zipf_mae: float | None
+    zipf_auc: float | None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,21 +112,6 @@ class TextMetrics:
 
 # --------------------------------------------------------------------------------------------------
 # building blocks
-
-
-def renyi_entropy(counts: Iterable[int], alpha: float = RENYI_ALPHA) -> float:
-    """H_alpha(p) = ln(sum p_i^alpha) / (1 - alpha) of the distribution p_i = c_i / sum(c), in nats;
-    Shannon entropy for alpha = 1. ValueError for no counts or alpha < 0."""
-    values = [c for c in counts if c > 0]
-    total = sum(values)
-    if not total:
-        raise BpeError("the Rényi entropy of an empty distribution is undefined")
-    if alpha < 0:
-        raise BpeError(f"alpha must be >= 0, got {alpha}")
-    probabilities = [c / total for c in values]
-    if alpha == 1:
-        return -sum(p * math.log(p) for p in probabilities)
-    return math.log(sum(p**alpha for p in probabilities)) / (1 - alpha)
 
 
 def renyi_efficiency(ids: Sequence[int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
@@ -126,7 +122,7 @@ def renyi_efficiency(ids: Sequence[int], vocab_size: int, alpha: float = RENYI_A
 def _renyi_efficiency(counts: Counter, vocab_size: int | None, alpha: float) -> float | None:
     if not counts or vocab_size is None or vocab_size < 2:
         return None
-    return renyi_entropy(counts.values(), alpha) / math.log(vocab_size)
+    return intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -183,6 +179,7 @@ def _metrics(
     n_bytes = len(encoded)
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
     counts = Counter(ids)
+    zipf = intrinsic.zipf_fit(counts)
     words = fertility = split_share = None
     if spaced:
         words, split_share = word_metrics(text, encoded, _token_bytes(tokenizer, ids), image=image)
@@ -200,6 +197,11 @@ def _metrics(
         split_share=split_share,
         renyi_efficiency=_renyi_efficiency(counts, size, alpha),
         vocab_size=size,
+        renyi_efficiency_observed=intrinsic.renyi_efficiency(counts, alpha=alpha, normalize_by="observed"),
+        avg_token_rank=intrinsic.average_token_rank(counts),
+        zipf_slope=zipf.slope if zipf else None,
+        zipf_mae=zipf.power_law_mae if zipf else None,
+        zipf_auc=zipf.auc_simpson if zipf else None,
     )
 
 
@@ -355,7 +357,8 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
     if not mine:
         known = sorted({str(r.get("tokenizer")) for r in rows})
         raise BpeError(
-            f"no rows with a {metric} for tokenizer {tokenizer_label!r} (tokenizers in the rows: {', '.join(known) or 'none'})"
+            f"no rows with a {metric} for tokenizer {tokenizer_label!r} "
+            f"(tokenizers in the rows: {', '.join(known) or 'none'})"
         )
     top = max(mine, key=lambda r: r[metric])
     low = min(mine, key=lambda r: r[metric])
@@ -367,6 +370,9 @@ def summary_sentence(rows: Sequence[Mapping[str, Any]], tokenizer_label: str, me
             return f"{tok} needs {premium:.1f}x more tokens for {top['label']} than for {reference}."
         if premium > 0.95:
             return f"{tok} needs about as many tokens for every language as for {reference}."
-        return f"{tok} needs fewer tokens for every language than for {reference} (at most {premium:.2f}x, for {top['label']})."
+        return (
+            f"{tok} needs fewer tokens for every language than for {reference} "
+            f"(at most {premium:.2f}x, for {top['label']})."
+        )
     hi, lo = _format(top[metric], metric), _format(low[metric], metric)
     return _SENTENCES[metric].format(tok=tok, top=top["label"], low=low["label"], hi=hi, lo=lo)

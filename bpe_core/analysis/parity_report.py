@@ -10,20 +10,26 @@ formulas are ``fairness``'s; nothing here draws (the Compare page does).
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpe_core.analysis.fairness import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, PremiumInterval, gini, premium_intervals, sentence_tokens
+from bpe_core.analysis.fairness import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    PremiumInterval,
+    gini,
+    premium_intervals,
+    sentence_tokens,
+)
+from bpe_core.analysis.vocab_sweep import premium_by_vocab_size
+from bpe_core.corpora.samples import get_sample, sample_ids
+from bpe_core.errors import BpeError
+from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.parity import train_parity
-from bpe_core.corpora.samples import get_sample, sample_ids
-from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.trainer import train
-from bpe_core.analysis.vocab_sweep import premium_by_vocab_size
 
 STANDARD = "standard BPE"
 PARITY = "parity-aware BPE"

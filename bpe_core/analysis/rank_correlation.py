@@ -9,12 +9,12 @@ turned into one float at the end. This module knows nothing of tokenizers (``voc
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import bisect
 import operator
 from collections.abc import Sequence
 from itertools import repeat
+
+from bpe_core.errors import BpeError
 
 #: Values sorted by insertion before the merges: an insertion moves at most this many pointers (a
 #: few kB, cheap in C), and the merge levels a Python loop runs over are fewer.
@@ -68,7 +68,7 @@ def count_inversions(values: Sequence[int]) -> int:
         runs.append(run)
     while len(runs) > 1:
         merged = []
-        for left, right in zip(runs[0::2], runs[1::2]):
+        for left, right in zip(runs[0::2], runs[1::2], strict=False):  # an odd run out is kept below
             inversions += len(left) * len(right) - sum(map(bisect.bisect_right, repeat(left), right))
             merged.append(sorted(left + right))  # two sorted runs: a linear merge in timsort
         if len(runs) % 2:

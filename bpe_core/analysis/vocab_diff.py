@@ -15,19 +15,18 @@ This module only computes; it draws nothing and loads no tokenizer (pass them in
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import bisect
 import operator
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat, zip_longest
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.analysis.rank_correlation import kendall_tau, spearman_rho
+from bpe_core.errors import BpeError
+from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
 
 #: SentencePiece's word-boundary mark (U+2581 "▁"), which stands for a space.
@@ -65,10 +64,12 @@ class Vocabulary:
         if not all(map(bytes.__instancecheck__, self.tokens)):
             rank, token = next((r, t) for r, t in enumerate(self.tokens) if not isinstance(t, bytes))
             raise TypeError(f"token {rank} is {type(token).__name__}, not bytes: give tokens as bytes")
-        rank_of = dict(zip(self.tokens, range(len(self.tokens))))
+        rank_of = dict(zip(self.tokens, range(len(self.tokens)), strict=True))
         if len(rank_of) != len(self.tokens):
             rank, token = next((r, t) for r, t in enumerate(self.tokens) if rank_of[t] != r)
-            raise BpeError(f"token {token!r} appears twice (ranks {rank} and {rank_of[token]}): tokens must be distinct")
+            raise BpeError(
+                f"token {token!r} appears twice (ranks {rank} and {rank_of[token]}): tokens must be distinct"
+            )
         object.__setattr__(self, "rank_of", rank_of)
 
     @cached_property
@@ -158,18 +159,23 @@ def token_sets(a: Any, b: Any) -> TokenSets:
     ranks_a, ranks_b = _match(a.rank_of, b.rank_of)
     tokens = list(map(a.tokens.__getitem__, ranks_a))
     specials_a, specials_b = {text for text, _ in a.specials}, {text for text, _ in b.specials}
-    return TokenSets(_others(a, ranks_a), _others(b, ranks_b), list(zip(tokens, ranks_a, ranks_b)),
-                     sorted(specials_a - specials_b), sorted(specials_b - specials_a), sorted(specials_a & specials_b))  # fmt: skip
+    shared = list(zip(tokens, ranks_a, ranks_b, strict=True))
+    return TokenSets(_others(a, ranks_a), _others(b, ranks_b), shared, sorted(specials_a - specials_b),
+                     sorted(specials_b - specials_a), sorted(specials_a & specials_b))  # fmt: skip
 
 
-def _match(rank_a: dict, rank_b: dict) -> tuple[list[int], list[int]]:
+Item = TypeVar("Item", bound=Hashable)
+
+
+def _match(rank_a: Mapping[Item, int], rank_b: Mapping[Item, int]) -> tuple[list[int], list[int]]:
     """The ranks in A (increasing) and in B of the items both hold (item -> rank dicts whose keys are
     in rank order). One lookup per item of the smaller dict, the rest maps, compress and sort: two
     200k vocabularies take a few tens of milliseconds."""
     small, large = (rank_a, rank_b) if len(rank_a) <= len(rank_b) else (rank_b, rank_a)
     found = list(map(large.get, small))
     held = list(map(operator.is_not, found, repeat(None)))
-    in_small, in_large = list(compress(small.values(), held)), list(compress(found, held))
+    in_small = list(compress(small.values(), held))
+    in_large = cast("list[int]", list(compress(found, held)))  # the Nones are left out
     if small is rank_a:
         return in_small, in_large
     order = sorted(range(len(in_large)), key=in_large.__getitem__)  # into A's rank order
@@ -181,7 +187,7 @@ def _others(vocab: Vocabulary, shared_ranks: list[int]) -> list[tuple[bytes, int
     missing = bytearray(b"\x01") * len(vocab.tokens)
     deque(map(missing.__setitem__, shared_ranks, repeat(0)), maxlen=0)  # marks set in C, no sort
     ranks = list(compress(range(len(vocab.tokens)), missing))
-    return list(zip(map(vocab.tokens.__getitem__, ranks), ranks))
+    return list(zip(map(vocab.tokens.__getitem__, ranks), ranks, strict=True))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -242,8 +248,11 @@ def overlap_counts(rank_a: dict, rank_b: dict, sizes: Iterable[int]) -> list[Ove
     return _curve(ranks_a, ranks_b, min(len(rank_a), len(rank_b)), sizes)
 
 
-def _curve(ranks_a: list[int], ranks_b: list[int], limit: int, sizes: Iterable[int] | None, start: int = 256) -> list[OverlapPoint]:
-    """The overlap curve (tokens or merges) of the shared items' ranks; ``curve_sizes(limit, start=start)`` by default."""
+def _curve(
+    ranks_a: list[int], ranks_b: list[int], limit: int, sizes: Iterable[int] | None, start: int = 256
+) -> list[OverlapPoint]:
+    """The overlap curve (tokens or merges) of the shared items' ranks; ``curve_sizes(limit, start=start)``
+    by default."""
     larger = sorted(map(max, ranks_a, ranks_b))
     points = []
     for k in curve_sizes(limit, start=start) if sizes is None else sizes:
@@ -365,7 +374,8 @@ def merge_agreement(a: Any, b: Any, *, shown: int = 10, sizes: Iterable[int] | N
         if not vocab.merges:
             why = vocab.unordered or "it has no merges (nothing was learned, or its file holds none)"
             raise BpeError(f"{vocab.name}'s merge order cannot be compared: {why}")
-    unequal = (rank for rank, (x, y) in enumerate(zip(a.merges, b.merges)) if x != y)
+    # Up to the shorter list's end; past it, the lengths differ and `prefix` stops there.
+    unequal = (rank for rank, (x, y) in enumerate(zip(a.merges, b.merges, strict=False)) if x != y)
     prefix = next(unequal, min(len(a.merges), len(b.merges)))
     same_rank = sum(map(operator.eq, a.merges, b.merges))
     ranks_a, ranks_b = _match(a.merge_rank_of, b.merge_rank_of)

@@ -6,13 +6,12 @@ language stops improving. The per-text metrics themselves are ``metrics``'. Noth
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from bpe_core.analysis.metrics import clean_text, ratio
+from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 
 #: ``stops_improving``'s default: within 1% of the tokens at the full vocabulary.

@@ -151,7 +151,6 @@ def _short_split(token: bytes, limit: int, position: Mapping[bytes, int], byte_a
     )
 
 
-# long on purpose: the per-token loop is inlined; a call per token would double its cost.
 def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
     """Sort every token of tiktoken-style ranks (token bytes -> rank) into a merge, a late merge or
     a whole-word token, by tiktoken's own rule: a piece's bytes are joined pair by pair, the pair
@@ -175,31 +174,47 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
     >>> rank_structure({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abca": 4}).whole_tokens  # ab c a: stuck
     [b'abca']
     """
-    order = sorted(ranks, key=ranks.__getitem__)
-    n = len(order)
-    position = {token: i for i, token in enumerate(order)}
-    base = n + 256  # positions n.. stand for single bytes the ranks lack
-    tokens = order + [bytes([b]) for b in range(256)]
-    size = list(map(len, tokens))
-    byte_at = [position.get(bytes([b]), n + b) for b in range(256)]
-    left = [-1] * base
-    right = [-1] * base
-    height = [-1] * base  # highest position a token's construction uses (-1 for bytes)
-    regular = bytearray(base)  # bytes, and merges built from regular parts only
-    for p in byte_at:
-        regular[p] = 1
-    kind = bytearray(n)  # 0 byte, 1 merge, 2 late merge, 3 whole-word token
-    by_length: dict[int, list[int]] = {}
-    for i, token in enumerate(order):
-        if len(token) > 1:
-            by_length.setdefault(len(token), []).append(i)
-    table: dict[int, int] = {}  # left * base + right -> position of the token they make
-    rows: dict[int, dict[int, int]] = {}  # the same as left -> {right: position}
-    late_rows: dict[int, set[int]] = {}  # the late merges: left -> {right}
-    # The positions of each token's longest proper prefixes that are tokens (a few), longest last.
-    prefixes: list[tuple[int, ...]] = [()] * n
-    for length in sorted(by_length):
-        for i in by_length[length]:
+    recovery = _Recovery(ranks)
+    for length in sorted(recovery.by_length):
+        recovery.place(recovery.by_length[length], length)  # one call per length: the loop stays inline
+    return recovery.result()
+
+
+class _Recovery:
+    """``rank_structure``'s state: tokens by position (rank order, then the single bytes the ranks lack),
+    each token's two parts once placed, and what they tell about later tokens."""
+
+    def __init__(self, ranks: Mapping[bytes, int]) -> None:
+        self.order = order = sorted(ranks, key=ranks.__getitem__)
+        self.n = n = len(order)
+        self.position = {token: i for i, token in enumerate(order)}
+        self.base = base = n + 256  # positions n.. stand for single bytes the ranks lack
+        self.tokens = order + [bytes([b]) for b in range(256)]
+        self.size = list(map(len, self.tokens))
+        self.byte_at = [self.position.get(bytes([b]), n + b) for b in range(256)]
+        self.left = [-1] * base
+        self.right = [-1] * base
+        self.height = [-1] * base  # highest position a token's construction uses (-1 for bytes)
+        self.regular = bytearray(base)  # bytes, and merges built from regular parts only
+        for p in self.byte_at:
+            self.regular[p] = 1
+        self.kind = bytearray(n)  # 0 byte, 1 merge, 2 late merge, 3 whole-word token
+        self.by_length: dict[int, list[int]] = {}
+        for i, token in enumerate(order):
+            if len(token) > 1:
+                self.by_length.setdefault(len(token), []).append(i)
+        self.table: dict[int, int] = {}  # left * base + right -> position of the token they make
+        self.rows: dict[int, dict[int, int]] = {}  # the same as left -> {right: position}
+        self.late_rows: dict[int, set[int]] = {}  # the late merges: left -> {right}
+        # The positions of each token's longest proper prefixes that are tokens (a few), longest last.
+        self.prefixes: list[tuple[int, ...]] = [()] * n
+
+    def place(self, positions: list[int], length: int) -> None:
+        """Find the parts of every token of ``length`` bytes (all shorter ones are placed already)."""
+        order, position, byte_at, size, prefixes = self.order, self.position, self.byte_at, self.size, self.prefixes
+        left, right, height, regular, kind = self.left, self.right, self.height, self.regular, self.kind
+        table, rows, late_rows, base = self.table, self.rows, self.late_rows, self.base
+        for i in positions:
             token = order[i]
             shorter = None
             for cut in range(length - 1, 0, -1):  # the longest proper prefix token brings the rest
@@ -246,11 +261,14 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
             else:
                 kind[i] = 2
                 late_rows.setdefault(a, set()).add(b)
-    return RankStructure(
-        merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 1],
-        late_merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 2],
-        whole_tokens=[order[i] for i in range(n) if kind[i] == 3],
-    )
+
+    def result(self) -> RankStructure:
+        tokens, left, right, kind, n = self.tokens, self.left, self.right, self.kind, self.n
+        return RankStructure(
+            merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 1],
+            late_merges=[(tokens[left[i]], tokens[right[i]]) for i in range(n) if kind[i] == 2],
+            whole_tokens=[self.order[i] for i in range(n) if kind[i] == 3],
+        )
 
 
 RULES = ("bpe", "tiktoken")

@@ -1,18 +1,18 @@
 """What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, the progress bar on
 stderr, and outputs checked before any work and written atomically.
 
-Nothing here parses arguments or runs a command (``cli``, ``cli_corpus`` and ``cli_parity`` do).
+Nothing here parses arguments or runs a command (``cli.main``, ``cli.corpus`` and ``cli.parity`` do).
 """
 
 from __future__ import annotations
-
-from bpe_core.errors import BpeError
 
 import os
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
+from bpe_core.errors import BpeError
 from bpe_core.progress import PhaseClock
 
 #: What ``--pattern`` says for no pre-tokenization (the library's ``pattern=None``).
@@ -24,8 +24,8 @@ def pattern_option(value: str | None, *, default: str) -> str | None:
     None (no pre-tokenization) for ``none``, else the preset name or regex as given. An empty one
     (``--pattern ""``) is a ValueError saying what to give: an empty regex is a mistake, not a default.
 
-    >>> pattern_option(None, default="gpt2"), pattern_option("none", default="gpt2"), pattern_option("o200k", default="gpt2")
-    ('gpt2', None, 'o200k')
+    >>> [pattern_option(value, default="gpt2") for value in (None, "none", "o200k")]
+    ['gpt2', None, 'o200k']
     """
     if value is None:
         return default
@@ -50,7 +50,9 @@ def byte_size(count: int) -> str:
 class ProgressBar:
     """A text progress bar with an ETA on stderr (silent when stderr is not a terminal, unless forced)."""
 
-    def __init__(self, stream=None, *, force: bool = False, width: int = 30, count_unit: str = "") -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, force: bool = False, width: int = 30, count_unit: str = ""
+    ) -> None:
         """``count_unit="bytes"`` shows the counting phase's progress in megabytes read as well."""
         self.stream = stream or sys.stderr
         self.count_unit = count_unit
@@ -78,9 +80,8 @@ class ProgressBar:
         amount = ""
         if phase == "count" and self.count_unit == "bytes":
             amount = f" {byte_size(done)} of {byte_size(total)}"
-        self.stream.write(
-            f"\r{label} [{'#' * filled}{'.' * (self.width - filled)}] {progress.fraction * 100:5.1f}%{amount} {eta_text}"
-        )
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r{label} [{bar}] {progress.fraction * 100:5.1f}%{amount} {eta_text}")
         self.stream.flush()
 
     def close(self) -> None:

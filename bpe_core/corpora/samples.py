@@ -23,14 +23,14 @@ tokenizes the sentences; each is kept as written.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from bpe_core.errors import BpeError
 
 SAMPLES_DIR = Path(__file__).parent / "sample_texts"
 MANIFEST = SAMPLES_DIR / "manifest.json"
@@ -140,7 +140,7 @@ def _parallel_manifest() -> tuple[tuple[str, ...], int, dict[str, range]]:
     return languages, count, splits
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parallel_lines(language: str) -> tuple[str, ...]:
     _languages, count, _splits = _parallel_manifest()
     path = PARALLEL_DIR / f"{language}.txt"
@@ -202,15 +202,17 @@ def _sentences(data: bytes | str, *, name: str) -> list[str]:
     """
     if isinstance(data, bytes):
         try:
-            data = data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
+            line_number = data.count(b"\n", 0, exc.start) + 1
             raise BpeError(
-                f"{name} is not UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8 and try again"
+                f"{name} is not UTF-8 text (byte {exc.start}, line {line_number}): save it as UTF-8 and try again"
             ) from None
-    elif not isinstance(data, str):
+    elif isinstance(data, str):
+        text = data
+    else:
         raise TypeError(f"{name}: expected text or bytes, got {type(data).__name__}")
-    lines = [line.removesuffix("\r") for line in data.removeprefix("\ufeff").split("\n")]
+    lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
@@ -243,7 +245,7 @@ def parse_parallel_texts(texts: Mapping[str, bytes | str]) -> dict[str, list[str
 
 
 def read_parallel_files(
-    files: Sequence[str | os.PathLike] | Mapping[str, str | os.PathLike],
+    files: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.PathLike[str]],
 ) -> dict[str, list[str]]:
     """A user's parallel files: one per language, UTF-8, one sentence per line, the same number of
     lines in each (line N of every file is the same sentence). ``files`` is a list of paths (each

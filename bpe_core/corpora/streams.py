@@ -12,13 +12,18 @@ bad row is or counts anything: that is ``datasets``'s and ``counting``'s job.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import gzip
 import os
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+
+from bpe_core.errors import BpeError
+
+if TYPE_CHECKING:
+    import pyarrow
+    import pyarrow.parquet
 
 #: Parquet rows are handed over in batches of at most this many (within one row group).
 PARQUET_BATCH_ROWS = 8192
@@ -27,6 +32,14 @@ Progress = Callable[[int], None]  # told the bytes of the current file read so f
 
 #: The UTF-8 byte-order mark: at the start of a file it says how the file is encoded; it is not text.
 BOM = b"\xef\xbb\xbf"
+
+
+class _Readable(Protocol):
+    """What ``ByteStream`` reads from: the file itself, or a decompressing stream over it."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def close(self) -> None: ...
 
 
 class ByteStream:
@@ -38,13 +51,15 @@ class ByteStream:
 
     def __init__(self, path: str, compression: str | None, *, start: int = 0) -> None:
         if start and compression:
-            raise BpeError(f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start")
+            raise BpeError(
+                f"cannot start reading {path} at byte {start}: it is {compression}-compressed; read it from the start"
+            )
         self.path = path
         try:
-            self.raw = open(path, "rb")  # noqa: SIM115 - closed by close()
+            self.raw: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
-        self.stream = self.raw
+        self.stream: _Readable = self.raw
         self.head = b""  # bytes read to look for a mark and not yet handed out
         self.first_offset = start
         try:
@@ -105,11 +120,11 @@ class ByteStream:
     def __enter__(self) -> ByteStream:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
-def import_pyarrow(needs: str):
+def import_pyarrow(needs: str) -> tuple[Any, Any]:
     """``(pyarrow, pyarrow.parquet)``, or a ValueError: ``needs`` (what needs pyarrow), then how to install it.
 
     >>> import_pyarrow("reading a.parquet needs pyarrow")[0].__name__
@@ -123,7 +138,7 @@ def import_pyarrow(needs: str):
     return pyarrow, pyarrow.parquet
 
 
-def is_text_type(kind, *, binary: bool = False) -> bool:
+def is_text_type(kind: pyarrow.DataType, *, binary: bool = False) -> bool:
     """Whether the Arrow type ``kind`` holds text: a string type (any layout); with ``binary=True``, as
     a corpus column may, also bytes (decoded as UTF-8 row by row), an all-null column, and any of these
     dictionary-encoded.
@@ -142,7 +157,7 @@ def is_text_type(kind, *, binary: bool = False) -> bool:
     return any(getattr(pyarrow.types, f"is_{name}", lambda _: False)(kind) for name in names)
 
 
-def _zstd_stream(raw, path: str):
+def _zstd_stream(raw: BinaryIO, path: str) -> _Readable:
     pyarrow, _ = import_pyarrow(f"reading {path} (zstd) needs pyarrow")
     return pyarrow.CompressedInputStream(raw, "zstd")
 
@@ -176,7 +191,8 @@ _STRING_STOP = re.compile(rb'["\\]')
 _BLANK = re.compile(rb"[ \t\r\n]*")
 
 
-def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:  # long on purpose: one scanner's state machine
+# long on purpose: one scanner's state machine
+def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:
     """``(index from 1, element bytes)`` for each element of the JSON array that the byte ``blocks``
     hold, found by tracking strings and nesting (never parsing the whole array, so memory is one
     element plus a block). ValueError when the stream is not an array, and when it ends before the
@@ -249,7 +265,7 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
 # Parquet
 
 
-def open_parquet(path: str, text_field: str):
+def open_parquet(path: str, text_field: str) -> pyarrow.parquet.ParquetFile:
     """A ``pyarrow.parquet.ParquetFile`` whose column ``text_field`` holds text (only the footer is
     read); ValueError when it is not Parquet or has no such text column."""
     pyarrow, parquet = import_pyarrow(f"reading {path} (Parquet) needs pyarrow")
@@ -269,7 +285,7 @@ def open_parquet(path: str, text_field: str):
     return handle
 
 
-def _values(column) -> list:
+def _values(column: pyarrow.Array) -> list[str | bytes | None]:
     """A batch's column as Python values: str, bytes (binary columns, or text that is not UTF-8) or None."""
     import pyarrow
 
@@ -279,7 +295,7 @@ def _values(column) -> list:
         return column.cast(pyarrow.large_binary()).to_pylist()
 
 
-def parquet_rows(path: str, text_field: str, progress: Progress | None) -> Iterator[tuple[int, object]]:
+def parquet_rows(path: str, text_field: str, progress: Progress | None) -> Iterator[tuple[int, str | bytes | None]]:
     """``(row number from 1, value)`` for the column ``text_field``, one row group at a time (only
     that column is read); ``progress`` gets the file's bytes in proportion to the row groups done."""
     import pyarrow

@@ -8,10 +8,10 @@ rows: see ``datasets``).
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections.abc import Iterable, Iterator
 from itertools import chain
+
+from bpe_core.errors import BpeError
 
 #: Files are read in blocks of this many bytes; only the pre-token counts are kept.
 FILE_BLOCK_BYTES = 1 << 20

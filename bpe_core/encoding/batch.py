@@ -4,7 +4,8 @@ Each text is cut into parts at special tokens and at safe cuts (see ``pretokeniz
 parts are grouped into tasks of about ``BATCH_TASK_CHARS`` characters, and tasks are encoded by
 ``parallel.ordered_map``, or by threads when the encoder is compiled code that releases the GIL
 (tiktoken's engine, as tiktoken's own batches do); the ids never depend on how many workers or threads
-ran. One long text on tiktoken's engine is shared out to threads the same way (``encode_in_threads``). This module only plans and reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
+ran. One long text on tiktoken's engine is shared out to threads the same way (``encode_in_threads``).
+This module only plans and reassembles the work; the encoding itself is ``Tokenizer.encode_ordinary``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bpe_core.parallel import available_cpus, batches, check_workers, ordered_map
 from bpe_core.pretokenization.pretokenizer import cut_at_safe_cuts
 from bpe_core.pretokenization.special_tokens import split_on_special_tokens
+
+if TYPE_CHECKING:
+    import regex
 
 #: With ``workers=None``, batches of at least this many characters are encoded by worker processes
 #: (when there is more than one CPU): below it, starting workers costs more than they save.
@@ -42,7 +46,7 @@ def thread_count(num_threads: float | None) -> int:
 
 
 def encode_in_threads(
-    text: str, *, encode_ordinary: Callable[[str], list[int]], cut_regex, threads: int
+    text: str, *, encode_ordinary: Callable[[str], list[int]], cut_regex: regex.Pattern[str] | None, threads: int
 ) -> list[int] | None:
     """The ids of one long ``text``, cut at safe cuts (``cut_regex``, see ``safe_cut_regex``) into
     about ``PARTS_PER_THREAD`` parts per thread and encoded by ``threads`` threads, for an
@@ -68,7 +72,12 @@ def encode_task(encode_ordinary: Callable[[str], list[int]], texts: list[str]) -
 
 
 def plan(
-    texts: Iterable[str], *, special_regex, special_ids: Mapping[str, int], cut_regex, check: Callable[[str], None]
+    texts: Iterable[str],
+    *,
+    special_regex: regex.Pattern[str] | None,
+    special_ids: Mapping[str, int],
+    cut_regex: regex.Pattern[str] | None,
+    check: Callable[[str], None],
 ) -> tuple[list[str], list[list[int]]]:
     """The ordinary-text parts of all texts, and each text's layout: a list whose items are a
     special token's id, or ``~i`` for ``parts[i]``. ``check`` is called on each text first (it

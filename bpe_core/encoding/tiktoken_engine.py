@@ -20,18 +20,24 @@ reverse conversion is ``Tokenizer.from_tiktoken``.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
 import operator
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice
+from itertools import compress, islice, pairwise
+from typing import TYPE_CHECKING
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.pretokenization.unicode_classes import NAMES, SPELLING, TIKTOKEN_VERSION, UNICODE_VERSION, disagreeing
+
+if TYPE_CHECKING:
+    import tiktoken
+
+    from bpe_core.encoding.encoder import TextEncoder
+    from bpe_core.pretokenization.stages import StagedPreTokenizer
 
 #: The values of the ``engine=`` keyword. ``"auto"``: tiktoken's engine wherever it provably gives the
 #: same ids (built once the tokenizer has been given enough text to pay for building it), else bpe_core's
@@ -43,12 +49,13 @@ ENGINES = ("auto", "python", "tiktoken", "tiktoken-bpe")
 ENGINE_VARIABLE = "BPE_CORE_ENGINE"
 #: With ``engine="auto"``, tiktoken's engine is built once a tokenizer has been asked to encode this
 #: many characters per token of its vocabulary, in one call or over several: building it costs about
-#: what bpe_core's Python encoder spends on that much text (figures in the README, "Encoding engines").
+#: what bpe_core's Python encoder spends on that much text (figures in bench/PERFORMANCE.md, "Building
+#: the encoding engine").
 BUILD_CHARS_PER_TOKEN = 1
 #: Known tiktoken patterns of recent models (Llama 3, Mistral's Tekken) that are not presets. They use
 #: only syntax that means the same to both regex engines (alternation tried in order, greedy quantifiers,
 #: ``(?i:...)`` over ASCII letters, Unicode classes, one negative look-ahead), and bpe_core's ids equal
-#: the models' own tiktoken-based encoders with them (tests/core/test_modern_tokenizers.py); their
+#: the models' own tiktoken-based encoders with them (tests/pretrained/test_catalogue.py); their
 #: Unicode classes agree only while the installed `regex` module's tables agree with tiktoken's
 #: (checked by ``pattern_obstacle``).
 TIKTOKEN_PATTERNS = frozenset({
@@ -70,7 +77,7 @@ def special_token_prefix(special_tokens: Iterable[str]) -> tuple[str, str] | Non
     """
     ordered = sorted(special_tokens)
     # A token that starts others sorts right before them, with nothing between it and the first one.
-    for short, long in zip(ordered, ordered[1:]):
+    for short, long in pairwise(ordered):
         if long.startswith(short):
             return short, long
     return None
@@ -113,7 +120,7 @@ def multi_byte_ids(ranks: Mapping[bytes, int]) -> list[int]:
     return list(compress(ranks.values(), map((1).__lt__, map(len, ranks))))
 
 
-def pattern_obstacle(pretokenizer) -> str | None:
+def pattern_obstacle(pretokenizer: PreTokenizer | StagedPreTokenizer) -> str | None:
     """Why tiktoken's regex engine may split text differently from ``pretokenizer``, or None when it
     provably splits it the same way (see the module docstring)."""
     if not isinstance(pretokenizer, PreTokenizer):
@@ -185,7 +192,7 @@ class EngineFacts:
     name: str
     pattern: str | None
     pattern_obstacle: str | None
-    ranks: Mapping[bytes, int]
+    ranks: dict[bytes, int]  # a dict, as tiktoken.Encoding takes it (no copy)
     merged_ids: Sequence[int]
     not_self_encoding: Sequence[int]
 
@@ -205,12 +212,13 @@ class NativeEngine:
         self.encode_text: Callable[[str], list[int]] | None = None  # tiktoken's encode_ordinary
         self.encode_piece: Callable[[bytes], list[int]] | None = None  # tiktoken's BPE of one piece
         self.whole = False  # whether encode_text may be used (splitting provably the same)
-        self.piece_text_encoder = None  # bpe_core's splitting with tiktoken's BPE (set by the tokenizer)
+        # bpe_core's splitting with tiktoken's BPE (set by the tokenizer)
+        self.piece_text_encoder: TextEncoder | None = None
         self._obstacles: tuple[str | None, str | None] | None = None
         self._seen = 0
         self._lock = threading.Lock()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[NativeEngine], tuple[int]]:
         return (NativeEngine, (self.build_chars,))
 
     def obstacles(self, facts: Callable[[], EngineFacts]) -> tuple[str | None, str | None]:
@@ -262,12 +270,15 @@ class NativeEngine:
             found = facts()
             whole = self.obstacles(facts)[0] is None
             pattern = found.pattern if whole and found.pattern is not None else _WHOLE_TEXT
+            ranks = found.ranks
             try:
-                encoding = tiktoken.Encoding(name=found.name, pat_str=pattern, mergeable_ranks=found.ranks, special_tokens={})
+                encoding = tiktoken.Encoding(name=found.name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
             except ValueError as exc:  # tiktoken's regex engine refused the pattern: merge pieces only
-                self._obstacles = (f"tiktoken's regex engine rejected its pattern ({exc})", self._obstacles[1])
+                self._obstacles = (f"tiktoken's regex engine rejected its pattern ({exc})", self.obstacles(facts)[1])
                 whole = False
-                encoding = tiktoken.Encoding(name=found.name, pat_str=_WHOLE_TEXT, mergeable_ranks=found.ranks, special_tokens={})
+                encoding = tiktoken.Encoding(
+                    name=found.name, pat_str=_WHOLE_TEXT, mergeable_ranks=ranks, special_tokens={}
+                )
             core = getattr(encoding, "_core_bpe", None)
             self.encode_text = core.encode_ordinary if core is not None else encoding.encode_ordinary
             self.whole = whole
@@ -283,7 +294,7 @@ def to_encoding(
     special_tokens: Mapping[str, int],
     merged_ids: Sequence[int],
     not_self_encoding: Sequence[int],
-):
+) -> tiktoken.Encoding:
     """A ``tiktoken.Encoding`` with the special tokens (see ``ranks_obstacle`` for the other
     arguments). ValueError naming the first obstacle."""
     import tiktoken

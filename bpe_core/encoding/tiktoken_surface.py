@@ -7,19 +7,24 @@ adds ``n_vocab``, ``max_token_value``, ``eot_token``, ``token_byte_values``, ``e
 ``is_special_token``, ``decode_with_offsets``, ``decode_batch``, ``decode_bytes_batch``,
 ``encode_to_numpy`` and ``encode_with_unstable``. Every id is checked as ``token_ids`` says, so the
 errors are tiktoken's types (``KeyError``, ``TypeError``) and also ``ValueError``. Deliberate
-differences are listed in the README ("A drop-in for tiktoken"). This module neither encodes nor
+differences are listed in docs/library/tiktoken.md ("A drop-in for tiktoken"). This module neither encodes nor
 decodes on its own: it calls its host's methods, listed in ``TiktokenSurface``'s docstring.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from bpe_core.bpe.token_ids import UnknownTokenError
+from bpe_core.errors import BpeError
+from bpe_core.pretokenization.special_tokens import SpecialTokens
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing
 
 #: Bytes that continue a UTF-8 character (never start one).
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
@@ -48,7 +53,8 @@ def char_offsets(tokens: Sequence[bytes]) -> list[int]:
     [0, 1, 1, 2]
     """
     started = accumulate((len(t.translate(None, _CONTINUATION_BYTES)) for t in tokens), initial=0)
-    return [max(0, before - (t[:1] != b"" and 0x80 <= t[0] < 0xC0)) for before, t in zip(started, tokens)]
+    # `started` has one more item than `tokens` (accumulate's initial): zip stops at the tokens' end.
+    return [max(0, before - (t[:1] != b"" and 0x80 <= t[0] < 0xC0)) for before, t in zip(started, tokens, strict=False)]
 
 
 def last_white_space_length(data: bytes) -> int:
@@ -70,12 +76,35 @@ def last_white_space_length(data: bytes) -> int:
 class TiktokenSurface:
     """tiktoken's methods that ``Tokenizer`` does not define itself.
 
-    The host class provides ``name``, ``special_tokens``, ``max_token_id``, ``encode``,
-    ``encode_ordinary``, ``decode``, ``decode_bytes``, ``token_bytes``, ``token_id`` and ``is_special``,
-    and for ``encode_with_unstable`` three hooks: ``_encode_with_last_piece`` (encode's ids and how many
-    the last pre-token made), ``_ordinary_token_ids`` (token bytes -> id, special tokens left out) and
-    ``_bpe_bytes`` (BPE on bytes with no pre-tokenization).
+    The host class provides ``name``, ``special_tokens``, ``max_token_value``, ``encode``,
+    ``encode_ordinary``, ``decode``, ``decode_bytes``, ``decode_tokens_bytes``,
+    ``decode_single_token_bytes`` and ``is_special_token``, and for ``encode_with_unstable`` three hooks:
+    ``_encode_with_last_piece`` (encode's ids and how many the last pre-token made),
+    ``_ordinary_token_ids`` (token bytes -> id, special tokens left out) and ``_bpe_bytes`` (BPE on
+    bytes with no pre-tokenization). They are declared below for the type checker only.
     """
+
+    if TYPE_CHECKING:
+        name: str
+
+        @property
+        def special_tokens(self) -> dict[str, int]: ...
+        @property
+        def max_token_value(self) -> int: ...
+        def encode(
+            self, text: str, *, allowed_special: SpecialTokens = ..., disallowed_special: SpecialTokens = ...
+        ) -> list[int]: ...
+        def encode_ordinary(self, text: str) -> list[int]: ...
+        def decode(self, tokens: Iterable[int], errors: str = ...) -> str: ...
+        def decode_bytes(self, tokens: Iterable[int]) -> bytes: ...
+        def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]: ...
+        def decode_single_token_bytes(self, token: int) -> bytes: ...
+        def is_special_token(self, token: int) -> bool: ...
+        def _encode_with_last_piece(
+            self, text: str, *, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
+        ) -> tuple[list[int], int]: ...
+        def _ordinary_token_ids(self) -> Mapping[bytes, int]: ...
+        def _bpe_bytes(self, data: bytes) -> tuple[int, ...]: ...
 
     # ----------------------------------------------------------------------------------------------
     # sizes and special tokens
@@ -125,7 +154,9 @@ class TiktokenSurface:
     # ----------------------------------------------------------------------------------------------
     # encoding
 
-    def encode_to_numpy(self, text: str, *, allowed_special=frozenset(), disallowed_special="all"):
+    def encode_to_numpy(
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
+    ) -> numpy.typing.NDArray[numpy.uint32]:
         """``encode``'s ids as a numpy ``uint32`` array (needs numpy, as tiktoken's does)."""
         import numpy as np
 
@@ -133,7 +164,7 @@ class TiktokenSurface:
         return np.array(ids, dtype=np.uint32)
 
     def encode_with_unstable(
-        self, text: str, *, allowed_special=frozenset(), disallowed_special="all"
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
     ) -> tuple[list[int], list[list[int]]]:
         """The ids of ``text`` that more text cannot change, and every way the rest may be encoded
         once more text follows, as tiktoken defines them (its API calls this unstable).
@@ -158,7 +189,9 @@ class TiktokenSurface:
         when the last pre-token starts with one (a later newline can join them into one piece)."""
 
         def all_space(token_id: int) -> bool:
-            return not self.is_special_token(token_id) and not self.decode_single_token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
+            if self.is_special_token(token_id):
+                return False
+            return not self.decode_single_token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
 
         if all_space(tokens[-last]):
             while last < len(tokens) and all_space(tokens[-last - 1]):
@@ -166,7 +199,7 @@ class TiktokenSurface:
         return last
 
     def _completions(self, unstable: bytes) -> set[tuple[int, ...]]:
-        found = {(token_id,) for _, token_id in self._tokens_starting_with(unstable)}
+        found: set[tuple[int, ...]] = {(token_id,) for _, token_id in self._tokens_starting_with(unstable)}
         # Only suffixes no longer than the longest token can start one.
         longest = max((len(token) for token, _ in self._sorted_tokens()), default=0)
         for cut in range(max(1, len(unstable) - longest), len(unstable)):

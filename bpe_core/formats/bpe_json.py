@@ -28,17 +28,16 @@ This module turns the format into plain data and back (the ``Tokenizer`` keyword
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import json
 import math
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
-from bpe_core.safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
 from bpe_core.bpe.token_ids import MAX_TOKEN_ID
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
+from bpe_core.safe_io import json_value, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
 
 FORMAT = "bpe_core.tokenizer"
 #: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).
@@ -78,7 +77,7 @@ def dumps(
         "name": name,
         "pattern": None if staged else pattern,
         "pattern_name": pattern_name,
-        **({"pretokenizer": pattern.to_dict()} if staged else {}),
+        **({"pretokenizer": pattern.to_dict()} if isinstance(pattern, Pipeline) else {}),
         "special_tokens": special_tokens,
         "vocab": [_token_entry(i, token) for i, token in sorted(vocab.items())],
         "merge_fields": MERGE_FIELDS,
@@ -98,7 +97,7 @@ def _require(condition: bool, message: str) -> None:
         raise _Problem(message)
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -292,7 +291,7 @@ def loads(text: str, *, source: str = "<string>") -> dict[str, Any]:
         raise BpeError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
 
-def read(path: str | os.PathLike) -> str:
+def read(path: str | os.PathLike[str]) -> str:
     """The text of a tokenizer file; ValueError when it cannot be read or is not UTF-8."""
     path = os.fspath(path)
     try:

@@ -3,9 +3,9 @@ ByteLevel BPE: each byte is written as one printable character. Only the mapping
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
+
+from bpe_core.errors import BpeError
 
 
 @functools.lru_cache(maxsize=1)

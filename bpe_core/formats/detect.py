@@ -3,18 +3,17 @@ Face ``tokenizer.json``, or a ``.tiktoken`` rank file. Each format's reading is 
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import os
 from pathlib import Path
 
+from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import decode_file, parse_json
-from bpe_core.tokenizer import Tokenizer
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
+from bpe_core.tokenizer import Tokenizer
 
 
-def load_any(path: str | os.PathLike, *, pattern: str | None = "gpt2") -> Tokenizer:
+def load_any(path: str | os.PathLike[str], *, pattern: str | None = "gpt2") -> Tokenizer:
     """Load a tokenizer file of any supported kind, recognised by its content: bpe_core JSON,
     Hugging Face ``tokenizer.json``, or a ``.tiktoken`` rank file (which gets ``pattern``)."""
     path = os.fspath(path)

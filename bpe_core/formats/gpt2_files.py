@@ -3,17 +3,16 @@ both in GPT-2's byte alphabet (see ``bytelevel``). Reading checks every entry.""
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bpe_core.errors import BpeError
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.safe_io import json_value
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 
 
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
@@ -44,7 +43,7 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike) -> tuple[Path, Path]:
+def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -62,8 +61,8 @@ def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike) -> tuple
 
 
 def load_gpt2_files(
-    vocab_json: str | os.PathLike,
-    merges_txt: str | os.PathLike,
+    vocab_json: str | os.PathLike[str],
+    merges_txt: str | os.PathLike[str],
     *,
     pattern: str | None = "gpt2",
     special_tokens: Sequence[str] = ("<|endoftext|>",),
@@ -80,6 +79,5 @@ def load_gpt2_files(
     specials = {t: encoder.pop(t) for t in special_tokens if t in encoder}
     vocab = parse_encoder(encoder, what=str(vocab_json))
     merges = parse_merges_txt(merges_text, what=str(merges_txt))
-    return Tokenizer(
-        vocab, merges, special_tokens=specials, pattern=pattern, name=name or Path(vocab_json).parent.name or "gpt2-files"
-    )
+    name = name or Path(vocab_json).parent.name or "gpt2-files"
+    return Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)

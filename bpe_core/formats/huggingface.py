@@ -12,8 +12,6 @@ template adding ``<|begin_of_text|>``, say), truncation and padding are not part
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import json
 import os
 import re
@@ -21,14 +19,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
-from bpe_core.safe_io import json_value
-from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
-from bpe_core.tokenizer import Tokenizer
+from bpe_core.errors import BpeError
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder
 from bpe_core.formats.oniguruma import from_oniguruma
-
+from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
+from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
+from bpe_core.safe_io import json_value
+from bpe_core.tokenizer import Tokenizer
 
 # A possessive interval such as `\p{N}{1,3}+` (cl100k's digit rule) means "1 to 3 digits, no
 # backtracking" to `regex` and tiktoken, but "one or more groups of 1 to 3 digits" to Oniguruma, the
@@ -107,9 +105,8 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
         pre_tokenizers = []
         source = tokenizer.pretokenizer.full_source
         if source is not None:
-            pre_tokenizers.append(
-                {"type": "Split", "pattern": {"Regex": oniguruma_pattern(source)}, "behavior": "Isolated", "invert": False}
-            )
+            regex = {"Regex": oniguruma_pattern(source)}
+            pre_tokenizers.append({"type": "Split", "pattern": regex, "behavior": "Isolated", "invert": False})
         pre_tokenizers.append(_byte_level(add_prefix_space=False, use_regex=False))
     return {
         "version": "1.0",
@@ -155,7 +152,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     }
 
 
-def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file."""
     Path(path).write_text(json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False), encoding="utf-8")
 
@@ -210,7 +207,9 @@ def _split_stage(node: dict, number: int) -> Split:
     where = f"pre-tokenizer {number} (Split)"
     pattern = node.get("pattern")
     if not isinstance(pattern, dict) or len(pattern) != 1 or not isinstance(next(iter(pattern.values())), str):
-        raise BpeError(f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}')
+        raise BpeError(
+            f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}'
+        )
     (kind, source), = pattern.items()
     behavior = node.get("behavior")
     if behavior not in _BEHAVIORS:
@@ -245,7 +244,9 @@ def read_stages(node: Any) -> list[Split | PrefixSpace]:
             if _flag(leaf, "use_regex", True, where):
                 stages.append(Split(GPT2_PATTERN))
         elif kind == "ByteLevel":
-            raise BpeError(f"pre-tokenizer {number} is a ByteLevel before other pre-tokenizers; only a final one is supported")
+            raise BpeError(
+                f"pre-tokenizer {number} is a ByteLevel before other pre-tokenizers; only a final one is supported"
+            )
         elif kind == "Split":
             stages.append(_split_stage(leaf, number))
         else:
@@ -310,7 +311,7 @@ def _added_tokens(entries: Any, normalizers: list[str]) -> dict[str, int]:
     normalized: list[str] = []
     raw: list[str] = []
     for entry in entries or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
+        if not (isinstance(entry, dict) and isinstance(entry.get("content"), str) and isinstance(entry.get("id"), int)):
             raise BpeError(f"an added token must be an object with a 'content' string and an 'id', got {entry!r}")
         content = entry["content"]
         for flag in ("lstrip", "rstrip", "single_word"):
@@ -354,13 +355,14 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     specials = _added_tokens(data.get("added_tokens"), normalizers)
     encoder = {text: token_id for text, token_id in model["vocab"].items() if text not in specials}
     vocab = parse_encoder(encoder, what="tokenizer.json vocab")
-    merges = []
+    merges: list[tuple[bytes, bytes]] = []
     for rank, merge in enumerate(model["merges"]):
         if isinstance(merge, str):
             merge = merge.split(" ")
         if not isinstance(merge, list) or len(merge) != 2:
             raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
-        merges.append(tuple(printable_to_bytes(part, what=f"merge {rank}") for part in merge))
+        left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
+        merges.append((left, right))
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
     _check_decoder(data.get("decoder"))
     tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
@@ -372,7 +374,7 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     return tokenizer
 
 
-def load_huggingface(path: str | os.PathLike) -> Tokenizer:
+def load_huggingface(path: str | os.PathLike[str]) -> Tokenizer:
     """Read a byte-level BPE ``tokenizer.json``; ValueError saying what is wrong."""
     try:
         data = json_value(Path(path).read_text(encoding="utf-8"))

@@ -21,9 +21,9 @@ This module knows nothing of tokenizers; ``huggingface`` uses it.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import regex
+
+from bpe_core.errors import BpeError
 
 #: General categories and scripts that may follow ``\p``; both engines read these the same way.
 _CATEGORIES = frozenset(

@@ -3,13 +3,12 @@ The format holds neither the pattern nor the special tokens, so loading takes th
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import base64
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 
 
@@ -23,7 +22,7 @@ def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[byt
     lines = text.splitlines()
     try:  # the whole file at once (a 200k-token file in a fraction of a second) ...
         tokens = list(map(_b64_strict, fields[0::2]))
-        ranks = dict(zip(tokens, map(int, fields[1::2])))
+        ranks = dict(zip(tokens, map(int, fields[1::2]), strict=False))  # an odd count fails the check below
         if len(fields) == 2 * len(ranks) == 2 * (len(lines) - lines.count("")):
             return ranks
     except ValueError:
@@ -68,13 +67,13 @@ def dumps_tiktoken(tokenizer: Tokenizer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``dumps_tiktoken`` to ``path``."""
     Path(path).write_text(dumps_tiktoken(tokenizer), encoding="ascii")
 
 
 def load_tiktoken(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     pattern: str | None = "gpt2",
     special_tokens: Mapping[str, int] | Sequence[str] = (),

@@ -27,13 +27,17 @@ patterns; this module only runs a compiled one.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import bisect
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import accumulate, repeat
+from typing import TYPE_CHECKING
+
+from bpe_core.errors import BpeError
+
+if TYPE_CHECKING:
+    import regex
 
 #: The allowance of any operation, and what each million characters of input adds to it.
 BASE_SECONDS = 5.0
@@ -65,7 +69,9 @@ class RegexBudget:
     2.0
     """
 
-    def __init__(self, pattern: str, *, base_seconds: float = BASE_SECONDS, seconds_per_mb: float = SECONDS_PER_MB):
+    def __init__(
+        self, pattern: str | None, *, base_seconds: float = BASE_SECONDS, seconds_per_mb: float = SECONDS_PER_MB
+    ) -> None:
         for name, value in (("base_seconds", base_seconds), ("seconds_per_mb", seconds_per_mb)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise BpeError(f"{name} must be a number of seconds >= 0, got {value!r}")
@@ -114,7 +120,13 @@ class RegexBudget:
 
 
 def stream_custom(
-    chunks: Iterable[str], compiled, special_regex, *, guard: int, check, budget: RegexBudget
+    chunks: Iterable[str],
+    compiled: regex.Pattern[str],
+    special_regex: regex.Pattern[str] | None,
+    *,
+    guard: int,
+    check: Callable[[str], None] | None,
+    budget: RegexBudget,
 ) -> Iterator[tuple[str, bool]]:
     """``(piece, is_special)`` for the concatenation of ``chunks`` with the custom pattern
     ``compiled`` (catch-all included, so the pieces tile the text), as ``findall`` on each stretch
@@ -160,18 +172,28 @@ def _at_most(chunks: Iterable[str], size: int) -> Iterator[str]:
             yield from (chunk[start : start + size] for start in range(0, len(chunk), size))
 
 
-def scan(compiled, text: str, pos: int, endpos: int, budget: RegexBudget) -> list[str]:
+def scan(compiled: regex.Pattern[str], text: str, pos: int, endpos: int, budget: RegexBudget) -> list[str]:
     """The non-empty matches of ``compiled`` in ``text[pos:endpos]`` (seen as a text that ends at
     ``endpos``), in order, on ``budget``: ``findall`` when the pattern has no group (it then gives
     whole matches, at C speed), ``finditer`` otherwise."""
     with budget.running() as timeout:
         if not compiled.groups:
             return list(filter(None, compiled.findall(text, pos, endpos, timeout=timeout)))
-        return [match.group() for match in compiled.finditer(text, pos, endpos, timeout=timeout) if match.end() > match.start()]
+        matches = compiled.finditer(text, pos, endpos, timeout=timeout)
+        return [match.group() for match in matches if match.end() > match.start()]
 
 
-def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard: int, budget: RegexBudget, *,
-            final: bool) -> tuple[list[tuple[str, bool]], int, int]:
+def _settle(
+    buffer: str,
+    done: int,
+    segment: int,
+    compiled: regex.Pattern[str],
+    special_regex: regex.Pattern[str] | None,
+    guard: int,
+    budget: RegexBudget,
+    *,
+    final: bool,
+) -> tuple[list[tuple[str, bool]], int, int]:
     """The pieces of ``buffer`` from ``done`` on that are settled (all of them when ``final``), and
     the new ``done`` and ``segment``: special tokens ending ``guard`` characters before the end close
     their segment, whose pieces are all settled; in the open segment, those ``CUSTOM_MARGIN``
@@ -180,11 +202,12 @@ def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard
     limit = len(buffer) - guard
     while True:
         special = special_regex.search(buffer, done) if special_regex is not None else None
-        closed = special is not None and special.end() <= limit
-        end = special.start() if closed else len(buffer)
+        closing = special if special is not None and special.end() <= limit else None
+        end = closing.start() if closing is not None else len(buffer)
         # In the open segment, a piece's margin must end before any special token that may yet
         # close the segment (one still growing at the end, or one not yet read).
-        until = end if closed or final else min(limit, special.start() if special else limit) - CUSTOM_MARGIN
+        next_special = special.start() if special is not None else limit
+        until = end if closing is not None or final else min(limit, next_special) - CUSTOM_MARGIN
         text = buffer if segment == 0 else buffer[segment:end]  # the segment's start is the text's
         offset = 0 if segment == 0 else segment
         pieces = scan(compiled, text, done - offset, end - offset, budget)
@@ -193,7 +216,7 @@ def _settle(buffer: str, done: int, segment: int, compiled, special_regex, guard
         taken = max(0, bisect.bisect_right(ends, until) - 1)  # until may lie before done
         ready.extend(zip(pieces[:taken], repeat(False)))
         done = ends[taken]
-        if not closed:
+        if closing is None:
             return ready, done, segment
-        ready.append((special.group(), True))
-        done = segment = special.end()
+        ready.append((closing.group(), True))
+        done = segment = closing.end()

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from itertools import pairwise
+from typing import Literal
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD", "lowercase")
+#: The Unicode normal forms among ``NORMALIZATIONS``, each by its name as ``unicodedata`` types it.
+_FORMS: dict[str, Literal["NFC", "NFD", "NFKC", "NFKD"]] = {"NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD"}
 
 
 def _lowercase(text: str) -> str:
@@ -25,7 +29,7 @@ def normalize(text: str, normalizers: Sequence[str]) -> str:
     'οδοσ café'
     """
     for name in normalizers:
-        text = _lowercase(text) if name == "lowercase" else unicodedata.normalize(name, text)
+        text = _lowercase(text) if name == "lowercase" else unicodedata.normalize(_FORMS[name], text)
     return text
 
 
@@ -34,23 +38,24 @@ def _units(text: str, name: str) -> list[tuple[int, int, str]]:
     normalizer ``name``, in runs as short as normalization allows (one character for lowercase)."""
     if name == "lowercase":
         return [(index, index + 1, char.lower()) for index, char in enumerate(text)]
-    if unicodedata.is_normalized(name, text):
+    form = _FORMS[name]
+    if unicodedata.is_normalized(form, text):
         return [(index, index + 1, char) for index, char in enumerate(text)]
     # Runs start at characters of combining class 0; two runs are kept apart only when normalizing
     # them apart gives what normalizing them together does (Hangul jamo compose across such starts).
     starts = [0] + [index for index in range(1, len(text)) if unicodedata.combining(text[index]) == 0]
     units: list[list[int]] = []
-    for start, end in zip(starts, starts[1:] + [len(text)]):
+    for start, end in pairwise([*starts, len(text)]):
         if units:
             first = units[-1][0]
-            joined = unicodedata.normalize(name, text[first:end])
-            if joined != unicodedata.normalize(name, text[first:start]) + unicodedata.normalize(name, text[start:end]):
+            joined = unicodedata.normalize(form, text[first:end])
+            if joined != unicodedata.normalize(form, text[first:start]) + unicodedata.normalize(form, text[start:end]):
                 units[-1][1] = end
                 continue
         units.append([start, end])
-    out = [(start, end, unicodedata.normalize(name, text[start:end])) for start, end in units]
-    if "".join(output for _, _, output in out) != unicodedata.normalize(name, text):
-        return [(0, len(text), unicodedata.normalize(name, text))]
+    out = [(start, end, unicodedata.normalize(form, text[start:end])) for start, end in units]
+    if "".join(output for _, _, output in out) != unicodedata.normalize(form, text):
+        return [(0, len(text), unicodedata.normalize(form, text))]
     return out
 
 

@@ -10,17 +10,20 @@ of its own, so encoding always round-trips. It does not count words or apply mer
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import regex
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.custom_patterns import RegexBudget, scan, stream_custom
 from bpe_core.pretokenization.special_tokens import split_on_special_tokens
-from bpe_core.pretokenization.unicode_classes import exact_pattern, narrowed_pattern, ranges
+from bpe_core.pretokenization.unicode_classes import ExactPattern, exact_pattern, narrowed_pattern, ranges
+
+if TYPE_CHECKING:
+    import re
 
 #: tiktoken's GPT-2 / r50k pattern (equivalent to the original GPT-2 release, but faster).
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -59,13 +62,14 @@ _SAFE_CUTS: dict[str, str] = {
     CL100K_PATTERN: r"(?=\s)(?<=\p{L})",
     O200K_PATTERN: r"(?=\s)(?<=\p{L})",
 }
-_SAFE_CUT_CACHE: dict[str, object] = {}
+_SAFE_CUT_CACHE: dict[str, regex.Pattern[str]] = {}
 
 
-def safe_cut_regex(source: str | None):
+def safe_cut_regex(source: object) -> regex.Pattern[str] | None:
     """A compiled regex whose (empty) matches are positions where the text may be split before
-    pre-tokenizing with the preset ``source``, or None for custom patterns and no pattern."""
-    rule = _SAFE_CUTS.get(source) if source is not None else None
+    pre-tokenizing with the preset ``source``, or None for anything else (a custom pattern, a
+    ``stages.Pipeline``, no pattern)."""
+    rule = _SAFE_CUTS.get(source) if isinstance(source, str) else None
     if rule is None:
         return None
     compiled = _SAFE_CUT_CACHE.get(rule)
@@ -74,7 +78,7 @@ def safe_cut_regex(source: str | None):
     return compiled
 
 
-def cut_at_safe_cuts(text: str, cut_regex, size: int) -> list[str]:
+def cut_at_safe_cuts(text: str, cut_regex: regex.Pattern[str] | None, size: int) -> list[str]:
     """``text`` in parts of at least ``size`` characters (the last may be shorter), cut only where
     ``cut_regex`` (see ``safe_cut_regex``) allows; the whole text when it is None. A ``size`` below 1
     counts as 1 (a cut must move forward).
@@ -108,7 +112,7 @@ _ANY_CHARACTER = r"[\s\S]"
 
 # ------------------------------------------------------------------------------------------------
 # GPT-2's pieces, fast. The standard library's `re` runs the same pattern written with explicit
-# classes several times faster than the `regex` module (figures in bench/PERFORMANCE.md). Two
+# classes faster than the `regex` module (figures in bench/PERFORMANCE.md, "How the speed is reached"). Two
 # `re` patterns serve GPT-2 (the default pattern), both exact:
 #
 # * `_GPT2_SEGMENTS` splits text into segments, each a run of spaces and the non-spaces after it, cut
@@ -123,7 +127,10 @@ _ANY_CHARACTER = r"[\s\S]"
 # \s is Unicode's White_Space, the 25 characters below; _gpt2_fast() checks that, and the ASCII
 # classes, against the pinned classes the presets use (unicode_classes) before the patterns are first
 # used.
-_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 _S = r"\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _ASTRAL = r"\U00010000-\U0010ffff"
 _GPT2_SEGMENTS_SOURCE = rf"[{_S}]*(?:[^{_S}{_ASTRAL}]+|[{_ASTRAL}][{_S}]*)+|[{_S}]+"
@@ -141,7 +148,7 @@ _CL100K_ASCII_SOURCE = (
 # On ASCII text there is no astral character and \s is [\t-\r ], so the segment pattern reduces to
 # this simpler one, which `re` runs faster.
 _GPT2_SEGMENTS_ASCII_SOURCE = r"[\t-\r ]*[^\t-\r ]+|[\t-\r ]+"
-_gpt2_fast_patterns: list = []
+_gpt2_fast_patterns: list[tuple[re.Pattern[str], re.Pattern[str]] | None] = []
 
 
 class _SegmentFinder:
@@ -149,7 +156,7 @@ class _SegmentFinder:
 
     __slots__ = ("_any", "_ascii")
 
-    def __init__(self, any_text, ascii_text) -> None:
+    def __init__(self, any_text: re.Pattern[str], ascii_text: re.Pattern[str]) -> None:
         self._any = any_text
         self._ascii = ascii_text
 
@@ -157,7 +164,7 @@ class _SegmentFinder:
         return (self._ascii if text.isascii() else self._any).findall(text)
 
 
-def _gpt2_fast():
+def _gpt2_fast() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """``(segments, ascii)`` compiled `re` patterns, or None if the pinned classes disagree with them."""
     if not _gpt2_fast_patterns:
         import re
@@ -178,7 +185,7 @@ def _gpt2_fast():
 
 
 @functools.cache
-def _cl100k_ascii_pattern():
+def _cl100k_ascii_pattern() -> re.Pattern[str] | None:
     """cl100k's compiled `re` pattern for ASCII text, or None if `regex`'s ASCII classes differ."""
     import re
 
@@ -206,8 +213,9 @@ def resolve_pattern(pattern: str | None) -> str | None:
     return PRESETS.get(pattern, pattern)
 
 
-def preset_name(pattern: str | None) -> str | None:
-    """The preset name whose regex is ``pattern``, or None for custom patterns and None."""
+def preset_name(pattern: object) -> str | None:
+    """The preset name whose regex is ``pattern``, or None for anything else (a custom pattern, a
+    ``stages.Pipeline``, None)."""
     for name, source in PRESETS.items():
         if pattern == source or pattern == name:
             return name
@@ -223,7 +231,7 @@ class PreTokenizer:
     """
 
     source: str | None
-    compiled: object | None  # regex.Pattern; typed loosely because regex has no stubs
+    compiled: regex.Pattern[str] | ExactPattern | None
     is_preset: bool
 
     @classmethod
@@ -279,20 +287,22 @@ class PreTokenizer:
             budget.grant(len(text))
         return scan(self.compiled, text, 0, len(text), budget)
 
-    def piece_finders(self):
+    def piece_finders(self) -> tuple[Callable[[str], list[str]] | None, Callable[[str], list[str]]]:
         """``(ascii_findall, findall)``: functions returning the pieces of a text, the first one only
         valid for ASCII text (None when there is no faster way for it). For presets only."""
+        if self.compiled is None:
+            raise TypeError("piece_finders needs a pattern: this pre-tokenizer has none")
         if self.source == GPT2_PATTERN:
             fast = _gpt2_fast()
             if fast is not None:
                 return fast[1].findall, self.compiled.findall
         elif self.source == CL100K_PATTERN:
-            fast = _cl100k_ascii_pattern()
-            if fast is not None:
-                return fast.findall, self.compiled.findall
+            ascii_pattern = _cl100k_ascii_pattern()
+            if ascii_pattern is not None:
+                return ascii_pattern.findall, self.compiled.findall
         return None, self.compiled.findall
 
-    def segment_pattern(self):
+    def segment_pattern(self) -> _SegmentFinder | None:
         """A compiled pattern whose ``findall`` splits text into segments that pre-tokenize on their
         own exactly as in place (runs of text between safe cuts), or None for patterns without one.
         Segments repeat far more than texts do, so per-segment caches and counts pay off."""
@@ -334,10 +344,10 @@ def replace_surrogates(text: str) -> str:
 def stream_pieces(
     chunks: Iterable[str],
     pretokenizer: PreTokenizer,
-    special_regex=None,
+    special_regex: regex.Pattern[str] | None = None,
     *,
     guard: int = 0,
-    check=None,
+    check: Callable[[str], None] | None = None,
     budget: RegexBudget | None = None,
 ) -> Iterator[tuple[str, bool]]:
     """Yield ``(piece, is_special)`` for the concatenation of ``chunks``, exactly as splitting the
@@ -382,7 +392,9 @@ def stream_pieces(
         )
 
 
-def _settled_pieces(buffer: str, pretokenizer: PreTokenizer, special_regex, limit: int) -> tuple[list, int]:
+def _settled_pieces(
+    buffer: str, pretokenizer: PreTokenizer, special_regex: regex.Pattern[str] | None, limit: int
+) -> tuple[list[tuple[str, bool]], int]:
     """The pieces at the start of ``buffer`` that no later text can change (each ending before
     ``limit``), and where they end (see ``stream_pieces``)."""
     ready: list[tuple[str, bool]] = []

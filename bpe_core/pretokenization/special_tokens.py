@@ -6,17 +6,17 @@ This module matches and splits text at them; it does not pre-tokenize or encode.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Literal
 
 import regex
 
+from bpe_core.errors import BpeError
+
 SpecialTokens = Literal["all"] | Collection[str]
 
 
-def special_token_regex(special_tokens: Iterable[str]):
+def special_token_regex(special_tokens: Iterable[str]) -> regex.Pattern[str] | None:
     """A regex matching any of ``special_tokens``, longest first, or None when there are none."""
     tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
     if not tokens:
@@ -24,7 +24,7 @@ def special_token_regex(special_tokens: Iterable[str]):
     return regex.compile("|".join(regex.escape(t) for t in tokens))
 
 
-def split_on_special_tokens(text: str, special_regex) -> Iterator[tuple[str, bool]]:
+def split_on_special_tokens(text: str, special_regex: regex.Pattern[str] | None) -> Iterator[tuple[str, bool]]:
     """Yield ``(segment, is_special)`` covering ``text``; special tokens come out whole."""
     if special_regex is None:
         if text:
@@ -88,9 +88,10 @@ def allowed_and_disallowed(
 
 def check_disallowed(text: str, disallowed: Collection[str]) -> None:
     """ValueError, worded as tiktoken's, if ``text`` holds one of the ``disallowed`` special tokens."""
-    if not disallowed:
+    pattern = special_token_regex(disallowed)
+    if pattern is None:
         return
-    found = special_token_regex(disallowed).search(text)
+    found = pattern.search(text)
     if found:
         token = found.group()
         raise BpeError(

@@ -18,8 +18,6 @@ This module does not read tokenizer files (``formats.huggingface`` does) nor enc
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,10 +25,11 @@ from typing import Any
 
 import regex
 
+from bpe_core.bpe.tokens import TokenInfo, piece_token_infos
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization import custom_patterns
 from bpe_core.pretokenization.normalization import NORMALIZATIONS, normalize, normalize_aligned
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
-from bpe_core.bpe.tokens import TokenInfo, piece_token_infos
 
 BEHAVIORS = ("isolated", "removed", "merged_with_previous", "merged_with_next", "contiguous")
 
@@ -89,8 +88,9 @@ class Pipeline:
     ['ab', '123', '45', 'c']
     """
 
-    stages: tuple[Stage, ...] = ()
-    normalizers: tuple[str, ...] = ()
+    # Any sequence is taken (a list, as above); __post_init__ keeps them as tuples.
+    stages: Sequence[Stage] = ()
+    normalizers: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         for field, value in (("stages", self.stages), ("normalizers", self.normalizers)):
@@ -137,9 +137,10 @@ def _stage_from_dict(number: int, entry: Any) -> Stage:
         return PrefixSpace()
     if not isinstance(entry, Mapping) or entry.get("type") != "split":
         raise BpeError(f"pipeline stage {number} must be an object of type 'split' or 'prefix_space'")
+    pattern: Any = entry.get("pattern")  # whatever the file holds: Split checks it
     try:
         return Split(
-            entry.get("pattern"),
+            pattern,
             behavior=entry.get("behavior", "isolated"),
             invert=entry.get("invert", False),
             literal=entry.get("literal", False),
@@ -154,7 +155,7 @@ def _stage_from_dict(number: int, entry: Any) -> Stage:
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(rule: Split):
+def _compiled(rule: Split) -> regex.Pattern[str]:
     source = regex.escape(rule.pattern) if rule.literal else rule.pattern
     try:
         compiled = regex.compile(source)
@@ -235,7 +236,8 @@ def _tiles(rule: Split, text: str) -> list[tuple[int, int, bool]]:
 def _kept_spans(rule: Split, text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` that become pieces under ``rule`` (HF's five behaviors).
 
-    >>> [_kept_spans(Split("-", behavior=b, literal=True), "a-b--c") for b in BEHAVIORS]  # doctest: +NORMALIZE_WHITESPACE
+    >>> rule = lambda behavior: Split("-", behavior=behavior, literal=True)
+    >>> [_kept_spans(rule(b), "a-b--c") for b in BEHAVIORS]  # doctest: +NORMALIZE_WHITESPACE
     [[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)], [(0, 1), (2, 3), (5, 6)],
      [(0, 2), (2, 4), (4, 5), (5, 6)], [(0, 1), (1, 3), (3, 4), (4, 6)], [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6)]]
     """
@@ -336,7 +338,9 @@ class StagedPreTokenizer:
         return out
 
 
-def _split_aligned(stage: Stage, text: str, starts: list[int], ends: list[int]):
+def _split_aligned(
+    stage: Stage, text: str, starts: list[int], ends: list[int]
+) -> list[tuple[str, list[int], list[int]]]:
     if isinstance(stage, PrefixSpace):
         if text.startswith(" "):
             return [(text, starts, ends)]
@@ -349,7 +353,7 @@ def _build(pipeline: Pipeline) -> StagedPreTokenizer:
     return StagedPreTokenizer(pipeline)
 
 
-def build_pretokenizer(pattern: str | Pipeline | None):
+def build_pretokenizer(pattern: str | Pipeline | None) -> PreTokenizer | StagedPreTokenizer:
     """The pre-tokenizer of a ``Tokenizer``'s ``pattern``: a preset name, a regex or None
     (``pretokenize.PreTokenizer``), or a ``Pipeline`` (``StagedPreTokenizer``)."""
     if isinstance(pattern, Pipeline):

@@ -10,7 +10,7 @@ generated from tiktoken itself), says where the installed `regex` disagrees with
 (``exact_pattern``; ``narrowed_pattern`` for the safe-cut rules). It does not pre-tokenize: the
 presets and their fast paths are ``pretokenize``'s.
 
-Keeping the table current: ``tests/core/test_unicode_agreement.py`` compares it, and bpe_core's ids on
+Keeping the table current: ``tests/pretokenization/test_unicode_classes.py`` compares it, and bpe_core's ids on
 every code point, with the installed tiktoken. When a tiktoken release moves to a newer Unicode, that
 test fails and names the fix: ``python -m bpe_core.pretokenization.unicode_classes --write`` regenerates ``TABLE``
 (and ``TIKTOKEN_VERSION``/``UNICODE_VERSION``) in this file from the installed tiktoken.
@@ -20,14 +20,19 @@ test fails and names the fix: ``python -m bpe_core.pretokenization.unicode_class
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import bisect
 import functools
 import re
 import sys
+from collections.abc import Callable, Collection, Iterable, Iterator
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bpe_core.errors import BpeError
+
+if TYPE_CHECKING:
+    import regex
 
 #: The tiktoken release ``TABLE`` was generated from, and the Unicode version its classes follow.
 TIKTOKEN_VERSION = "0.14.0"
@@ -168,7 +173,7 @@ def _text(code_points: tuple[tuple[int, int], ...]) -> str:
     return "".join(every[first : last + 1] for first, last in code_points)
 
 
-def _as_ranges(codes) -> tuple[tuple[int, int], ...]:
+def _as_ranges(codes: Iterable[int]) -> tuple[tuple[int, int], ...]:
     """Code points (any order) as sorted, merged ranges."""
     merged: list[list[int]] = []
     for code in sorted(codes):
@@ -218,16 +223,17 @@ def disagreeing(name: str) -> tuple[tuple[int, int], ...]:
 # of them: a preset sees a character only through its classes and its literals (all ASCII, which no
 # Unicode version changes). Text that holds one is matched with each such character replaced by a
 # stand-in: a character of the same class in the table on which this `regex` agrees, so the matches
-# have the same spans, and the pieces are cut from the original text at those spans. Translating
-# costs about as much again as matching, and only text holding such a character pays it.
+# have the same spans, and the pieces are cut from the original text at those spans. Only text holding
+# such a character pays for the translation (its cost: bench/PERFORMANCE.md, "Custom patterns at any size,
+# and the pinned Unicode classes").
 
 _CLASS_TOKEN = re.compile(r"\\[pP]\{(\w+)\}|\\[sS]|\\.|\[\^?|\]")
 
 
-def spelled_out(source: str, names) -> str:
+def spelled_out(source: str, names: Collection[str]) -> str:
     r"""``source`` with the classes ``names`` (keys of ``NAMES``) written as explicit ranges, inside
     and outside brackets; everything else is kept as written. Exact on any text, but `regex` tests
-    long explicit classes range by range, several times slower than a property.
+    long explicit classes range by range, slower than a property.
 
     >>> print(spelled_out(r"\s+(?!\S)", ["White_Space"]))
     [\x09-\x0d\x20\x85\xa0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000]+(?![^\x09-\x0d\x20\x85\xa0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000])
@@ -313,8 +319,10 @@ class ExactPattern:
         self._fast = regex.compile(source)
         codes = sorted({code for name in names for a, b in disagreeing(name) for code in range(a, b + 1)})
         self._wrong = frozenset(map(chr, codes))
-        self._table = _translation(names)
-        self._spelled = None if self._table is not None else regex.compile(spelled_out(source, names))
+        table = _translation(names)
+        # Matching translated text when that is exact; the spelled-out pattern when it is not.
+        self._table: dict[int, int] = table if table is not None else {}
+        self._spelled = None if table is not None else regex.compile(spelled_out(source, names))
         # A standard-library `re` class of the BMP code points in dispute (one bitmap lookup per
         # character) and of all astral characters (one range): a quick first look; only the few
         # characters it finds are then looked up exactly.
@@ -327,7 +335,8 @@ class ExactPattern:
     def _needs_care(self, text: str) -> bool:
         return self._suspect(text) is not None and not self._wrong.isdisjoint(self._suspects(text))
 
-    def __reduce__(self):  # rebuilt where it is unpickled, for that process's `regex`
+    # Rebuilt where it is unpickled, for that process's `regex`.
+    def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
         return exact_pattern, (self.pattern,)
 
     def findall(self, text: str) -> list[str]:
@@ -346,7 +355,7 @@ class ExactPattern:
             return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
         return [text[match.start() : match.end()] for match in self._fast.finditer(translated)]
 
-    def finditer(self, text: str, *args, **kwargs):
+    def finditer(self, text: str, *args: Any, **kwargs: Any) -> Iterator[regex.Match[str]]:
         if not self._needs_care(text):
             return self._fast.finditer(text, *args, **kwargs)
         if self._spelled is not None:
@@ -355,7 +364,7 @@ class ExactPattern:
 
 
 @functools.lru_cache(maxsize=32)
-def exact_pattern(source: str):
+def exact_pattern(source: str) -> ExactPattern | regex.Pattern[str]:
     """``source`` (a pattern whose literals are ASCII) compiled so that its classes are the table's
     on every code point: a plain `regex` pattern when this `regex` agrees with the table on every
     class ``source`` names, an ``ExactPattern`` otherwise."""
@@ -366,7 +375,7 @@ def exact_pattern(source: str):
 
 
 @functools.lru_cache(maxsize=32)
-def narrowed_pattern(source: str):
+def narrowed_pattern(source: str) -> regex.Pattern[str]:
     r"""``source`` compiled with each class written outside brackets (``\p{L}``, ``\s``, ...) narrowed
     to the code points on which this `regex` and the table agree: for rules where matching at fewer
     places is always safe, such as the safe cut rules (a cut missed only makes a part longer).
@@ -376,7 +385,7 @@ def narrowed_pattern(source: str):
     """
     import regex
 
-    def narrowed(token) -> str:
+    def narrowed(token: re.Match[str]) -> str:
         text = token.group()
         name = token.group(1) or ("White_Space" if text in (r"\s", r"\S") else None)
         if name is None or not disagreeing(name):
@@ -457,14 +466,20 @@ def write_table(path: Path = Path(__file__)) -> None:
     }
     source = path.read_text(encoding="utf-8")
     for pattern, new in replacements.items():
-        source, found = re.subn(pattern, lambda _, new=new: new, source, count=1, flags=re.S | re.M)
+        source, found = re.subn(pattern, _literally(new), source, count=1, flags=re.S | re.M)
         if found != 1:
             raise BpeError(f"{path} has no line matching {pattern!r}: restore it from git")
     path.write_text(source, encoding="utf-8")
 
 
+def _literally(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for ``re.sub`` that puts ``text`` as it is (no backslash escapes processed)."""
+    return lambda _match: text
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m bpe_core.pretokenization.unicode_classes --write   (regenerates TABLE from the installed tiktoken)")
+        sys.exit("usage: python -m bpe_core.pretokenization.unicode_classes --write   "
+                 "(regenerates TABLE from the installed tiktoken)")
     write_table()
     print(f"wrote {__file__}")

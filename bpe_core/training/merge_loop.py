@@ -6,7 +6,7 @@ token, merge it in every word that holds it, push the pairs that appeared. The p
 update (``merge_pair_in_words``: one count, no labels) is this loop's own, the hot loop of training;
 the ``first`` rule's, which moves labels along, is ``merge_core.merge_pair_weighted``.
 
-Rules (see README, "Training rules"): a pair's count is the number of adjacent positions holding it,
+Rules (see docs/library/training.md, "Training rules"): a pair's count is the number of adjacent positions holding it,
 weighted by word frequency (``aaaa`` holds ``(a, a)`` three times); ties are broken by ``tie_break``
 (each rule's key is in ``tie_rules``); a pair whose bytes already exist as a token is never merged
 (two ids never share bytes) and the loop moves on to the next pair. The readable algorithm is
@@ -76,8 +76,8 @@ def learn_merges(
     ([(97, 98, 256, 4)], [[256, 256], [256]])
 
     The cyclic garbage collector is paused while the loop runs: the loop makes millions of lists and
-    tuples and no cycles, and each collection would walk all of them (bench/PERFORMANCE.md has the
-    cost).
+    tuples and no cycles, and each collection would walk all of them (measured in bench/PERFORMANCE.md,
+    "Figures behind choices in the code").
     """
     collecting = gc.isenabled()
     gc.disable()

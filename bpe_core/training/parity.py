@@ -14,7 +14,7 @@ text, and it applies to every language. Variants (``variant``, ``global_merges``
   frequent pair over all training text); ``global_merges`` >= the number of merges is standard BPE,
   merge for merge.
 
-The rest is standard training's (README, "Training rules"): ids, special tokens (cut out of training
+The rest is standard training's (docs/library/training.md, "Training rules"): ids, special tokens (cut out of training
 and development text), pre-tokenization, tie rules (the ``first`` rule's order is the training texts'
 in the order the languages are given), the no-duplicate-tokens rule and determinism. ``min_frequency``
 applies to the count in the language served: a language without a pair that frequent is exhausted and

@@ -12,7 +12,7 @@ skipped for good (two ids never share bytes), and training stops when the best p
 
 Why here and not in ``bpe_core.bpe.reference``, beside the ``merge`` and ``pair_counts`` it uses:
 it splits text with the pre-tokenization regex, and ``bpe_core.bpe`` sits below
-``bpe_core.pretokenization`` in the layers (tests/structure/test_layout.py). This module has no
+``bpe_core.pretokenization`` in the layers (tests/project/test_layout.py). This module has no
 special tokens, files or workers (``trainer`` has).
 """
 

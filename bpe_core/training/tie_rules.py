@@ -1,7 +1,7 @@
 """The tie rules of training: which pair the merge loop takes when several share the best count.
 
 Each rule gives every pair a key, and the merge loop's heap takes the pair with the smallest
-``(-count, key)``. The rules (see README, "Training rules"):
+``(-count, key)``. The rules (see docs/library/training.md, "Training rules"):
 
 - ``lexicographic``: the greatest ``(left bytes, right bytes)`` pair (bpe_core's default);
 - ``first``: the pair whose first occurrence comes first (unique pre-tokens in order of first

@@ -1,11 +1,13 @@
-"""Shared UI modules of the BPE workbench's pages, one job each.
+"""The UI modules the workbench's pages share (each used by more than one page), one job each.
 
-``state`` (session-state keys, kept widget values, flash messages, page changes), ``tokenizers`` (the
-tokenizers a session can pick), ``samples`` (built-in text), ``uploads`` (uploaded files, read once),
-``exports`` (download buttons), ``encoding`` (cached encoding of page text), ``render`` (HTML of
-tokens, escaped), ``charts`` (plotly figures), ``tables`` (pandas tables of merges and tokenizers),
-``widgets`` (the page header, tokenizer pickers, sentences, the training progress bar),
-``comparison`` (the Compare page's numbers), ``versus`` (its training shortcut), ``markup`` (Tokenize's
-escaped panels drawn without a second sanitiser) and the others the README lists ("How the code is
-organised"). No BPE algorithm lives here: every computation is a call into ``bpe_core``.
+``navigation`` (the app's pages; a page reached outside app.py's frame), ``state`` (session-state
+keys, kept widget values, flash messages, page changes), ``tokenizers`` (the tokenizers a session can
+pick), ``library_folder`` (the folder of saved tokenizers: files only, no UI), ``samples`` (built-in
+text), ``uploads`` (uploaded files, read once), ``corpus_files`` (a corpus trained through files, with
+its progress bar), ``keep`` (Save and Discard of session tokenizers), ``exports`` (download buttons),
+``encoding`` and ``window`` (page text encoded once, cached; the drawn window's exact tokens),
+``render`` (HTML of tokens and all user text, escaped), ``charts`` (plotly figures), ``tables``
+(pandas tables of merges and tokenizers), ``widgets`` (the page header, tokenizer pickers, sentences,
+the training progress bar). Helpers of one page live in that page's package (``pages/_compare/``...).
+No BPE algorithm lives here: every computation is a call into ``bpe_core``.
 """

@@ -7,7 +7,7 @@ The files hold exactly the documents, in order: a long document that UTF-8 write
 unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
 ``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
 tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
-``tests/app/test_app_datasets.py`` and ``test_app_compare.py``). This module trains and draws the bar; reading uploads is
+``tests/app/test_train_formats.py`` and ``test_compare.py``). This module trains and draws the bar; reading uploads is
 ``uploads``'s.
 """
 

@@ -11,8 +11,8 @@ import re
 import streamlit as st
 
 from bpe_core import Tokenizer
-
 from bpe_core.formats import huggingface, tiktoken_file
+
 from .render import markdown_text as md
 
 #: format -> (file name suffix, MIME type, button label)

@@ -22,7 +22,7 @@ def _save(page: str, key: str, uid: str) -> None:
     except ValueError as exc:
         state.flash("error", f"Could not save **{md(key[4:])}**: {md(exc)} Type another name and save again.")
         return
-    state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.workspace().folder)}).")
+    state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.library().folder)}).")
 
 
 def _discard(key: str) -> None:

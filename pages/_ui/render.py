@@ -15,9 +15,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from bpe_core import TokenInfo
-
-from bpe_core.bpe.tokens import token_display
-from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
+from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display, token_display
 
 #: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian
 #: packages fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji), macOS and Windows equivalents.
@@ -34,7 +32,8 @@ _MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c
 # Space and tab marks (class "w wb": blanked by ``toggle_css``) apart from the other marks (class "w").
 _MARK_RUN = re.compile(f"([␣→]+)|([{re.escape(_MARK_CHARS.replace('␣', '').replace('→', ''))}]+)")
 
-# Square, opaque boxes: rounded backgrounds cost five panels 15-90 ms of paint, a translucent piece a compositing effect.
+# Square, opaque boxes: rounded backgrounds cost paint, a translucent piece a compositing effect (bench/PERFORMANCE.md,
+# "The Tokenize page in a browser").
 TOKEN_CSS = (
     "<style>"
     f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "
@@ -122,12 +121,6 @@ def plot_text(text: object) -> str:
     """Text for plotly labels, titles, legend names and hover text: plotly reads a few HTML tags there
     (``<b>``, ``<a href>``, ``<br>``), so ``&``, ``<`` and ``>`` are escaped and show as themselves."""
     return _text(str(text))
-
-
-def visible_whitespace(text: str) -> str:
-    """``text`` in the display convention (``bpe_core.bpe.tokens.text_display``): ␣ for a space, → for a
-    tab, ↵ for a newline."""
-    return text_display(text)
 
 
 def token_quote(token: bytes | str) -> str:

@@ -4,8 +4,8 @@ Key convention: a widget's key is ``<page>.<widget>`` (``train.vocab_size``, ``c
 written next to that widget on its page; every other key in ``st.session_state`` is ``wb.<name>`` and
 is defined here, so the whole of the app's own state can be read in one place.
 
-Also holds the one Streamlit workaround the app needs (``leave_legacy_pages_mode``). This module
-draws nothing and knows nothing about tokenizers beyond the names of the keys that hold them.
+This module draws nothing and knows nothing about tokenizers beyond the names of the keys that hold
+them.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ KEPT = "wb.kept"  # widget key -> last value, so page widgets survive visits to 
 PAGE_NOW = "wb.page_now"  # title of the page this run draws
 PAGE_BEFORE = "wb.page_before"  # title of the page the previous run drew
 STARTED = "wb.started"  # set on a session's first page run
+FRAMED = "wb.framed"  # set by app.py's navigation, taken by the page it runs (navigation.ensure_framed)
 
 # keys of one page each
 TRAIN_RESULT = "wb.train.result"  # key of the tokenizer the Train page shows
@@ -46,32 +47,9 @@ STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
 # page runs
 
 
-def leave_legacy_pages_mode() -> None:
-    """Run pages through app.py's st.navigation even on a server's very first session.
-
-    Until some session has run st.navigation, Streamlit treats the ``pages/`` folder as an old-style
-    multipage app, so the first session opened on a page URL (e.g. a shared /tokenize_text link)
-    would run that page file alone, without app.py's navigation and layout. Switching the flag off and
-    rerunning makes Streamlit run app.py, whose st.navigation resolves the same URL (the page hashes
-    agree because every page's URL is its file name). Acts only on a session's first run, before
-    any widget event.
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a future Streamlit without the flag: nothing to do
-        return
-    if st.session_state.get(STARTED):
-        return  # only a session's first run (no widget event can be lost by the rerun)
-    st.session_state[STARTED] = True
-    if getattr(PagesManager, "uses_pages_directory", None):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def begin_page(title: str) -> list[tuple[str, str]]:
-    """Start a page's run: the workaround above, kept values saved, the page change noted.
-    Returns the flash messages queued for this run (and forgets them)."""
-    leave_legacy_pages_mode()
+    """Start a page's run: kept values saved, the page change noted. Returns the flash messages
+    queued for this run (and forgets them)."""
     sync_kept_state()
     st.session_state[PAGE_BEFORE] = st.session_state.get(PAGE_NOW)
     st.session_state[PAGE_NOW] = title

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 import pandas as pd
 
 from bpe_core import Tokenizer
-
 from bpe_core.bpe.tokens import token_display
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
@@ -17,7 +16,8 @@ MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
                  vocab: dict | None = None) -> pd.DataFrame:
     """Rows for the given merge ranks: rank, left, right, new token, id, count. ``records`` and
-    ``vocab`` are the tokenizer's when the caller keeps them (building them costs ~1 s at 200k)."""
+    ``vocab`` are the tokenizer's when the caller keeps them (building them is slow at 200k tokens:
+    bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     records = tokenizer.merge_records if records is None else records
     vocab = tokenizer.vocab if vocab is None else vocab
     rows = []

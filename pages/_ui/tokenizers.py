@@ -1,5 +1,5 @@
 """The tokenizers a session can pick: built in (the default, GPT-2, cl100k, the modern ones), trained
-in this session, saved in the workspace library, and external ones (tokenizer files bpe_core reads but
+in this session, saved in the library folder, and external ones (tokenizer files bpe_core reads but
 does not run, kept in the library folder's ``external`` subfolder: see ``bpe_core.pretrained.external``).
 
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs) and a fingerprint that changes
@@ -21,7 +21,7 @@ from bpe_core import Tokenizer
 from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
-from bpe_core.workspace import Workspace, describe_age, sanitize_name
+from pages._ui.library_folder import LibraryFolder, describe_age, sanitize_name
 
 from . import state
 from .render import token_quote
@@ -79,7 +79,7 @@ def not_installed_notes() -> list[str]:
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[Tokenizer | None, str | None]:
     """Load one library file; keyed on its modification time and size so edits are picked up."""
-    ws = Workspace(root)
+    ws = LibraryFolder(root)
     for entry in ws.entries():
         if entry.name == name:
             checked, tokenizer = ws.check(entry)
@@ -95,7 +95,7 @@ EXTERNAL_SUFFIXES = (".json", ".model")
 
 
 def external_folder() -> Path:
-    return workspace().root / "external"
+    return library().root / "external"
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -157,9 +157,9 @@ def delete_external(name: str) -> None:
     raise ValueError(f"no external tokenizer named {name!r}")
 
 
-def workspace() -> Workspace:
+def library() -> LibraryFolder:
     """The tokenizer library (folder from $BPE_WORKBENCH_DIR or the per-user default)."""
-    return Workspace()
+    return LibraryFolder()
 
 
 @dataclass
@@ -203,8 +203,8 @@ def _session_tokenizers() -> dict[str, SessionTokenizer]:
 
 
 def library_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
-    """Tokenizers in the workspace library, and the files that could not be read."""
-    ws = workspace()
+    """Tokenizers in the library folder, and the files that could not be read."""
+    ws = library()
     choices: list[TokenizerChoice] = []
     problems: list[LibraryProblem] = []
     try:
@@ -334,15 +334,10 @@ def discard_session_tokenizer(key: str) -> None:
             st.session_state.pop(pointer, None)
 
 
-def session_keys() -> list[str]:
-    """Keys of this session's unsaved tokenizers, oldest first."""
-    return [f"new:{name}" for name in _session_tokenizers()]
-
-
 def save_to_library(key: str, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> str:
-    """Save to the workspace; a session tokenizer moves to the library. Returns the library key.
+    """Save to the library folder; a session tokenizer moves to the library. Returns the library key.
     ValueError (bad name, name taken, disk problem) propagates for the caller to show."""
-    entry = workspace().save(tokenizer, name, overwrite=overwrite)
+    entry = library().save(tokenizer, name, overwrite=overwrite)
     new_key = f"lib:{entry.name}"
     corpora = st.session_state.setdefault(state.CORPORA, {})
     if key in corpora:

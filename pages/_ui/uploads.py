@@ -19,13 +19,13 @@ from pathlib import Path
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.pretrained.external import ExternalTokenizer, is_external, loads_file
-from bpe_core.corpora.text_files import decode_text
 from bpe_core.corpora.documents import DocumentReader, file_format
+from bpe_core.corpora.text_files import decode_text
+from bpe_core.pretrained.external import ExternalTokenizer, is_external, loads_file
 
 from . import state
 from .render import markdown_text as md
-from .tokenizers import save_external, workspace
+from .tokenizers import library, save_external
 
 
 def upload_limit_mb() -> int:
@@ -215,7 +215,7 @@ def tokenizer_upload_section(widget_key: str) -> None:
             if is_external(tokenizer):
                 name = save_external(tokenizer)
             else:  # one step, so two sessions importing one name at once get two names
-                name = workspace().save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
+                name = library().save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
         except (ValueError, OSError) as exc:
             st.error(f"Could not load {md(upload.name)}: {md(exc)}")
             continue

@@ -16,7 +16,7 @@ import streamlit as st
 
 from bpe_core.progress import PhaseClock, eta_seconds
 
-from . import state
+from . import navigation, state
 from .render import sentences_html
 from .tokenizers import TokenizerChoice
 
@@ -26,7 +26,9 @@ _PHASES = {"count": ("Counting pre-tokens", 0.0, 0.2), "merge": ("Learning merge
 
 
 def page_header(title: str, caption: str | None = None) -> None:
-    """Start the page's run (``state.begin_page``), then its title, caption and flash messages."""
+    """Start the page's run (``navigation.ensure_framed``, ``state.begin_page``), then its title,
+    caption and flash messages."""
+    navigation.ensure_framed()
     messages = state.begin_page(title)
     st.title(title)  # plain: page titles are constants written in the pages
     if caption:

@@ -2,9 +2,8 @@
 the test's own, its first run checked for exceptions."""
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from apptest_support import APP, run
+from streamlit.testing.v1 import AppTest
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 Starts ``streamlit run app.py`` on a free port with a temporary workspace, then: uploads a corpus on
 Train and trains, sees token spans on Tokenize, opens the merge forest, steps through a few merges,
-and checks that no page shows a Streamlit exception. Screenshots go to tests/artifacts/ (gitignored).
+and checks that no page shows a Streamlit exception; a fresh server's first session, opened on / or on
+a deep link, gets app.py's frame and menu. Screenshots go to tests/artifacts/ (gitignored).
 Skips when Chromium or Playwright is missing; never downloads a browser.
 """
 
@@ -63,8 +64,7 @@ def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60.0) ->
     raise TimeoutError(f"streamlit did not answer on {url} within {timeout:.0f} s")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def _needs_a_browser() -> str:
     browser_path = _chromium()
     if browser_path is None:
         pytest.skip("no Chromium: /usr/bin/chromium is missing and `chromium` is not on PATH")
@@ -72,7 +72,13 @@ def server(tmp_path_factory):
         import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.skip("playwright (Python package) is not installed")
-    workspace = tmp_path_factory.mktemp("workspace")
+    return browser_path
+
+
+@contextlib.contextmanager
+def _serving(workspace: Path):
+    """``streamlit run app.py`` on a free port with ``workspace`` as its library folder, stopped after."""
+    browser_path = _needs_a_browser()
     port = _free_port()
     env = {**os.environ, "BPE_WORKBENCH_DIR": str(workspace), "PYTHONPATH": str(ROOT)}
     command = [
@@ -96,6 +102,12 @@ def server(tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with _serving(tmp_path_factory.mktemp("workspace")) as served:
+        yield served
 
 
 def _no_exception(page, where: str) -> None:
@@ -228,6 +240,40 @@ def test_train_tokenize_forest_steps(server, tmp_path):
         expect(page.get_by_text("more tokens for").first).to_be_visible()
         _no_exception(page, "Compare")
         _shot(page, "06_compare")
+
+
+# --------------------------------------------------------------------------------------------------
+# a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
+
+ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Vocabulary diff"]
+
+
+@pytest.mark.parametrize(
+    ("path", "heading"),
+    [("/", "BPE workbench"), ("/merge_forest?tokenizer=gpt2&token=262", "Merge forest")],
+    ids=["root", "merge_forest_deep_link"],
+)
+def test_a_fresh_servers_first_page_load(tmp_path, path, heading):
+    """The first session of a new server: app.py's frame (its sidebar note, the full menu), no "Page not
+    found", the deep link's token open, and the menu leads on to another page."""
+    from playwright.sync_api import expect
+
+    with _serving(tmp_path) as served, _browser_page(served, f"failure_fresh_{path.strip('/').split('?')[0] or 'root'}") as page:
+        page.goto(f"{served['url']}{path}")
+        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+        _settle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        for title in ALL_PAGES:
+            expect(nav.get_by_role("link", name=title, exact=True)).to_be_visible()
+        assert nav.get_by_role("link").count() == len(ALL_PAGES)  # no page file listed on its own
+        expect(page.locator('[data-testid="stSidebar"]').get_by_text("Tokenizer library:")).to_be_visible()
+        assert page.get_by_text("Page not found").count() == 0
+        if "token=262" in path:
+            expect(page.get_by_text("‘␣the’").first).to_be_visible()
+        _no_exception(page, f"first load of {path}")
+        _nav(page, "Step through", "Step through training")
+        assert page.get_by_text("Page not found").count() == 0
+        _no_exception(page, f"Step through after {path}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -501,7 +547,7 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
 
 
 # --------------------------------------------------------------------------------------------------
-# Tokenize's panels are drawn without st.html's sanitiser (pages/_ui/markup.py): hostile text stays text
+# Tokenize's panels are drawn without st.html's sanitiser (pages/_tokenize_text/markup.py): hostile text stays text
 
 INERT = '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> " onmouseover="window.__bpeRan=3'
 

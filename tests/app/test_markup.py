@@ -1,4 +1,4 @@
-"""The token panels drawn without st.html's sanitiser (pages/_ui/markup.py) stay inert: hostile text
+"""The token panels drawn without st.html's sanitiser (pages/_tokenize_text/markup.py) stay inert: hostile text
 (tags, event handlers, a closing style tag, quotes) becomes text in the markup, only the renderers'
 own tags and attributes remain, and ``draw`` takes nothing but a renderer's output. The real browser
 check (no element made, no handler run) is in test_browser.py."""
@@ -9,12 +9,12 @@ import json
 from html.parser import HTMLParser
 
 import pytest
+from apptest_support import drawn_html, run
 from streamlit.testing.v1 import AppTest
 
 import bpe_core
-from apptest_support import drawn_html, run
-
-from pages._ui import linked, markup, render
+from pages._tokenize_text import linked, markup
+from pages._ui import render
 
 HOSTILE = '<img src=x onerror=alert(1)> </style><script>alert(2)</script> " onmouseover="alert(3) \'x\' &amp;'
 TAGS = {"div", "span"}

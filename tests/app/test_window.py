@@ -11,7 +11,8 @@ import pytest
 
 import bpe_core
 from bpe_core.pretrained import catalogue
-from pages._ui import paging, render, window
+from pages._tokenize_text import paging
+from pages._ui import render, window
 
 TEXT = (
     "Tokenizers cut text: \"unbelievable\" → un·believ·able?   Spaces     here.\n"

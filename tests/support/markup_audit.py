@@ -174,8 +174,8 @@ def unescaped_sinks(source: str, filename: str = "<source>") -> list[str]:
 
 
 def audit_pages(root: Path) -> list[str]:
-    """``unescaped_sinks`` over every page and shared UI module."""
+    """``unescaped_sinks`` over every module of ``pages/``: the pages, their own packages and the shared UI."""
     problems = []
-    for path in sorted([*(root / "pages").glob("*.py"), *(root / "pages" / "_ui").glob("*.py")]):
+    for path in sorted((root / "pages").rglob("*.py")):
         problems.extend(unescaped_sinks(path.read_text(encoding="utf-8"), str(path.relative_to(root))))
     return problems

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import regex
 
-# The one shared step: bpe_core.bpe.reference.merge, itself checked against str.replace in tests/core/test_bpe.py.
+# The one shared step: bpe_core.bpe.reference.merge, itself checked against str.replace in tests/bpe/test_piece_encoding.py.
 from bpe_core.bpe.reference import merge as replace_pair
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""

@@ -1,0 +1,202 @@
+"""BPE-dropout: encoding with merges randomly skipped, for subword regularisation in training.
+
+Provilkov, Emelianenko, Voita 2020, "BPE-Dropout: Simple and Effective Subword Regularization" (ACL):
+while a piece is being merged, each merge about to be applied is dropped with probability p;
+p = 0 is plain BPE, p = 1 leaves single bytes; every occurrence of a piece is segmented afresh. The
+authors used it for training only (p = 0.1 in most experiments), never at test time.
+
+The sampling follows the reference implementations exactly (Hugging Face tokenizers,
+``Word::merge_all`` in ``tokenizers/src/models/bpe/word.rs``, and YouTokenToMe's ``DropoutQueue``):
+
+1. a min-heap holds one candidate per adjacent pair that has a merge, keyed (rank, position);
+2. pop the top and draw u ~ U[0, 1); if u < p, set the candidate aside and pop the next one;
+3. otherwise put every candidate set aside back into the heap, then check the popped one is still
+   current (its left symbol alive, with a right neighbour, and the pair there still makes the same
+   token); a stale one is dropped, its draw spent; a current one is merged and the candidates of
+   the pairs it forms with its neighbours are pushed;
+4. when the heap is empty (everything left was dropped) the piece is done.
+
+One draw per pop, stale pops included. Here the draws come from ``random.Random(seed)``, one
+generator per call consumed in document order (piece by piece, pop by pop), so a seed gives the
+same ids on every machine; Hugging Face draws 32-bit floats from an unseedable thread generator,
+so its exact sequences cannot be reproduced, only the procedure. As in Hugging Face, dropout
+bypasses every shortcut of the plain encoder (the piece cache, the lookup of a piece that is a
+whole token, tiktoken's "ignore_merges"): with p > 0 every piece is merged from its bytes. For a
+tokenizer with whole-word tokens (which no two parts ever join, e.g. some of Llama 3's) those
+tokens therefore never appear when p > 0. With p = 0 no draw is made and the ids are
+``tokenizer.encode``'s. Pre-tokenization and special tokens are the tokenizer's own, so the ids
+always decode to what ``tokenizer.encode``'s decode to (the text itself, unless the tokenizer's
+pipeline normalizes or drops characters).
+
+Not here: SuperBPE's variant (only merges whose right part starts with a space droppable), and
+dropout during training. This module encodes one text at a time and keeps no cache.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from bpe_core.bpe.fast import PairRanks
+from bpe_core.errors import BpeError
+from bpe_core.pretokenization.pretokenizer import replace_surrogates
+from bpe_core.pretokenization.special_tokens import (
+    SpecialTokens,
+    allowed_and_disallowed,
+    check_disallowed,
+    special_token_regex,
+    split_on_special_tokens,
+)
+
+
+class Draws(Protocol):
+    """What the merge loop needs of a random generator: ``random()`` in [0, 1)."""
+
+    def random(self) -> float: ...
+
+
+def check_dropout(dropout: object) -> float:
+    """``dropout`` as a float in [0, 1]; TypeError for a non-number, BpeError out of range.
+
+    >>> check_dropout(0.1), check_dropout(1)
+    (0.1, 1.0)
+    """
+    if not isinstance(dropout, (int, float)) or isinstance(dropout, bool):
+        raise TypeError(f"dropout must be a number between 0 and 1, not {type(dropout).__name__}")
+    if math.isnan(dropout) or not 0 <= dropout <= 1:
+        raise BpeError(f"dropout must be between 0 and 1 (the probability of skipping a merge), got {dropout!r}")
+    return float(dropout)
+
+
+def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: float, rng: Draws) -> list[int]:
+    """BPE on one piece's symbol ids with merges dropped with probability ``dropout``, by the
+    procedure of the module docstring. ``pairs`` maps (left id, right id) to (rank, merged id);
+    ``rng.random()`` gives the draws (none when ``dropout`` is 0 or 1).
+
+    >>> pairs = {(1, 2): (0, 4), (2, 3): (1, 5), (4, 3): (2, 6)}  # a b -> ab, b c -> bc, ab c -> abc
+    >>> merge_with_dropout([1, 2, 3], pairs, dropout=0, rng=random.Random(0))
+    [6]
+    >>> merge_with_dropout([1, 2, 3], pairs, dropout=1, rng=random.Random(0))
+    [1, 2, 3]
+    """
+    ids = list(symbols)
+    n = len(ids)
+    if n < 2 or dropout >= 1:
+        return ids
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prev = list(range(-1, n - 1))
+    alive = [True] * n
+    heap = []
+    for i in range(n - 1):
+        found = pairs.get((ids[i], ids[i + 1]))
+        if found is not None:
+            heap.append((found[0], i, found[1]))
+    heapq.heapify(heap)
+    draw = rng.random if dropout > 0 else None
+    skipped: list[tuple[int, int, int]] = []
+    while heap:
+        top = heapq.heappop(heap)
+        if draw is not None and draw() < dropout:
+            skipped.append(top)
+            continue
+        for entry in skipped:  # an accepted pop brings back every candidate set aside, stale or not
+            heapq.heappush(heap, entry)
+        skipped.clear()
+        _rank, i, new_id = top
+        if not alive[i] or nxt[i] == -1:
+            continue
+        j = nxt[i]
+        current = pairs.get((ids[i], ids[j]))
+        if current is None or current[1] != new_id:
+            continue
+        ids[i] = new_id
+        alive[j] = False
+        k = nxt[j]
+        nxt[i] = k
+        if k != -1:
+            prev[k] = i
+        p = prev[i]
+        if p != -1:
+            found = pairs.get((ids[p], new_id))
+            if found is not None:
+                heapq.heappush(heap, (found[0], p, found[1]))
+        if k != -1:
+            found = pairs.get((new_id, ids[k]))
+            if found is not None:
+                heapq.heappush(heap, (found[0], i, found[1]))
+    return [ids[i] for i in range(n) if alive[i]]
+
+
+def _merge_parts(tokenizer: Any) -> tuple[PairRanks, list[int], Mapping[str, tuple[int, ...]]]:
+    """The tokenizer's own merge table (pair -> (rank, merged id); for ranks with late merges,
+    tiktoken's pairs ranked by the id they make), the ids of the 256 single bytes, and its table of
+    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder."""
+    try:
+        pieces = tokenizer._model.piece_encoder
+        return pieces.ranks, pieces.byte_ids, tokenizer._text_encoder.whole_pieces
+    except AttributeError:
+        raise TypeError(
+            f"encode_with_dropout needs a bpe_core Tokenizer, not {type(tokenizer).__name__} "
+            "(a tiktoken Encoding converts with bpe_core.Tokenizer.from_tiktoken)"
+        ) from None
+
+
+def encode_with_dropout(
+    tokenizer: Any,
+    text: str,
+    *,
+    dropout: float,
+    seed: int | None = None,
+    allowed_special: SpecialTokens = frozenset(),
+    disallowed_special: SpecialTokens = "all",
+) -> list[int]:
+    """``tokenizer.encode(text, allowed_special=..., disallowed_special=...)`` with BPE-dropout: each
+    merge is skipped with probability ``dropout`` by the sampling procedure of Hugging Face
+    tokenizers and YouTokenToMe (see the module docstring), and every pre-token is merged afresh.
+
+    ``seed``: the same seed gives the same ids (draws from ``random.Random(seed)``, consumed in text
+    order); None draws from fresh system entropy. ``dropout=0`` gives exactly ``tokenizer.encode``'s
+    ids and makes no draw; ``dropout=1`` gives the single bytes of every piece. Special tokens,
+    pre-tokenization and lone surrogates (U+FFFD) are handled as ``tokenizer.encode`` handles them,
+    so the ids decode to the same text as its ids. TypeError for a non-number ``dropout`` or a seed
+    that is not an int; BpeError for a ``dropout`` outside [0, 1].
+
+    >>> import bpe_core
+    >>> gpt2 = bpe_core.load("gpt2")
+    >>> encode_with_dropout(gpt2, "unrelated", dropout=0) == gpt2.encode("unrelated")
+    True
+    >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
+    ['un', 'rel', 'ated']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    dropout = check_dropout(dropout)
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
+    pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
+    specials = tokenizer.special_tokens
+    allowed, disallowed = allowed_and_disallowed(allowed_special, disallowed_special, specials=specials, owner=tokenizer.name)
+    check_disallowed(text, disallowed)
+    rng = random.Random(seed)
+    pretokenizer = tokenizer.pretokenizer
+    out: list[int] = []
+    for segment, is_special in split_on_special_tokens(text, special_token_regex(allowed)):
+        if is_special:
+            out.append(specials[segment])
+            continue
+        try:
+            segment.encode("utf-8")
+        except UnicodeEncodeError:
+            segment = replace_surrogates(segment)
+        for piece in pretokenizer.pieces(segment):
+            whole = whole_pieces.get(piece) if dropout == 0 else None
+            if whole is not None:
+                out.extend(whole)
+            else:
+                symbols = [byte_ids[b] for b in piece.encode("utf-8")]
+                out.extend(merge_with_dropout(symbols, pairs, dropout=dropout, rng=rng))
+    return out

@@ -1,0 +1,144 @@
+"""What the Compare page's "Train a fairer tokenizer" section shows of one
+``compare_training`` result: metric cards, the premium per language with bootstrap error bars and a
+parity line, the premium against vocabulary size, the merges each language was served, and the table
+with its CSV. Builders and drawing only: the inputs and the run are ``fairer``'s. User text reaches
+plotly only through ``plot_text`` and Markdown only through ``md``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from plotly.colors import qualitative
+
+from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison
+from pages._ui import charts
+from pages._ui.render import markdown_text as md
+from pages._ui.render import plot_text
+from pages._ui.widgets import show_table
+
+K_TRAINED_ONLY = "cmp.fair.trained_only"
+
+
+def metric_cards(result: ParityComparison) -> None:
+    """Worst premium both ways, the spread of premiums (Gini) and what the reference language pays."""
+    before, after = result.fairness[STANDARD], result.fairness[PARITY]
+    names = result.names
+    cells = st.columns(4)
+    cells[0].metric("Worst premium, standard BPE", f"{before.max_premium:.2f}x",
+                    help=md(f"{names.get(before.worst, before.worst)}, on the held-out sentences"))  # fmt: skip
+    cells[1].metric("Worst premium, parity-aware", f"{after.max_premium:.2f}x",
+                    f"{after.max_premium / before.max_premium - 1:+.1%}", delta_color="inverse",
+                    help=md(f"{names.get(after.worst, after.worst)}; the change is against standard BPE"))  # fmt: skip
+    cells[2].metric("Gini of token counts", f"{after.gini:.3f}", f"{after.gini - before.gini:+.3f}",
+                    delta_color="inverse", help=f"Standard BPE: {before.gini:.3f}. 0 is parity.")  # fmt: skip
+    reference = names.get(result.reference, result.reference)
+    cells[3].metric(f"{md(reference)} pays", f"{result.reference_cost:+.1%}", delta_color="off",
+                    help=md(f"{reference}'s held-out tokens, parity-aware against standard BPE"))  # fmt: skip
+    excess = (before.max_premium - 1, after.max_premium - 1)
+    if excess[0] > 0:
+        st.caption(f"The worst premium's excess over parity (premium − 1) went from {excess[0]:.2f} to "
+                   f"{excess[1]:.2f}: {1 - excess[1] / excess[0]:.0%} of it removed.")  # fmt: skip
+
+
+def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> go.Figure:
+    """Premium per language (sorted by standard BPE's, dearest first), one bar group per tokenizer
+    (the two trained ones alone when ``trained_only``), error bars from the bootstrap interval, and
+    the parity line."""
+    rows = result.rows()
+    standard = {r["language"]: r["premium"] for r in rows if r["tokenizer"] == STANDARD}
+    order = sorted(standard, key=lambda language: -standard[language])
+    figure = go.Figure()
+    for label in [STANDARD, PARITY] if trained_only else result.fairness:
+        by_language = {r["language"]: r for r in rows if r["tokenizer"] == label}
+        shown = [by_language[language] for language in order]
+        figure.add_bar(
+            name=plot_text(label),
+            x=[plot_text(r["name"]) for r in shown],
+            y=[r["premium"] for r in shown],
+            error_y=dict(type="data", symmetric=False, array=[r["high"] - r["premium"] for r in shown],
+                         arrayminus=[r["premium"] - r["low"] for r in shown]),
+            customdata=[[r["low"], r["high"]] for r in shown],
+            hovertemplate="%{x}: %{y:.2f}x (%{customdata[0]:.2f}-%{customdata[1]:.2f})<extra>"
+            + plot_text(label) + "</extra>",
+        )  # fmt: skip
+    title = f"Held-out premium against {result.names.get(result.reference, result.reference)} (95% intervals)"
+    charts.compact(figure, 460, barmode="group", title=plot_text(title), yaxis_title="tokens relative to the reference",
+                   legend_title_text="tokenizer")  # fmt: skip
+    charts.add_parity_line(figure, result.names.get(result.reference, result.reference))
+    return figure
+
+
+def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
+    """Premium against vocabulary size, one colour per language: standard BPE solid, parity dashed;
+    one legend entry per language."""
+    rows = result.premium_curves(steps)
+    figure = go.Figure()
+    palette = qualitative.Dark24
+    languages = list(result.heldout)
+    for label, dash in ((STANDARD, "solid"), (PARITY, "dash")):
+        for index, language in enumerate(languages):
+            points = [r for r in rows if r["tokenizer"] == label and r["text"] == language]
+            shown = plot_text(result.names.get(language, language))
+            # one legend entry per language (its solid line) toggles both of its lines
+            figure.add_scatter(
+                x=[r["vocab_size"] for r in points], y=[r["premium"] for r in points], mode="lines", name=shown,
+                line=dict(dash=dash, color=palette[index % len(palette)]), legendgroup=plot_text(language),
+                showlegend=label == STANDARD,
+                hovertemplate="vocab %{x:,}: %{y:.2f}x<extra>" + shown + ", " + plot_text(label) + "</extra>",
+            )  # fmt: skip
+    return charts.compact(figure, 480, title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
+                          xaxis_title="vocabulary size (256 bytes + first k merges)",
+                          yaxis_title="premium")  # fmt: skip
+
+
+def served_frame(result: ParityComparison) -> pd.DataFrame:
+    """Merges of the parity-aware tokenizer by the language they served (the global ones, chosen by
+    frequency over all languages, are ``global_merges`` in the caption)."""
+    parity = (result.parity.training or {}).get("parity", {})
+    languages = parity.get("languages", [])
+    counts = Counter(parity.get("merge_language", []))
+    rows = [{"served": result.names.get(language, language), "merges": counts.get(index, 0)}
+             for index, language in enumerate(languages)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["served", "merges"])
+
+
+def results_table(result: ParityComparison) -> pd.DataFrame:
+    """One row per tokenizer and language, for the table and its CSV."""
+    frame = pd.DataFrame(result.rows())
+    return frame.rename(columns={"low": "premium low (95%)", "high": "premium high (95%)", "worst": "worst"})
+
+
+
+def show_result(result: ParityComparison) -> None:
+    """The sentence, the cards, the charts and the table of one run."""
+    st.markdown(f"**{md(result.sentence)}**")
+    metric_cards(result)
+    trained_only = st.toggle("Only the two trained tokenizers (their bars are small beside GPT-2's)",
+                             key=K_TRAINED_ONLY)  # fmt: skip
+    st.plotly_chart(premium_figure(result, trained_only=trained_only), key="cmp.fair.chart.premium")
+    st.caption("Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
+               "(the sentences resampled); when two bars' intervals overlap, the sentences cannot tell them apart.")
+    st.plotly_chart(curves_figure(result), key="cmp.fair.chart.curves")
+    st.caption("The first k merges of a tokenizer are a tokenizer too: each line is one language's premium as "
+               "the vocabulary grows. Click a name in the legend to hide it, double-click to show only it.")
+    served = served_frame(result)
+    figure = charts.compact(go.Figure(go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())), 320,
+                            title="Parity merges of the parity-aware tokenizer, by the language they served",
+                            yaxis_title="merges")  # fmt: skip
+    chosen = sum(1 for index in (result.parity.training or {}).get("parity", {}).get("merge_language", []) if index < 0)
+    st.plotly_chart(figure, key="cmp.fair.chart.served")
+    st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
+               "global share), as standard BPE chooses them.")
+    table = results_table(result)
+    two = st.column_config.NumberColumn(format="%.2f")
+    show_table(table, key="cmp.fair.table", column_config={c: two for c in ("premium", "premium low (95%)",
+                                                                            "premium high (95%)")})  # fmt: skip
+    st.download_button("⬇ Table as CSV", data=table.to_csv(index=False).encode("utf-8"),
+                       file_name="fairer-tokenizer.csv", mime="text/csv", key="cmp.fair.csv")  # fmt: skip
+    seconds = result.seconds
+    st.caption(f"Training took {seconds.get('standard', 0):.1f} s (standard) and {seconds.get('parity', 0):.1f} s "
+               "(parity-aware).")  # fmt: skip

@@ -1,0 +1,85 @@
+"""The Merge forest page's picked tokenizer and its forest index (``bpe_core.analysis.forest.MergeForest``),
+built once per tokenizer fingerprint and kept by ``st.cache_resource``; the text of a token as the
+page shows it. Draws nothing but the picker and the messages about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bpe_core import Tokenizer
+from bpe_core.analysis.forest import MergeForest
+from bpe_core.bpe.tokens import parse_token_display
+from pages._ui import state, tokenizers
+from pages._ui.render import markdown_text as md
+from pages._ui.tokenizers import TokenizerChoice
+from pages._ui.widgets import tokenizer_picker
+
+#: Widgets whose values survive visits to other pages.
+KEPT = ["forest.tokenizer", "forest.mode", "forest.seg_text", "forest.search_mode", "forest.unused_source",
+        "forest.unused_text"]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The tokenizer the page shows, with its forest."""
+
+    choice: TokenizerChoice
+    tokenizer: Tokenizer
+    forest: MergeForest
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return self.forest.vocab
+
+    def shown(self, token_id: int) -> str:
+        """The token as the pages show it (␣ for a space, ``\\xNN`` for a stray byte)."""
+        return self.forest.display[token_id]
+
+    def quote(self, token_id: int) -> str:
+        """The token in prose: ‘␣the’."""
+        return f"‘{self.forest.display[token_id]}’"
+
+    def how_built(self, token_id: int) -> str:
+        """How a token is made: ‘a’ + ‘b’, a byte, a special token, or no merge."""
+        parts = self.forest.parts(token_id)
+        if parts is not None:
+            return f"{self.quote(parts[0])} + {self.quote(parts[1])}"
+        if self.tokenizer.is_special_token(token_id):
+            return "special token"
+        return "byte" if len(self.vocab[token_id]) == 1 else "no merge (tiktoken's rule)"
+
+
+@st.cache_resource(show_spinner="Indexing the merges (once per tokenizer)…", max_entries=8)
+def forest_of(fingerprint: str, _tokenizer: Tokenizer) -> MergeForest:
+    return MergeForest.of(_tokenizer)
+
+
+def token_by_text(tokenizer: Tokenizer, query: str) -> int | None:
+    """The id of the token ``query`` names: the text itself, or what the pages show for a token
+    (␣ for a space, ↵ for a newline, ``\\xNN`` for a byte); None when it is not one token."""
+    for candidate in (query.encode("utf-8", "surrogatepass"), parse_token_display(query)):
+        try:
+            return tokenizer.encode_single_token(candidate)
+        except (KeyError, ValueError, TypeError):
+            continue
+    return None
+
+
+def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> Picked | None:
+    """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown."""
+    if external:  # WordPiece, Unigram, SentencePiece files: no merges to draw
+        st.caption("Not offered here: " + md(", ".join(external)) + ": external tokenizers have no merge list (see Tokenize and Compare for them).")
+    default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
+    choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
+    try:
+        tokenizer = choice.get()
+    except ValueError as exc:
+        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
+        return None
+    picked = Picked(choice, tokenizer, forest_of(choice.fingerprint, tokenizer))
+    if not len(picked.forest):
+        st.warning(f"{md(choice.label)} has no merges: every token is a single byte (or a special token).")
+        return None
+    return picked

@@ -1,0 +1,3 @@
+"""The Tokenize page's parts (``pages/tokenize_text.py``): ``paging`` (previous / next and jumps
+through a long text), ``linked`` (the linked hover and the click to the merge tree), ``markup`` (the
+token panels drawn without ``st.html``'s second sanitiser). Used by that page only."""

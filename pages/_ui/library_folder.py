@@ -1,0 +1,422 @@
+"""The app's tokenizer library: a folder of bpe_core JSON tokenizer files, one file per tokenizer.
+
+The workbench keeps trained and uploaded tokenizers here so they survive reloads and restarts. Draws
+nothing and imports no streamlit: it only lists, saves, loads, renames and deletes files (through
+``bpe_core.safe_io`` and ``bpe_core.formats``), so a script can use it too and it is tested alone. The
+folder is ``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench``
+(``~/.local/share/bpe-workbench``); tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
+
+Names are sanitized (letters, digits, space, ``.``, ``_``, ``-``; at most 80 characters and 120 UTF-8
+bytes) so a name can never escape the folder or be too long for the file system. A file that cannot be
+read as a tokenizer is listed with its error instead of breaking the listing.
+
+Every change (save, rename, delete) is atomic and safe against other threads and processes using the
+same folder (app sessions, other app servers, scripts), on Linux, macOS and Windows: it holds the folder's lock
+(``.bpe_core.lock``: an OS file lock the OS releases if its holder dies, so never stale; waiting longer
+than ``lock_timeout`` is a ``ValueError``, never a hang), writes a uniquely named temporary file and
+moves it into place in one step, takes a new name with a hard link that fails if the name exists, and
+first removes temporary files a crash left behind (see ``safe_io``). Listing and loading take no lock:
+they only ever see whole files.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bpe_core import safe_io
+from bpe_core.errors import BpeError
+from bpe_core.formats import bpe_json
+from bpe_core.tokenizer import Tokenizer
+
+#: Environment variable that overrides the library folder.
+ENV_VAR = "BPE_WORKBENCH_DIR"
+SUFFIX = ".json"  # of tokenizers in the library
+MAX_NAME_LENGTH = 80
+MAX_NAME_BYTES = 120  # file systems count bytes (255 on most, 143 under eCryptfs); a character takes up to 4
+#: The lock file in the tokenizers folder (hidden, never deleted: deleting lock files races).
+LOCK_NAME = ".bpe_core.lock"
+#: Seconds a change waits for another to finish before giving up.
+LOCK_TIMEOUT = 30.0
+
+_UNSAFE = re.compile(r"[^\w .-]+", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+
+
+def default_root() -> Path:
+    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder."""
+    configured = os.environ.get(ENV_VAR, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME", "").strip()
+    base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
+    return base / "bpe-workbench"
+
+
+def sanitize_name(name: str) -> str:
+    """A safe library name for ``name``: unsafe characters become ``_``, whitespace is collapsed,
+    leading dots and surrounding spaces are dropped, and it is cut to 80 characters and 120 UTF-8
+    bytes. ValueError if no letter or digit is left.
+
+    >>> sanitize_name("../my model.json")
+    '_my model'
+    >>> len(sanitize_name("\\U00020000" * 63).encode("utf-8"))  # 63 four-byte CJK letters
+    120
+    """
+    cleaned = _clean(name)
+    return _finish(_cut(cleaned[:MAX_NAME_LENGTH], MAX_NAME_BYTES).rstrip(" ."), name)
+
+
+def _clean(name: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"a tokenizer name must be a string, not {type(name).__name__}")
+    cleaned = _UNSAFE.sub("_", name)  # lone surrogates too: they are not word characters
+    cleaned = _SPACES.sub(" ", cleaned).strip().lstrip(".").strip()
+    if cleaned.lower().endswith(SUFFIX):
+        cleaned = cleaned[: -len(SUFFIX)].rstrip()
+    return cleaned
+
+
+def _finish(cleaned: str, name: str) -> str:
+    if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
+        raise BpeError(
+            f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'"
+        )
+    return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, never inside a character."""
+    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+def _safe_as_is(name: str) -> bool:
+    """Whether ``name`` is already a safe file name, whatever its length (files saved before names
+    were limited by bytes keep working)."""
+    try:
+        return _finish(_clean(name).rstrip(" ."), name) == name
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    """One file in the library. ``error`` is set (and the tokenizer unusable) when ``check`` found
+    the file corrupt; ``vocab_size``/``merges`` are filled in by ``check`` for readable files."""
+
+    name: str
+    path: Path
+    size: int
+    modified: float
+    modified_ns: int
+    error: str | None = None
+    vocab_size: int | None = None
+    merges: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class LibraryFolder:
+    """A library of tokenizers stored under ``root`` (created on first write). Changes wait at most
+    ``lock_timeout`` seconds for a change by another thread or process to finish."""
+
+    def __init__(self, root: str | os.PathLike | None = None, *, lock_timeout: float = LOCK_TIMEOUT) -> None:
+        self.root = Path(root).expanduser() if root is not None else default_root()
+        self.lock_timeout = lock_timeout
+
+    def __repr__(self) -> str:
+        return f"LibraryFolder({str(self.root)!r})"
+
+    @property
+    def folder(self) -> Path:
+        return self.root / "tokenizers"
+
+    def path_of(self, name: str) -> Path:
+        return self.folder / f"{sanitize_name(name)}{SUFFIX}"
+
+    def _lookup(self, name: str) -> Path:
+        """The file of an existing tokenizer: its exact name when that is a safe file name (names
+        saved before the byte limit), else the sanitized name."""
+        clean = sanitize_name(name)
+        if name != clean and _safe_as_is(name) and _is_file(self.folder / f"{name}{SUFFIX}"):
+            return self.folder / f"{name}{SUFFIX}"
+        return self.folder / f"{clean}{SUFFIX}"
+
+    def _ensure_folder(self) -> Path:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BpeError(f"cannot create the library folder {self.folder}: {exc.strerror or exc}") from None
+        return self.folder
+
+    @contextmanager
+    def _changing(self) -> Iterator[Path]:
+        """The folder, locked for one change, with stale temporary files cleared first."""
+        folder = self._ensure_folder()
+        with safe_io.folder_lock(folder, name=LOCK_NAME, timeout=self.lock_timeout):
+            self.remove_stale_files()
+            yield folder
+
+    # ---------------------------------------------------------------------------------------------
+    # listing
+
+    def entries(self) -> list[LibraryEntry]:
+        """The library's files, sorted by name (case-insensitive), without opening them."""
+        folder = self.folder
+        if not folder.is_dir():
+            return []
+        found: list[LibraryEntry] = []
+        try:
+            candidates = list(folder.iterdir())
+        except OSError as exc:
+            raise BpeError(f"cannot list the library folder {folder}: {exc.strerror or exc}") from None
+        for path in candidates:
+            if not path.name.endswith(SUFFIX) or path.name.startswith("."):
+                continue
+            try:
+                info = path.stat()
+            except OSError:
+                continue  # vanished while listing
+            if stat.S_ISREG(info.st_mode):
+                found.append(_entry_from(path, info))
+        found.sort(key=lambda entry: (entry.name.lower(), entry.name))
+        return found
+
+    def names(self) -> list[str]:
+        return [entry.name for entry in self.entries()]
+
+    def exists(self, name: str) -> bool:
+        return _is_file(self._lookup(name))
+
+    def check(self, entry: LibraryEntry) -> tuple[LibraryEntry, Tokenizer | None]:
+        """Load ``entry``; return it with ``vocab_size``/``merges`` or ``error`` filled in."""
+        try:
+            tokenizer = self._load_path(entry.path, entry.name)
+        except ValueError as exc:
+            return replace(entry, error=str(exc)), None
+        return replace(entry, vocab_size=tokenizer.vocab_size, merges=len(tokenizer.merges)), tokenizer
+
+    def scan(self) -> list[tuple[LibraryEntry, Tokenizer | None]]:
+        """Every entry, loaded: ``(entry, tokenizer)``, or ``(entry with error, None)`` if corrupt."""
+        return [self.check(entry) for entry in self.entries()]
+
+    def remove_stale_files(self, *, older_than: float = safe_io.STALE_SECONDS) -> list[str]:
+        """Remove temporary files a crashed writer left in the folder, if older than ``older_than``
+        seconds (younger ones may belong to a write in progress); returns the names removed. Every
+        change does this first."""
+        return safe_io.remove_stale_temporaries(self.folder, older_than=older_than)
+
+    # ---------------------------------------------------------------------------------------------
+    # single tokenizers
+
+    @staticmethod
+    def _load_path(path: Path, name: str) -> Tokenizer:
+        try:
+            tokenizer = Tokenizer.from_json(bpe_json.read(path), source=str(path))
+        except (TypeError, KeyError, AttributeError, RecursionError) as exc:  # defensive: never crash a listing
+            raise BpeError(f"{path} is not a valid bpe_core tokenizer: {exc}") from None
+        tokenizer.name = name
+        return tokenizer
+
+    def load(self, name: str) -> Tokenizer:
+        """The tokenizer saved as ``name``; ValueError if missing or corrupt."""
+        path = self._lookup(name)
+        if not _is_file(path):
+            raise BpeError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
+        return self._load_path(path, path.name[: -len(SUFFIX)])
+
+    def save(self, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> LibraryEntry:
+        """Save ``tokenizer`` as ``name`` (sanitized; the file records that name, the object keeps its own).
+
+        ValueError if a tokenizer of that name exists and ``overwrite`` is false: of several callers
+        saving one new name at once, exactly one succeeds.
+        """
+        clean = sanitize_name(name)
+        text = _named(tokenizer, clean).to_json()  # the slow part, outside the lock
+        with self._changing() as folder:
+            try:
+                return _publish(text, folder / f"{clean}{SUFFIX}", overwrite=overwrite)
+            except FileExistsError:
+                raise BpeError(
+                    f"a tokenizer named {clean!r} already exists; pick another name or overwrite it"
+                ) from None
+
+    def save_as_new(self, tokenizer: Tokenizer, name: str) -> LibraryEntry:
+        """Save ``tokenizer`` as ``name`` or, when taken, the first free ``name 2``, ``name 3``...
+        Picking the name and writing are one step, so two imports of one name get two names."""
+        base = sanitize_name(name)
+        _named(tokenizer, base)  # TypeError before taking the lock
+        with self._changing() as folder:
+            for _attempt in range(100):
+                candidate = self.unique_name(base)
+                try:
+                    text = _named(tokenizer, candidate).to_json()
+                    return _publish(text, folder / f"{candidate}{SUFFIX}", overwrite=False)
+                except FileExistsError:
+                    continue  # taken by a program that does not use the lock: the next number
+        raise BpeError(f"cannot find a free name like {base!r} in {self.folder}: other programs keep taking them")
+
+    def rename(self, old: str, new: str, *, overwrite: bool = False) -> LibraryEntry:
+        """Rename a tokenizer; its file's stored name is updated too. Returns the new entry.
+
+        ValueError if ``old`` is missing or ``new`` is taken (unless ``overwrite``): of several callers
+        renaming to one name, or renaming/deleting one tokenizer, exactly one succeeds.
+        """
+        clean = sanitize_name(new)
+        if not self.folder.is_dir():
+            raise BpeError(f"there is no tokenizer named {old!r} in the library")
+        with self._changing() as folder:
+            source = self._lookup(old)
+            target = folder / f"{clean}{SUFFIX}"
+            raw = _read_existing(source, old)
+            if target == source:
+                return _entry_at(source)
+            # On case-insensitive file systems "a" -> "A" is the same file under another case.
+            same_file = _same_file(source, target)
+            if not same_file and os.path.lexists(target) and not overwrite:
+                raise BpeError(f"a tokenizer named {clean!r} already exists; pick another name")
+            data = bpe_json.with_stored_name(raw, clean)
+            if same_file:  # only the case changes: move the file, then rewrite it in place
+                try:
+                    safe_io.patiently(os.rename, source, target)
+                except OSError as exc:
+                    raise BpeError(f"cannot rename {source.name} to {target.name}: {exc.strerror or exc}") from None
+                return _publish(data, target, overwrite=True)
+            try:
+                entry = _publish(data, target, overwrite=overwrite)
+            except FileExistsError:
+                raise BpeError(f"a tokenizer named {clean!r} already exists; pick another name") from None
+            _remove_source(source, target, undo=not overwrite)
+            return entry
+
+    def delete(self, name: str) -> None:
+        """Delete a tokenizer; ValueError if it does not exist (of two deletes at once, one succeeds)."""
+        if not self.folder.is_dir():
+            raise BpeError(f"there is no tokenizer named {name!r} in the library")
+        with self._changing():
+            path = self._lookup(name)
+            if not _is_file(path):
+                raise BpeError(f"there is no tokenizer named {name!r} in the library")
+            try:
+                safe_io.patiently(os.unlink, path)
+            except FileNotFoundError:
+                raise BpeError(f"there is no tokenizer named {name!r} in the library") from None
+            except OSError as exc:
+                raise BpeError(f"cannot delete {path}: {exc.strerror or exc}") from None
+
+    def unique_name(self, name: str) -> str:
+        """``name`` sanitized, with `` 2``, `` 3``... appended if it is already taken. Only a hint when
+        others may save at the same time: ``save_as_new`` picks and writes in one step."""
+        base = sanitize_name(name)
+        candidate = base
+        number = 2
+        while os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
+            suffix = f" {number}"
+            candidate = _cut(base[: MAX_NAME_LENGTH - len(suffix)], MAX_NAME_BYTES - len(suffix)).rstrip(" .") + suffix
+            number += 1
+        return candidate
+
+
+# -------------------------------------------------------------------------------------------------
+# file steps (called with the folder locked)
+
+
+def _named(tokenizer: Tokenizer, name: str) -> Tokenizer:
+    """A shallow copy named ``name``: the caller's object is never renamed, even for a moment, so
+    threads saving one tokenizer under different names cannot see each other's name."""
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(f"expected a bpe_core Tokenizer, got {type(tokenizer).__name__}")
+    twin = copy.copy(tokenizer)
+    twin.name = name
+    return twin
+
+
+def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
+    """Write ``data`` to ``path`` atomically; FileExistsError if taken and not ``overwrite``."""
+    try:
+        temporary = safe_io.write_temporary(path.parent, data)
+    except OSError as exc:
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.stat(temporary)  # the published file's own (same inode), whatever happens next
+        safe_io.publish(temporary, path, overwrite=overwrite)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise BpeError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        safe_io.remove_quietly(temporary)
+    return _entry_from(path, info)
+
+
+def _read_existing(path: Path, name: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise BpeError(f"there is no tokenizer named {name!r} in the library") from None
+    except OSError as exc:
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
+    """The last step of a rename; if the old file cannot go, the new one is taken back (``undo``)."""
+    try:
+        safe_io.patiently(os.unlink, source)
+    except FileNotFoundError:
+        pass  # removed by a program that ignores the lock: the tokenizer lives on under its new name
+    except OSError as exc:
+        if undo:
+            safe_io.remove_quietly(target)
+        raise BpeError(f"cannot rename {source.name}: cannot remove it ({exc.strerror or exc})") from None
+
+
+def _entry_from(path: Path, info: os.stat_result) -> LibraryEntry:
+    return LibraryEntry(
+        name=path.name[: -len(SUFFIX)], path=path, size=info.st_size, modified=info.st_mtime,
+        modified_ns=info.st_mtime_ns,
+    )  # fmt: skip
+
+
+def _entry_at(path: Path) -> LibraryEntry:
+    try:
+        return _entry_from(path, path.stat())
+    except OSError as exc:
+        raise BpeError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):  # missing, or a name the file system refuses
+        return False
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def describe_age(timestamp: float, now: float | None = None) -> str:
+    """'just now', '5 min ago', '3 h ago', or the date, for listings."""
+    now = time.time() if now is None else now
+    seconds = max(0.0, now - timestamp)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return time.strftime("%Y-%m-%d", time.localtime(timestamp))

@@ -1,0 +1,193 @@
+"""The Compare page's "Train a fairer tokenizer" section, driven with streamlit.testing.v1.AppTest.
+
+Runs use four languages, a small vocabulary and GPT-2 alone beside the two trained tokenizers, so
+each takes seconds; the figures shown are checked against ``bpe_core.analysis.parity_report.compare_training``
+called here directly with the same inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from apptest_support import APP, run  # noqa: E402
+from markup_audit import shown_text  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import bpe_core  # noqa: E402
+from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
+from bpe_core.corpora.samples import parallel_text  # noqa: E402
+from pages._compare.fairer import split_heldout  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
+
+COMPARE = "pages/compare.py"
+LANGUAGES = ["eng", "deu", "hin", "mya"]
+VOCAB = 700
+
+
+@pytest.fixture
+def page(workspace_dir):
+    at = AppTest.from_file(APP, default_timeout=180)
+    run(at)
+    at.switch_page(COMPARE)
+    run(at)
+    at.number_input(key="cmp.fair.vocab").set_value(VOCAB)
+    at.multiselect(key="cmp.fair.others").set_value(["gpt2"])
+    return run(at)
+
+
+def train_both(at: AppTest) -> AppTest:
+    at.button(key="cmp.fair.go").click()
+    return run(at)
+
+
+def chart_titled(at: AppTest, words: str) -> dict:
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if words in spec["layout"].get("title", {}).get("text", ""):
+            return spec
+    raise AssertionError(f"no chart titled with {words!r}")
+
+
+def expected(languages=LANGUAGES, **parity):
+    options = {"variant": "window", "global_merges": round((VOCAB - 256) * 0.8), "window": 100, "alpha": 3.0}
+    return compare_training(
+        parallel_text(split="train", languages=languages), parallel_text(split="heldout", languages=languages),
+        VOCAB, others={"gpt2": bpe_core.load("gpt2")}, parity_options={**options, **parity}, pattern="o200k",
+    )  # fmt: skip
+
+
+def test_section_waits_for_the_button_with_its_defaults(page):
+    assert "Train a fairer tokenizer" in [s.value for s in page.subheader]
+    assert page.multiselect(key="cmp.fair.languages").value[:3] == ["eng", "deu", "fra"]
+    assert len(page.multiselect(key="cmp.fair.languages").value) == 21
+    assert page.selectbox(key="cmp.fair.pattern").value == "o200k"
+    assert page.radio(key="cmp.fair.variant").value == "window"
+    assert page.slider(key="cmp.fair.share").value == 80
+    assert not [s for s in page.markdown if "Parity-aware training" in s.value]  # nothing trained yet
+
+
+def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
+    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    at = train_both(run(page))
+    want = expected()
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown), [m.value for m in at.markdown][-3:]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Worst premium, standard BPE"] == f"{want.fairness[STANDARD].max_premium:.2f}x"
+    assert metrics["Worst premium, parity-aware"] == f"{want.fairness[PARITY].max_premium:.2f}x"
+    assert metrics["Gini of token counts"] == f"{want.fairness[PARITY].gini:.3f}"
+    assert metrics["English pays"] == f"{want.reference_cost:+.1%}"
+    # the premium chart: a bar group per tokenizer, error bars from the intervals, the parity line
+    spec = chart_titled(at, "Held-out premium against English")
+    bars = [trace for trace in spec["data"] if trace["type"] == "bar"]
+    assert [bar["name"] for bar in bars] == [STANDARD, PARITY, "gpt2"]
+    burmese = want.fairness[PARITY].premiums["mya"]
+    parity_bar = bars[1]
+    index = parity_bar["x"].index("Burmese")
+    assert parity_bar["y"][index] == pytest.approx(burmese.premium)
+    assert parity_bar["error_y"]["array"][index] == pytest.approx(burmese.high - burmese.premium)
+    assert parity_bar["error_y"]["arrayminus"][index] == pytest.approx(burmese.premium - burmese.low)
+    assert any(shape.get("y0") == 1.0 for shape in spec["layout"].get("shapes", []))
+    # one line per language and trained tokenizer against vocabulary size
+    curves = chart_titled(at, "Premium against vocabulary size")["data"]
+    assert len(curves) == 2 * len(LANGUAGES) and max(curves[0]["x"]) == VOCAB
+    assert [c["name"] for c in curves if c.get("showlegend", True)] == ["English", "German", "Hindi", "Burmese"]
+    served = chart_titled(at, "by the language they served")["data"][0]
+    languages = want.parity.training["parity"]["merge_language"]
+    assert dict(zip(served["x"], served["y"]))["Burmese"] == languages.count(3)
+    table = at.dataframe[-1].value
+    assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "gpt2"}
+    at.toggle(key="cmp.fair.trained_only").set_value(True)
+    bars = chart_titled(run(at), "Held-out premium")["data"]
+    assert [bar["name"] for bar in bars if bar["type"] == "bar"] == [STANDARD, PARITY]
+
+
+def test_changed_settings_say_the_result_is_stale(page):
+    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    at = train_both(run(page))
+    at.slider(key="cmp.fair.share").set_value(0)
+    run(at)
+    assert any("settings changed" in c.value for c in at.caption)
+    at = train_both(at)
+    want = expected(global_merges=0)
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
+    assert not any("settings changed" in c.value for c in at.caption)
+
+
+def test_english_and_one_more_language_are_needed(page):
+    page.multiselect(key="cmp.fair.languages").set_value(["deu", "hin"])
+    at = run(page)
+    assert any("Pick English" in i.value for i in at.info)
+    assert at.button(key="cmp.fair.go").disabled
+
+
+def upload(at: AppTest, files: dict[str, str]) -> AppTest:
+    at.radio(key="cmp.fair.source").set_value("My parallel files")
+    run(at)
+    at.file_uploader(key="cmp.fair.uploads").set_value(
+        [(name, text.encode(), "text/plain") for name, text in files.items()]
+    )
+    return run(at)
+
+
+def test_uploads_with_different_line_counts_say_which(page):
+    at = upload(page, {"eng.txt": "One.\nTwo.\nThree.\n", "deu.txt": "Eins.\nZwei.\n"})
+    errors = [shown_text(e.value) for e in at.error]
+    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e for e in errors), errors
+    assert at.button(key="cmp.fair.go").disabled
+
+
+def test_uploads_train_on_three_quarters_and_measure_the_rest(page):
+    held = parallel_text(split="all", languages=["eng", "fra"])
+    at = upload(page, {"en.txt": "\n".join(held["eng"]), "french.txt": "\n".join(held["fra"])})
+    assert at.selectbox(key="cmp.fair.reference").value == "en"
+    assert any("90 sentences each to train on, the last 30 held out" in c.value for c in at.caption)
+    at = train_both(at)
+    assert any(m.value.startswith("**Parity-aware training") for m in at.markdown)
+    table = at.dataframe[-1].value
+    assert set(table["name"]) == {"en", "french"}
+
+
+def test_split_heldout_needs_two_lines():
+    assert split_heldout({"a": ["1", "2"], "b": ["3", "4"]}) == ({"a": ["1"], "b": ["3"]}, {"a": ["2"], "b": ["4"]})
+    with pytest.raises(ValueError, match="at least 2 sentences"):
+        split_heldout({"a": ["1"], "b": ["2"]})
+
+
+def test_keep_and_save_both(page, workspace_dir):
+    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    at = train_both(run(page))
+    at.button(key="cmp.fair.keep").click()
+    run(at)
+    assert any("kept for this session" in s.value for s in at.success)
+    options = at.multiselect(key="cmp.tokenizers").options
+    assert any("standard-o200k-700" in o for o in options) and any("parity-o200k-700-window-h80" in o for o in options)
+    at.button(key="cmp.fair.save").click()
+    run(at)
+    assert any("saved to the library" in s.value for s in at.success), [e.value for e in at.error]
+    names = set(LibraryFolder(workspace_dir).names())
+    assert {"standard-o200k-700 2", "parity-o200k-700-window-h80 2"} <= names  # the session's "name 2"
+    saved = LibraryFolder(workspace_dir).load("parity-o200k-700-window-h80 2")
+    assert saved.merges == expected().parity.merges
+
+
+def test_hostile_file_names_are_shown_as_text(page):
+    from test_user_text_stays_text import HOSTILE, assert_no_live_markup, figure_strings
+
+    from pages._ui.render import plot_text
+
+    lines = parallel_text(split="all", languages=["eng", "deu"])
+    at = upload(page, {"eng.txt": "\n".join(lines["eng"]), f"{HOSTILE}.txt": "\n".join(lines["deu"])})
+    at = train_both(at)
+    shown = assert_no_live_markup(at)
+    assert any(HOSTILE in line for line in shown)  # the worst language, named in the sentence and cards
+    assert plot_text(HOSTILE) in figure_strings(at)  # the language's name on the chart's axis, escaped
+    at = upload(at, {"eng.txt": "a\nb\n", f"{HOSTILE}.txt": "c\n"})
+    shown = assert_no_live_markup(at)
+    assert any(f"{HOSTILE}.txt: 1 lines" in line for line in shown)

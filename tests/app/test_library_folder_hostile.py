@@ -1,0 +1,113 @@
+"""Hostile names and files in the app's tokenizer library folder (pages/_ui/library_folder.py): a name
+is cut to what file systems take, by bytes; a file that cannot be read is listed with its error, never
+a traceback; files saved before stay readable."""
+
+from __future__ import annotations
+
+import pytest
+
+import bpe_core
+from bpe_core.cli import main as cli
+from bpe_core.formats import detect
+from pages._ui.library_folder import MAX_NAME_BYTES, LibraryFolder, sanitize_name
+
+TEXT = "low low low low low lower newer newer newer newer wider " * 20
+FOUR_BYTES = "\U00020000"  # a CJK letter (a word character) that takes four bytes in UTF-8
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return bpe_core.train(TEXT, 270, min_frequency=1, special_tokens=["<|end|>"])
+
+
+@pytest.fixture
+def ws(tmp_path):
+    return LibraryFolder(tmp_path / "ws")
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("count", [30, 63, 64, 80, 200])
+def test_names_of_four_byte_characters_are_cut_by_bytes(ws, tokenizer, count):
+    name = FOUR_BYTES * count
+    clean = sanitize_name(name)
+    assert len(clean.encode("utf-8")) <= MAX_NAME_BYTES and clean == FOUR_BYTES * min(count, MAX_NAME_BYTES // 4)
+    assert ws.save(tokenizer, name).name == clean
+    assert ws.rename(clean, "x" + name).name == sanitize_name("x" + name)
+    assert ws.save_as_new(tokenizer, name).name == clean
+    again = ws.save_as_new(tokenizer, name).name  # the number fits in the limit too
+    assert again.endswith(" 2") and len(again.encode("utf-8")) <= MAX_NAME_BYTES
+    assert sorted(ws.names()) == sorted([sanitize_name("x" + name), clean, again])
+    assert all(entry.ok for entry, _ in ws.scan())
+
+
+def test_multibyte_names_are_cut_between_characters():
+    assert sanitize_name("é" * 100) == "é" * 60  # 120 bytes
+    assert sanitize_name("a" + "中" * 100) == "a" + "中" * 39  # 118 bytes: a fortieth would not fit
+    assert sanitize_name("x" * 500) == "x" * 80  # ASCII stays limited by characters
+
+
+def test_names_too_long_for_the_file_system_are_missing_not_oserrors(ws, tokenizer):
+    ws.save(tokenizer, "real")
+    absurd = "\U0001d400" * 300  # mathematical bold A: a letter, four bytes, 1,200 bytes in all
+    assert not ws.exists(absurd)
+    for call in (lambda: ws.load(absurd), lambda: ws.delete(absurd), lambda: ws.rename(absurd, "y")):
+        with pytest.raises(ValueError, match="no tokenizer named"):
+            call()
+    assert ws.names() == ["real"]
+
+
+def test_files_saved_under_longer_names_before_the_byte_limit_still_work(ws, tokenizer):
+    """Earlier versions limited names to 80 characters only: 80 three-byte characters (240 bytes)
+    fit on most file systems, and such files must stay usable by their exact name."""
+    legacy = "中" * 80
+    ws.folder.mkdir(parents=True)
+    tokenizer.save(ws.folder / f"{legacy}.json")
+    assert ws.names() == [legacy]
+    assert ws.exists(legacy)
+    assert ws.load(legacy).name == legacy
+    renamed = ws.rename(legacy, legacy)  # to the new limit
+    assert renamed.name == sanitize_name(legacy) == "中" * 40
+    ws.save(tokenizer, "another")
+    tokenizer.save(ws.folder / f"{legacy}.json")
+    ws.delete(legacy)
+    assert sorted(ws.names()) == sorted(["another", "中" * 40])
+
+
+def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, tmp_path, capsys):
+    ws.save(tokenizer, "good")
+    text = '{"format": "bpe_core.tokenizer", "version": 1, "training": ' + _nested(5_000) + "}"
+    (ws.folder / "deep.json").write_text(text, encoding="utf-8")
+    scanned = {entry.name: (entry, tok) for entry, tok in ws.scan()}
+    assert scanned["good"][1] is not None
+    assert scanned["deep"][1] is None and "nested too deeply" in scanned["deep"][0].error
+    with pytest.raises(ValueError, match="nested too deeply"):
+        ws.load("deep")
+    for load in (bpe_core.load, detect.load_any):
+        with pytest.raises(ValueError, match="nested too deeply"):
+            load(ws.folder / "deep.json")
+    assert ws.rename("deep", "still deep").name == "still deep"  # kept as it is, like any corrupt file
+    assert (ws.folder / "still deep.json").read_text(encoding="utf-8") == text
+    capsys.readouterr()
+    assert cli.main(["inspect", str(ws.folder / "still deep.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "nested too deeply" in err and "Traceback" not in err
+
+
+def test_a_saved_library_file_round_trips_with_its_metadata(ws, tokenizer, capsys):
+    entry = ws.save(tokenizer, "kept")
+    loaded = ws.load("kept")
+    assert loaded.training == tokenizer.training
+    assert loaded.special_tokens == tokenizer.special_tokens
+    capsys.readouterr()
+    assert cli.main(["inspect", str(entry.path)]) == 0
+    out = capsys.readouterr().out
+    assert "trained with: vocab_size=270" in out and "stopped:" in out
+
+
+
+def test_a_name_holding_a_lone_surrogate_is_sanitized(tokenizer, tmp_path):
+    odd = tokenizer.truncated(2)
+    assert LibraryFolder(tmp_path / "ws").save(odd, "bad \ud800 name").name == "bad _ name"

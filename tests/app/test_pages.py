@@ -1,0 +1,621 @@
+"""Every page of the Streamlit workbench, driven with streamlit.testing.v1.AppTest.
+
+Each test starts the app from app.py with BPE_WORKBENCH_DIR pointing at a temporary folder (so the
+user's library is never touched), switches to a page, drives its widgets and checks what is shown,
+and that no exception reached the page.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from apptest_support import APP, drawn_html, run, texts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import bpe_core  # noqa: E402
+from bpe_core.formats import huggingface  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from bpe_core.training.counting import count_words  # noqa: E402
+from pages._ui.library_folder import LibraryFolder  # noqa: E402
+
+TRAIN = "pages/train.py"
+TOKENIZE = "pages/tokenize_text.py"
+FOREST = "pages/merge_forest.py"
+STEPS = "pages/step_through.py"
+LIBRARY = "pages/library.py"
+CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
+
+
+def go(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def html_of(at: AppTest) -> str:
+    return "\n".join(drawn_html(at))
+
+
+def train_small(at: AppTest, *, vocab_size: int = 300, name: str | None = None) -> AppTest:
+    go(at, TRAIN)
+    at.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
+    run(at)
+    if name:
+        at.text_input(key="train.name").set_value(name)
+    at.number_input(key="train.vocab_size").set_value(vocab_size)
+    at.button(key="train.go").click()
+    return run(at)
+
+
+# --------------------------------------------------------------------------------------------------
+# home
+
+
+def test_home_lists_the_tokenizers_available_at_once(app):
+    assert any("BPE workbench" in t for t in texts(app.title))
+    table = app.dataframe[0].value
+    names = list(table["tokenizer"])
+    assert names[:2] == ["sample-bpe (default)", "gpt2"]
+    if catalogue.is_installed("cl100k"):
+        assert "cl100k" in names
+    default_row = table[table["tokenizer"] == "sample-bpe (default)"].iloc[0]
+    assert default_row["merges"] == 500
+    assert not app.error
+
+
+def test_home_reports_corrupt_library_files(workspace_dir):
+    (workspace_dir / "tokenizers").mkdir(parents=True)
+    (workspace_dir / "tokenizers" / "broken.json").write_text("{not json", encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=180)
+    run(at)
+    assert any("broken" in e and "could not be read" in e for e in texts(at.error))
+
+
+# --------------------------------------------------------------------------------------------------
+# train
+
+
+def test_train_without_corpus_cannot_train(app):
+    go(app, TRAIN)
+    assert any("No corpus yet" in t for t in texts(app.info))
+    assert app.button(key="train.go").disabled
+
+
+def test_train_shows_statistics_then_trains(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["documents"] == "1"
+    assert metrics["characters"] == f"{len(CORPUS.decode()):,}"
+    assert metrics["bytes"] == f"{len(CORPUS):,}"
+    expected = count_words(
+        [CORPUS.decode()], pretokenizer=bpe_core.pretokenization.pretokenizer.PreTokenizer.build("gpt2")
+    ).stats.pretokens
+    assert metrics["pre-tokens"] == f"{expected:,}"
+
+    app.number_input(key="train.vocab_size").set_value(290)
+    app.number_input(key="train.min_frequency").set_value(1)
+    app.button(key="train.go").click()
+    run(app)
+    assert "4 · Result: my-bpe" in texts(app.header)
+    metrics = {m.label: m.value for m in app.metric}
+    reference = bpe_core.train(CORPUS.decode(), 290, min_frequency=1)
+    assert metrics["merges learned"] == str(reference.training["merges_learned"])
+    assert metrics["vocabulary"] == str(reference.vocab_size)
+    assert app.get("plotly_chart"), "compression curve missing"
+    first = app.dataframe[-2].value
+    assert list(first.columns) == ["rank", "left", "right", "new token", "id", "count"]
+    assert first["rank"].tolist()[:3] == [0, 1, 2]
+    assert len(app.get("download_button")) == 3
+    assert any("Not saved yet" in w for w in texts(app.warning))
+    # the tokenizer is usable on the other pages of this session
+    go(app, TOKENIZE)
+    assert "new:my-bpe" in app.multiselect(key="tokenize.tokenizers").value
+
+
+def test_train_error_keeps_existing_tokenizers(app):
+    train_small(app, vocab_size=300)
+    assert "4 · Result: my-bpe" in texts(app.header)
+    app.text_input(key="train.name").set_value("second")
+    app.number_input(key="train.vocab_size").set_value(100)
+    app.button(key="train.go").click()
+    run(app)
+    errors = texts(app.error)
+    assert any("Training failed" in e and "vocab_size=100 is too small" in e for e in errors)
+    assert "4 · Result: my-bpe" in texts(app.header)  # the earlier result is still there
+    go(app, TOKENIZE)
+    options = app.multiselect(key="tokenize.tokenizers").options
+    assert any("my-bpe" in o for o in options)
+    assert not any("second" in o for o in options)
+
+
+def test_train_invalid_custom_regex_is_an_inline_error(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
+    app.selectbox(key="train.pattern").set_value("custom")
+    run(app)
+    app.text_input(key="train.custom_regex").set_value("(unclosed")
+    run(app)
+    assert any("Invalid pre-tokenization regex" in e for e in texts(app.error))
+    assert app.button(key="train.go").disabled
+    app.text_input(key="train.custom_regex").set_value("a*")
+    run(app)
+    assert any("matches the empty string" in e for e in texts(app.error))
+    app.text_input(key="train.custom_regex").set_value(r"\w+")
+    run(app)
+    assert not app.error
+    assert "pre-tokens" in html_of(app) or app.get("html")
+    assert not app.button(key="train.go").disabled
+
+
+def test_train_custom_regex_preview(app):
+    go(app, TRAIN)
+    app.selectbox(key="train.pattern").set_value("custom")
+    run(app)
+    app.text_input(key="train.custom_regex").set_value(r"[a-z]+")
+    app.text_area(key="train.preview_text").set_value("ab cd<script>")
+    run(app)
+    markup = html_of(app)
+    assert "<script" not in markup and ">&lt;</span>" in markup
+    assert any("6 pre-tokens" in c for c in texts(app.caption))  # ab, space, cd, <, script, >
+
+
+def test_train_rejects_binary_and_non_utf8_uploads(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(
+        [
+            ("latin1.txt", "café au lait".encode("latin-1"), "text/plain"),
+            ("image.txt", b"\x89PNG\r\n\x1a\n\x00\x00", "text/plain"),
+            ("good.txt", CORPUS, "text/plain"),
+        ]
+    )
+    run(app)
+    errors = texts(app.error)
+    assert any("latin1.txt is not valid UTF-8" in e and "offset 3" in e for e in errors)
+    assert any("image.txt" in e and "binary" in e for e in errors)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["documents"] == "1"
+
+
+def test_train_uploads_survive_a_visit_to_another_page(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(
+        [("first.txt", CORPUS, "text/plain"), ("second.txt", b"another document entirely", "text/plain")]
+    )
+    run(app)
+    assert {m.label: m.value for m in app.metric}["documents"] == "2"
+    go(app, TOKENIZE)
+    go(app, TRAIN)  # the uploader is empty again, the files are not lost
+    earlier = app.multiselect(key="train.earlier")
+    assert [earlier.format_func(v) for v in earlier.value] == ["first.txt", "second.txt"]
+    assert {m.label: m.value for m in app.metric}["documents"] == "2"
+    assert not app.button(key="train.go").disabled
+    earlier.set_value(earlier.value[:1])
+    run(app)
+    assert {m.label: m.value for m in app.metric}["documents"] == "1"
+    go(app, TOKENIZE)
+    go(app, TRAIN)  # what was chosen is what comes back
+    assert len(app.multiselect(key="train.earlier").value) == 1
+    assert {m.label: m.value for m in app.metric}["documents"] == "1"
+
+
+def test_train_jsonl_uses_text_fields(app):
+    go(app, TRAIN)
+    lines = [json.dumps({"text": f"document number {i}"}) for i in range(5)] + ["{broken", json.dumps({"id": 3})]
+    app.file_uploader(key="train.uploads").set_value(("docs.jsonl", "\n".join(lines).encode(), "application/json"))
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["documents"] == "5"
+    assert any("2 line(s) skipped" in w for w in texts(app.warning))
+
+
+def test_train_samples_specials_and_tie_rule(app):
+    go(app, TRAIN)
+    sample_ids = app.multiselect(key="train.samples").options
+    assert sample_ids
+    app.multiselect(key="train.samples").select(app.multiselect(key="train.samples").options[0])
+    run(app)
+    app.text_area(key="train.specials").set_value("<|endoftext|>, <|pad|>\n<|sep|>")
+    app.radio(key="train.tie_break").set_value("first")
+    app.number_input(key="train.vocab_size").set_value(280)
+    app.button(key="train.go").click()
+    run(app)
+    assert "4 · Result: my-bpe" in texts(app.header)
+    tokenizer = app.session_state["wb.session_tokenizers"]["my-bpe"].tokenizer
+    assert tokenizer.special_tokens == {"<|endoftext|>": 256, "<|pad|>": 257, "<|sep|>": 258}
+    assert tokenizer.training["settings"]["tie_break"] == "first"
+
+
+def test_train_save_to_library_and_reload(app, workspace_dir):
+    train_small(app, name="kept")
+    app.text_input(key="train.save_name").set_value("kept forever")
+    app.button(key="train.save").click()
+    run(app)
+    assert any("Saved **kept forever**" in s for s in texts(app.success))
+    assert (workspace_dir / "tokenizers" / "kept forever.json").is_file()
+    # saving again under the same name needs "Overwrite"
+    app.button(key="train.save").click()
+    run(app)
+    assert any("already exists" in e for e in texts(app.error))
+    # a new session (a reload or a restart) finds it in the library
+    fresh = AppTest.from_file(APP, default_timeout=180)
+    run(fresh)
+    assert "📁 kept forever" in list(fresh.dataframe[0].value["tokenizer"])
+
+
+def test_train_imports_tokenizer_files(app, workspace_dir):
+    go(app, TRAIN)
+    trained = bpe_core.train(CORPUS.decode(), 270, name="imported")
+    hf = json.dumps(huggingface.to_huggingface_dict(trained)).encode()
+    app.file_uploader(key="train.tokenizer_upload").set_value(
+        [
+            ("mine.json", trained.to_json().encode(), "application/json"),
+            ("hf.tokenizer.json", hf, "application/json"),
+            ("junk.json", b'{"hello": 1}', "application/json"),
+        ]
+    )
+    run(app)
+    successes = texts(app.success)
+    assert any("mine.json" in s for s in successes)
+    assert any("hf.tokenizer.json" in s for s in successes)
+    assert any("Could not load junk.json" in e for e in texts(app.error))
+    names = LibraryFolder(workspace_dir).names()
+    assert len(names) == 2
+    loaded = LibraryFolder(workspace_dir).load(names[0])
+    assert loaded.merges == trained.merges
+
+
+# --------------------------------------------------------------------------------------------------
+# tokenize
+
+
+def test_tokenize_defaults_show_spans_side_by_side(app):
+    go(app, TOKENIZE)
+    selected = app.multiselect(key="tokenize.tokenizers").value
+    assert selected[:2] == ["default", "gpt2"]
+    table = app.dataframe[0].value
+    assert len(table) == len(selected)
+    markup = html_of(app)
+    assert markup.count('class="bpe-tokens"') == len(selected)
+    assert 'title="id ' in markup and "merge rank" in markup
+    assert "bytes " in markup
+    # the example has emoji: a character split between tokens is drawn once, in pieces, never as escapes
+    assert "\\x" not in markup and "piece 1 of" in markup
+    assert any("Server time" in c for c in texts(app.caption))
+
+
+def test_tokenize_escapes_html(app):
+    go(app, TOKENIZE)
+    app.text_area(key="tokenize.text").set_value('<script>alert("x")</script> & <img src=x onerror=alert(1)>')
+    run(app)
+    markup = html_of(app)
+    assert "<script" not in markup and "<img" not in markup
+    assert "&lt;" in markup and "&gt;" in markup
+
+
+def test_tokenize_url_holds_text_and_tokenizers(workspace_dir):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params = {"text": "Hello world", "tok": ["gpt2"]}
+    run(at)
+    at.query_params = {"text": "Hello world", "tok": ["gpt2"]}
+    go(at, TOKENIZE)
+    assert at.text_area(key="tokenize.text").value == "Hello world"
+    assert at.multiselect(key="tokenize.tokenizers").value == ["gpt2"]
+    assert at.dataframe[0].value["tokens"].tolist() == [2]
+    at.text_area(key="tokenize.text").set_value("Shared view")
+    at.multiselect(key="tokenize.tokenizers").select("default")
+    run(at)
+    assert at.query_params["text"] == "Shared view"
+    assert at.query_params["tok"] == ["gpt2", "default"]
+
+
+def test_tokenize_whitespace_toggle_and_cut_differences(app):
+    go(app, TOKENIZE)
+    app.text_area(key="tokenize.text").set_value("a  b\tc\nd")
+    app.toggle(key="tokenize.whitespace").set_value(True)
+    run(app)
+    markup = html_of(app)
+    assert "␣" in markup and "→" in markup and "↵" in markup
+    assert 'class="bpe-cuts"' in markup  # the two-tokenizer cut comparison
+
+
+def test_tokenize_marks_cuts_missing_from_the_reference(app):
+    go(app, TOKENIZE)
+    app.multiselect(key="tokenize.tokenizers").set_value(["default", "gpt2"])
+    app.text_area(key="tokenize.text").set_value("internationalization of tokenizers")
+    run(app)
+    app.selectbox(key="tokenize.reference").set_value("gpt2")
+    run(app)
+    table = app.dataframe[0].value
+    assert table.loc[table["tokenizer"] == "gpt2", "cuts not in reference"].item() == "reference"
+    assert int(table.loc[table["tokenizer"] == "sample-bpe (default)", "cuts not in reference"].item()) > 0
+    assert "t c0 x" in html_of(app) or " x" in html_of(app)
+
+
+def test_tokenize_long_text_is_paged_not_truncated(app):
+    go(app, TOKENIZE)
+    app.multiselect(key="tokenize.tokenizers").set_value(["gpt2"])
+    app.text_area(key="tokenize.text").set_value(("word " * 5_000).strip())
+    run(app)
+    assert not any("left out" in w for w in texts(app.warning))
+    assert any(c.startswith("Page 1 of ") for c in texts(app.caption))
+    assert any("not put into the URL" in c for c in texts(app.caption))
+    assert app.dataframe[0].value["tokens"].tolist() == [5_000]
+
+
+def test_tokenize_decode_box(app):
+    go(app, TOKENIZE)
+    app.selectbox(key="tokenize.decode_tokenizer").set_value("gpt2")
+    app.text_input(key="tokenize.decode_ids").set_value("[15496, 995]")
+    run(app)
+    assert any(c == "Hello world" for c in texts(app.code))
+    app.text_input(key="tokenize.decode_ids").set_value("15496, 999999")
+    run(app)
+    assert any("unknown token id 999999" in e for e in texts(app.error))
+    app.text_input(key="tokenize.decode_ids").set_value("12, abc")
+    run(app)
+    assert any("'abc' is not a token id" in e for e in texts(app.error))
+
+
+def test_tokenize_upload_replaces_text_and_rejects_binary(app):
+    go(app, TOKENIZE)
+    app.file_uploader(key="tokenize.upload").set_value(("notes.txt", "from a file".encode(), "text/plain"))
+    run(app)
+    assert any("Using **notes.txt**" in c for c in texts(app.caption))
+    assert "from" in html_of(app)
+    app.file_uploader(key="tokenize.upload").set_value(("bad.txt", b"ok\xff\xfe", "text/plain"))
+    run(app)
+    assert any("bad.txt is not valid UTF-8" in e and "offset 2" in e for e in texts(app.error))
+
+
+def test_tokenize_special_tokens_toggle(app):
+    go(app, TOKENIZE)
+    app.multiselect(key="tokenize.tokenizers").set_value(["gpt2"])
+    app.text_area(key="tokenize.text").set_value("a<|endoftext|>b")
+    run(app)
+    assert app.dataframe[0].value["tokens"].tolist() == [3]
+    assert 'class="t c1 s"' in html_of(app)
+    app.toggle(key="tokenize.special").set_value(False)
+    run(app)
+    assert app.dataframe[0].value["tokens"].tolist()[0] > 3
+
+
+def test_tokenize_no_tokenizer_selected(app):
+    go(app, TOKENIZE)
+    app.multiselect(key="tokenize.tokenizers").set_value([])
+    run(app)
+    assert any("Pick at least one tokenizer" in i for i in texts(app.info))
+
+
+# --------------------------------------------------------------------------------------------------
+# merge forest
+
+
+def test_forest_default_shows_a_derivation_tree(app):
+    go(app, FOREST)
+    assert app.get("graphviz_chart"), "derivation tree missing"
+    assert any(m.startswith("Made by merge") for m in texts(app.markdown))
+    labels = {m.label for m in app.metric}
+    assert {"id", "merge rank", "tree depth", "never produced", "deepest tree"} <= labels
+
+
+def test_forest_gpt2_find_by_text_and_id(app):
+    go(app, FOREST)
+    app.selectbox(key="forest.tokenizer").set_value("gpt2")
+    run(app)
+    app.text_input(key="forest.query:gpt2").set_value(" the")
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["id"] == "262"
+    assert metrics["merge rank"] == "6"
+    dot = app.get("graphviz_chart")[0].proto.spec
+    assert "␣the" in dot and "rank 6" in dot
+    assert any("Tokens built from it" in m for m in texts(app.markdown))
+    app.text_input(key="forest.query:gpt2").set_value("tokenization")
+    run(app)
+    assert any("is not a single token" in i for i in texts(app.info))
+    assert app.selectbox(key="forest.pick").options
+    app.radio(key="forest.mode").set_value("id")
+    run(app)
+    app.number_input(key="forest.id:gpt2").set_value(50256)
+    run(app)
+    assert any("special token" in i for i in texts(app.info))
+    app.number_input(key="forest.id:gpt2").set_value(65)
+    run(app)
+    assert any("single byte" in i for i in texts(app.info))
+
+
+def test_forest_first_k_merges_slider(app):
+    go(app, FOREST)
+    app.text_area(key="forest.seg_text").set_value("the theme of the thesis")
+    app.slider(key="forest.k:default").set_value(0)
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["tokens with 0 merges"] == str(len("the theme of the thesis"))
+    app.slider(key="forest.k:default").set_value(500)
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["tokens with 500 merges"]) < len("the theme of the thesis")
+
+
+def test_forest_unused_tokens_say_which_text(app):
+    go(app, FOREST)
+    assert any("own training text" in m and "built-in samples" in m for m in texts(app.markdown))
+    app.selectbox(key="forest.tokenizer").set_value("gpt2")
+    run(app)
+    assert any("not available in this session" in m for m in texts(app.markdown))
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["never produced"].replace(",", "")) > 40_000
+
+
+def test_forest_for_a_freshly_trained_tokenizer_uses_its_corpus(app):
+    train_small(app)
+    go(app, FOREST)
+    assert app.selectbox(key="forest.tokenizer").value == "new:my-bpe"
+    assert any("own training text" in m and "corpus.txt" in m for m in texts(app.markdown))
+
+
+# --------------------------------------------------------------------------------------------------
+# step through
+
+
+def heading(at: AppTest) -> str:
+    return [s for s in texts(at.subheader) if s.startswith(("Merge", "Start"))][0]
+
+
+def test_steps_textbook_next_and_back(app):
+    go(app, STEPS)
+    assert heading(app).startswith("Start")
+    app.button(key="steps.next").click()
+    run(app)
+    assert heading(app) == "Merge rank 0: ‘l’ + ‘o’ → ‘lo’"
+    app.button(key="steps.next").click()
+    run(app)
+    assert heading(app) == "Merge rank 1: ‘lo’ + ‘w’ → ‘low’"
+    pair_table = app.dataframe[0].value
+    assert pair_table.loc[pair_table["chosen"] == "✔", "pair"].item() == "‘lo’ + ‘w’"
+    app.button(key="steps.back").click()
+    run(app)
+    assert heading(app).startswith("Merge rank 0:")
+    app.button(key="steps.end").click()
+    run(app)
+    assert heading(app).startswith("Merge rank 9:")
+    assert app.button(key="steps.next").disabled
+    codes = texts(app.code)
+    assert any("slower" in c for c in codes)
+
+
+def test_steps_byte_level_two_documents(app):
+    go(app, STEPS)
+    app.selectbox(key="steps.example").set_value("ab-abc")
+    run(app)
+    assert app.selectbox(key="steps.mode").value == "bytes"
+    seen = []
+    for _ in range(3):
+        app.button(key="steps.next").click()
+        run(app)
+        seen.append(heading(app))
+    assert seen == [
+        "Merge rank 0: ‘a’ + ‘b’ → ‘ab’ (new id 256)",
+        "Merge rank 1: ‘␣’ + ‘ab’ → ‘␣ab’ (new id 257)",
+        "Merge rank 2: ‘ab’ + ‘c’ → ‘abc’ (new id 258)",
+    ]
+    assert "abc" in html_of(app)
+
+
+def test_steps_byte_stream_mode_and_custom_input(app):
+    go(app, STEPS)
+    app.selectbox(key="steps.example").set_value("unicode")
+    run(app)
+    assert app.selectbox(key="steps.mode").value == "stream"
+    app.button(key="steps.next").click()
+    run(app)
+    assert heading(app).startswith("Merge rank 0:")
+    app.selectbox(key="steps.example").set_value("custom")
+    run(app)
+    app.text_area(key="steps.text").set_value("aaabdaaabac")
+    run(app)
+    app.button(key="steps.next").click()
+    run(app)
+    assert heading(app).startswith("Merge rank 0: ‘a’ + ‘a’ → ‘aa’")
+    app.text_area(key="steps.text").set_value("")
+    run(app)
+    assert any("Type some input" in i for i in texts(app.info))
+
+
+def test_steps_input_without_pairs(app):
+    go(app, STEPS)
+    app.selectbox(key="steps.example").set_value("custom")
+    run(app)
+    app.selectbox(key="steps.mode").set_value("bytes")
+    app.text_area(key="steps.text").set_value("x")
+    run(app)
+    assert any("No merge is possible" in w for w in texts(app.warning))
+
+
+# --------------------------------------------------------------------------------------------------
+# library
+
+
+def test_library_empty(app):
+    go(app, LIBRARY)
+    assert any("library is empty" in i for i in texts(app.info))
+
+
+def test_library_rename_delete_and_corrupt_files(app, workspace_dir):
+    ws = LibraryFolder(workspace_dir)
+    ws.save(bpe_core.train(CORPUS.decode(), 270), "alpha")
+    (ws.folder / "broken.json").write_text("[1, 2", encoding="utf-8")
+    go(app, LIBRARY)
+    table = app.dataframe[0].value
+    assert set(table["name"]) == {"alpha", "broken"}
+    assert table.set_index("name").loc["broken", "status"] == "unreadable"
+    assert any("broken" in e and "cannot be used" in e for e in texts(app.error))
+
+    app.selectbox(key="library.selected").set_value("alpha")
+    app.text_input(key="library.new_name").set_value("beta")
+    app.button(key="library.rename").click()
+    run(app)
+    assert ws.names() == ["beta", "broken"]
+    assert any("Renamed **alpha** to **beta**" in s for s in texts(app.success))
+
+    app.selectbox(key="library.selected").set_value("beta")
+    run(app)
+    assert app.button(key="library.delete").disabled
+    app.checkbox(key="library.confirm").check()
+    run(app)
+    app.button(key="library.delete").click()
+    run(app)
+    assert ws.names() == ["broken"]
+
+    go(app, TOKENIZE)
+    assert not any("beta" in o for o in app.multiselect(key="tokenize.tokenizers").options)
+
+
+def test_library_rename_errors_are_shown(app, workspace_dir):
+    ws = LibraryFolder(workspace_dir)
+    tok = bpe_core.train(CORPUS.decode(), 270)
+    ws.save(tok, "one")
+    ws.save(tok, "two")
+    go(app, LIBRARY)
+    app.selectbox(key="library.selected").set_value("one")
+    app.text_input(key="library.new_name").set_value("two")
+    app.button(key="library.rename").click()
+    run(app)
+    assert any("already exists" in e for e in texts(app.error))
+    app.text_input(key="library.new_name").set_value("***")
+    app.button(key="library.rename").click()
+    run(app)
+    assert any("not a usable tokenizer name" in e for e in texts(app.error))
+
+
+# --------------------------------------------------------------------------------------------------
+# state survives page switches
+
+
+def test_widgets_keep_their_values_across_pages(app):
+    go(app, TOKENIZE)
+    app.text_area(key="tokenize.text").set_value("kept text")
+    app.multiselect(key="tokenize.tokenizers").set_value(["gpt2"])
+    app.toggle(key="tokenize.special").set_value(False)
+    run(app)
+    go(app, STEPS)
+    app.button(key="steps.next").click()
+    run(app)
+    go(app, TRAIN)
+    app.number_input(key="train.vocab_size").set_value(777)
+    run(app)
+    go(app, TOKENIZE)
+    assert app.text_area(key="tokenize.text").value == "kept text"
+    assert app.multiselect(key="tokenize.tokenizers").value == ["gpt2"]
+    assert app.toggle(key="tokenize.special").value is False
+    go(app, STEPS)
+    assert heading(app).startswith("Merge rank 0:")
+    go(app, TRAIN)
+    assert app.number_input(key="train.vocab_size").value == 777

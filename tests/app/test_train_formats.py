@@ -1,0 +1,137 @@
+"""The Train page's corpus formats: Parquet, JSON arrays, JSONL and compressed uploads with a text-field
+box and the bad-row report; training through files (progress in bytes) gives ``bpe_core.train``'s
+tokenizer on the same documents."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from apptest_support import run, texts
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bpe_core
+
+TRAIN = "pages/train.py"
+DOCS = [f"row {i}: the cat sat on the mat, the dog sat on the log {i % 7}" for i in range(40)]
+
+
+def go(at, page):
+    at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def parquet_bytes(columns: dict) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.table(columns), sink, row_group_size=7)
+    return sink.getvalue()
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_parquet_json_and_compressed_uploads_are_documents(app):
+    go(app, TRAIN)
+    files = [
+        ("a.parquet", parquet_bytes({"body": DOCS[:20], "n": list(range(20))}), "application/octet-stream"),
+        ("b.json.gz", gzip.compress(json.dumps([{"body": d} for d in DOCS[20:30]]).encode()), "application/gzip"),
+        ("c.jsonl", "\n".join(json.dumps({"body": d}) for d in DOCS[30:]).encode() + b"\n{\"body\": null}",
+         "application/json"),
+    ]  # fmt: skip
+    app.file_uploader(key="train.uploads").set_value(files)
+    run(app)
+    errors = texts(app.error)
+    assert any("a.parquet has no column 'text'" in e and "body" in e for e in errors)  # the field is named next
+    app.text_input(key="train.text_field").set_value("body")
+    run(app)
+    assert not app.error
+    assert metrics(app)["documents"] == f"{len(DOCS):,}"
+    assert any("c.jsonl: 1 line(s) skipped" in w and "line 11" in w and "null" in w for w in texts(app.warning))
+    app.number_input(key="train.vocab_size").set_value(300)
+    app.button(key="train.go").click()
+    run(app)
+    tokenizer = app.session_state["wb.session_tokenizers"]["my-bpe"].tokenizer
+    assert tokenizer.merges == bpe_core.train(DOCS, 300).merges
+    assert tokenizer.training["corpus"]["documents"] == len(DOCS)
+
+
+def test_the_bad_row_report_is_escaped(app):
+    go(app, TRAIN)
+    hostile = "[x](https://e.x/) **b** <b>z</b>"
+    rows = [json.dumps({"text": "fine text here"}), json.dumps({hostile: 1})]
+    app.file_uploader(key="train.uploads").set_value((f"{hostile}.jsonl", "\n".join(rows).encode(), "application/json"))
+    run(app)
+    warning = next(w for w in app.warning if "skipped" in str(w.value))
+    assert "](https://" not in str(warning.value) and "<b>" not in str(warning.value)
+
+
+def test_a_text_field_change_reads_earlier_uploads_again(app):
+    go(app, TRAIN)
+    data = parquet_bytes({"text": DOCS[:5], "other": DOCS[5:10]})
+    app.file_uploader(key="train.uploads").set_value(("t.parquet", data, "application/octet-stream"))
+    run(app)
+    first = app.text_area(key="train.preview_text").value
+    assert metrics(app)["documents"] == "5" and first.startswith(DOCS[0][:20])
+    app.text_input(key="train.text_field").set_value("other")
+    run(app)
+    assert app.text_area(key="train.preview_text").value.startswith(DOCS[5][:20])
+
+
+# ------------------------------------------------------------------------------------------------
+# training through files is training on the documents
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", None, r"\w+|\W"])
+def test_training_through_files_equals_train(pattern, monkeypatch):
+    from pages._ui import corpus_files
+
+    monkeypatch.setattr(corpus_files, "TEXT_FILE_CHARS", 50)  # long documents become text files here
+    monkeypatch.setattr(corpus_files, "JSONL_FILE_CHARS", 120)
+    documents = ["", "\ufeffstarts with a mark " * 4, "lone \ud800 surrogate", "x" * 60, "short", "line\r\nbreaks " * 9,
+                 "\ufeff", "tail " * 30] * 2  # fmt: skip
+    calls = []
+    with corpus_files.tempfile.TemporaryDirectory() as folder:
+        paths = corpus_files.write_documents(folder, documents)
+        assert any(p.endswith(".txt") for p in paths) and any(p.endswith(".jsonl") for p in paths)
+        through = bpe_core.train_files(paths, 300, pattern=pattern, tie_break="first",
+                                       progress=lambda *a: calls.append(a))  # fmt: skip
+    direct = bpe_core.train(documents, 300, pattern=pattern, tie_break="first")
+    assert through.merges == direct.merges
+    assert through.training["corpus"] == direct.training["corpus"]
+    assert [c for c in calls if c[0] == "count"][-1][1] > 0
+
+
+@given(st.lists(st.text(max_size=80), max_size=12))
+def test_written_documents_read_back_unchanged(documents):
+    from bpe_core.corpora.documents import DocumentReader
+    from pages._ui import corpus_files
+
+    with corpus_files.tempfile.TemporaryDirectory() as folder:
+        paths = corpus_files.write_documents(folder, documents)
+        read = ["".join(d) for d in DocumentReader(paths).documents()] if paths else []
+    assert read == documents
+
+
+def test_the_progress_text_counts_bytes():
+    from pages._ui.corpus_files import ByteProgress
+
+    shown = []
+
+    class Bar:
+        def progress(self, fraction, text):
+            shown.append((fraction, text))
+
+    ticks = iter(range(100))
+    progress = ByteProgress(Bar(), clock=lambda: next(ticks))
+    progress("count", 0, 5_000_000)
+    progress("count", 2_500_000, 5_000_000)
+    progress("merge", 10, 100)
+    assert "2.5 MB of 5.0 MB read" in shown[1][1] and 0 < shown[1][0] < shown[2][0]
+    assert "merges" in shown[2][1]
