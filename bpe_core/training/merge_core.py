@@ -80,7 +80,7 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
         word = words[index]
         if len(word) < 2:
             continue
-        if each is not counts:  # rebinding ``get`` for every word would cost measurably (bench/PERFORMANCE.md)
+        if each is not counts:  # rebinding ``get`` for every word costs (bench/PERFORMANCE.md, The merge core)
             counts, counts_get = each, each.get
         for pair in map(add, word, word[1:]):
             counts[pair] = counts_get(pair, 0) + weight

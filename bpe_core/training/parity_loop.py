@@ -129,20 +129,24 @@ class ParityLoop:
                                                   self.keys.seen, self.weights)
         dev_tokens, dev, totals, languages = self.dev_tokens, self.dev, self.totals, self.languages
         touched: set[int] = set()
+        replaced = 0
         for index, removed in changed:
             for language, freq in dev[index]:
                 dev_tokens[language] -= removed * freq
-            self.train_tokens -= removed * totals[index]
+            replaced += removed * totals[index]
             touched.update(languages[index])
+        self.train_tokens -= replaced
         for counts in self.counts:
             counts.pop(pair, None)
         self.keys.forget((pair,))
         # A new pair frequent enough in no language is never chosen, so never looked up.
         unwanted = set(created)
+        heaps = self.heaps
         for language in touched:
-            unwanted.intersection_update(self.heaps[language].push_frequent(created))
+            unwanted.intersection_update(heaps[language].push_frequent(created))
+        where = self.where
         for fresh in unwanted:
-            del self.where[fresh]
+            del where[fresh]
         self.keys.forget(unwanted)
 
     def stop_reason(self) -> str:

@@ -54,12 +54,12 @@ def train_reference(
     skipped: set[Pair] = set()
     merges = []
     while len(vocab) < vocab_size:
-        counts = pair_counts(words, freqs)
-        best = choose_pair(counts, tie_break, vocab, skipped, min_frequency).pair
+        counts = pair_counts(words, freqs)  # every adjacent pair, weighted by its word's count
+        best = choose_pair(counts, tie_break, vocab, skipped, min_frequency).pair  # the most frequent
         if best is None:
             break
         new_token = best[0] + best[1]
-        words = [merge(word, best, new_token) for word in words]
+        words = [merge(word, best, new_token) for word in words]  # merged everywhere
         vocab[new_token] = len(vocab)
         merges.append(best)
     return merges
