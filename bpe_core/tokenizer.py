@@ -36,6 +36,7 @@ from bpe_core.pretokenization.special_tokens import (
     special_token_regex,
 )
 from bpe_core.pretokenization.stages import Pipeline, build_pretokenizer
+from bpe_core.safe_io import write_atomic
 
 
 class Tokenizer(Codec, TiktokenSurface):
@@ -349,7 +350,7 @@ class Tokenizer(Codec, TiktokenSurface):
         if not isinstance(overwrite, bool):
             raise TypeError(f"overwrite must be True or False, not {type(overwrite).__name__}")
         try:
-            bpe_json.write_atomic(path, self.to_json(), overwrite=overwrite)
+            write_atomic(path, self.to_json(), overwrite=overwrite)
         except FileExistsError:
             raise FileExistsError(
                 f"{os.fspath(path)!r} exists: pass overwrite=True to replace it, or choose another path"

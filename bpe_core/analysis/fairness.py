@@ -1,6 +1,6 @@
 """How evenly a tokenizer treats the languages of a parallel text, and how sure we can be of it.
 
-``metrics`` re-exports everything here (``bpe_core.analysis.metrics.gini`` and so on) and builds its per-text
+``metrics`` builds its per-text
 metrics on the building blocks at the top (``ratio``, ``clean_text``, ``vocab_size_of``,
 ``token_bytes_of``). Formulas, with x_l = the number of tokens of language l on the parallel text:
 

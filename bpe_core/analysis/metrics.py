@@ -30,7 +30,7 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
                     divides; TokEval's average token rank; Lotz et al. 2025's Zipf fit: slope, power-law MAE,
                     Simpson area; tokka-bench's distinct tokens). Formulas and sources are in ``intrinsic``.
 
-Across the languages of a parallel text (formulas in ``fairness``, re-exported here): the Gini
+Across the languages of a parallel text (formulas in ``fairness``): the Gini
 coefficient of token counts, vocabulary utilisation, the share of tokens holding part of a UTF-8
 character, and bootstrap confidence intervals of the premium. Compression against vocabulary size is
 ``vocab_sweep``'s. Word metrics (words, fertility, split_share) are None for languages written
@@ -46,25 +46,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bpe_core.analysis import intrinsic
-
-# The fairness metrics are part of this module's API (bpe_core.analysis.metrics.gini, ...); their building
-# blocks are shared.
-from bpe_core.analysis.fairness import (  # noqa: F401  re-exported
-    PremiumInterval,
-    Utilisation,
+from bpe_core.analysis.fairness import (
     clean_text,
-    gini,
-    partial_token_share,
-    premium_intervals,
     ratio,
-    sentence_tokens,
     token_bytes_of,
-    tokenizer_premium_intervals,
     vocab_size_of,
-    vocabulary_utilisation,
 )
-from bpe_core.analysis.intrinsic import renyi_entropy  # noqa: F401  re-exported
-from bpe_core.analysis.words import class_image, word_metrics, word_spans  # noqa: F401  word_spans re-exported
+from bpe_core.analysis.words import class_image, word_metrics
 from bpe_core.corpora.samples import get_sample, sample_ids
 from bpe_core.errors import BpeError
 

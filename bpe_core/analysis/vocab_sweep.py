@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from bpe_core.analysis.metrics import clean_text, ratio
+from bpe_core.analysis.fairness import clean_text, ratio
 from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 

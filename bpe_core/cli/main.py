@@ -21,7 +21,6 @@ from typing import Any
 
 from bpe_core.analysis import metrics
 from bpe_core.bpe.tokens import token_display
-from bpe_core.cli.common import ProgressBar as ProgressBar  # re-exported: tests and users import it from here
 from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser

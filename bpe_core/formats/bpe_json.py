@@ -38,7 +38,7 @@ from typing import Any, TypeGuard
 from bpe_core.bpe.token_ids import MAX_TOKEN_ID
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
-from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited, write_atomic  # noqa: F401  (write_atomic: Tokenizer.save's writer)
+from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited
 
 FORMAT = "bpe_core.tokenizer"
 #: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.pretrained.package_files import gpt2_encoding
-from bpe_core.analysis import metrics
+from bpe_core.analysis import fairness
 from bpe_core.analysis.parity_report import Fairness, compare_training, measure_fairness, summary
-from bpe_core.corpora.samples import get_sample, load_samples
 from bpe_core.analysis.vocab_sweep import compression_by_vocab_size, premium_by_vocab_size, stops_improving
+from bpe_core.corpora.samples import get_sample, load_samples
+from bpe_core.pretrained.package_files import gpt2_encoding
 
 # --------------------------------------------------------------------------------------------------
 # Gini
@@ -31,25 +31,25 @@ def gini_by_definition(values):
 
 @given(st.lists(st.integers(0, 10**6), min_size=1, max_size=40))
 def test_gini_equals_the_mean_absolute_difference_formula(values):
-    assert metrics.gini(values) == pytest.approx(gini_by_definition(values), abs=1e-12)
+    assert fairness.gini(values) == pytest.approx(gini_by_definition(values), abs=1e-12)
 
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=20), st.floats(0.001, 1000))
 def test_gini_ignores_order_and_scale(values, scale):
     shuffled = list(values)
     random.Random(0).shuffle(shuffled)
-    assert metrics.gini(shuffled) == pytest.approx(metrics.gini(values), abs=1e-9)
-    assert metrics.gini([v * scale for v in values]) == pytest.approx(metrics.gini(values), abs=1e-9)
+    assert fairness.gini(shuffled) == pytest.approx(fairness.gini(values), abs=1e-9)
+    assert fairness.gini([v * scale for v in values]) == pytest.approx(fairness.gini(values), abs=1e-9)
 
 
 def test_gini_by_hand():
-    assert metrics.gini([5, 5, 5, 5]) == 0.0
-    assert metrics.gini([0, 0, 0, 8]) == 0.75  # (n - 1) / n: one language needs every token
-    assert metrics.gini([1, 3]) == 0.25  # |1 - 3| * 2 / (2 * 2^2 * 2)
+    assert fairness.gini([5, 5, 5, 5]) == 0.0
+    assert fairness.gini([0, 0, 0, 8]) == 0.75  # (n - 1) / n: one language needs every token
+    assert fairness.gini([1, 3]) == 0.25  # |1 - 3| * 2 / (2 * 2^2 * 2)
     with pytest.raises(ValueError, match="at least one value"):
-        metrics.gini([])
+        fairness.gini([])
     with pytest.raises(ValueError, match="non-negative"):
-        metrics.gini([3, -1])
+        fairness.gini([3, -1])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -66,11 +66,11 @@ class CharTokenizer:
 
 
 def test_vocabulary_utilisation_by_hand():
-    u = metrics.vocabulary_utilisation(CharTokenizer(), {"x": "abba", "y": "abc"})
+    u = fairness.vocabulary_utilisation(CharTokenizer(), {"x": "abba", "y": "abc"})
     assert u.by_text == {"x": 2 / 1000, "y": 3 / 1000}
     assert (u.overall, u.distinct, u.vocab_size) == (3 / 1000, 3, 1000)
     with pytest.raises(TypeError, match="vocabulary size"):
-        metrics.vocabulary_utilisation(object(), {"x": "a"})
+        fairness.vocabulary_utilisation(object(), {"x": "a"})
 
 
 @given(st.text(max_size=60))
@@ -78,17 +78,17 @@ def test_partial_token_share_agrees_with_the_token_details(text):
     tok = bpe_core.load("gpt2")
     details = tok.encode_with_details(text)
     expected = sum(d.partial for d in details) / len(details) if details else None
-    assert metrics.partial_token_share(tok, text) == expected
+    assert fairness.partial_token_share(tok, text) == expected
 
 
 def test_partial_token_share_sees_byte_split_scripts():
     gpt2 = bpe_core.load("gpt2")
-    assert metrics.partial_token_share(gpt2, get_sample("eng").text) == 0.0
-    assert metrics.partial_token_share(gpt2, get_sample("mya").text) > 0.5
-    assert metrics.partial_token_share(gpt2_encoding(), get_sample("mya").text) == metrics.partial_token_share(
+    assert fairness.partial_token_share(gpt2, get_sample("eng").text) == 0.0
+    assert fairness.partial_token_share(gpt2, get_sample("mya").text) > 0.5
+    assert fairness.partial_token_share(gpt2_encoding(), get_sample("mya").text) == fairness.partial_token_share(
         gpt2, get_sample("mya").text
     )
-    assert metrics.partial_token_share(CharTokenizer(), "abc") is None  # no token bytes to look at
+    assert fairness.partial_token_share(CharTokenizer(), "abc") is None  # no token bytes to look at
 
 
 # --------------------------------------------------------------------------------------------------
@@ -97,9 +97,9 @@ def test_partial_token_share_sees_byte_split_scripts():
 
 def test_premium_interval_collapses_when_every_sentence_agrees():
     counts = {"eng": [2, 4, 6], "deu": [3, 6, 9]}
-    result = metrics.premium_intervals(counts, "eng", resamples=200)
-    assert result["deu"] == metrics.PremiumInterval(1.5, 1.5, 1.5, 3)
-    assert result["eng"] == metrics.PremiumInterval(1.0, 1.0, 1.0, 3)
+    result = fairness.premium_intervals(counts, "eng", resamples=200)
+    assert result["deu"] == fairness.PremiumInterval(1.5, 1.5, 1.5, 3)
+    assert result["eng"] == fairness.PremiumInterval(1.0, 1.0, 1.0, 3)
 
 
 @given(
@@ -109,18 +109,18 @@ def test_premium_interval_collapses_when_every_sentence_agrees():
 def test_premium_interval_lies_between_the_sentence_ratios(pairs, seed):
     # A resampled premium is a weighted mean of the sentences' own ratios, so it lies between them.
     counts = {"ref": [a for a, _ in pairs], "other": [b for _, b in pairs]}
-    result = metrics.premium_intervals(counts, "ref", resamples=50, seed=seed)["other"]
+    result = fairness.premium_intervals(counts, "ref", resamples=50, seed=seed)["other"]
     ratios = [b / a for a, b in pairs]
     assert min(ratios) - 1e-12 <= result.low <= result.high <= max(ratios) + 1e-12
     assert result.premium == sum(counts["other"]) / sum(counts["ref"])
-    assert metrics.premium_intervals(counts, "ref", resamples=50, seed=seed)["other"] == result  # deterministic
+    assert fairness.premium_intervals(counts, "ref", resamples=50, seed=seed)["other"] == result  # deterministic
 
 
 def test_premium_interval_is_percentile_bootstrap_with_a_shared_draw():
     # A reference written out: draw sentence indices with random.Random(seed).choices, the same
     # draw for every language, and take the 2.5th and 97.5th percentiles of the resampled premiums.
     counts = {"eng": [3, 5, 4, 10, 2, 7], "tha": [9, 11, 8, 31, 5, 20], "hin": [6, 16, 9, 25, 3, 14]}
-    got = metrics.premium_intervals(counts, "eng", resamples=400, seed=7)
+    got = fairness.premium_intervals(counts, "eng", resamples=400, seed=7)
     rng = random.Random(7)
     drawn = {label: [] for label in counts}
     for _ in range(400):
@@ -140,8 +140,8 @@ def test_eight_sentences_give_wide_intervals_and_more_give_narrower_ones():
     gpt2 = bpe_core.load("gpt2")
     short = {s.id: s.text.split("\n") for s in load_samples("natural") if s.id in ("eng", "rus")}
     long = parallel_text(split="all", languages=["eng", "rus"])
-    narrow = metrics.tokenizer_premium_intervals(gpt2, long, "eng")["rus"]
-    wide = metrics.tokenizer_premium_intervals(gpt2, short, "eng")["rus"]
+    narrow = fairness.tokenizer_premium_intervals(gpt2, long, "eng")["rus"]
+    wide = fairness.tokenizer_premium_intervals(gpt2, short, "eng")["rus"]
     assert wide.sentences == 8 and narrow.sentences == 120
     assert (wide.high - wide.low) > (narrow.high - narrow.low)
 
@@ -159,12 +159,12 @@ def test_eight_sentences_give_wide_intervals_and_more_give_narrower_ones():
 )
 def test_premium_interval_bad_input(counts, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        metrics.premium_intervals(counts, "eng", **kwargs)
+        fairness.premium_intervals(counts, "eng", **kwargs)
 
 
 def test_sentences_must_be_a_list():
     with pytest.raises(TypeError, match="split it into lines"):
-        metrics.sentence_tokens(bpe_core.load("gpt2"), "one\ntwo")
+        fairness.sentence_tokens(bpe_core.load("gpt2"), "one\ntwo")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from bpe_core.bpe.tokens import token_display
-from bpe_core.pretrained import catalogue
 from bpe_core.analysis.contexts import token_contexts
 from bpe_core.analysis.forest import MergeForest, display_texts
+from bpe_core.bpe.tokens import token_display
+from bpe_core.pretrained import catalogue
 
 TEXT = (
     "The theme of the thesis: tokenizers   merge\tbytes.\n\nNaïve café 你好世界 🙂👍🏽 "

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, choose_heldout, heldout_measures, split_heldout
 from bpe_core.corpora.samples import load_samples, parallel_text
+from bpe_core.pretrained.package_files import gpt2_encoding
 
 LINE = re.compile(r"[^\n]*\n|[^\n]+")
 

@@ -115,7 +115,7 @@ def test_entropy_depends_on_proportions_only_and_falls_with_alpha(counts, factor
 
 
 def test_metrics_module_uses_the_same_entropy():
-    assert metrics.renyi_entropy is renyi_entropy
+    assert intrinsic.renyi_entropy is renyi_entropy
     ids = [1, 1, 2, 3]
     assert metrics.renyi_efficiency(ids, 50) == renyi_efficiency(Counter(ids), 50)
 

@@ -8,11 +8,12 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core.pretrained.package_files import gpt2_encoding
-from bpe_core.analysis import metrics
-from bpe_core.analysis.metrics import compare, measure, summary_sentence, word_spans
+from bpe_core.analysis import fairness, intrinsic, metrics
+from bpe_core.analysis.metrics import compare, measure, summary_sentence
 from bpe_core.analysis.vocab_sweep import compression_by_vocab_size
+from bpe_core.analysis.words import word_spans
 from bpe_core.corpora.samples import get_sample, load_samples
+from bpe_core.pretrained.package_files import gpt2_encoding
 
 
 class Stub:
@@ -115,19 +116,19 @@ def test_renyi_entropy_and_efficiency():
     assert metrics.renyi_efficiency([5, 5, 5], 16) == 0.0
     # alpha = 1 is Shannon entropy; alpha = 2 is -ln(sum p^2)
     counts = [3, 1]
-    assert metrics.renyi_entropy(counts, 1) == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
-    assert metrics.renyi_entropy(counts, 2) == pytest.approx(-math.log(0.75**2 + 0.25**2))
+    assert intrinsic.renyi_entropy(counts, 1) == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
+    assert intrinsic.renyi_entropy(counts, 2) == pytest.approx(-math.log(0.75**2 + 0.25**2))
     # Rényi entropy does not increase with alpha
-    assert metrics.renyi_entropy(counts, 2.5) < metrics.renyi_entropy(counts, 2) < metrics.renyi_entropy(counts, 1)
+    assert intrinsic.renyi_entropy(counts, 2.5) < intrinsic.renyi_entropy(counts, 2) < intrinsic.renyi_entropy(counts, 1)
     assert metrics.renyi_efficiency([], 16) is None
     with pytest.raises(ValueError):
-        metrics.renyi_entropy([], 2.5)
+        intrinsic.renyi_entropy([], 2.5)
 
 
 def test_vocab_size_of_tiktoken_and_tokenizer():
-    assert metrics.vocab_size_of(bpe_core.load("gpt2")) == 50257
-    assert metrics.vocab_size_of(gpt2_encoding()) == 50257
-    assert metrics.vocab_size_of(object()) is None
+    assert fairness.vocab_size_of(bpe_core.load("gpt2")) == 50257
+    assert fairness.vocab_size_of(gpt2_encoding()) == 50257
+    assert fairness.vocab_size_of(object()) is None
     assert measure(CountingStub(), "abc", vocab_size=27).vocab_size == 27
 
 

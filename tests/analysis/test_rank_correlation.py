@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_core.analysis import rank_correlation as rc
+
+
 def naive_kendall(values: list[int]) -> float | None:
     """(concordant - discordant) / pairs, every pair looked at."""
     n = len(values)

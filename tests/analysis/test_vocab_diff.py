@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.pretrained import catalogue
 from bpe_core.analysis import vocab_diff as vd
 from bpe_core.analysis.vocab_diff import Vocabulary
+from bpe_core.pretrained import catalogue
 
 BYTES = {i: bytes([i]) for i in range(256)}
 

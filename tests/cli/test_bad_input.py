@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 import bpe_core
-from bpe_core.cli import main as cli
 from bpe_core.cli import corpus as cli_corpus
+from bpe_core.cli import main as cli
 from bpe_core.cli.common import check_output, write_output
 from bpe_core.cli.main import main
-from bpe_core.training.counting import count_files
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training.counting import count_files
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core.cli.main import ProgressBar, main
+from bpe_core.cli.common import ProgressBar
+from bpe_core.cli.main import main
 
 
 @pytest.fixture()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
+from bpe_core.analysis.parity_report import compare_training
 from bpe_core.cli.main import main
 from bpe_core.cli.parity import split_sentences
-from bpe_core.analysis.parity_report import compare_training
 from bpe_core.corpora.samples import parallel_text
 
 
