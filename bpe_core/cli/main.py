@@ -113,6 +113,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.vocab:
         sys.stdout.write(tokenizer.vocab_dump())
         return 0
+    if tokenizer.rule == "picky":  # events, not ranked merges
+        _print_picky_events(tokenizer, args.merges)
+        return 0
     records = tokenizer.merge_records
     shown = records[: args.merges]
     if shown:
@@ -123,6 +126,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
               f"{r.id} [{token_display(vocab[r.id])}]{count}")
     return 0
+
+
+def _print_picky_events(tokenizer: Tokenizer, limit: int) -> None:
+    events = tokenizer.picky_events
+    removals = sum(kind == "remove" for kind, _, _ in events)
+    print(f"Picky BPE: {len(events)} events ({len(events) - removals} merges, {removals} removals); first {limit}:")
+    for step, (kind, token, parts) in enumerate(events[:limit]):
+        shown = " + ".join(f"[{token_display(part)}]" for part in parts)
+        arrow = f"{shown} -> [{token_display(token)}]" if kind == "merge" else f"[{token_display(token)}] -> {shown}"
+        print(f"  {step}: {kind} {arrow}")
 
 
 def _key_values(record: object) -> str:

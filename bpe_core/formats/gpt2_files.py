@@ -14,6 +14,20 @@ from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.safe_io import json_value
 from bpe_core.tokenizer import Tokenizer
 
+#: Why no rank-based file (GPT-2's, Hugging Face's tokenizer.json, .tiktoken) can hold a Picky BPE tokenizer.
+PICKY_REFUSED = (
+    "Picky BPE removes tokens during training and encodes by replaying merges and removals; Hugging Face's "
+    "BPE model (and GPT-2's and tiktoken's files) only merge by rank, so no such file gives the same tokens. "
+    "Save it with Tokenizer.save (bpe_core's JSON)"
+)
+
+
+def refuse_picky(tokenizer: Tokenizer, what: str) -> None:
+    """A ``BpeError`` when ``tokenizer`` is a Picky BPE tokenizer, which ``what`` (a file made of ranked
+    merges) cannot hold; shared by the writers of this module, ``huggingface`` and ``tiktoken_file``."""
+    if tokenizer.rule == "picky":
+        raise BpeError(f"cannot write {tokenizer.name!r} as {what}: {PICKY_REFUSED}")
+
 
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
     """id -> bytes from a ``{printable token: id}`` object; ``what`` names it in errors."""
@@ -44,7 +58,9 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
 
 
 def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``."""
+    """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt``; a Picky BPE
+    tokenizer is refused (``refuse_picky``)."""
+    refuse_picky(tokenizer, "GPT-2's vocab.json and merges.txt")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     special_ids = {i: t for t, i in tokenizer.special_tokens.items()}

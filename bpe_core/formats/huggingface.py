@@ -21,7 +21,7 @@ from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
-from bpe_core.formats.gpt2_files import parse_encoder
+from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
@@ -94,7 +94,8 @@ def _pipeline_pre_tokenizers(pipeline: Pipeline) -> list[dict[str, Any]]:
 def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     """The ``tokenizer.json`` form: BPE model over GPT-2's byte alphabet, the pattern as a Split
     pre-tokenizer followed by ByteLevel (a ``Pipeline``'s stages and normalizers as HF's), special
-    tokens as added tokens."""
+    tokens as added tokens. A Picky BPE tokenizer is refused (``gpt2_files.refuse_picky``)."""
+    refuse_picky(tokenizer, "a Hugging Face tokenizer.json")
     special_ids = set(tokenizer.special_tokens.values())
     pattern = tokenizer.pattern
     normalizer = None

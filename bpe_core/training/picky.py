@@ -285,14 +285,13 @@ class PickyTraining:
 
     def tokenizer(self) -> Tokenizer:
         """The ``Tokenizer``. With no removal, replaying the events is BPE with the merges in order, so
-        this is ``bpe_core.train``'s tokenizer; a removal needs the event-replay rule, which the
-        ``Tokenizer`` does not have yet (see ``bpe.picky_replay``)."""
+        this is ``bpe_core.train``'s tokenizer (``rule="bpe"``); with removals it follows
+        ``rule="picky"``: it encodes by replaying the events (see ``bpe.picky_replay``)."""
         if self.removals:
-            raise BpeError(
-                f"training removed {self.removals} token(s), and bpe_core's Tokenizer cannot encode by "
-                "replaying removals yet: use picky_training(...) and bpe.picky_replay.PickyReplay"
-                "(result.replay_events()), or threshold=1 for plain BPE"
-            )
+            return Tokenizer(
+                self.vocab, [], special_tokens=self.special_tokens, pattern=self.pattern, name=self.name,
+                training=self.training, rule="picky", events=self.replay_events(),
+            )  # fmt: skip
         merges = [event for event in self.events if event.kind == MERGE]
         return Tokenizer(
             self.vocab, [(event.parts[0], event.parts[1]) for event in merges], special_tokens=self.special_tokens,
