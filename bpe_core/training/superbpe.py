@@ -158,7 +158,8 @@ def superwords_from_counts(
     """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
     (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
     on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
-    largest. The tokenizer encodes with ``recipe.stage2_pattern``."""
+    largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
+    (before its counting; default now): ``training["superbpe"]`` times its parts."""
     started = time.perf_counter() if started is None else started
     recipe = _recipe(recipe)
     inherited = inherit(base)
@@ -209,10 +210,11 @@ def superwords_from_counts(
         "superbpe": {
             "inherited_merges": len(inherited.merges), "new_merges": len(stage2.merges),
             "forbidden_pairs": stage2.forbidden, "unique_chunks": len(words),
-            "stage1_seconds": stage1.get("seconds"), "stage2_encode_seconds": round(merging - encoding, 3),
+            "stage1_seconds": stage1.get("seconds"), "stage2_count_seconds": round(encoding - started, 3),
+            "stage2_encode_seconds": round(merging - encoding, 3),
             "stage2_merge_seconds": round(time.perf_counter() - merging, 3),
         },
-        "seconds": round(time.perf_counter() - started, 3),
+        "seconds": round(stage1.get("seconds", 0) + time.perf_counter() - started, 3),
     }  # fmt: skip
     return Tokenizer(
         vocab, merges, special_tokens=base.special_tokens, pattern=recipe.stage2_pattern, name=settings.name,
@@ -252,6 +254,7 @@ def _stage1(
     options: dict, progress: ProgressCallback | None,
 ) -> tuple[Tokenizer, int]:
     """Stage 1's tokenizer (``recipe.stage1_pattern``, ``transition`` merges) and the merges in all."""
+    started = time.perf_counter()
     TrainingSettings(vocab_size, **options)  # checks the final size and the options before any counting
     specials = options["special_tokens"]
     inherited = transition_merges(transition, vocab_size, len(specials))
@@ -262,7 +265,7 @@ def _stage1(
         if progress:
             progress(phase, done, total if phase == "merge" else of)
 
-    tokenizer = merge_counts(count(settings.pretokenizer()), settings, progress=stage1_progress)
+    tokenizer = merge_counts(count(settings.pretokenizer()), settings, progress=stage1_progress, started=started)
     tokenizer.training["superbpe_stage"] = 1
     return tokenizer, total
 
@@ -286,7 +289,6 @@ def train_superbpe(
     >>> [tok.decode([i]) for i in tok.encode("the cat sat on the mat.")]  # at most 4 words a token
     ['the cat sat', ' on the mat.']
     """
-    started = time.perf_counter()
     recipe = _recipe(recipe)
     documents = _documents(texts)
     workers = check_workers(workers)
@@ -296,6 +298,7 @@ def train_superbpe(
         return count_words(documents, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers)
 
     stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
     counts = count(PreTokenizer.build(recipe.stage2_pattern))
     return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
                                   tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip
@@ -309,7 +312,6 @@ def train_superbpe_files(
 ) -> Tokenizer:
     """``train_superbpe`` on corpus files, streamed (``bpe_core.train_files``' inputs and reading
     keywords): each stage counts the files once and keeps only the counts of distinct pieces."""
-    started = time.perf_counter()
     recipe = _recipe(recipe)
     workers = check_workers(workers)
     options = _options(min_frequency, special_tokens, tie_break, name)
@@ -319,6 +321,7 @@ def train_superbpe_files(
                            progress=progress, text_field=text_field, on_bad_row=on_bad_row)  # fmt: skip
 
     stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
     counts = count(PreTokenizer.build(recipe.stage2_pattern))
     return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
                                   tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip

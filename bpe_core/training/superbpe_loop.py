@@ -5,7 +5,7 @@ refused for good.
 ``inherit`` numbers an existing tokenizer as the merge loop needs it (the bytes 0..255, then one id per
 merge in rank order, so every tie rule sees the creation order) and keeps the map back to its ids;
 ``chunk_words`` encodes each distinct piece once by the inherited merges (BPE by rank on the whole
-piece, as the reference replays them); ``learn_superwords`` is ``merge_loop.learn_merges``' loop on
+piece, as the reference replays them, with ``Tokenizer``'s exact engines); ``learn_superwords`` is ``merge_loop.learn_merges``' loop on
 ``merge_core``'s parts with the recipe's refusals added to the merge core's "bytes already a token"
 check (``_Refusing``). This module does not count pieces (``counting``) nor build the tokenizer
 (``superbpe``).
@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import mul
 
-from bpe_core.bpe.fast import PieceEncoder
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.tokenizer import Tokenizer
@@ -35,19 +34,24 @@ from bpe_core.training.merge_loop import merge_pair_in_words
 from bpe_core.training.tie_rules import PairKeys, TieBreak
 
 
+#: Distinct pieces encoded per call of the inherited tokenizer (each call may use tiktoken's threads).
+BATCH_PIECES = 4096
+
+
 @dataclass
 class Inherited:
     """The tokenizer stage 2 starts from, numbered as the merge loop needs it: the bytes 0..255, then
-    one id per merge in rank order (``token_bytes``); ``ids`` maps these numbers to the tokenizer's."""
+    one id per merge in rank order (``token_bytes``); ``encoder`` is that tokenizer with no
+    pre-tokenization (BPE by rank on a whole piece, on tiktoken's engine where it is proved exact)."""
 
     base: Tokenizer
     merges: list[tuple[bytes, bytes]]
     token_bytes: dict[int, bytes]
-    ids: list[int]
-    encoder: PieceEncoder
+    encoder: Tokenizer
 
 
 def inherit(base: Tokenizer) -> Inherited:
+    """``base`` renumbered for stage 2; a ``BpeError`` when it does not encode by its merges alone."""
     if not isinstance(base, Tokenizer):
         raise TypeError(f"the tokenizer to extend must be a bpe_core Tokenizer, not {type(base).__name__}")
     if base.rule == "picky" or base.whole_word_tokens or base._late_merges:
@@ -55,35 +59,29 @@ def inherit(base: Tokenizer) -> Inherited:
             f"{base.name!r} does not encode by its merges alone (Picky BPE events, or tiktoken's whole-word tokens "
             "and late merges), so stage 2 cannot continue from it: extend a BPE tokenizer"
         )
-    specials = set(base.special_tokens.values())
-    by_bytes = {token: token_id for token_id, token in base.vocab.items() if token_id not in specials}
     merges = base.merges
     token_bytes = {b: bytes([b]) for b in range(256)}
-    ids = [by_bytes[bytes([b])] for b in range(256)]
-    number = {token: b for b, token in token_bytes.items()}
-    pair_rank: dict[tuple[int, int], tuple[int, int]] = {}
-    for rank, (left, right) in enumerate(merges):
-        made = 256 + rank
-        token_bytes[made] = left + right
-        number[left + right] = made
-        ids.append(by_bytes[left + right])
-        pair_rank[number[left], number[right]] = (rank, made)
-    return Inherited(base, merges, token_bytes, ids, PieceEncoder(pair_rank, list(range(256))))
+    token_bytes.update((256 + rank, left + right) for rank, (left, right) in enumerate(merges))
+    encoder = Tokenizer(token_bytes, merges, pattern=None, name=f"{base.name} (inherited merges)")
+    return Inherited(base, merges, token_bytes, encoder)
 
 
-def chunk_words(counts: WordCounts, encoder: PieceEncoder) -> tuple[list[str], list[int], int]:
+def chunk_words(counts: WordCounts, encoder: Tokenizer) -> tuple[list[str], list[int], int]:
     """Each distinct stage-2 piece as its inherited tokens (one character per id), its count, and the
     corpus' bytes."""
-    words, freqs, total = [], [], 0
-    encode = encoder.encode
-    for piece, freq in counts.counts.items():
+    words: list[str] = []
+    freqs = list(counts.counts.values())
+    pieces = list(counts.counts)
+    total = 0
+    for start in range(0, len(pieces), BATCH_PIECES):
+        batch = pieces[start : start + BATCH_PIECES]
+        for ids in encoder.encode_ordinary_batch(batch):
+            words.append("".join(map(chr, ids)))
+    for piece, freq in zip(pieces, freqs, strict=True):
         try:
-            data = piece.encode("utf-8")
+            total += len(piece.encode("utf-8")) * freq
         except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encoding treats them
-            data = replace_surrogates(piece).encode("utf-8")
-        words.append("".join(map(chr, encode(data))))
-        freqs.append(freq)
-        total += len(data) * freq
+            total += len(replace_surrogates(piece).encode("utf-8")) * freq
     return words, freqs, total
 
 
