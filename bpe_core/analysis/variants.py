@@ -42,7 +42,6 @@ from bpe_core.training.trainer import train
 KINDS = ("bpe", "superbpe", "picky", "parity")
 #: The pre-tokenization of every variant but SuperBPE: SuperBPE's stage 1 (BPE is then its baseline).
 DEFAULT_PATTERN = RECIPES["paper"].stage1_pattern
-GROUPS = ("natural", "code", "data", "held-out", "all")
 EXAMPLES = 12
 ROW_FIELDS = (
     "variant", "sample", "label", "kind", "bytes", "tokens", "tokens_per_byte", "bytes_per_token", "saved_vs_bpe",
@@ -143,8 +142,9 @@ def train_variants(
 
 @dataclass(frozen=True)
 class HeldOutSample:
-    """A text to measure on: ``kind`` is ``natural``, ``code``, ``data`` or ``held-out`` (the held-out
-    part of the user's corpus); ``spaced`` is False for languages written without spaces."""
+    """A text to measure on: ``kind`` is its group in the summary (the built-in ``natural``, ``code`` and
+    ``data``, ``held-out`` for the held-out part of the user's corpus, or any other name); ``spaced`` is
+    False for languages written without spaces."""
 
     id: str
     label: str
@@ -167,7 +167,8 @@ def builtin_heldout() -> list[HeldOutSample]:
 @dataclass(frozen=True)
 class VariantComparison:
     """``compare_variants``' result: ``rows`` (a variant on a sample) and ``summary`` (a variant on a
-    group of samples, pooled: tokens and bytes added, token counts added before the intrinsic metrics),
+    group of samples, pooled, the kinds in order and then ``all``: tokens and bytes added, token counts
+    added before the intrinsic metrics),
     both dicts with ``ROW_FIELDS`` (``sample`` is the group in the summary); ``superwords`` (SuperBPE:
     its most frequent multi-word tokens on the samples, with counts) and ``removed`` (Picky BPE: its
     removed tokens, first removed first), by variant; ``baseline`` is the BPE variant savings are
@@ -261,10 +262,11 @@ def compare_variants(
     texts = [clean_text(sample.text) for sample in samples]
     sizes = [len(text.encode("utf-8")) for text in texts]
     words = [len(word_spans(text)) if sample.spaced else None for sample, text in zip(samples, texts, strict=True)]
+    groups = list(dict.fromkeys([sample.kind for sample in samples] + ["all"]))  # kinds in order, then all
     rows, summary, superwords, removed = [], [], {}, {}
     for variant, tokenizer in tokenizers.items():
         multi = _superword_ids(tokenizer)
-        pooled: dict[str, list] = {group: [Counter(), 0, 0] for group in GROUPS}
+        pooled: dict[str, list] = {group: [Counter(), 0, 0] for group in groups}
         for sample, text, size, count in zip(samples, texts, sizes, words, strict=True):
             counts = Counter(tokenizer.encode_ordinary(text))
             rows.append(_row(variant, sample.id, sample.label, sample.kind, counts, size, count, tokenizer, multi))
