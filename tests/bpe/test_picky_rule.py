@@ -4,6 +4,8 @@ refuses the views of ranked merges and parts that do not fit together."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -55,8 +57,10 @@ def test_encoding_equals_the_replay_of_the_events(texts, merges, threshold, samp
 
 
 def test_batches_and_worker_copies_encode_alike(hug):
-    texts = [HUG, " hugug chug ugh", ""]
-    assert hug.encode_ordinary_batch(texts) == [hug.encode_ordinary(t) for t in texts]
+    texts = [HUG, " hugug chug ugh", ""] * 50
+    expected = [hug.encode_ordinary(t) for t in texts]
+    assert hug.encode_ordinary_batch(texts) == expected == hug.encode_ordinary_batch(texts, workers=2)
+    assert pickle.loads(pickle.dumps(hug)).encode_ordinary(" hugug") == hug.encode_ordinary(" hugug")
 
 
 def test_only_bpe_cores_engine_encodes(hug):

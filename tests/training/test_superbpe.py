@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -27,6 +28,7 @@ from bpe_core.training.counting import count_words
 from bpe_core.training.picky import train_picky
 from bpe_core.training.superbpe import (
     RECIPES,
+    SuperBPERecipe,
     extend_tokenizer,
     superword_allowed,
     superwords_from_counts,
@@ -233,6 +235,16 @@ def test_tokenizers_gives_the_same_ids(trained, text):
     ids = trained.encode_ordinary(text)
     assert exported.encode(text, add_special_tokens=False).ids == ids
     assert paper.encode(text, add_special_tokens=False).ids == ids
+
+
+def test_a_pattern_hugging_face_reads_otherwise_is_not_exported():
+    recipe = SuperBPERecipe("words", r"\w+|\W", r"[^\n]+\n?|\n")
+    tokenizer = train_superbpe(["a cat, a hat\n" * 4], 270, transition=5, recipe=recipe, min_frequency=1)
+    assert tokenizer.encode("a cat") and tokenizer.pattern == recipe.stage2_pattern
+    words = replace(recipe, stage2_pattern=r"\w+|\W")
+    tokenizer = train_superbpe(["a cat, a hat\n" * 4], 270, transition=5, recipe=words, min_frequency=1)
+    with pytest.raises(BpeError, match="escape \\\\w.*HF tokenizers would split text differently"):
+        to_huggingface_dict(tokenizer)
 
 
 def test_superwords_appear(trained):
