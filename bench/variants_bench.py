@@ -11,7 +11,7 @@ text is the files that come next in the same order (none of them trained on), cu
 .pyi) and documentation (.md, .rst, .txt), about ``--heldout-mb`` of each. Every tokenizer uses the
 paper's stage-1 pre-tokenization (SuperBPE's recipe "paper"), ``min_frequency`` 2 and Hugging Face's
 tie rule, so BPE is SuperBPE without stage 2. Each training runs in a fresh interpreter, one at a
-time, timed from the call (counting included) with its peak resident size (VmHWM; no worker processes
+time, timed from the call (counting included) with its CPU time and peak resident size (VmHWM; no worker processes
 are started: custom patterns count in one process): BPE to the full vocabulary, SuperBPE's stage 1
 (BPE to t = ``--transition`` of the vocabulary), its stage 2 from stage 1's saved tokenizer (count
 the stage-2 pieces, encode each distinct one by the inherited merges, merge), and Picky BPE
@@ -55,7 +55,7 @@ def _train(spec: dict) -> dict:
     path, step = spec["path"], spec["step"]
     pattern = recipe.stage2_pattern if step == "stage2" else recipe.stage1_pattern
     vocab = spec["vocab_size"]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     counts = count_files([path], pretokenizer=TrainingSettings(300, pattern=pattern).pretokenizer(), workers=1)
     if step == "stage2":
         stage1 = Tokenizer.from_json(Path(spec["stage1"]).read_text(encoding="utf-8"))
@@ -66,10 +66,10 @@ def _train(spec: dict) -> dict:
             tokenizer = picky_training(counts, settings, threshold=spec["threshold"], started=started).tokenizer()
         else:
             tokenizer = merge_counts(counts, settings, started=started)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     tokenizer.save(spec["output"])
     training = tokenizer.training
-    return {"seconds": seconds, "merges": len(tokenizer.merges), "vocab_size": tokenizer.vocab_size,
+    return {"seconds": seconds, "cpu_seconds": cpu, "merges": len(tokenizer.merges), "vocab_size": tokenizer.vocab_size,
             "unique_pieces": training["corpus"]["unique_pretokens"], "superbpe": training.get("superbpe"),
             "removals": training.get("picky", {}).get("removals"), "stop_reason": training["stop_reason"]}  # fmt: skip
 
@@ -174,8 +174,8 @@ def report(results: dict) -> str:
             lines.append(f"| {row['variant']} | {row['sample']} | {row['tokens_per_byte']:.4f} | {saved} | "
                          f"{row['renyi_efficiency']:.3f} | {row['unique_tokens']:,} | {row['avg_token_rank']:.0f} | "
                          f"{share} |")  # fmt: skip
-    lines += ["", "| training | wall | peak RSS | merges | distinct pieces | detail |",
-              "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines += ["", "| training | wall | CPU | peak RSS | merges | distinct pieces | detail |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for label, run_ in results["trainings"].items():
         detail = ""
         if run_.get("superbpe"):
@@ -185,11 +185,13 @@ def report(results: dict) -> str:
                       f"{parts['forbidden_pairs']:,} pairs refused")  # fmt: skip
         elif run_.get("removals") is not None:
             detail = f"{run_['removals']:,} removals"
-        lines.append(f"| {label} | {run_['seconds']:.1f} s | {run_['own_peak_rss'] / MB:.0f} MB | "
-                     f"{run_['merges']:,} | {run_['unique_pieces']:,} | {detail} |")  # fmt: skip
+        lines.append(f"| {label} | {run_['seconds']:.1f} s | {run_['cpu_seconds']:.1f} s | "
+                     f"{run_['own_peak_rss'] / MB:.0f} MB | {run_['merges']:,} | {run_['unique_pieces']:,} | "
+                     f"{detail} |")  # fmt: skip
     one, two = results["trainings"]["SuperBPE stage 1"], results["trainings"]["SuperBPE stage 2"]
-    lines += ["", f"Stage 2 / stage 1: time {two['seconds'] / one['seconds']:.2f}x, peak memory "
-              f"{two['own_peak_rss'] / one['own_peak_rss']:.2f}x."]
+    ratios = (two["seconds"] / one["seconds"], two["cpu_seconds"] / one["cpu_seconds"],
+              two["own_peak_rss"] / one["own_peak_rss"])
+    lines += ["", "Stage 2 / stage 1: wall time {:.2f}x, CPU time {:.2f}x, peak memory {:.2f}x.".format(*ratios)]
     for variant, found in results["measure"]["superwords"].items():
         lines.append(f"Most frequent superwords of {variant}: " + ", ".join(f"`{t}` {c:,}" for t, c in found[:8]))
     for variant, removed in results["measure"]["removed"].items():

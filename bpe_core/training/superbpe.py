@@ -193,7 +193,7 @@ def superwords_from_counts(
         token_bytes[made] = token_bytes[left] + token_bytes[right]
         vocab[made + new_id] = token_bytes[made]
         merges.append((token_bytes[left], token_bytes[right]))
-    old_counts = [None] * len(inherited.merges) if base.rule == "picky" else [r.count for r in base.merge_records]
+    old_counts = [record.count for record in base.merge_records]
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
         "settings": {

@@ -75,7 +75,7 @@ def chunk_words(counts: WordCounts, encoder: Tokenizer) -> tuple[list[str], list
     total = 0
     for start in range(0, len(pieces), BATCH_PIECES):
         batch = pieces[start : start + BATCH_PIECES]
-        for ids in encoder.encode_ordinary_batch(batch):
+        for ids in encoder.encode_ordinary_batch(batch, workers=1):  # threads only: no copy of this process
             words.append("".join(map(chr, ids)))
     for piece, freq in zip(pieces, freqs, strict=True):
         try:
