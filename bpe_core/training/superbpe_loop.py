@@ -3,9 +3,9 @@ stage-2 piece as that tokenizer's tokens, and the greedy loop continued from the
 refused for good.
 
 ``inherit`` numbers an existing tokenizer as the merge loop needs it (the bytes 0..255, then one id per
-merge in rank order, so every tie rule sees the creation order) and keeps the map back to its ids;
-``chunk_words`` encodes each distinct piece once by the inherited merges (BPE by rank on the whole
-piece, as the reference replays them, with ``Tokenizer``'s exact engines); ``learn_superwords`` is ``merge_loop.learn_merges``' loop on
+merge in rank order, so every tie rule sees the creation order); ``chunk_words`` encodes each distinct
+piece once by the inherited merges (BPE by rank on the whole piece, as the reference replays them,
+with ``Tokenizer``'s exact engines); ``learn_superwords`` is ``merge_loop.learn_merges``' loop on
 ``merge_core``'s parts with the recipe's refusals added to the merge core's "bytes already a token"
 check (``_Refusing``). This module does not count pieces (``counting``) nor build the tokenizer
 (``superbpe``).
@@ -32,7 +32,6 @@ from bpe_core.training.merge_core import (
 )
 from bpe_core.training.merge_loop import merge_pair_in_words
 from bpe_core.training.tie_rules import PairKeys, TieBreak
-
 
 #: Distinct pieces encoded per call of the inherited tokenizer (each call may use tiktoken's threads).
 BATCH_PIECES = 4096
