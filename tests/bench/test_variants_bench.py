@@ -24,5 +24,5 @@ def test_variants_bench_on_tiny_sources(tmp_path, monkeypatch):
     assert set(results["trainings"]) == {"BPE", "SuperBPE stage 1", "SuperBPE stage 2", "Picky T=0.9"}
     assert results["trainings"]["SuperBPE stage 1"]["merges"] == results["transition_merges"] == 80
     report = variants_bench.report(results)
-    assert "| SuperBPE t=0.8 | all |" in report and "Stage 2 / stage 1: time" in report
+    assert "| SuperBPE t=0.8 | all |" in report and "Stage 2 / stage 1: wall time" in report
     assert "| SuperBPE stage 2 |" in report and "encode pieces" in report
