@@ -3,7 +3,8 @@ tokenizers derived from it, and bpe_core's own file and tiktoken's ``Encoding`` 
 
 Encoding follows GPT-2's original encoder: split off special tokens, pre-tokenize with the regex,
 turn each piece into its bytes and repeatedly apply the merge with the lowest rank among the
-adjacent pairs (all its occurrences, left to right, without overlap) until none applies. The parts
+adjacent pairs (all its occurrences, left to right, without overlap) until none applies; a Picky BPE
+tokenizer (``rule="picky"``) replays its training events instead (``bpe.picky_replay``). The parts
 are checked and the BPE stage held by ``bpe.model.BpeModel``; the encoding and decoding methods are
 ``encoding.codec.Codec``'s and the rest of ``tiktoken.Encoding``'s surface
 ``encoding.tiktoken_surface.TiktokenSurface``'s (both mixins of this class).
@@ -17,10 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from bpe_core.bpe import token_ids
+from bpe_core.bpe.fast import PieceEncoder
 from bpe_core.bpe.model import BpeModel
+from bpe_core.bpe.picky_replay import Event, PickyPieceEncoder
 from bpe_core.bpe.ranks import RankStructure, rank_structure
 from bpe_core.bpe.tokens import MergeRecord
 from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
@@ -32,11 +35,15 @@ from bpe_core.encoding.tiktoken_surface import TiktokenSurface
 from bpe_core.errors import BpeError
 from bpe_core.formats import bpe_json
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
-from bpe_core.pretokenization.special_tokens import (
-    special_token_regex,
-)
+from bpe_core.pretokenization.special_tokens import special_token_regex
 from bpe_core.pretokenization.stages import Pipeline, build_pretokenizer
 from bpe_core.safe_io import write_atomic
+
+#: Why tiktoken's engine (and its file) cannot encode a Picky BPE tokenizer.
+_PICKY_ENGINE = (
+    "a Picky BPE tokenizer encodes by replaying its merge and removal events, and tiktoken's engine only "
+    "merges by rank"
+)
 
 
 class Tokenizer(Codec, TiktokenSurface):
@@ -47,6 +54,11 @@ class Tokenizer(Codec, TiktokenSurface):
     text is a token that encodes to itself (see ``bpe.self_encoding_ids``, proved at construction)
     is looked up whole instead of merged. It is also a drop-in for ``tiktoken.Encoding``: the methods
     with tiktoken's names take tiktoken's arguments (the rest of that surface is ``TiktokenSurface``).
+
+    ``rule="picky"`` is a Picky BPE tokenizer (``training.picky``): ``merges`` is empty and ``events``
+    holds its merges and removals in training order (``bpe.picky_replay.Event``), which encoding
+    replays; the vocab holds the tokens present after them. It has no ranked merges, so the views of
+    them (``merge_records``, ``merge_rank_of``, ``truncated``) and tiktoken's engine are refused.
     """
 
     def __init__(
@@ -60,14 +72,17 @@ class Tokenizer(Codec, TiktokenSurface):
         merge_counts: Sequence[int | None] | None = None,
         training: Mapping[str, object] | None = None,
         rule: str = "bpe",
+        events: Sequence[Event] | None = None,
     ) -> None:
-        self._build(vocab, merges, special_tokens, pattern, name, merge_counts, training, self_encoding=None, rule=rule)
+        self._build(vocab, merges, special_tokens, pattern, name, merge_counts, training, self_encoding=None, rule=rule,
+                    events=events)  # fmt: skip
 
     def _build(
         self, vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Mapping[str, int] | Sequence[str], pattern: str | Pipeline | None, name: str,
         merge_counts: Sequence[int | None] | None, training: Mapping[str, object] | None, *,
         self_encoding: frozenset[int] | None, rule: str = "bpe", structure: RankStructure | None = None,
+        events: Sequence[Event] | None = None,
     ) -> None:
         """The constructor's work; ``self_encoding`` is the proved set when already known (the
         tokenizer this one was derived from proved it), else None to prove it here. ``rule`` is
@@ -76,7 +91,9 @@ class Tokenizer(Codec, TiktokenSurface):
         full_vocab = check_vocab(vocab)
         specials = resolve_special_tokens(special_tokens, full_vocab)
         model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
-                         self_encoding=self_encoding)  # fmt: skip
+                         self_encoding=self_encoding, events=events)  # fmt: skip
+        if merge_counts is not None and rule == "picky":
+            raise BpeError("a Picky BPE tokenizer has no merge_counts (its counts are in training['picky_events'])")
         if merge_counts is not None and len(merge_counts) != len(model.merges):
             raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(model.merges)} merges")
         self.name = name
@@ -93,8 +110,11 @@ class Tokenizer(Codec, TiktokenSurface):
         self._special_regex = special_token_regex(specials)
         self._pattern_argument = pattern
         self._pretokenizer = build_pretokenizer(pattern)
-        self._text_encoder = TextEncoder(self._pretokenizer, model.piece_encoder, model.whole_pieces())
-        self._engines = Engines(self._text_encoder, self._engine_facts, vocabulary_size=len(model.token_to_id))
+        # TextEncoder only calls the piece encoder's ``encode``, which Picky BPE's replaying one has too.
+        pieces = cast("PieceEncoder", model.piece_encoder)
+        self._text_encoder = TextEncoder(self._pretokenizer, pieces, model.whole_pieces())
+        self._engines = Engines(self._text_encoder, self._engine_facts, vocabulary_size=len(model.token_to_id),
+                                rule_obstacle=_PICKY_ENGINE if rule == "picky" else None)  # fmt: skip
 
     @classmethod
     def from_ranks(
@@ -147,12 +167,35 @@ class Tokenizer(Codec, TiktokenSurface):
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        """The merges in rank order, as (left bytes, right bytes)."""
+        """The merges in rank order, as (left bytes, right bytes); for a Picky BPE tokenizer its merge
+        events in order (a restored token's pair comes again; some results are removed by the end)."""
         return list(self._merges)
+
+    @property
+    def rule(self) -> str:
+        """How a piece is encoded: ``"bpe"`` (the merges by rank), ``"tiktoken"`` (ids are tiktoken's
+        ranks, see ``from_ranks``) or ``"picky"`` (Picky BPE's events replayed, see ``picky_events``)."""
+        return self._model.rule
+
+    @property
+    def picky_events(self) -> list[Event]:
+        """A Picky BPE tokenizer's merges and removals in training order, as ``(kind, token, parts)``
+        (``bpe.picky_replay.Event``); empty for the other rules."""
+        return list(self._model.events)
+
+    def _refuse_for_picky(self, what: str) -> None:
+        if self._model.rule == "picky":
+            raise self._no_ranks(what)
+
+    def _no_ranks(self, what: str) -> BpeError:
+        return BpeError(
+            f"{self.name!r} is a Picky BPE tokenizer: it has events, not ranked merges, so it has no {what}"
+        )
 
     @property
     def merge_records(self) -> list[MergeRecord]:
         """Every merge with its rank, the ids involved and its training count (if known)."""
+        self._refuse_for_picky("merge records (see picky_events)")
         t2i = self._token_to_id
         return [
             MergeRecord(rank, t2i[left], t2i[right], t2i[left + right], self._merge_counts[rank])
@@ -230,6 +273,7 @@ class Tokenizer(Codec, TiktokenSurface):
             token_id = token_ids.checked_id(token_id)
         if token_id not in self._vocab:
             raise self._unknown_id(token_id)
+        self._refuse_for_picky("merge ranks")
         return self._model.merge_rank_of(token_id)
 
     def is_special_token(self, token: int) -> bool:
@@ -263,7 +307,10 @@ class Tokenizer(Codec, TiktokenSurface):
 
     def _applied_merge_ranks(self, piece: bytes) -> list[int]:
         """The rank of every merge BPE applies to ``piece``, in order (see ``bpe.PieceEncoder``)."""
-        return self._model.piece_encoder.applied_ranks(piece)
+        encoder = self._model.piece_encoder
+        if isinstance(encoder, PickyPieceEncoder):
+            raise self._no_ranks("merge ranks")
+        return encoder.applied_ranks(piece)
 
     # ----------------------------------------------------------------------------------------------
     # encoding engines
@@ -288,7 +335,9 @@ class Tokenizer(Codec, TiktokenSurface):
     # derived views
 
     def truncated(self, num_merges: int) -> Tokenizer:
-        """The tokenizer made of the first ``num_merges`` merges (BPE's merges form prefixes)."""
+        """The tokenizer made of the first ``num_merges`` merges (BPE's merges form prefixes). Refused
+        for Picky BPE: a prefix of its events is not what training a smaller vocabulary gives."""
+        self._refuse_for_picky("prefix of merges to truncate to")
         if not isinstance(num_merges, int) or num_merges < 0:
             raise BpeError(f"num_merges must be a non-negative integer, got {num_merges!r}")
         vocab, merges, self_encoding = self._model.first_merges(num_merges)
@@ -320,6 +369,7 @@ class Tokenizer(Codec, TiktokenSurface):
             "training": self.training,
             "rule": self._model.rule,
             "structure": self._model.structure,
+            "events": self._model.events if self._model.rule == "picky" else None,
         }
 
     def to_json(self) -> str:
@@ -330,9 +380,12 @@ class Tokenizer(Codec, TiktokenSurface):
             pattern_name=self.pattern_name,
             special_tokens=self.special_tokens,
             vocab=self._vocab,
-            merges=[(r.left, r.right, r.id, r.count) for r in self.merge_records],
+            merges=[] if self._model.rule == "picky" else [
+                (r.left, r.right, r.id, r.count) for r in self.merge_records
+            ],
             training=self.training,
             rule=self._model.rule,
+            events=self._model.events,
         )
 
     @classmethod
@@ -372,6 +425,8 @@ class Tokenizer(Codec, TiktokenSurface):
     def to_tiktoken(self, *, name: str | None = None):
         """A ``tiktoken.Encoding`` with the same ids on every input (fast bulk encoding); ValueError
         when tiktoken cannot express this tokenizer (see ``tiktoken_engine``)."""
+        if self._model.rule == "picky":
+            raise BpeError(f"cannot make a tiktoken.Encoding of {self.name!r}: {_PICKY_ENGINE}")
         facts = self._engine_facts()
         return tiktoken_engine.to_encoding(
             name=name or self.name,

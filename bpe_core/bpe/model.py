@@ -3,10 +3,12 @@ by, and what follows from them (which tokens encode to themselves, which merge m
 model of the first k merges).
 
 ``BpeModel`` is to a ``Tokenizer`` what Hugging Face's ``models.BPE`` is to its ``Tokenizer``: the
-tokenizer adds pre-tokenization, special tokens, engines and files around it. Two rules exist:
-``"bpe"`` (BPE with the merge list) and ``"tiktoken"`` (ids are tiktoken's ranks: a piece that is a
-token is taken whole, then merges and late merges apply by rank; see ``ranks``). This module knows
-nothing of text, regexes or special tokens beyond their ids.
+tokenizer adds pre-tokenization, special tokens, engines and files around it. Three rules exist:
+``"bpe"`` (BPE with the merge list), ``"tiktoken"`` (ids are tiktoken's ranks: a piece that is a
+token is taken whole, then merges and late merges apply by rank; see ``ranks``) and ``"picky"``
+(Picky BPE: training events, merges and removals, replayed in order; see ``picky_replay``; there are
+no ranked merges then, only events). This module knows nothing of text, regexes or special tokens
+beyond their ids.
 """
 
 from __future__ import annotations
@@ -14,16 +16,19 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
+from bpe_core.bpe.picky_replay import MERGE, Event, PickyPieceEncoder, PickyReplay
 from bpe_core.bpe.ranks import RankStructure, tiktoken_rule_parts
 from bpe_core.bpe.tokens import token_display
 from bpe_core.bpe.vocabulary import index_tokens, rank_merges
+from bpe_core.errors import BpeError
 
 
 class BpeModel:
     """A checked vocabulary (id -> bytes, special tokens' ids included), ranked merges and a rule.
 
     ``self_encoding`` is the set of ids proved to encode to themselves when the caller knows it (a
-    model derived from one that proved it), else None to prove it here.
+    model derived from one that proved it), else None to prove it here. ``events`` are Picky BPE's
+    (``rule="picky"`` only, with no merges): the tokens present after them must be the vocabulary's.
 
     >>> vocab = {b: bytes([b]) for b in range(256)} | {256: b"ab"}
     >>> model = BpeModel(vocab, [(b"a", b"b")], special_ids=set())
@@ -40,7 +45,12 @@ class BpeModel:
         rule: str = "bpe",
         structure: RankStructure | None = None,
         self_encoding: frozenset[int] | None = None,
+        events: Sequence[Event] | None = None,
     ) -> None:
+        if (events is None) != (rule != "picky"):
+            raise BpeError("events are Picky BPE's: give them with rule='picky' (and only then)")
+        if events is not None and len(merges):
+            raise BpeError("with rule='picky' the merges are in the events: pass merges=[]")
         token_to_id = index_tokens(vocab, set(special_ids))
         pair_rank, merge_list = rank_merges(merges, token_to_id)
         structure, late = tiktoken_rule_parts(rule, token_to_id, merge_list, structure)
@@ -51,8 +61,15 @@ class BpeModel:
         self.rule = rule
         self.structure = structure
         self.byte_ids = [token_to_id[bytes([b])] for b in range(256)]
+        self.events: list[Event] = []
+        self._rank_by_id: dict[int, int] | None = None
+        self.piece_encoder: PieceEncoder | PickyPieceEncoder
+        if events is not None:
+            self._bpe_self_encoding: frozenset[int] | None = None
+            self._replay_events(events, self_encoding)
+            return
         if late:
-            self.piece_encoder: PieceEncoder = TiktokenPieceEncoder(pair_rank, late, self.byte_ids)
+            self.piece_encoder = TiktokenPieceEncoder(pair_rank, late, self.byte_ids)
         else:
             self.piece_encoder = PieceEncoder(pair_rank, self.byte_ids)
         if self_encoding is None and rule == "tiktoken":
@@ -60,8 +77,29 @@ class BpeModel:
         elif self_encoding is None:
             self_encoding = frozenset(self_encoding_ids(pair_rank, self.byte_ids))
         self.self_encoding = self_encoding
-        self._bpe_self_encoding: frozenset[int] | None = self_encoding if rule == "bpe" else None
-        self._rank_by_id: dict[int, int] | None = None
+        self._bpe_self_encoding = self_encoding if rule == "bpe" else None
+
+    def _replay_events(self, events: Sequence[Event], self_encoding: frozenset[int] | None) -> None:
+        """The Picky rule's encoder: ``events`` checked (``PickyReplay``), their present tokens
+        exactly the vocabulary's ordinary tokens; only tokens that replay to themselves are looked
+        up whole."""
+        events = list(events)
+        replay = PickyReplay(events)  # checks every event
+        ordinary = set(self.token_to_id)
+        if replay.present != ordinary:
+            extra = sorted(ordinary - replay.present)
+            missing = sorted(replay.present - ordinary)
+            raise BpeError(
+                f"the vocab has {extra[0]!r}, which the events leave removed or never make"
+                if extra else f"the events leave {missing[0]!r} present, and the vocab lacks it"
+            )
+        encoder = PickyPieceEncoder(replay, self.token_to_id)
+        self.piece_encoder = encoder
+        self.events = [(kind, token, tuple(parts)) for kind, token, parts in events]
+        self.merges = [(parts[0], parts[1]) for kind, _, parts in self.events if kind == MERGE]
+        if self_encoding is None:
+            self_encoding = frozenset(self.token_to_id[token] for token in encoder.self_encoding())
+        self.self_encoding = self_encoding
 
     def whole_pieces(self) -> dict[str, tuple[int]]:
         """Piece text -> (id,) for the tokens that encode to themselves and are whole UTF-8 text."""
@@ -111,7 +149,8 @@ class BpeModel:
         """A readable listing in minbpe's style: one line per token (special tokens too, shown as tokens are),
         merges as ``[left][right] -> [token]``."""
         lines = []
-        made_by = {self.token_to_id[left + right]: (left, right) for left, right in self.merges}
+        made_by = {self.token_to_id[left + right]: (left, right) for left, right in self.merges
+                   if left + right in self.token_to_id}  # Picky BPE: the last merge of each present token
         special_ids = {i: t for t, i in special_tokens.items()}
         for token_id in sorted(self.vocab):
             token = self.vocab[token_id]

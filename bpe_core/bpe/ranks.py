@@ -11,13 +11,13 @@ the result into a merge list (``merges_from_ranks``) and encodes with it.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import heapq
 import sys
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from bpe_core.errors import BpeError
 
 #: Tokens longer than this (in bytes) are joined with a heap when the loop must run on them.
 _LONG = 64
@@ -76,7 +76,7 @@ def _join_by_position(ids: list[int], table: dict[int, int], base: int) -> list[
         return _join_with_heap(ids, table, base)
     get = table.get
     none = _NONE
-    made = [get(a * base + b, none) for a, b in zip(ids, ids[1:])]
+    made = [get(a * base + b, none) for a, b in zip(ids, ids[1:], strict=False)]
     while made:
         best = min(made)
         if best == none:
@@ -100,7 +100,9 @@ _SHORT = 6
 _LOOKUPS_PER_BYTE = 4
 
 
-def _crossing(a: int, b: int, rows, left: list[int], right: list[int], born: list[int], regular, late_rows, *, budget: int) -> bool:
+def _crossing(
+    a: int, b: int, rows, left: list[int], right: list[int], born: list[int], regular, late_rows, *, budget: int
+) -> bool:
     """Whether, on the bytes of ``a`` then ``b`` (two tokens built by plain merges), some merge joins
     one of ``a``'s last symbols ``x`` to one of ``b``'s first symbols ``y`` before they are complete:
     the chain check of ``self_encoding_ids``, with ``a`` and ``b`` themselves never absorbed. Positions
@@ -237,7 +239,8 @@ class _Recovery:
                     splits.sort()  # the split into the earliest parts is nearly always the one
                 b = None
                 for _, a, b in splits:
-                    if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=_LOOKUPS_PER_BYTE * length):
+                    budget = _LOOKUPS_PER_BYTE * length
+                    if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=budget):
                         break
                     b = None
             if b is None:
@@ -271,7 +274,8 @@ class _Recovery:
         )
 
 
-RULES = ("bpe", "tiktoken")
+#: "picky" is Picky BPE's event replay (``picky_replay``): no ranks, so nothing to recover here.
+RULES = ("bpe", "tiktoken", "picky")
 
 
 def tiktoken_rule_parts(
@@ -280,7 +284,8 @@ def tiktoken_rule_parts(
     merges: list[tuple[bytes, bytes]],
     structure: RankStructure | None = None,
 ) -> tuple[RankStructure | None, dict[tuple[int, int], int]]:
-    """For a tokenizer following ``rule``: with ``"bpe"`` (BPE with the merge list) nothing; with
+    """For a tokenizer following ``rule``: with ``"bpe"`` (BPE with the merge list) or ``"picky"``
+    (Picky BPE's events) nothing; with
     ``"tiktoken"`` (ids are tiktoken's ranks) the ``RankStructure`` of its tokens, checked against
     ``merges``, and its late merges as ``(left id, right id) -> id made``. ``structure`` skips the
     recovery when the caller already has it. ValueError when the merges are not the ones the ids
@@ -291,8 +296,11 @@ def tiktoken_rule_parts(
     {(257, 99): 256}
     """
     if rule not in RULES:
-        raise BpeError(f"rule must be 'bpe' (BPE with the merge list) or 'tiktoken' (ids are ranks), not {rule!r}")
-    if rule == "bpe":
+        raise BpeError(
+            f"rule must be 'bpe' (BPE with the merge list), 'tiktoken' (ids are ranks) or 'picky' (Picky BPE's "
+            f"events), not {rule!r}"
+        )
+    if rule in ("bpe", "picky"):
         return None, {}
     if structure is None:
         structure = rank_structure(token_to_id)
@@ -349,18 +357,22 @@ def structure_from_bytes(data: bytes, ranks: Mapping[bytes, int]) -> RankStructu
     if min(n_merges, n_late, n_whole) < 0 or len(numbers) != 3 + 2 * (n_merges + n_late) + n_whole:
         raise BpeError("a rank structure of the wrong size")
     vocab = {rank: token for token, rank in ranks.items()}
-    part = [vocab.get(r) if r >= 0 else (bytes([-1 - r]) if r >= -256 else None) for r in numbers[3 : 3 + 2 * (n_merges + n_late)]]
+    part = [
+        vocab.get(r) if r >= 0 else (bytes([-1 - r]) if r >= -256 else None)
+        for r in numbers[3 : 3 + 2 * (n_merges + n_late)]
+    ]
     if None in part:
         raise BpeError("a rank structure naming a rank these ranks lack")
-    pairs = list(zip(part[0::2], part[1::2]))
+    pairs = list(zip(part[0::2], part[1::2], strict=True))
     merges, late = pairs[:n_merges], pairs[n_merges:]
     whole = [vocab.get(r) for r in numbers[3 + 2 * (n_merges + n_late) :]]
     made = [ranks.get(left + right) for left, right in pairs]
     if None in made or None in whole or any(len(token) < 2 for token in whole):
         raise BpeError("a rank structure whose parts do not join into tokens")
     merged = made[:n_merges]
-    if any(b <= a for a, b in zip(merged, merged[1:])) or any(
-        ranks.get(left, -1) >= rank or ranks.get(right, -1) >= rank for (left, right), rank in zip(merges, merged)
+    if any(b <= a for a, b in zip(merged, merged[1:], strict=False)) or any(
+        ranks.get(left, -1) >= rank or ranks.get(right, -1) >= rank
+        for (left, right), rank in zip(merges, merged, strict=True)
     ):
         raise BpeError("a rank structure whose merges are out of rank order")
     covered = set(made) | {ranks[token] for token in whole}

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from bpe_core.cli import variants
 from bpe_core.cli.common import ProgressBar, check_output, pattern_option, say, write_output
 from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.errors import BpeError
@@ -169,9 +170,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     if bool(args.inputs) == bool(args.counts):
         raise BpeError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
                          if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
+    variant = variants.chosen_variant(args)  # SuperBPE or Picky BPE, else None
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
-    if args.counts:
+    if variant == "superbpe":
+        pattern, specials = None, ()  # its recipe's patterns; superbpe.train_superbpe_files checks the rest
+    elif args.counts:
         _refuse_reading_options(args)
         expected: dict[str, Any] = {"pattern": pattern_arg(args)} if args.pattern is not None else {}
         if args.special_token:
@@ -181,10 +185,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         pattern, specials = shards["pattern"], shards["special_tokens"]
     else:
         pattern, specials = pattern_arg(args), special_tokens_arg(args)
-    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, args.tie_break, args.name)
-    if not args.counts:
-        word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
-    tokenizer = merge_counts(word_counts, settings, progress=bar, started=started)
+    tie_break = variants.default_tie_break(args)
+    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, tie_break, args.name)
+    if variant == "superbpe":
+        tokenizer = variants.train_superbpe_command(args, bar)
+    else:
+        if not args.counts:
+            word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
+        tokenizer = (variants.train_picky_command(args, word_counts, settings, bar, started) if variant == "picky"
+                     else merge_counts(word_counts, settings, progress=bar, started=started))  # fmt: skip
     bar.close()
     write_output(args.output, tokenizer.to_json())
     training: dict[str, Any] = tokenizer.training  # as training wrote it just now
@@ -193,6 +202,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     warn_if_no_text(corpus["documents"], corpus["characters"],
                     result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)")  # fmt: skip
     _print_training(tokenizer, args.output)
+    variants.print_variant(tokenizer)
     return 0
 
 
@@ -228,10 +238,12 @@ def add_train_parser(sub: Subparsers) -> argparse.ArgumentParser:
     p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
     p.add_argument("--min-frequency", type=int, default=2,
                    help="stop when the best pair occurs fewer times (default 2)")  # fmt: skip
-    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
-                   help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items()))  # fmt: skip
+    p.add_argument("--tie-break", choices=TIE_BREAKS,
+                   help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items())
+                   + " (default: lexicographic; huggingface for SuperBPE, as its reference)")  # fmt: skip
     p.add_argument("--name", default="trained", help="the tokenizer's name")
     p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
+    variants.add_variant_arguments(p)
     p.set_defaults(func=cmd_train)
     return p
 

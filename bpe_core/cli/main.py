@@ -1,4 +1,4 @@
-"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare, parity.
+"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare, parity, lab.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
@@ -6,7 +6,7 @@ atomically, and a failed write leaves no temporary file behind. Tokenizers are n
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
 only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``parity``
-is ``cli.parity``'s.
+is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``'.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from bpe_core.bpe.tokens import token_display
 from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
+from bpe_core.cli.variants import add_lab_parser
 from bpe_core.corpora.samples import Sample, load_samples
 from bpe_core.errors import BpeError
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
@@ -111,9 +112,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         for line in tokenizer.vocab_dump().splitlines():
             say(line)
         return 0
+    if tokenizer.rule == "picky":  # events, not ranked merges
+        _print_picky_events(tokenizer, args.merges)
+        return 0
     records = tokenizer.merge_records[: args.merges]
     if records:
-        print(f"first {len(records)} merges (rank: left + right -> new id [count]):")
+        say(f"first {len(records)} merges (rank: left + right -> new id [count]):")
     vocab = tokenizer.vocab
     for r in records:
         count = "" if r.count is None else f"  [{r.count}]"
@@ -125,6 +129,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def _quoted(text: str) -> str:
     """``repr`` of user text, cut to 60 characters."""
     return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
+
+
+def _print_picky_events(tokenizer: Tokenizer, limit: int) -> None:
+    events = tokenizer.picky_events
+    removals = sum(kind == "remove" for kind, _, _ in events)
+    say(f"Picky BPE: {len(events)} events ({len(events) - removals} merges, {removals} removals); first {limit}:")
+    for step, (kind, token, parts) in enumerate(events[:limit]):
+        shown = " + ".join(f"[{token_display(part)}]" for part in parts)
+        arrow = f"{shown} -> [{token_display(token)}]" if kind == "merge" else f"[{token_display(token)}] -> {shown}"
+        say(f"  {step}: {kind} {arrow}")
 
 
 def _key_values(record: object) -> str:
@@ -277,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.set_defaults(func=cmd_compare)
     add_parity_parser(sub, _TOKENIZER_HELP)
+    add_lab_parser(sub)
     return parser
 
 

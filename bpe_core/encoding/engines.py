@@ -5,8 +5,10 @@ where ``tiktoken_engine`` proves it gives bpe_core's ids, and built only once en
 (``tiktoken_engine.BUILD_CHARS_PER_TOKEN``) for building it to pay.
 
 ``Engines`` belongs to one ``Tokenizer``, which hands it a function returning its ``EngineFacts``
-(called only when a check or a build is due). This module knows nothing of special tokens (the
-``Tokenizer`` cuts them out first) and does not choose what text to encode.
+(called only when a check or a build is due), and a ``rule_obstacle`` when its rule is one tiktoken's
+engine cannot follow at all (Picky BPE's event replay): then only ``"python"`` encodes. This module
+knows nothing of special tokens (the ``Tokenizer`` cuts them out first) and does not choose what text
+to encode.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from functools import partial
 from bpe_core.encoding import batch, tiktoken_engine
 from bpe_core.encoding.encoder import NativePieces, TextEncoder
 from bpe_core.encoding.tiktoken_engine import EngineFacts, NativeEngine
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import (
     PreTokenizer,
     replace_surrogates,
@@ -30,24 +33,31 @@ class Engines:
     """The encoders of one tokenizer and the choice among them for each call (see the module docstring).
 
     ``python`` is bpe_core's ``TextEncoder``; ``facts`` returns what checking and building tiktoken's
-    engine needs, computed only then (a pass over the vocabulary)."""
+    engine needs, computed only then (a pass over the vocabulary). ``rule_obstacle`` says why tiktoken's
+    engine can never encode for this tokenizer (None: it may, where ``tiktoken_engine`` proves it exact)."""
 
-    def __init__(self, python: TextEncoder, facts: Callable[[], EngineFacts], *, vocabulary_size: int) -> None:
+    def __init__(
+        self, python: TextEncoder, facts: Callable[[], EngineFacts], *, vocabulary_size: int,
+        rule_obstacle: str | None = None,
+    ) -> None:
         self.python = python
         self._facts = facts
+        self.rule_obstacle = rule_obstacle
         # tiktoken's compiled engine, checked and built only when text enough to pay for it comes.
         self.native = NativeEngine(tiktoken_engine.BUILD_CHARS_PER_TOKEN * vocabulary_size)
 
     @property
     def default(self) -> str:
         """What ``engine="auto"`` encodes with now (see ``Tokenizer.engine``)."""
+        if self.rule_obstacle:
+            return "python"
         whole, pieces = self.native.obstacles(self._facts)
         return "python" if pieces else "tiktoken-bpe" if whole else "tiktoken"
 
     @property
     def obstacle(self) -> str | None:
         """Why ``engine="tiktoken"`` is refused, or None when it is not."""
-        return self.native.obstacles(self._facts)[0]
+        return self.rule_obstacle or self.native.obstacles(self._facts)[0]
 
     def build(self) -> str:
         """Build the engine ``"auto"`` uses now rather than once enough text has come; its name."""
@@ -60,7 +70,12 @@ class Engines:
         """The function encoding ordinary text in one call of ``size`` characters with ``engine``
         (None: ``tiktoken_engine.check_engine``'s default); it raises UnicodeEncodeError on lone surrogates."""
         engine = tiktoken_engine.check_engine(engine)
-        if engine == "auto":
+        if self.rule_obstacle and engine not in ("auto", "python"):
+            raise BpeError(f"engine={engine!r} cannot encode with this tokenizer: {self.rule_obstacle}. Use "
+                           "engine='auto' or engine='python'")  # fmt: skip
+        if self.rule_obstacle:
+            engine = "python"
+        elif engine == "auto":
             engine = self.native.auto(size, self._facts)
         elif engine != "python":
             self.native.require(engine, self._facts)
@@ -76,6 +91,8 @@ class Engines:
         """The ids of one pre-token (lone surrogates replaced), by the engine that merges pieces for a
         call of ``size`` characters: tiktoken's BPE once built (unless the default engine is "python")."""
         encoder = self.python
+        if self.rule_obstacle:
+            return partial(_encode_one_piece, encoder)
         if tiktoken_engine.check_engine(None) != "python" and self.native.auto(size, self._facts) != "python":
             encoder = self._native_pieces()
         return partial(_encode_one_piece, encoder)

@@ -14,8 +14,12 @@ A tokenizer that pre-tokenizes in stages (``stages.Pipeline``, e.g. imported fro
 file) is written as version 2: ``"pattern": null`` and ``"pretokenizer": {"normalizers": [...],
 "stages": [{"type": "split", "pattern", "literal", "behavior", "invert"} | {"type": "prefix_space"}]}``;
 so is a tokenizer following tiktoken's rule (``"rule": "tiktoken"``: ranks with whole-word tokens
-and late merges, see ``ranks``; the merges are recovered again on loading); every other tokenizer
-is still written as version 1, which older bpe_core releases read.
+and late merges, see ``ranks``; the merges are recovered again on loading). A Picky BPE tokenizer
+(``"rule": "picky"``) is written as version 3: ``"merges": []``, the tokens its events make and
+remove by the end (``"removed_tokens"``, like ``vocab``, ids after the vocab's), and its events
+(``"event_fields": ["kind", "token", "parts"]``, ``"events": [["merge", left, right, new], ["remove",
+token, [part, ...]], ...]`` by id, in training order). Every other tokenizer is still written as
+version 1, which older bpe_core releases read.
 
 A token is written as ``text`` when its bytes are valid UTF-8, else as ``hex``, so any bytes survive.
 Loading checks everything and reports problems as ``ValueError`` naming the file and the place.
@@ -41,9 +45,11 @@ from bpe_core.pretokenization.stages import Pipeline
 from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited
 
 FORMAT = "bpe_core.tokenizer"
-#: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``).
-VERSION = 2
+#: The newest version this module reads; it writes 1 unless the tokenizer needs 2 (a ``Pipeline``,
+#: tiktoken's rule) or 3 (Picky BPE's events).
+VERSION = 3
 MERGE_FIELDS = ["left", "right", "id", "count"]
+EVENT_FIELDS = ["kind", "token", "parts"]
 #: Token ids in the file (vocab and special tokens) are below this: the ids any ``Tokenizer`` may have
 #: (``token_ids.MAX_TOKEN_ID``, tiktoken's uint32), so every tokenizer saved loads again. Training
 #: uses far fewer (``merge_loop.MAX_VOCAB_SIZE``), but imported tokenizers may have sparse large ids.
@@ -69,12 +75,14 @@ def dumps(
     merges: list[tuple[int, int, int, int | None]],
     training: dict | None,
     rule: str = "bpe",
+    events: list[tuple[str, bytes, tuple[bytes, ...]]] | None = None,
 ) -> str:
-    """The file's text; ``merges`` are (left id, right id, new id, count) in rank order."""
+    """The file's text; ``merges`` are (left id, right id, new id, count) in rank order; ``events``
+    are a Picky BPE tokenizer's (``rule="picky"``)."""
     staged = isinstance(pattern, Pipeline)
     document = {
         "format": FORMAT,
-        "version": 2 if staged or rule != "bpe" else 1,
+        "version": 3 if rule == "picky" else 2 if staged or rule != "bpe" else 1,
         "name": name,
         "pattern": None if staged else pattern,
         "pattern_name": pattern_name,
@@ -85,8 +93,28 @@ def dumps(
         "merges": [list(record) for record in merges],
         "training": training or None,
         **({"rule": rule} if rule != "bpe" else {}),
+        **(_event_fields(vocab, events or []) if rule == "picky" else {}),
     }
     return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def _event_fields(vocab: dict[int, bytes], events: list[tuple[str, bytes, tuple[bytes, ...]]]) -> dict[str, Any]:
+    """``removed_tokens`` (made by the events, absent from ``vocab``, numbered after it in the order
+    first made) and ``events`` by id."""
+    ids = {token: token_id for token_id, token in vocab.items()}
+    removed: list[dict[str, Any]] = []
+    next_id = max(vocab, default=-1) + 1
+    for _, token, _ in events:
+        if token not in ids:
+            ids[token] = next_id
+            removed.append(_token_entry(next_id, token))
+            next_id += 1
+    rows = [
+        [kind, ids[parts[0]], ids[parts[1]], ids[token]] if kind == "merge"
+        else [kind, ids[token], [ids[part] for part in parts]]
+        for kind, token, parts in events
+    ]
+    return {"removed_tokens": removed, "event_fields": EVENT_FIELDS, "events": rows}
 
 
 class _Problem(BpeError):
@@ -130,7 +158,8 @@ def from_dict(data: Any) -> dict[str, Any]:
         _require(_is_id(token_id), f"special token {token!r}: the id must be a whole number below {ID_LIMIT:,}")
     fields = data.get("merge_fields", MERGE_FIELDS)
     _require(fields == MERGE_FIELDS, f"'merge_fields' must be {MERGE_FIELDS}, got {fields!r}")
-    merges, counts = _read_merges(data["merges"], vocab)
+    merges, merge_counts = _read_merges(data["merges"], vocab)
+    counts: list[int | None] | None = merge_counts
     pattern = data.get("pattern")
     _require(pattern is None or isinstance(pattern, str), "'pattern' must be a string or null")
     if version >= 2 and data.get("pretokenizer") is not None:
@@ -141,9 +170,13 @@ def from_dict(data: Any) -> dict[str, Any]:
             raise _Problem(f"'pretokenizer': {exc}") from None
     training = _read_training(data.get("training") or None)
     rule = data.get("rule", "bpe")
-    _require(rule in ("bpe", "tiktoken"), f"'rule' must be 'bpe' or 'tiktoken', got {rule!r}")
+    _require(rule in ("bpe", "tiktoken", "picky"), f"'rule' must be 'bpe', 'tiktoken' or 'picky', got {rule!r}")
     name = data.get("name", "tokenizer")
     _require(isinstance(name, str), "'name' must be a string")
+    events = None
+    if rule == "picky":
+        _require(version >= 3 and not merges, "a Picky BPE file (rule 'picky') is version 3 and has 'merges': []")
+        events, counts = _read_events(data, vocab), None
     return {
         "vocab": vocab,
         "merges": merges,
@@ -153,14 +186,50 @@ def from_dict(data: Any) -> dict[str, Any]:
         "merge_counts": counts,
         "training": training,
         "rule": rule,
+        "events": events,
     }
 
 
-def _read_vocab(entries: Any) -> dict[int, bytes]:
+def _read_events(data: dict, vocab: dict[int, bytes]) -> list[tuple[str, bytes, tuple[bytes, ...]]]:
+    """A Picky BPE file's events as bytes, each id in ``vocab`` or ``removed_tokens`` (which share no
+    id or bytes) and each token made of its parts; the order is checked by ``bpe.picky_replay``."""
+    removed = _read_vocab(data.get("removed_tokens", []), "removed_tokens")
+    for token_id, token in removed.items():
+        _require(token_id not in vocab, f"removed token {token_id} has the id of a vocab entry")
+        _require(token not in vocab.values(), f"removed token {token_id} ({token!r}) is also in the vocab")
+    tokens = {**vocab, **removed}
+    fields = data.get("event_fields", EVENT_FIELDS)
+    _require(fields == EVENT_FIELDS, f"'event_fields' must be {EVENT_FIELDS}, got {fields!r}")
+    rows = data.get("events")
+    if not isinstance(rows, list):
+        raise _Problem("a Picky BPE file needs an 'events' list")
+    events = []
+    for step, row in enumerate(rows):
+        where = f"event {step}"
+        _require(isinstance(row, list) and len(row) in (3, 4) and row[0] in ("merge", "remove"),
+                 f"{where} must be ['merge', left, right, new] or ['remove', token, [parts]], got {_preview(row)}")
+        if row[0] == "merge":
+            _require(len(row) == 4, f"{where}: a merge is ['merge', left id, right id, new id]")
+            part_ids, token_id = row[1:3], row[3]
+        else:
+            _require(len(row) == 3 and isinstance(row[2], list),
+                     f"{where}: a removal is ['remove', token id, [part ids]]")  # fmt: skip
+            part_ids, token_id = row[2], row[1]
+        for value in [token_id, *part_ids]:
+            _require(_is_int(value) and value in tokens,
+                     f"{where}: id {_preview(value)} is neither in 'vocab' nor in 'removed_tokens'")  # fmt: skip
+        parts = tuple(tokens[i] for i in part_ids)
+        _require(b"".join(parts) == tokens[token_id],
+                 f"{where}: the parts {list(part_ids)} do not make token {token_id}")  # fmt: skip
+        events.append((row[0], tokens[token_id], parts))
+    return events
+
+
+def _read_vocab(entries: Any, what: str = "vocab") -> dict[int, bytes]:
     vocab: dict[int, bytes] = {}
-    _require(isinstance(entries, list), "'vocab' must be a list")
+    _require(isinstance(entries, list), f"'{what}' must be a list")
     for position, entry in enumerate(entries):
-        where = f"vocab entry {position}"
+        where = f"{what} entry {position}"
         _require(isinstance(entry, dict), f"{where} must be an object with 'id' and 'text' or 'hex'")
         token_id = entry.get("id")
         _require(_is_id(token_id), f"{where}: 'id' must be a whole number below {ID_LIMIT:,}, got {_preview(token_id)}")

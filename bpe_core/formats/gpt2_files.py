@@ -15,6 +15,20 @@ from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
 from bpe_core.safe_io import json_value, write_files_atomic
 from bpe_core.tokenizer import Tokenizer
 
+#: Why no rank-based file (GPT-2's, Hugging Face's tokenizer.json, .tiktoken) can hold a Picky BPE tokenizer.
+PICKY_REFUSED = (
+    "Picky BPE removes tokens during training and encodes by replaying merges and removals; Hugging Face's "
+    "BPE model (and GPT-2's and tiktoken's files) only merge by rank, so no such file gives the same tokens. "
+    "Save it with Tokenizer.save (bpe_core's JSON)"
+)
+
+
+def refuse_picky(tokenizer: Tokenizer, what: str) -> None:
+    """A ``BpeError`` when ``tokenizer`` is a Picky BPE tokenizer, which ``what`` (a file made of ranked
+    merges) cannot hold; shared by the writers of this module, ``huggingface`` and ``tiktoken_file``."""
+    if tokenizer.rule == "picky":
+        raise BpeError(f"cannot write {tokenizer.name!r} as {what}: {PICKY_REFUSED}")
+
 
 def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
     """id -> bytes from a ``{printable token: id}`` object; ``what`` names it in errors."""
@@ -48,7 +62,9 @@ def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> 
     """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt`` into
     ``directory`` (created if missing), both or neither (``safe_io.write_files_atomic``: regular files
     or new names, symbolic links written through). A folder created here is removed again when the
-    files cannot be written. ``BpeError`` naming the file that could not be written."""
+    files cannot be written. ``BpeError`` naming the file that could not be written; a Picky BPE
+    tokenizer is refused (``refuse_picky``)."""
+    refuse_picky(tokenizer, "GPT-2's vocab.json and merges.txt")
     directory = Path(directory)
     special_ids = {i: t for t, i in tokenizer.special_tokens.items()}
     encoder = {

@@ -22,7 +22,7 @@ from typing import Any
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
-from bpe_core.formats.gpt2_files import parse_encoder
+from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
@@ -95,7 +95,8 @@ def _pipeline_pre_tokenizers(pipeline: Pipeline) -> list[dict[str, Any]]:
 def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     """The ``tokenizer.json`` form: BPE model over GPT-2's byte alphabet, the pattern as a Split
     pre-tokenizer followed by ByteLevel (a ``Pipeline``'s stages and normalizers as HF's), special
-    tokens as added tokens."""
+    tokens as added tokens. A Picky BPE tokenizer is refused (``gpt2_files.refuse_picky``)."""
+    refuse_picky(tokenizer, "a Hugging Face tokenizer.json")
     special_ids = set(tokenizer.special_tokens.values())
     pattern = tokenizer.pattern
     normalizer = None
@@ -106,6 +107,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
         pre_tokenizers = []
         source = tokenizer.pretokenizer.full_source
         if source is not None:
+            _check_expressible(tokenizer, source)
             regex = {"Regex": oniguruma_pattern(source)}
             pre_tokenizers.append({"type": "Split", "pattern": regex, "behavior": "Isolated", "invert": False})
         pre_tokenizers.append(_byte_level(add_prefix_space=False, use_regex=False))
@@ -151,6 +153,19 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in tokenizer.merges],
         },
     }
+
+
+def _check_expressible(tokenizer: Tokenizer, source: str) -> None:
+    """A custom pattern (SuperBPE's stage 2, say) must read the same in Oniguruma, which HF tokenizers
+    runs it with: ``from_oniguruma`` reads it back or names the construct that does not."""
+    if tokenizer.pattern_name is not None:
+        return  # the presets' export is tested as it is
+    try:
+        from_oniguruma(oniguruma_pattern(source))
+    except ValueError as exc:
+        reason = str(exc).split("; it is not imported")[0]  # the message is written for importing
+        raise BpeError(f"cannot write {tokenizer.name!r} as tokenizer.json: {reason}, so HF tokenizers would split "
+                       "text differently; save it with Tokenizer.save (bpe_core's JSON)") from None
 
 
 def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
+from bpe_core.formats.gpt2_files import refuse_picky
 from bpe_core.safe_io import write_atomic
 from bpe_core.tokenizer import Tokenizer
 
@@ -58,7 +59,8 @@ def _parse_by_line(text: str, *, what: str) -> dict[bytes, int]:
 def dumps_tiktoken(tokenizer: Tokenizer) -> str:
     """The mergeable tokens as ``.tiktoken`` text (``base64 rank`` lines). The format holds neither
     the pattern nor special tokens: pass them again when loading. ValueError for tokenizers tiktoken
-    cannot express (see ``Tokenizer.to_tiktoken``)."""
+    cannot express (see ``Tokenizer.to_tiktoken``; a Picky BPE tokenizer among them)."""
+    refuse_picky(tokenizer, "a .tiktoken file")
     tokenizer.to_tiktoken()  # refuse layouts tiktoken cannot express
     special_ids = set(tokenizer.special_tokens.values())
     lines = [

@@ -20,7 +20,7 @@ Every event is recorded in order (``PickyEvent``; in ``Tokenizer.training["picky
 replays the events (``bpe.picky_replay``). The pair-count bookkeeping of a merge is
 ``merge_loop.merge_pair_in_words``; a removal recounts the words it touches. This module does not
 count pre-tokens (``counting``) nor encode text; the readable algorithm is the naive trainer in
-``tests/core/test_picky.py``.
+``tests/training/test_picky.py``.
 """
 
 from __future__ import annotations
@@ -285,14 +285,13 @@ class PickyTraining:
 
     def tokenizer(self) -> Tokenizer:
         """The ``Tokenizer``. With no removal, replaying the events is BPE with the merges in order, so
-        this is ``bpe_core.train``'s tokenizer; a removal needs the event-replay rule, which the
-        ``Tokenizer`` does not have yet (see ``bpe.picky_replay``)."""
+        this is ``bpe_core.train``'s tokenizer (``rule="bpe"``); with removals it follows
+        ``rule="picky"``: it encodes by replaying the events (see ``bpe.picky_replay``)."""
         if self.removals:
-            raise BpeError(
-                f"training removed {self.removals} token(s), and bpe_core's Tokenizer cannot encode by "
-                "replaying removals yet: use picky_training(...) and bpe.picky_replay.PickyReplay"
-                "(result.replay_events()), or threshold=1 for plain BPE"
-            )
+            return Tokenizer(
+                self.vocab, [], special_tokens=self.special_tokens, pattern=self.pattern, name=self.name,
+                training=self.training, rule="picky", events=self.replay_events(),
+            )  # fmt: skip
         merges = [event for event in self.events if event.kind == MERGE]
         return Tokenizer(
             self.vocab, [(event.parts[0], event.parts[1]) for event in merges], special_tokens=self.special_tokens,
@@ -422,7 +421,8 @@ def train_picky(
     Picky merge loop (see the module docstring); ``vocab_size`` counts the tokens present at the end.
     ``threshold`` > 0: an IoS above it removes a token (1 or more never does: then this is
     ``bpe_core.train``). ``tie_break`` is ``"lexicographic"``, ``"huggingface"`` or ``"rustbpe"``.
-    The events are in ``training["picky"]``.
+    With removals the tokenizer follows ``rule="picky"`` (it encodes by replaying ``picky_events``),
+    without it is plain BPE. The events, with counts and IoS, are in ``training["picky_events"]``.
 
     >>> train_picky(["ab ab ab ab", "abc abc"], 259, threshold=1.0, min_frequency=1).merges
     [(b'a', b'b'), (b' ', b'ab'), (b'ab', b'c')]

@@ -1,0 +1,348 @@
+"""SuperBPE (Liu, Hayase, Hofmann, Oh, Smith, Choi; COLM 2025, arXiv 2503.13423): BPE in two stages,
+so that late tokens may span several words ("superwords": ``" of the"``, ``", I am"``).
+
+**Stage 1** is ordinary BPE with a pre-tokenization that splits words apart, up to the *transition
+point*. **Stage 2** re-reads the corpus with a pre-tokenization that keeps words together, starts
+each piece from its stage-1 tokens (the piece's bytes merged by the inherited merges, by rank) and
+continues the same greedy loop, except that a merge is skipped for good when its token would hold
+the bytes ``": "`` or more than four words (runs of bytes other than the space byte: ``" of the"`` is
+two, ``", I am"`` three): the reference's rules (``max_words``, ``forbidden``). Every inherited merge
+is kept, in order, then the new ones; the tokenizer encodes by rank with the stage-2 pattern, like the
+``tokenizer.json`` the reference writes. Ties go to the smallest pair of ids (``tie_break=
+"huggingface"``, the reference's trainer).
+
+The recipes (``RECIPES``) are the reference's pre-tokenizers written as one regex each, read line by
+line: the reference reads its training files line by line, so no piece, in either stage, runs past a
+newline. ``"paper"`` (default) is the code of the paper's released tokenizers (PythonNut/superbpe
+at 5df84b0): stage 1 digit runs in groups of three from the right plus GPT-2's rules without
+contractions; stage 2 only those digit groups (everything else, punctuation and spaces included, may
+join). ``"2025-11"`` is the repository's later recommendation (dc6bbea, d731c76): stage 1 o200k's
+pattern without contractions, stage 2 splitting numbers (1-3 digits), runs of two or more symbols and
+trailing spaces. tests/training/test_superbpe.py holds each regex equal to the reference's Hugging
+Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts (no
+token continues past a newline, so reading by line changes no id).
+
+Where this differs from the reference, and why: the transition counts merges (``transition``), not
+HF's vocabulary of the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2
+is kept (the reference drops it: 8 of 179,999 at t = 180k), so stage 2 starts exactly from the
+first-t-merges tokenizer; a pair whose bytes already are a token is skipped (bpe_core's rule; HF
+merges it into that token's id).
+
+Stage 2 counts each distinct piece once, with bpe_core's counting (streamed, sharded, from count
+shards: ``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), and encodes each
+distinct piece by the inherited merges once. ``extend_tokenizer`` runs stage 2 alone on an existing
+tokenizer (GPT-2, cl100k, one trained here), keeping its ids. This module does not encode text nor
+read files itself (``counting`` does).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bpe_core.errors import BpeError
+from bpe_core.parallel import check_workers
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.counting import WordCounts, count_files, count_words
+from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.superbpe_loop import chunk_words, inherit, learn_superwords
+from bpe_core.training.tie_rules import TieBreak
+from bpe_core.training.trainer import TrainingSettings, merge_counts
+
+__all__ = [
+    "RECIPES", "SuperBPERecipe", "extend_tokenizer", "superword_allowed", "superwords_from_counts",
+    "train_superbpe", "train_superbpe_files", "transition_merges", "word_count",
+]  # fmt: skip
+
+#: A digit run cut into groups of three from the right (HF ``Digits`` then ``(?=(\d{3})+(?!\d))``).
+_DIGIT_GROUPS = r"\p{N}+?(?=(?:\d{3})+(?!\d)|(?!\p{N}))"
+_CASED = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
+_LOWER = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
+
+
+@dataclass(frozen=True)
+class SuperBPERecipe:
+    """The two pre-tokenization patterns of SuperBPE and stage 2's rules. Each pattern is a regex of
+    bpe_core's (``PreTokenizer``) and is also what counting and encoding use; ``max_words`` (None: no
+    cap) and ``forbidden`` (byte strings no new token may hold) apply to stage 2's merges only."""
+
+    name: str
+    stage1_pattern: str | None
+    stage2_pattern: str | None
+    max_words: int | None = 4
+    forbidden: tuple[bytes, ...] = (b": ",)
+    source: str = field(default="", compare=False)
+
+
+RECIPES: dict[str, SuperBPERecipe] = {
+    "paper": SuperBPERecipe(
+        "paper",
+        _DIGIT_GROUPS + r"| ?\p{L}+| ?[^\s\p{L}\p{N}]+|[^\S\n]*\n|[^\S\n]+(?![^\s\p{N}])|[^\S\n]+",
+        _DIGIT_GROUPS + r"|[^\p{N}\n]+\n?|\n",
+        source="PythonNut/superbpe 5df84b0 (the paper's tokenizers): Digits(individual_digits=False), then "
+        r"Split((?=(\d{3})+(?!\d))| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+) in stage 1 and "
+        r"Split((?=(\d{3})+(?!\d))) in stage 2, isolated, on each line",
+    ),
+    "2025-11": SuperBPERecipe(
+        "2025-11",
+        rf"[^\r\n\p{{L}}\p{{N}}]?{_CASED}*{_LOWER}+|[^\r\n\p{{L}}\p{{N}}]?{_CASED}+{_LOWER}*|\p{{N}}{{1,3}}"
+        r"| ?[^\s\p{L}\p{N}]+[\r/]*\n?|[^\S\n]*[\r\n]|\s+(?!\S)|\s+",
+        r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
+        r"|(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S))[^\n])+\n?|\n",
+        source="PythonNut/superbpe dc6bbea/d731c76 (scripts/train_tokenizer.sh, extend_tokenizer.sh): o200k's "
+        r"pattern without contractions in stage 1, Split(\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)) in "
+        "stage 2, isolated, on each line",
+    ),
+}
+
+
+def word_count(token: bytes) -> int:
+    """The words of a token as the reference counts them: runs of bytes other than the space byte.
+
+    >>> word_count(b" of the"), word_count(b", I am"), word_count(b"  "), word_count(b"abc")
+    (2, 3, 0, 1)
+    """
+    return sum(1 for word in token.split(b" ") if word)
+
+
+def superword_allowed(token: bytes, max_words: int | None = 4, forbidden: Sequence[bytes] = (b": ",)) -> bool:
+    """Whether stage 2 may make ``token``: at most ``max_words`` words and none of ``forbidden``.
+
+    >>> superword_allowed(b" of the way"), superword_allowed(b"a b c d e"), superword_allowed(b"key: v")
+    (True, False, False)
+    """
+    return not any(part in token for part in forbidden) and (max_words is None or word_count(token) <= max_words)
+
+
+def _recipe(recipe: str | SuperBPERecipe) -> SuperBPERecipe:
+    if isinstance(recipe, SuperBPERecipe):
+        return recipe
+    if recipe not in RECIPES:
+        raise BpeError(f"recipe must be one of {', '.join(map(repr, RECIPES))} or a SuperBPERecipe, not {recipe!r}")
+    return RECIPES[recipe]
+
+
+def transition_merges(transition: int | float, vocab_size: int, special_tokens: int = 0) -> int:
+    """The merges stage 1 learns: ``transition`` itself when an integer, else the share ``transition``
+    (0 < share <= 1) of ``vocab_size`` less the 256 bytes and the special tokens. The paper's t is the
+    vocabulary size at the switch (t = 180,000 of 200,000 is ``transition=0.9``).
+
+    >>> transition_merges(0.8, 1000), transition_merges(100, 1000)
+    (544, 100)
+    """
+    if isinstance(transition, bool) or not isinstance(transition, (int, float)):
+        raise TypeError(f"transition must be a number of merges or a share of the vocabulary, not {transition!r}")
+    room = vocab_size - 256 - special_tokens
+    if isinstance(transition, float):
+        if not 0 < transition <= 1:
+            raise BpeError(f"a transition share must be above 0 and at most 1 (e.g. 0.8), got {transition!r}")
+        return max(0, min(room, round(transition * vocab_size) - 256 - special_tokens))
+    if not 0 <= transition <= room:
+        raise BpeError(f"transition={transition} merges does not fit: vocab_size {vocab_size} leaves {room} merges")
+    return transition
+
+
+# --------------------------------------------------------------------------------------------------
+# stage 2 on counts
+
+
+def superwords_from_counts(
+    base: Tokenizer, chunk_counts: WordCounts, vocab_size: int, *, recipe: str | SuperBPERecipe = "paper",
+    min_frequency: int = 2, tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None,
+    name: str | None = None, started: float | None = None,
+) -> Tokenizer:
+    """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
+    (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
+    on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
+    largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
+    (before its counting; default now): ``training["superbpe"]`` times its parts."""
+    started = time.perf_counter() if started is None else started
+    recipe = _recipe(recipe)
+    inherited = inherit(base)
+    settings = TrainingSettings(vocab_size, min_frequency, recipe.stage2_pattern, (), tie_break, name or base.name)
+    if vocab_size < base.vocab_size:
+        raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
+    encoding = time.perf_counter()
+    words, freqs, total_bytes = chunk_words(chunk_counts, inherited.encoder)
+    merging = time.perf_counter()
+    first_new, num_new = 256 + len(inherited.merges), vocab_size - base.vocab_size
+    total = len(inherited.merges) + num_new
+
+    def report(done: int) -> None:
+        if progress and (done % max(1, num_new // 100) == 0 or done == num_new):
+            progress("merge", len(inherited.merges) + done, total)
+
+    collecting = gc.isenabled()
+    gc.disable()  # as in merge_loop: millions of small objects, no cycles
+    try:
+        allowed = lambda token: superword_allowed(token, recipe.max_words, recipe.forbidden)  # noqa: E731
+        stage2 = learn_superwords(words, freqs, dict(inherited.token_bytes), num_new, settings.min_frequency,
+                                   settings.tie_break, allowed, report if progress else None)  # fmt: skip
+    finally:
+        if collecting:
+            gc.enable()
+    token_bytes = dict(inherited.token_bytes)
+    new_id = max(base.vocab) + 1 - first_new  # new number n is id n + new_id
+    vocab = dict(base.vocab)
+    merges = list(inherited.merges)
+    for left, right, made, _, _ in stage2.merges:
+        token_bytes[made] = token_bytes[left] + token_bytes[right]
+        vocab[made + new_id] = token_bytes[made]
+        merges.append((token_bytes[left], token_bytes[right]))
+    old_counts = [record.count for record in base.merge_records]
+    stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
+    training = {
+        "settings": {
+            "algorithm": "superbpe", "recipe": recipe.name, "vocab_size": vocab_size,
+            "transition": len(inherited.merges), "min_frequency": min_frequency, "pattern": recipe.stage2_pattern,
+            "stage1_pattern": recipe.stage1_pattern, "max_words": recipe.max_words,
+            "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
+            "special_tokens": list(base.special_tokens), "tie_break": tie_break, "base": base.name,
+        },
+        "corpus": _corpus_record(chunk_counts, len(words), total_bytes),
+        "stop_reason": stage2.stop_reason,
+        "merges_learned": len(merges) if stage1 else len(stage2.merges),
+        "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m[4] for m in stage2.merges],
+        "superbpe": {
+            "inherited_merges": len(inherited.merges), "new_merges": len(stage2.merges),
+            "forbidden_pairs": stage2.forbidden, "unique_chunks": len(words),
+            "stage1_seconds": stage1.get("seconds"), "stage2_count_seconds": round(encoding - started, 3),
+            "stage2_encode_seconds": round(merging - encoding, 3),
+            "stage2_merge_seconds": round(time.perf_counter() - merging, 3),
+        },
+        "seconds": round(stage1.get("seconds", 0) + time.perf_counter() - started, 3),
+    }  # fmt: skip
+    return Tokenizer(
+        vocab, merges, special_tokens=base.special_tokens, pattern=recipe.stage2_pattern, name=settings.name,
+        merge_counts=old_counts + [m[3] for m in stage2.merges], training=training,
+    )  # fmt: skip
+
+
+def _corpus_record(counts: WordCounts, unique: int, total_bytes: int) -> dict[str, int]:
+    stats = counts.stats
+    return {
+        "documents": stats.documents, "characters": stats.characters, "bytes": total_bytes,
+        "pretokens": stats.pretokens, "unique_pretokens": unique, "special_tokens_cut": stats.special_tokens_cut,
+        "bad_rows": stats.bad_rows,
+    }  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------
+# the two stages on texts or files, and stage 2 on an existing tokenizer
+
+
+def _documents(texts: str | Iterable[str]) -> Sequence[str]:
+    """The corpus as a sequence (it is read twice, once per stage)."""
+    if isinstance(texts, (bytes, bytearray)):
+        raise TypeError("texts must be str, not bytes: decode them first (e.g. data.decode('utf-8'))")
+    if isinstance(texts, str):
+        return [texts]
+    if not isinstance(texts, Sequence):
+        raise BpeError(
+            "SuperBPE reads the corpus twice (once per stage), so texts must be a str or a list of them, not an "
+            "iterator; for a large corpus use train_superbpe_files"
+        )
+    return texts
+
+
+def _stage1(
+    count: Callable[[PreTokenizer], WordCounts], vocab_size: int, transition: int | float, recipe: SuperBPERecipe,
+    options: dict, progress: ProgressCallback | None,
+) -> tuple[Tokenizer, int]:
+    """Stage 1's tokenizer (``recipe.stage1_pattern``, ``transition`` merges) and the merges in all."""
+    started = time.perf_counter()
+    TrainingSettings(vocab_size, **options)  # checks the final size and the options before any counting
+    specials = options["special_tokens"]
+    inherited = transition_merges(transition, vocab_size, len(specials))
+    total = vocab_size - 256 - len(specials)
+    settings = TrainingSettings(256 + len(specials) + inherited, pattern=recipe.stage1_pattern, **options)
+
+    def stage1_progress(phase: str, done: int, of: int) -> None:
+        if progress:
+            progress(phase, done, total if phase == "merge" else of)
+
+    tokenizer = merge_counts(count(settings.pretokenizer()), settings, progress=stage1_progress, started=started)
+    tokenizer.training["superbpe_stage"] = 1
+    return tokenizer, total
+
+
+def _options(min_frequency: int, special_tokens: Sequence[str], tie_break: TieBreak, name: str) -> dict:
+    return {"min_frequency": min_frequency, "special_tokens": special_tokens, "tie_break": tie_break, "name": name}
+
+
+def train_superbpe(
+    texts: str | Sequence[str], vocab_size: int, *, transition: int | float = 0.9,
+    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None, name: str = "superbpe",
+    workers: int | None = None,
+) -> Tokenizer:
+    """Train a SuperBPE tokenizer (see the module docstring): stage 1 with ``recipe.stage1_pattern``
+    up to ``transition`` (merges, or a share of ``vocab_size``: 0.9 is the paper's t = 180k of 200k),
+    then stage 2 with ``recipe.stage2_pattern`` up to ``vocab_size`` ids (bytes and special tokens
+    included). ``texts`` is read twice, so it is a str or a list. Other keywords as ``bpe_core.train``.
+
+    >>> tok = train_superbpe(["the cat sat on the mat. " * 8], 275, transition=8, min_frequency=1)
+    >>> [tok.decode([i]) for i in tok.encode("the cat sat on the mat.")]  # at most 4 words a token
+    ['the cat sat', ' on the mat.']
+    """
+    recipe = _recipe(recipe)
+    documents = _documents(texts)
+    workers = check_workers(workers)
+    options = _options(min_frequency, special_tokens, tie_break, name)
+
+    def count(pretokenizer: PreTokenizer) -> WordCounts:
+        return count_words(documents, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers)
+
+    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
+    counts = count(PreTokenizer.build(recipe.stage2_pattern))
+    return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
+                                  tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip
+
+
+def train_superbpe_files(
+    paths: Sequence[str] | str, vocab_size: int, *, transition: int | float = 0.9,
+    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None, name: str = "superbpe",
+    workers: int | None = None, text_field: str = "text", on_bad_row: str = "skip",
+) -> Tokenizer:
+    """``train_superbpe`` on corpus files, streamed (``bpe_core.train_files``' inputs and reading
+    keywords): each stage counts the files once and keeps only the counts of distinct pieces."""
+    recipe = _recipe(recipe)
+    workers = check_workers(workers)
+    options = _options(min_frequency, special_tokens, tie_break, name)
+
+    def count(pretokenizer: PreTokenizer) -> WordCounts:
+        return count_files(paths, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers,
+                           progress=progress, text_field=text_field, on_bad_row=on_bad_row)  # fmt: skip
+
+    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
+    counts = count(PreTokenizer.build(recipe.stage2_pattern))
+    return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
+                                  tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip
+
+
+def extend_tokenizer(
+    base: Tokenizer, texts: str | Sequence[str], vocab_size: int, *, inherit: int | None = None,
+    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, tie_break: TieBreak = "huggingface",
+    progress: ProgressCallback | None = None, name: str | None = None, workers: int | None = None,
+) -> Tokenizer:
+    """Add superwords to an existing BPE tokenizer (GPT-2, cl100k, one trained here), as the paper's
+    ``extend_existing_tokenizer.sh``: stage 2 on ``texts`` from ``base``'s first ``inherit`` merges
+    (None: all of them) until ``vocab_size`` ids. Its ids are kept; the tokenizer encodes with
+    ``recipe.stage2_pattern``, so its own pattern's pieces may now join into superwords."""
+    started = time.perf_counter()
+    if inherit is not None:
+        base = base.truncated(inherit)
+    documents = _documents(texts)
+    specials = list(base.special_tokens)
+    counts = count_words(documents, pretokenizer=PreTokenizer.build(_recipe(recipe).stage2_pattern),
+                         special_tokens=specials, workers=check_workers(workers))  # fmt: skip
+    return superwords_from_counts(base, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
+                                  tie_break=tie_break, progress=progress, name=name or f"{base.name}+superbpe",
+                                  started=started)  # fmt: skip
