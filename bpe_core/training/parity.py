@@ -137,6 +137,51 @@ def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str
     return specials
 
 
+def byte_ratios(texts: Mapping[str, str | Iterable[str]]) -> dict[str, float]:
+    """Target rates that ask every language for the same token count on parallel text: each
+    language's UTF-8 bytes of training text over the first language's (rates are bytes per token).
+
+    >>> byte_ratios({"eng": ["Hello."], "hin": ["नमस्ते।"]})
+    {'eng': 1.0, 'hin': 3.5}
+    """
+    sizes = {label: sum(len(doc.encode("utf-8", "replace")) for doc in _documents(text, f"the text of {label}"))
+             for label, text in texts.items()}  # fmt: skip
+    empty = [str(label) for label, size in sizes.items() if not size]
+    if not sizes or empty:
+        raise BpeError(f"no training text for {', '.join(empty) or 'any language'}: rates by bytes need some")
+    first = next(iter(sizes.values()))
+    return {label: size / first for label, size in sizes.items()}
+
+
+def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str, float]:
+    """Target rates from a line of text: ``bytes`` (``byte_ratios``), ``equal`` (1.0 each: equal
+    bytes per token, so scripts that need more bytes get more tokens), or ``LANG=RATE`` for every
+    language, separated by commas.
+
+    >>> parse_ratio("eng=1, hin=2.5", {"eng": "a", "hin": "b"})
+    {'eng': 1.0, 'hin': 2.5}
+    """
+    spec = spec.strip()
+    if spec == "bytes":
+        return byte_ratios(texts)
+    if spec == "equal":
+        return {label: 1.0 for label in texts}
+    rates: dict[str, float] = {}
+    for part in filter(None, (piece.strip() for piece in spec.split(","))):
+        label, _, value = (piece.strip() for piece in part.partition("="))
+        try:
+            rates[label] = float(value)
+        except ValueError:
+            raise BpeError(f"cannot read the target rate {part!r}: write LANG=RATE for every language, e.g. "
+                           "eng=1.0, hin=2.5 (or bytes, or equal)") from None
+    missing = [str(label) for label in texts if label not in rates]
+    unknown = [label for label in rates if label not in texts]
+    if missing or unknown:
+        found = ([f"none for {', '.join(missing)}"] if missing else []) + ([f"{', '.join(unknown)} unknown"] if unknown else [])
+        raise BpeError(f"give a target rate for every language and no other ({'; '.join(found)})")
+    return rates
+
+
 def _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress):
     """Pre-token counts of each language's training and development text (the training counts
     again when there is no development text: target rates are measured on the training text)."""
