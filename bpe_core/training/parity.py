@@ -120,11 +120,12 @@ def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges
     if convention not in CONVENTIONS:
         raise BpeError(f"convention must be one of {CONVENTIONS} (whose implementation to follow where "
                        f"they differ), got {convention!r}")
-    for name, value in (("global_merges", global_merges), ("window", window)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if name == "global_merges" else 1):
-            raise BpeError(f"{name} must be an integer of at least {0 if name == 'global_merges' else 1}, got {value!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):
-        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), got {alpha!r}")
+    for name, value, least in (("global_merges", global_merges, 0), ("window", window, 1)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise BpeError(f"{name} must be an integer of at least {least}, got {value!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < math.inf:
+        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), "
+                       f"got {alpha!r}")
 
 
 def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str, ...]:
@@ -177,7 +178,8 @@ def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str
     missing = [str(label) for label in texts if label not in rates]
     unknown = [label for label in rates if label not in texts]
     if missing or unknown:
-        found = ([f"none for {', '.join(missing)}"] if missing else []) + ([f"{', '.join(unknown)} unknown"] if unknown else [])
+        found = [f"none for {', '.join(missing)}"] if missing else []
+        found += [f"{', '.join(unknown)} unknown"] if unknown else []
         raise BpeError(f"give a target rate for every language and no other ({'; '.join(found)})")
     return rates
 
@@ -269,8 +271,10 @@ def train_parity(
     }  # fmt: skip
     training = _record(settings, train_counts, table, made, stop_reason, started)
     kind = "dev" if targets is None else "train"
+    labels = [str(label) for label in languages]
     training["parity"].update({f"{kind}_tokens_before": before, f"{kind}_tokens_after": list(loop.dev_tokens),
-                               "exhausted": [l for l, done in zip(settings["languages"], chooser.exhausted) if done],
+                               "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True)
+                                             if done],
                                "stalled_picks": chooser.stalled})
     return Tokenizer(
         dict(token_bytes),
@@ -325,9 +329,10 @@ def _learn(loop: ParityLoop, chooser: Chooser, standing, next_id: int, num_merge
             best = loop.best(language)
         else:
             loop.end_global()
-            language = chooser.pick(standing())
-            if language is None:
+            picked = chooser.pick(standing())
+            if picked is None:
                 return made, loop.stop_reason()
+            language = picked
             best = loop.best(language)
             if best is None:
                 chooser.exhausted[language] = True  # nothing frequent enough left, ever: counts only fall

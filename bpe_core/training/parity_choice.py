@@ -48,7 +48,7 @@ def ratio_standing(before: Sequence[int], now: Sequence[int], ratio: Sequence[fl
     >>> ratio_standing([100, 100], [50, 80], [1.0, 1.0])
     [-2.0, -1.25]
     """
-    return [-((first / current) / target) for first, current, target in zip(before, now, ratio)]
+    return [-((first / current) / target) for first, current, target in zip(before, now, ratio, strict=True)]
 
 
 class Chooser:
@@ -69,13 +69,13 @@ class Chooser:
         """The language to serve (possibly one found exhausted: the caller skips it); None when every
         language is exhausted."""
         exhausted = self.exhausted
-        order = sorted((l for l in range(self.n) if not exhausted[l]), key=lambda l: (-standing[l], l))
+        order = sorted((i for i in range(self.n) if not exhausted[i]), key=lambda i: (-standing[i], i))
         if not order:
             return None
         if self.variant == "base":
             return order[0]
         picked, window, limit = self.picked, self.window, self.limit
-        chosen = next((l for l in order if picked[l] / window <= limit), None)
+        chosen = next((i for i in order if picked[i] / window <= limit), None)
         if chosen is None:
             chosen = order[-1]
             if exhausted[0] and (picked[0] / window <= limit or len(order) == self.n - 1):

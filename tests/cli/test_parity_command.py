@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
+from bpe_core.analysis.parity_report import compare_training
 from bpe_core.cli.main import main
 from bpe_core.cli.parity import split_sentences
-from bpe_core.analysis.parity_report import compare_training
 from bpe_core.corpora.samples import parallel_text
 
 
@@ -90,8 +90,9 @@ def test_parity_with_target_rates_trains_without_a_development_text(files, tmp_p
                  "--tie-break", "huggingface", "--save-parity", str(parity)])  # fmt: skip
     assert code == 0
     train, _ = split_sentences(lines)
-    want = bpe_core.train_parity(train, None, 500, ratio={"eng": 1.0, "hin": 2.6, "deu": 1.1}, variant="window",
-                                 global_merges=round(244 * 0.8), alpha=3.0, pattern="o200k", tie_break="huggingface")  # fmt: skip
+    rates = {"eng": 1.0, "hin": 2.6, "deu": 1.1}
+    want = bpe_core.train_parity(train, None, 500, ratio=rates, variant="window", global_merges=round(244 * 0.8),
+                                 alpha=3.0, pattern="o200k", tie_break="huggingface")
     saved = bpe_core.load(parity)
     assert saved.merges == want.merges
     assert saved.training["settings"]["ratio"] == [1.0, 2.6, 1.1]

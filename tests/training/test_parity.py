@@ -88,7 +88,9 @@ def naive_parity(texts, dev, num_merges, *, variant="base", global_merges=0, win
             sum(len(naive_encode_word(b"".join(w), merges)) * f for w, f in words.items()) for words in dev_words
         ]
         initial = initial or dev_tokens
-        standing = dev_tokens if targets is None else [-((a / b) / t) for a, b, t in zip(initial, dev_tokens, targets)]
+        standing = dev_tokens
+        if targets is not None:
+            standing = [-((a / b) / t) for a, b, t in zip(initial, dev_tokens, targets, strict=True)]
         if len(merges) < global_merges:
             lang = -1
         else:
@@ -100,7 +102,7 @@ def naive_parity(texts, dev, num_merges, *, variant="base", global_merges=0, win
         counts, first_seen = {}, {}
         for word, freqs in union.items():
             weight = sum(freqs) if lang == -1 else freqs[lang]
-            for pair in zip(word, word[1:]):
+            for pair in zip(word, word[1:], strict=False):
                 first_seen.setdefault(pair, len(first_seen))
                 if weight and pair not in excluded:
                     counts[pair] = counts.get(pair, 0) + weight
@@ -144,7 +146,8 @@ def test_hand_worked_corpus_serves_the_worst_language_and_the_worst_changes():
     assert parity["dev_tokens_after"] == [2, 2]
     assert tok.training["stop_reason"] == "no pair left to merge"
     assert [r.count for r in tok.merge_records] == [4, 5, 2]  # counts in all training text
-    assert bpe_core.train(HAND_TEXTS["x"] + HAND_TEXTS["y"], 257, pattern=None, min_frequency=1).merges == [(b"a", b"b")]
+    standard = bpe_core.train(HAND_TEXTS["x"] + HAND_TEXTS["y"], 257, pattern=None, min_frequency=1)
+    assert standard.merges == [(b"a", b"b")]
 
 
 def test_min_frequency_applies_to_the_language_served_and_exhausts_it():
@@ -198,7 +201,7 @@ dev_text = st.text(alphabet="aabcé αβγ", min_size=1, max_size=40)
 def test_parity_training_matches_the_naive_reference(rule, x, y, z, devs, merges, min_frequency, global_merges,
                                                      variant, window, raw, convention):
     texts = {"x": x, "y": y, "z": z}
-    dev = dict(zip(texts, devs))
+    dev = dict(zip(texts, devs, strict=True))
     settings = dict(variant=variant, global_merges=global_merges, window=window, min_frequency=min_frequency,
                     convention=convention)
     expected, served, _stop = naive_parity(texts, dev, merges, rule=rule, pattern=None if raw else GPT2, **settings)
@@ -219,7 +222,7 @@ def test_parity_training_matches_the_naive_reference(rule, x, y, z, devs, merges
 def test_target_rates_match_the_naive_reference(convention, x, y, z, ratio, merges, min_frequency, global_merges,
                                                 variant, window, alpha):
     texts = {"x": x, "y": y, "z": z}
-    rates = dict(zip(texts, ratio))
+    rates = dict(zip(texts, ratio, strict=True))
     if any(not "".join(text) for text in texts.values()):
         with pytest.raises(ValueError, match="training text of . is empty: a target rate needs"):
             train_parity(texts, None, 256 + merges, ratio=rates)
@@ -310,7 +313,7 @@ def test_on_the_built_in_passages_many_languages_take_turns(passages):
     assert len(tok.merges) == 600
     assert len(set(served)) >= 15
     # the worst-compressed language changes as merges accrue
-    assert sum(a != b for a, b in zip(served, served[1:])) > 50
+    assert sum(a != b for a, b in zip(served, served[1:], strict=False)) > 50
     # parity narrows the spread of development token counts
     before, after = tok.training["parity"]["dev_tokens_before"], tok.training["parity"]["dev_tokens_after"]
     assert max(after) / min(after) < max(before) / min(before)

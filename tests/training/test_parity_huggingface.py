@@ -119,7 +119,7 @@ def test_a_window_pick_that_falls_through_to_an_exhausted_language_0(monkeypatch
     # the window. bpe_core does the same.
     train, heldout = built_in
     labels = ["tha", "fra", "rus", "spa"]
-    texts, dev = {l: train[l][:20] for l in labels}, {l: heldout[l][:10] for l in labels}
+    texts, dev = {label: train[label][:20] for label in labels}, {label: heldout[label][:10] for label in labels}
     idle = []
     pick = parity_choice.Chooser.pick
 
