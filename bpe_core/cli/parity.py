@@ -140,7 +140,7 @@ def add_parity_parser(sub: Subparsers, tokenizer_help: str) -> None:
                    "development text: LANG=RATE for every language (e.g. eng=1,hin=2.6), 'bytes' (rates "
                    "proportional to each language's bytes of training text: equal token counts on parallel "
                    "text) or 'equal'. Rates are in bytes per token (the pre-tokenizer's units), so equal rates "
-                   "do not mean equal token counts: Hindi needs about 2.5 times English's bytes per sentence")
+                   "do not mean equal token counts: Hindi needs about 2.6 times English's bytes per sentence")
     p.add_argument("--convention", choices=CONVENTIONS, default="huggingface",
                    help="where Hugging Face's ParityBpeTrainer and the paper's code differ (exhausted "
                    "languages, the window's bookkeeping), follow this one")

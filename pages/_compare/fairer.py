@@ -82,8 +82,8 @@ BALANCES = {
 RATIO_HELP = (
     "A target rate is a compression rate in bytes per token, measured on each language's own training text "
     "(no development text needed): each merge serves the language furthest below its target. Equal rates do "
-    "not mean equal token counts across scripts: a Hindi sentence takes about 2.5 times the bytes of its "
-    "English translation, so at equal rates it gets about 2.5 times the tokens. Rates proportional to each "
+    "not mean equal token counts across scripts: a Hindi sentence takes about 2.6 times the bytes of its "
+    "English translation, so at equal rates it keeps about 2.6 times the tokens. Rates proportional to each "
     "language's bytes ask for equal token counts on parallel text."
 )
 #: The defaults of the hybrid: 80% of merges by global frequency, then the moving window with alpha 3.
