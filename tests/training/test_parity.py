@@ -363,6 +363,15 @@ def test_saved_and_loaded_with_its_record(passages, tmp_path):
         (dict(tie_break="smallest"), ValueError, "tie_break must be one of"),
         (dict(min_frequency=-1), ValueError, "min_frequency must be"),
         (dict(special_tokens="<s>"), TypeError, "not one string"),
+        (dict(convention="hf"), ValueError, "convention must be one of"),
+        (dict(dev=None), ValueError, "give dev .* or ratio"),
+        (dict(ratio={"x": 1.0, "y": 2.0}), ValueError, "give dev or ratio, not both"),
+        (dict(dev=None, ratio={"x": 1.0}), ValueError, "no target rate for y"),
+        (dict(dev=None, ratio=[1.0, 2.0]), TypeError, "ratio must map each language to its target rate"),
+        (dict(dev=None, ratio={"x": 1.0, "y": 0}), ValueError, "ratio for y must be a positive number"),
+        (dict(dev=None, ratio={"x": 1.0, "y": float("nan")}), ValueError, "ratio for y must be a positive"),
+        (dict(dev=None, ratio={"x": 1.0, "y": "2"}), ValueError, "ratio for y must be a positive number"),
+        (dict(texts={"x": "ab", "y": ""}, dev=None, ratio={"x": 1, "y": 1}), ValueError, "training text of y is empty"),
     ],
 )
 def test_bad_input_says_what_to_do(kwargs, error, message):
@@ -370,3 +379,18 @@ def test_bad_input_says_what_to_do(kwargs, error, message):
     arguments.update(kwargs)
     with pytest.raises(error, match=message):
         train_parity(arguments.pop("texts"), arguments.pop("dev"), arguments.pop("vocab_size"), **arguments)
+
+
+def test_parse_ratio_reads_every_form_and_says_what_is_wrong():
+    from bpe_core.training.parity import byte_ratios, parse_ratio
+
+    texts = {"eng": ["Hello."], "hin": ["नमस्ते।"]}
+    assert parse_ratio(" eng = 1, hin=2.5 ", texts) == {"eng": 1.0, "hin": 2.5}
+    assert parse_ratio("equal", texts) == {"eng": 1.0, "hin": 1.0}
+    assert parse_ratio("bytes", texts) == byte_ratios(texts) == {"eng": 1.0, "hin": 21 / 6}
+    for spec, message in [("eng=1", "none for hin"), ("eng=1, hin=2, fra=3", "fra unknown"),
+                          ("eng=x, hin=2", "cannot read the target rate 'eng=x'"), ("eng", "write LANG=RATE")]:
+        with pytest.raises(ValueError, match=message):
+            parse_ratio(spec, texts)
+    with pytest.raises(ValueError, match="no training text for hin"):
+        byte_ratios({"eng": "a", "hin": ""})
