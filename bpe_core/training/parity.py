@@ -186,7 +186,8 @@ def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str
 
 def _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress):
     """Pre-token counts of each language's training and development text (the training counts
-    again when there is no development text: target rates are measured on the training text)."""
+    again when there is no development text, since target rates are measured on the training text,
+    and when the development text is the training text itself)."""
     train_counts, dev_counts = [], []
     total = (2 if dev is not None else 1) * len(languages)
     if progress:
@@ -198,6 +199,10 @@ def _count_languages(languages, texts, dev, pretokenizer, specials, workers, pro
             if not train_counts[-1].counts:
                 raise BpeError(f"the training text of {label} is empty: a target rate needs its token count")
             dev_counts.append(train_counts[-1])
+        elif dev[label] is texts[label]:  # the training text as development text: counted once
+            dev_counts.append(train_counts[-1])
+            if not dev_counts[-1].counts:
+                raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         else:
             dev_counts.append(count_words(_documents(dev[label], f"the development text of {label}"),
                                           pretokenizer=pretokenizer, special_tokens=specials, workers=workers))

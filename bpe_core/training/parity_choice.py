@@ -69,11 +69,12 @@ class Chooser:
         """The language to serve (possibly one found exhausted: the caller skips it); None when every
         language is exhausted."""
         exhausted = self.exhausted
-        order = sorted((i for i in range(self.n) if not exhausted[i]), key=lambda i: (-standing[i], i))
-        if not order:
+        live = [i for i in range(self.n) if not exhausted[i]]
+        if not live:
             return None
         if self.variant == "base":
-            return order[0]
+            return max(live, key=lambda i: (standing[i], -i))
+        order = sorted(live, key=lambda i: (-standing[i], i))
         picked, window, limit = self.picked, self.window, self.limit
         chosen = next((i for i in order if picked[i] / window <= limit), None)
         if chosen is None:

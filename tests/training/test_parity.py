@@ -394,3 +394,12 @@ def test_parse_ratio_reads_every_form_and_says_what_is_wrong():
             parse_ratio(spec, texts)
     with pytest.raises(ValueError, match="no training text for hin"):
         byte_ratios({"eng": "a", "hin": ""})
+
+
+def test_the_training_text_as_development_text_is_read_once():
+    # One iterator per language, given as both: counted once, so the development text is not empty.
+    lines = {"x": ["ab ab", "abc"], "y": ["cd cd cd"]}
+    once = {label: iter(text) for label, text in lines.items()}
+    tok = train_parity(once, once, 256 + 4, min_frequency=1)
+    assert tok.merges == train_parity(lines, lines, 256 + 4, min_frequency=1).merges
+    assert tok.training["parity"]["dev_tokens_before"] == [8, 8]
