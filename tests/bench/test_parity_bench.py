@@ -41,7 +41,7 @@ def test_huggingface_scenario_children_and_table():
         for side in ("bpe_core", "huggingface"):
             result = parity_bench.child_parity_huggingface({"side": side, "setting": setting, "vocab_size": 400})
             assert result["merges"] == 400 - 256
-            rounds.add(side, {**result, "seconds": 1.0})
+            rounds.add(side, {**result, "seconds": 1.0, "cpu_seconds": 1.0})
         # the same merges on both sides: the scenario compares like with like
         assert rounds.runs["bpe_core"][0]["merges_sha256"] == rounds.runs["huggingface"][0]["merges_sha256"]
     table = parity_bench.huggingface_table(found)
