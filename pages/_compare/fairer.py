@@ -244,7 +244,7 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
         spec = BALANCES.get(balance or "")
         if spec == "":
             spec = st.text_input("Target rates: LANG=RATE for every language", key=K_RATIO,
-                                 placeholder="eng=1.0, hin=2.5, ...", help=RATIO_HELP)  # fmt: skip
+                                 placeholder="eng=1.0, hin=2.6, ...", help=RATIO_HELP)  # fmt: skip
     others = {k: c for k, c in choices.items() if c.kind == "built-in" and k != tokenizers.DEFAULT_KEY}
     if K_OTHERS not in st.session_state:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
