@@ -79,6 +79,16 @@ def test_the_first_tie_that_standard_and_parity_trainers_break_apart(built_in):
     assert tok.merges[113] == (b" \xe0\xae", b"\x95")  # "Ġà®" > "à®": BpeTrainer's rule takes the other
 
 
+@pytest.mark.parametrize(("alpha", "window", "global_merges"), [(0.5, 100, 0), (1.0, 7, 0), (3.0, 100, 300)])
+def test_window_limits_below_and_above_one_language_in_n(built_in, alpha, window, global_merges):
+    # alpha 0.5 with 21 languages: a language may take 2 of the last 100 picks, so often none
+    # qualifies and the best compressed is served (ParityBpeTrainer's scan, masked to the end).
+    train, heldout = built_in
+    tok, expected = both(train, heldout, 2000, variant="window", alpha=alpha, window=window,
+                         global_merges=global_merges, min_frequency=2)  # fmt: skip
+    assert tok.merges == expected
+
+
 @pytest.mark.parametrize("global_merges", [0, 300])
 @pytest.mark.parametrize("variant", ["base", "window"])
 def test_target_rates_instead_of_a_development_text(built_in, variant, global_merges):
