@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/parity_bench.py                 # vocab 2000 and 4000, 3 rounds
     .venv/bin/python bench/parity_bench.py --vocab 4000 --repeats 1
+    .venv/bin/python bench/parity_bench.py --huggingface --vocab 4000 --repeats 5   # against ParityBpeTrainer
 
 The data is the built-in parallel text (``bpe_core.corpora.samples.parallel_text``): every language whose
 file is present, trained on the train split (lines 1-90, also the parity development text) and
@@ -11,6 +12,14 @@ measured on the held-out split (lines 91-120). Each training runs in a fresh int
 the time ratios are medians of parity / standard in the same round. Held-out figures (premium over
 English with bootstrap intervals, the worst premium, Gini, English's tokens) do not depend on the
 round: training is deterministic.
+
+``--huggingface`` times ``train_parity`` against Hugging Face's ``ParityBpeTrainer`` (``tokenizers``
+0.23) on the same input instead: the built-in train split, GPT-2's pattern on both sides (ByteLevel
+with its regex for Hugging Face), ``tie_break="huggingface"``, the training text as the development
+text (or target rates proportional to each language's bytes), and checks that both give the same
+merges. Each side trains in a fresh interpreter, the two alternate within each round, and the time
+ratio is the median over rounds of bpe_core / Hugging Face in the same round; processor time (every
+thread's: ParityBpeTrainer counts and merges on several) moves less with the machine's load.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import Rounds, alternated, fmt_ratio, run_child, verdict  # noqa: E402
+from bench.timing import Rounds, alternated, fmt_ratio, run_child, verdict
 
 #: The trainers compared: label -> (pattern, train_parity keywords or None for standard
 #: ``bpe_core.train``). ``global_merges`` as a float is that share of the merges. Each parity trainer
@@ -57,9 +66,9 @@ def built_in_languages() -> list[str]:
 def child_parity(spec: dict) -> dict:
     """Train one way on the built-in train split, time it, and measure the held-out split."""
     import bpe_core
-    from bpe_core.training.parity import train_parity
     from bpe_core.analysis.parity_report import measure_fairness
     from bpe_core.corpora.samples import parallel_text
+    from bpe_core.training.parity import train_parity
 
     languages = built_in_languages()
     texts = parallel_text(split="train", languages=languages)
@@ -87,7 +96,127 @@ def child_parity(spec: dict) -> dict:
     }
 
 
-CHILD_TASKS = {"parity": child_parity}
+#: train_parity against ParityBpeTrainer: label -> settings of both (``global_merges`` as a float is
+#: that share of the merges; ``ratio`` "bytes" is ``byte_ratios`` of the training text, no development text).
+HUGGINGFACE_SETTINGS: dict[str, dict] = {
+    "base": {},
+    "window": {"variant": "window"},
+    "hybrid 80% window": {"variant": "window", "global_merges": 0.8},
+    "target rates (bytes), window": {"variant": "window", "ratio": "bytes"},
+}
+HUGGINGFACE_MIN_FREQUENCY = 2
+
+
+def has_parity_bpe_trainer() -> bool:
+    try:
+        import tokenizers
+    except ImportError:
+        return False
+    return hasattr(tokenizers.trainers, "ParityBpeTrainer")
+
+
+def child_parity_huggingface(spec: dict) -> dict:
+    """Train one side (``spec["side"]``: bpe_core or huggingface) with one of ``HUGGINGFACE_SETTINGS``
+    on the built-in train split; time only the training call."""
+    import hashlib
+
+    from bpe_core.corpora.samples import parallel_text
+    from bpe_core.training.parity import byte_ratios
+
+    texts = parallel_text(split="train", languages=built_in_languages())
+    merges = spec["vocab_size"] - 256
+    options = dict(HUGGINGFACE_SETTINGS[spec["setting"]])
+    if isinstance(options.get("global_merges"), float):
+        options["global_merges"] = round(options["global_merges"] * merges)
+    ratio = byte_ratios(texts) if options.pop("ratio", None) == "bytes" else None
+    dev = None if ratio is not None else texts
+    train = _train_huggingface if spec["side"] == "huggingface" else _train_bpe_core
+    started, cpu_started = time.perf_counter(), time.process_time()
+    pairs = train(texts, dev, ratio, merges, options)
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    digest = hashlib.sha256(repr(pairs).encode()).hexdigest()
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "merges": len(pairs), "merges_sha256": digest,
+            "languages": len(texts)}
+
+
+def _train_bpe_core(texts, dev, ratio, merges, options) -> list:
+    from bpe_core.training.parity import train_parity
+
+    tok = train_parity(texts, dev, 256 + merges, ratio=ratio, tie_break="huggingface",
+                       min_frequency=HUGGINGFACE_MIN_FREQUENCY, **options)  # fmt: skip
+    return tok.merges
+
+
+def _train_huggingface(texts, dev, ratio, merges, options) -> list:
+    import json
+
+    import tokenizers
+
+    from bpe_core.formats.bytelevel import printable_to_bytes
+
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    trainer = tokenizers.trainers.ParityBpeTrainer(num_merges=merges, min_frequency=HUGGINGFACE_MIN_FREQUENCY,
+                                                   show_progress=False, **options)  # fmt: skip
+    languages = list(texts)
+    given = {"dev_iterators": [iter(dev[label]) for label in languages]} if dev is not None else {}
+    if ratio is not None:
+        given["ratio"] = [ratio[label] for label in languages]
+    trainer.train_from_iterator(tok, train_iterators=[iter(texts[label]) for label in languages], **given)
+    found = json.loads(tok.to_str())["model"]["merges"]
+    return [tuple(printable_to_bytes(side) for side in (m if isinstance(m, list) else m.split(" "))) for m in found]
+
+
+CHILD_TASKS = {"parity": child_parity, "parity_huggingface": child_parity_huggingface}
+
+
+def huggingface_rounds(repeats: int, log=print, vocab_size: int = 4000) -> dict[str, Rounds]:
+    """Per setting, both sides alternated within each round."""
+    found = {}
+    for setting in HUGGINGFACE_SETTINGS:
+        rounds = found[setting] = Rounds(f"{setting}, vocab {vocab_size}")
+        for number in range(repeats):
+            for side in alternated(["bpe_core", "huggingface"], number):
+                spec = {"task": "parity_huggingface", "side": side, "setting": setting, "vocab_size": vocab_size}
+                result = rounds.add(side, run_child(spec))
+                log(f"  round {number + 1} {setting:30s} {side:12s} {result['seconds']:6.2f} s  "
+                    f"merges {result['merges']}")  # fmt: skip
+    return found
+
+
+def huggingface_table(found: dict[str, Rounds]) -> str:
+    first = next(iter(found.values())).runs["bpe_core"][0]
+    lines = [
+        f"{first['languages']} languages of the built-in parallel text, lines 1-90; GPT-2's pattern (ByteLevel), "
+        f"tie_break=\"huggingface\", min_frequency {HUGGINGFACE_MIN_FREQUENCY}, {first['merges']:,} merges.",
+        "",
+        "| setting | bpe_core train_parity (median) | ParityBpeTrainer (median) | bpe_core / ParityBpeTrainer "
+        "(median of rounds) | processor time, bpe_core / ParityBpeTrainer | same merges |",
+        "|---|---|---|---|---|---|",
+    ]
+    for setting, rounds in found.items():
+        same = len({run["merges_sha256"] for runs in rounds.runs.values() for run in runs}) == 1
+        ratio = fmt_ratio(rounds.ratio("bpe_core", "huggingface"))
+        ours, theirs = rounds.median("bpe_core", "cpu_seconds"), rounds.median("huggingface", "cpu_seconds")
+        cpu = f"{ours:.2f} s / {theirs:.2f} s = {fmt_ratio(rounds.ratio('bpe_core', 'huggingface', 'cpu_seconds'))}"
+        wall = f"{rounds.median('bpe_core', 'seconds'):.2f} s | {rounds.median('huggingface', 'seconds'):.2f} s"
+        lines.append(f"| {setting} | {wall} | {ratio} | {cpu} | {'yes' if same else 'NO'} |")
+    return "\n".join(lines)
+
+
+def run_huggingface(repeats: int, log=print, vocab_sizes=(4000,)) -> list[dict[str, Rounds]]:
+    """Measure train_parity against ParityBpeTrainer at each vocabulary size and log the table."""
+    if not has_parity_bpe_trainer():
+        log("tokenizers with ParityBpeTrainer (0.23 or later) is not installed: nothing to compare")
+        return []
+    found = []
+    for vocab_size in vocab_sizes:
+        log(f"\n## train_parity against Hugging Face's ParityBpeTrainer, vocab {vocab_size}")
+        rounds = huggingface_rounds(repeats, log, vocab_size)
+        log(f"\n### Parity-aware training against Hugging Face, vocab {vocab_size}\n")
+        log(huggingface_table(rounds))
+        found.append(rounds)
+    return found
 
 
 def parity_rounds(repeats: int, log=print, vocab_size: int = 4000) -> Rounds:
@@ -132,7 +261,8 @@ def parity_table(rounds: Rounds) -> str:
         lines.append(
             f"| {label} | {rounds.median(label, 'seconds'):.2f} s | {fmt_ratio(figures['time_ratio'])} "
             f"| {run['max_premium']:.2f}x {run['worst']} ({low:.2f}-{high:.2f}) "
-            f"| {-figures['cut']:+.0%} ({-figures['excess_cut']:+.0%}) | {figures['english']:+.1%} | {run['gini']:.3f} |"
+            f"| {-figures['cut']:+.0%} ({-figures['excess_cut']:+.0%}) | {figures['english']:+.1%} "
+            f"| {run['gini']:.3f} |"
         )
     return "\n".join(lines)
 
@@ -148,7 +278,8 @@ def parity_targets(rounds: Rounds) -> list[str]:
         verdict(f"{label}: worst held-out premium's excess over parity at least 30% below standard's",
                 figures["excess_cut"] >= 0.3, f"{figures['excess_cut']:.0%} (the ratio itself: {figures['cut']:.0%})"),
         verdict(f"{label}: English at most 3% worse", figures["english"] <= 0.03, f"{figures['english']:+.1%}"),
-        verdict("every parity trainer trains while the user watches (under 10 s)", seconds < 10, f"at most {seconds:.2f} s"),
+        verdict("every parity trainer trains while the user watches (under 10 s)", seconds < 10,
+                f"at most {seconds:.2f} s"),
     ]
 
 
@@ -170,8 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vocab", default=",".join(map(str, VOCAB_SIZES)), help="vocabulary sizes (default 2000,4000)")
     parser.add_argument("--repeats", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument("--huggingface", action="store_true",
+                        help="time train_parity against Hugging Face's ParityBpeTrainer instead")
     args = parser.parse_args(argv)
-    run(args.repeats, vocab_sizes=[int(v) for v in args.vocab.split(",")])
+    sizes = [int(v) for v in args.vocab.split(",")]
+    if args.huggingface:
+        run_huggingface(args.repeats, vocab_sizes=sizes)
+    else:
+        run(args.repeats, vocab_sizes=sizes)
     return 0
 
 

@@ -180,8 +180,10 @@ def compare_training(
     (``train_parity``) at the same ``vocab_size``, and measure both, and ``others`` (label ->
     tokenizer), on the parallel ``heldout`` sentences (language -> sentences not trained on).
 
-    ``dev`` is the parity development text (default: ``texts``, which must then be parallel).
-    ``parity_options`` are ``train_parity``'s own keywords (variant, global_merges, window, alpha);
+    ``dev`` is the parity development text (default: ``texts``, which must then be parallel; none
+    when ``parity_options`` gives target rates, ``ratio``).
+    ``parity_options`` are ``train_parity``'s own keywords (variant, global_merges, window, alpha,
+    convention, ratio);
     ``options`` are the keywords both trainings share (min_frequency, pattern, special_tokens,
     tie_break, workers). ``progress`` receives phases prefixed "standard: " and "parity: ", then
     "measure". ``names`` maps language ids to display names (default: the built-in labels).
@@ -191,7 +193,7 @@ def compare_training(
     texts = {language: value if isinstance(value, (str, bytes)) else list(value) for language, value in texts.items()}
     if reference not in heldout:
         raise BpeError(f"the reference language {reference!r} has no held-out sentences ({', '.join(heldout)})")
-    if dev is None:
+    if dev is None and (parity_options or {}).get("ratio") is None:
         dev = texts
     started = time.perf_counter()
     standard = train(_flatten(texts), vocab_size, progress=_phase(progress, "standard"), name=STANDARD, **options)

@@ -3,8 +3,10 @@
 Trains both ways at one vocabulary size (``parity_report.compare_training``) on the built-in parallel
 text (lines 1-90 trained on, 91-120 measured) or on the user's parallel files (one per language, one
 sentence per line; the last quarter held out), prints the plain sentence and a table of held-out
-premiums with their 95% intervals, and can save both tokenizers. Parsing and printing only; ``main``
-registers the subcommand and turns its ValueErrors into one-line errors.
+premiums with their 95% intervals, and can save both tokenizers. Parity-aware training decides which
+language is worst compressed on the training text itself (a parallel development text), or with
+``--ratio`` on target compression rates. Parsing and printing only; ``main`` registers the subcommand
+and turns its ValueErrors into one-line errors.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bpe_core.cli.common import check_output, pattern_option, say, write_output
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_text, read_parallel_files
 from bpe_core.errors import BpeError
 from bpe_core.pretrained import catalogue
+from bpe_core.training.parity import parse_ratio
+from bpe_core.training.parity_choice import CONVENTIONS
 from bpe_core.training.tie_rules import TIE_BREAKS
 
 if TYPE_CHECKING:
@@ -93,7 +97,9 @@ def cmd_parity(args: argparse.Namespace) -> int:
     others = {spec: catalogue.resolve(spec) for spec in args.tokenizer or []}
     merges = max(args.vocab_size - 256, 0)
     options = {"variant": args.variant, "global_merges": round(merges * args.global_share),
-               "window": args.window, "alpha": args.alpha}  # fmt: skip
+               "window": args.window, "alpha": args.alpha, "convention": args.convention}  # fmt: skip
+    if args.ratio:
+        options["ratio"] = parse_ratio(args.ratio, train)
     result = compare_training(train, heldout, args.vocab_size, reference=reference, others=others,
                               parity_options=options, pattern=pattern, min_frequency=args.min_frequency,
                               tie_break=args.tie_break)  # fmt: skip
@@ -123,7 +129,17 @@ def add_parity_parser(sub: Subparsers, tokenizer_help: str) -> None:
     p.add_argument("--window", type=int, default=100, help="moving window: parity merges looked back on")
     p.add_argument("--alpha", type=float, default=3.0, help="moving window: a language's share limit")
     p.add_argument("--min-frequency", type=int, default=2)
-    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic")
+    p.add_argument("--ratio", metavar="RATES",
+                   help="decide the worst-compressed language by target compression rates instead of the "
+                   "development text: LANG=RATE for every language (e.g. eng=1,hin=2.6), 'bytes' (rates "
+                   "proportional to each language's bytes of training text: equal token counts on parallel "
+                   "text) or 'equal'. Rates are in bytes per token (the pre-tokenizer's units), so equal rates "
+                   "do not mean equal token counts: Hindi needs about 2.6 times English's bytes per sentence")
+    p.add_argument("--convention", choices=CONVENTIONS, default="huggingface",
+                   help="where Hugging Face's ParityBpeTrainer and the paper's code differ (exhausted "
+                   "languages, the window's bookkeeping), follow this one")
+    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
+                   help="huggingface: BpeTrainer's rule for standard BPE, ParityBpeTrainer's for parity-aware")
     p.add_argument("--reference", help="the language premiums are relative to (default: eng, else the first)")
     p.add_argument("--tokenizer", "-t", action="append", help=tokenizer_help + " measured beside them (repeat)")
     p.add_argument("--save-standard", help="write the standard tokenizer here (bpe_core JSON)")

@@ -1,35 +1,41 @@
 """Parity-aware BPE training (Foroutan et al. 2025, "Parity-Aware Byte-Pair Encoding: Improving
 Cross-lingual Fairness in Tokenization"): each merge serves the language that is worst compressed now.
 
-Training text comes per language, with a parallel development text per language (the same content in
-each, e.g. the same sentences translated). At each step the language whose development text needs the
-most tokens under the merges so far is served: the merge is its most frequent pair in its own training
-text, and it applies to every language. Variants (``variant``, ``global_merges``):
+Training text comes per language, with either a parallel development text per language (the same
+content in each, e.g. the same sentences translated) or a target compression rate per language
+(``ratio``). At each step the worst-compressed language is served: the one whose development text
+needs the most tokens under the merges so far, or the one whose training text is compressed least
+relative to its target (tokens at the start / tokens now, divided by the target: rates are in
+pre-token units, bytes with a byte-level pattern, so equal targets do not mean equal token counts
+across scripts). The merge is that language's most frequent pair in its own training text, and it
+applies to every language. Variants (``variant``, ``global_merges``):
 
 - ``"base"``: always serve the worst-compressed language (ties: the first in the order given);
-- ``"window"`` (moving-window balancing): serve the worst-compressed language that has been served at
-  most ``alpha * window / n`` times in the last ``window`` parity merges (n languages); the worst one
-  if none qualifies;
+- ``"window"`` (moving-window balancing): serve the worst-compressed language picked at most
+  ``alpha / n`` of the last ``window`` picks (n languages); the best compressed if none qualifies;
 - hybrid, with either variant: the first ``global_merges`` merges are standard BPE's (the most
   frequent pair over all training text); ``global_merges`` >= the number of merges is standard BPE,
   merge for merge.
 
-The rest is standard training's (docs/library/training.md, "Training rules"): ids, special tokens (cut out of training
-and development text), pre-tokenization, tie rules (the ``first`` rule's order is the training texts'
+Where Hugging Face's ParityBpeTrainer and the paper's code differ (exhausted languages, the window's
+bookkeeping), ``convention`` picks one: ``parity_choice`` says how. The rest is standard training's
+(docs/library/training.md, "Training rules"): ids, special tokens (cut out of training and
+development text), pre-tokenization, tie rules (``huggingface`` is ParityBpeTrainer's rule here, the
+greatest pair of byte-level strings: ``tie_rules``; the ``first`` rule's order is the training texts'
 in the order the languages are given), the no-duplicate-tokens rule and determinism. ``min_frequency``
-applies to the count in the language served: a language without a pair that frequent is exhausted and
-the next worst is served; training stops when every language is exhausted (the reference code stops
-at the first exhausted language). Development token counts are kept up to date by each merge (every
-word holds its counts in the training and the development text of each language), never by
-re-encoding. ``tokenizer.training["parity"]`` records which language each merge served.
+applies to the count in the language served: a language without a pair that frequent is exhausted.
+Development token counts are kept up to date by each merge (every word holds its counts in the
+training and the development text of each language), never by re-encoding; with target rates the
+training text's counts serve as the development text's. ``tokenizer.training["parity"]`` records
+which language each merge served.
 
-This module does not measure or compare tokenizers (``parity_report`` does).
+This module does not measure or compare tokenizers (``parity_report``).
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -41,13 +47,16 @@ from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import CorpusStats, count_words
 from bpe_core.training.merge_core import STOP_VOCAB_SIZE
 from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback
+from bpe_core.training.parity_choice import CONVENTIONS, Chooser, Convention, ratio_standing
 from bpe_core.training.parity_loop import ParityLoop, WordTable, word_table
-from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
+from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak, parity_rule
 
 Variant = Literal["base", "window"]
 VARIANTS = ("base", "window")
 #: The ``merge_language`` entry of a merge made by global frequency (the hybrid's first merges).
 GLOBAL = -1
+#: The stop reason when the paper's convention ends training at the first exhausted language.
+STOP_LANGUAGE_EXHAUSTED = "a language has no pair at min_frequency left (the paper's convention stops there)"
 
 
 def _documents(texts: str | Iterable[str], what: str) -> Iterable[str]:
@@ -58,23 +67,45 @@ def _documents(texts: str | Iterable[str], what: str) -> Iterable[str]:
     return texts
 
 
-def _check_languages(texts: Mapping[str, object], dev: Mapping[str, object]) -> list[str]:
-    for name, given in (("texts", texts), ("dev", dev)):
-        if not isinstance(given, Mapping):
-            raise TypeError(f"{name} must map each language to its text (a dict), not {type(given).__name__}")
+def _check_languages(texts: Mapping[str, object], dev: Mapping[str, object] | None, ratio: object) -> list[str]:
+    if not isinstance(texts, Mapping):
+        raise TypeError(f"texts must map each language to its text (a dict), not {type(texts).__name__}")
+    if dev is None and ratio is None:
+        raise BpeError("give dev (a parallel development text per language; the training text itself if that "
+                       "is parallel) or ratio (a target compression rate per language)")
+    if dev is not None and ratio is not None:
+        raise BpeError("give dev or ratio, not both: the development text and target rates are two ways to "
+                       "decide which language is worst compressed")
+    given = dev if dev is not None else ratio
+    name = "dev" if dev is not None else "ratio"
+    if not isinstance(given, Mapping):
+        what = "its text" if name == "dev" else "its target rate"
+        raise TypeError(f"{name} must map each language to {what} (a dict), not {type(given).__name__}")
     languages = list(texts)
     if not languages:
         raise BpeError("texts is empty: give the training text of at least one language")
-    missing = [label for label in languages if label not in dev]
-    extra = [label for label in dev if label not in texts]
+    missing = [label for label in languages if label not in given]
+    extra = [label for label in given if label not in texts]
     if missing or extra:
-        parts = [f"no development text for {', '.join(map(str, missing))}"] if missing else []
-        parts += [f"development text for {', '.join(map(str, extra))} but no training text"] if extra else []
-        raise BpeError("texts and dev must name the same languages: " + "; ".join(parts))
+        what = "development text" if name == "dev" else "target rate"
+        parts = [f"no {what} for {', '.join(map(str, missing))}"] if missing else []
+        parts += [f"{what} for {', '.join(map(str, extra))} but no training text"] if extra else []
+        raise BpeError(f"texts and {name} must name the same languages: " + "; ".join(parts))
     return languages
 
 
-def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges, window, alpha) -> None:
+def _check_ratio(ratio: Mapping[str, object], languages: list[str]) -> list[float]:
+    values = []
+    for label in languages:
+        value = ratio[label]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            raise BpeError(f"ratio for {label} must be a positive number (a target compression rate, e.g. 1.0 "
+                           f"for one language and 2.5 for one that needs 2.5 times the bytes), got {value!r}")
+        values.append(float(value))
+    return values
+
+
+def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges, window, alpha, convention) -> None:
     """Settings other than special tokens, with the messages of standard training's checks."""
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError(f"vocab_size must be an integer, not {type(vocab_size).__name__}")
@@ -86,11 +117,15 @@ def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges
         raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if variant not in VARIANTS:
         raise BpeError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    for name, value in (("global_merges", global_merges), ("window", window)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if name == "global_merges" else 1):
-            raise BpeError(f"{name} must be an integer of at least {0 if name == 'global_merges' else 1}, got {value!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):
-        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), got {alpha!r}")
+    if convention not in CONVENTIONS:
+        raise BpeError(f"convention must be one of {CONVENTIONS} (whose implementation to follow where "
+                       f"they differ), got {convention!r}")
+    for name, value, least in (("global_merges", global_merges, 0), ("window", window, 1)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise BpeError(f"{name} must be an integer of at least {least}, got {value!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < math.inf:
+        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), "
+                       f"got {alpha!r}")
 
 
 def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str, ...]:
@@ -103,55 +138,87 @@ def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str
     return specials
 
 
+def byte_ratios(texts: Mapping[str, str | Iterable[str]]) -> dict[str, float]:
+    """Target rates that ask every language for the same token count on parallel text: each
+    language's UTF-8 bytes of training text over the first language's (rates are bytes per token).
+
+    >>> byte_ratios({"eng": ["Hello."], "hin": ["नमस्ते।"]})
+    {'eng': 1.0, 'hin': 3.5}
+    """
+    sizes = {label: sum(len(doc.encode("utf-8", "replace")) for doc in _documents(text, f"the text of {label}"))
+             for label, text in texts.items()}  # fmt: skip
+    empty = [str(label) for label, size in sizes.items() if not size]
+    if not sizes or empty:
+        raise BpeError(f"no training text for {', '.join(empty) or 'any language'}: rates by bytes need some")
+    first = next(iter(sizes.values()))
+    return {label: size / first for label, size in sizes.items()}
+
+
+def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str, float]:
+    """Target rates from a line of text: ``bytes`` (``byte_ratios``), ``equal`` (1.0 each: equal
+    bytes per token, so scripts that need more bytes get more tokens), or ``LANG=RATE`` for every
+    language, separated by commas.
+
+    >>> parse_ratio("eng=1, hin=2.5", {"eng": "a", "hin": "b"})
+    {'eng': 1.0, 'hin': 2.5}
+    """
+    spec = spec.strip()
+    if spec == "bytes":
+        return byte_ratios(texts)
+    if spec == "equal":
+        return {label: 1.0 for label in texts}
+    rates: dict[str, float] = {}
+    for part in filter(None, (piece.strip() for piece in spec.split(","))):
+        label, _, value = (piece.strip() for piece in part.partition("="))
+        try:
+            rates[label] = float(value)
+        except ValueError:
+            raise BpeError(f"cannot read the target rate {part!r}: write LANG=RATE for every language, e.g. "
+                           "eng=1.0, hin=2.5 (or bytes, or equal)") from None
+    missing = [str(label) for label in texts if label not in rates]
+    unknown = [label for label in rates if label not in texts]
+    if missing or unknown:
+        found = [f"none for {', '.join(missing)}"] if missing else []
+        found += [f"{', '.join(unknown)} unknown"] if unknown else []
+        raise BpeError(f"give a target rate for every language and no other ({'; '.join(found)})")
+    return rates
+
+
 def _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress):
-    """Pre-token counts of each language's training and development text."""
+    """Pre-token counts of each language's training and development text (the training counts
+    again when there is no development text, since target rates are measured on the training text,
+    and when the development text is the training text itself)."""
     train_counts, dev_counts = [], []
-    total = 2 * len(languages)
+    total = (2 if dev is not None else 1) * len(languages)
     if progress:
         progress("count", 0, total)
     for step, label in enumerate(languages):
         train_counts.append(count_words(_documents(texts[label], f"the training text of {label}"),
                                         pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
-        dev_counts.append(count_words(_documents(dev[label], f"the development text of {label}"),
-                                      pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
-        if not dev_counts[-1].counts:
-            raise BpeError(f"the development text of {label} is empty: parity needs its token count")
+        if dev is None:
+            if not train_counts[-1].counts:
+                raise BpeError(f"the training text of {label} is empty: a target rate needs its token count")
+            dev_counts.append(train_counts[-1])
+        elif dev[label] is texts[label]:  # the training text as development text: counted once
+            dev_counts.append(train_counts[-1])
+            if not dev_counts[-1].counts:
+                raise BpeError(f"the development text of {label} is empty: parity needs its token count")
+        else:
+            dev_counts.append(count_words(_documents(dev[label], f"the development text of {label}"),
+                                          pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
+            if not dev_counts[-1].counts:
+                raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         if progress:
-            progress("count", 2 * step + 2, total)
+            progress("count", (step + 1) * total // len(languages), total)
     return train_counts, dev_counts
-
-
-class _Chooser:
-    """Which language the next merge serves: the one with the most development tokens among those not
-    exhausted; with a window, among those served at most alpha * window / n times lately."""
-
-    def __init__(self, n: int, variant: str, window: int, alpha: float) -> None:
-        self.n, self.variant, self.window, self.alpha = n, variant, window, alpha
-        self.exhausted = [False] * n
-        self.recent: deque[int] = deque()
-        self.served = [0] * n  # times served in ``recent``
-
-    def pick(self, dev_tokens: list[int]) -> int | None:
-        order = sorted((l for l in range(self.n) if not self.exhausted[l]), key=lambda l: (-dev_tokens[l], l))
-        if not order or self.variant == "base":
-            return order[0] if order else None
-        limit = self.alpha * self.window / self.n
-        return next((l for l in order if self.served[l] <= limit), order[0])
-
-    def record(self, language: int) -> None:
-        if self.variant != "window":
-            return
-        self.recent.append(language)
-        self.served[language] += 1
-        if len(self.recent) > self.window:
-            self.served[self.recent.popleft()] -= 1
 
 
 def train_parity(
     texts: Mapping[str, str | Iterable[str]],
-    dev: Mapping[str, str | Iterable[str]],
+    dev: Mapping[str, str | Iterable[str]] | None,
     vocab_size: int,
     *,
+    ratio: Mapping[str, float] | None = None,
     variant: Variant = "base",
     global_merges: int = 0,
     window: int = 100,
@@ -160,6 +227,7 @@ def train_parity(
     pattern: str | None = "gpt2",
     special_tokens: Sequence[str] = (),
     tie_break: TieBreak = "lexicographic",
+    convention: Convention = "huggingface",
     progress: ProgressCallback | None = None,
     name: str = "parity-aware",
     workers: int | None = None,
@@ -169,18 +237,23 @@ def train_parity(
     ``texts`` maps each language (any label, e.g. ``"eng"``) to its training text: one ``str`` or an
     iterable of documents. ``dev`` maps the same languages to a parallel development text (the same
     content in each language), whose token counts decide which language is worst compressed; it may
-    be the training text itself when that is parallel. ``variant``, ``global_merges`` (hybrid),
-    ``window`` and ``alpha`` are described in the module docstring; the other keywords are ``train``'s.
+    be the training text itself when that is parallel. Or, instead (``dev=None``), ``ratio`` maps each
+    language to a target compression rate over its own training text, in pre-token units (bytes
+    with a byte-level pattern): the language furthest below its target is served. ``variant``,
+    ``global_merges`` (hybrid), ``window``, ``alpha`` and ``convention`` (``"huggingface"`` or
+    ``"paper"``) are described in the module docstring; ``tie_break="huggingface"`` is Hugging Face
+    ParityBpeTrainer's rule here; the other keywords are ``train``'s.
 
     >>> tok = train_parity({"a": "aa aa aa", "b": "bc bc"}, {"a": "aa", "b": "bcbc"}, 258, min_frequency=1)
     >>> tok.merges, tok.training["parity"]["merge_language"]
     ([(b'b', b'c'), (b'a', b'a')], [1, 0])
     """
     started = time.perf_counter()
-    _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges, window, alpha)
+    _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges, window, alpha, convention)
     specials = _check_specials(special_tokens, vocab_size)
     workers = check_workers(workers)
-    languages = _check_languages(texts, dev)
+    languages = _check_languages(texts, dev, ratio)
+    targets = None if ratio is None else _check_ratio(ratio, languages)
     pretokenizer = PreTokenizer.build(pattern)
     train_counts, dev_counts = _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress)
     token_bytes = {i: bytes([i]) for i in range(256)}
@@ -188,20 +261,26 @@ def train_parity(
     first_id = 256 + len(specials)
     n = len(languages)
     table = word_table(train_counts, dev_counts)
-    loop = ParityLoop(table, n, token_bytes, min_frequency=min_frequency, tie_break=tie_break,
+    loop = ParityLoop(table, n, token_bytes, min_frequency=min_frequency, tie_break=parity_rule(tie_break),
                       use_global=global_merges > 0)
-    dev_before = list(loop.dev_tokens)
-    chooser = _Chooser(n, variant, window, alpha)
-    made, stop_reason = _learn(loop, chooser, first_id, vocab_size - first_id, global_merges, progress)
+    before = list(loop.dev_tokens)
+    chooser = Chooser(n, variant, window, alpha, convention=convention, hybrid=global_merges > 0)
+    standing = _standing(loop, before, targets, convention)
+    made, stop_reason = _learn(loop, chooser, standing, first_id, vocab_size - first_id, global_merges, progress)
     settings = {
         "vocab_size": vocab_size, "min_frequency": min_frequency,
         "pattern": preset_name(pretokenizer.source) or pretokenizer.source, "special_tokens": list(specials),
         "tie_break": tie_break, "objective": "parity", "variant": variant, "global_merges": global_merges,
-        "window": window, "alpha": alpha, "languages": [str(label) for label in languages],
+        "window": window, "alpha": alpha, "convention": convention, "ratio": targets,
+        "languages": [str(label) for label in languages],
     }  # fmt: skip
     training = _record(settings, train_counts, table, made, stop_reason, started)
-    training["parity"].update(dev_tokens_before=dev_before, dev_tokens_after=list(loop.dev_tokens),
-                              exhausted=[l for l, done in zip(settings["languages"], chooser.exhausted) if done])
+    kind = "dev" if targets is None else "train"
+    labels = [str(label) for label in languages]
+    training["parity"].update({f"{kind}_tokens_before": before, f"{kind}_tokens_after": list(loop.dev_tokens),
+                               "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True)
+                                             if done],
+                               "stalled_picks": chooser.stalled})
     return Tokenizer(
         dict(token_bytes),
         [(token_bytes[m[0]], token_bytes[m[1]]) for m in made],
@@ -211,6 +290,16 @@ def train_parity(
         merge_counts=[m[2] for m in made],
         training=training,
     )
+
+
+def _standing(loop: ParityLoop, before: list[int], targets: list[float] | None, convention: str):
+    """The function giving each language's standing now (larger: worse compressed): its development
+    tokens, or with target rates ``parity_choice.ratio_standing`` on its training tokens."""
+    if targets is None:
+        return lambda: loop.dev_tokens
+    if convention == "paper":
+        targets = [target / targets[0] for target in targets]  # the paper's code divides by the first
+    return lambda: ratio_standing(before, loop.dev_tokens, targets)
 
 
 def _record(settings: dict, train_counts: list, table: WordTable, made: list, stop_reason: str, started: float) -> dict:
@@ -231,7 +320,7 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
     }  # fmt: skip
 
 
-def _learn(loop: ParityLoop, chooser: _Chooser, next_id: int, num_merges: int, global_merges: int,
+def _learn(loop: ParityLoop, chooser: Chooser, standing, next_id: int, num_merges: int, global_merges: int,
            progress: ProgressCallback | None) -> tuple[list[tuple[int, int, int, int, int]], str]:
     """Run up to ``num_merges`` merges; each is (left id, right id, count in all training text,
     language served or GLOBAL, training tokens after). Returns them and why training stopped."""
@@ -245,10 +334,15 @@ def _learn(loop: ParityLoop, chooser: _Chooser, next_id: int, num_merges: int, g
             best = loop.best(language)
         else:
             loop.end_global()
-            language = chooser.pick(loop.dev_tokens)
-            best = None if language is None else loop.best(language)
-            if language is not None and best is None:
+            picked = chooser.pick(standing())
+            if picked is None:
+                return made, loop.stop_reason()
+            language = picked
+            best = loop.best(language)
+            if best is None:
                 chooser.exhausted[language] = True  # nothing frequent enough left, ever: counts only fall
+                if chooser.stops:
+                    return made, STOP_LANGUAGE_EXHAUSTED
                 continue
         if best is None:
             return made, loop.stop_reason()
@@ -257,8 +351,6 @@ def _learn(loop: ParityLoop, chooser: _Chooser, next_id: int, num_merges: int, g
         loop.merge(pair, next_id)
         made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language,
                      loop.train_tokens))
-        if language < loop.n:
-            chooser.record(language)
         next_id += 1
         if progress and (len(made) % report_every == 0 or len(made) == num_merges):
             progress("merge", len(made), num_merges)

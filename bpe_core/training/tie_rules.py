@@ -11,6 +11,12 @@ Each rule gives every pair a key, and the merge loop's heap takes the pair with 
 - ``rustbpe``: the smallest pair of ids, single bytes numbered by value and merged tokens by
   creation: rustbpe's rule.
 
+In parity-aware training ``huggingface`` means Hugging Face ``ParityBpeTrainer``'s rule, which is not
+``BpeTrainer``'s: the greatest ``(left, right)`` pair of the symbols' GPT-2 byte-level strings (left
+first, a string before its extensions; ``HUGGINGFACE_PARITY``, ``byte_level_key``), the rule of the
+parity-aware BPE paper's code too (Python's ``max`` over ``(count, pair)``). ``parity_rule`` maps the
+name a user gives to the rule the parity loop keys by.
+
 The first three keys come from the two symbols alone (``symbol_key``). The first-seen key is a
 position, which merges move: ``FirstSeen`` keeps it. ``PairKeys`` gives the merge loops one way to ask
 for a pair's key under any rule. This module does not count or merge pairs (``merge_core`` does).
@@ -35,6 +41,9 @@ TIE_RULES: dict[str, str] = {
     "huggingface": "the smallest pair of ids, bytes in GPT-2's byte-alphabet order: Hugging Face BpeTrainer's rule",
     "rustbpe": "the smallest pair of ids, bytes by value: rustbpe's rule",
 }
+
+#: The ``huggingface`` rule of parity-aware training (``parity_rule``), keyed by ``byte_level_key``.
+HUGGINGFACE_PARITY = "huggingface-parity"
 
 _INVERT = bytes(range(255, -1, -1))
 _KEY_END = "\u0100"  # greater than every inverted byte (0..255): a prefix sorts after its extensions
@@ -71,15 +80,45 @@ def huggingface_byte_ids() -> tuple[int, ...]:
     return tuple(ids)
 
 
+@functools.lru_cache(maxsize=1)
+def _byte_level_invert() -> bytes:
+    """Each byte's GPT-2 byte-level character rank (``huggingface_byte_ids``), inverted (255 - rank)."""
+    ids = huggingface_byte_ids()
+    return bytes(255 - ids[byte] for byte in range(256))
+
+
+def byte_level_key(token: bytes) -> str:
+    """The key of a symbol under ParityBpeTrainer's rule: like ``tie_key``, on the symbol's GPT-2
+    byte-level string (each byte as its printable character, compared by code point), so the greatest
+    string gets the smallest key. " " is ``Ġ`` (U+0120), above every byte that prints as itself.
+
+    >>> byte_level_key(b" ") < byte_level_key(b"z") < byte_level_key(b"a")
+    True
+    """
+    return token.translate(_byte_level_invert()).decode("latin-1") + _KEY_END
+
+
+def parity_rule(tie_break: str) -> str:
+    """The rule parity-aware training keys by for the ``tie_break`` a user names: ``huggingface``
+    is ParityBpeTrainer's (``HUGGINGFACE_PARITY``), the others are standard training's.
+
+    >>> parity_rule("huggingface"), parity_rule("first")
+    ('huggingface-parity', 'first')
+    """
+    return HUGGINGFACE_PARITY if tie_break == "huggingface" else tie_break
+
+
 def symbol_key(tie_break: str, token_id: int, token: bytes) -> str:
     """A symbol's part of a pair's key (``key(left) + key(right)``) under the rules whose key
-    depends on the two symbols only (not ``first``).
+    depends on the two symbols only (not ``first``), and ``HUGGINGFACE_PARITY``.
 
     >>> symbol_key("rustbpe", 256, b"ab") > symbol_key("rustbpe", 255, b"\\xff")
     True
     """
     if tie_break == "lexicographic":
         return tie_key(token)
+    if tie_break == HUGGINGFACE_PARITY:
+        return byte_level_key(token)
     if tie_break == "huggingface" and token_id < 256:
         return chr(huggingface_byte_ids()[token_id])
     return chr(token_id)  # ids by creation; rustbpe's bytes by value

@@ -33,6 +33,8 @@ from bpe_core.corpora.samples import (
     parse_parallel_texts,
 )
 from bpe_core.progress import PhaseClock
+from bpe_core.training.parity import parse_ratio
+from bpe_core.training.parity_choice import CONVENTIONS
 from bpe_core.training.tie_rules import TIE_RULES
 from pages._ui import tokenizers
 from pages._ui.render import markdown_text as md
@@ -53,6 +55,9 @@ K_WINDOW = "cmp.fair.window"
 K_ALPHA = "cmp.fair.alpha"
 K_TIE = "cmp.fair.tie"
 K_MIN_FREQUENCY = "cmp.fair.min_frequency"
+K_BALANCE = "cmp.fair.balance"
+K_RATIO = "cmp.fair.ratio"
+K_CONVENTION = "cmp.fair.convention"
 K_OTHERS = "cmp.fair.others"
 K_GO = "cmp.fair.go"
 K_KEEP = "cmp.fair.keep"
@@ -66,6 +71,21 @@ SOURCE_FILES = "My parallel files"
 PATTERNS = ("o200k", "cl100k", "gpt2")
 VARIANTS = {"base": "serve the worst language", "window": "moving window (spread over languages)"}
 DEFAULT_VOCAB = 4000
+#: How parity-aware training decides which language is worst compressed: the spec ``parse_ratio``
+#: reads for each target-rate choice (None: the development text).
+BALANCES = {
+    "the development text (the training lines, parallel)": None,
+    "target rates: equal token counts (rate proportional to bytes)": "bytes",
+    "target rates: equal bytes per token (1.0 each)": "equal",
+    "target rates: my own": "",
+}
+RATIO_HELP = (
+    "A target rate is a compression rate in bytes per token, measured on each language's own training text "
+    "(no development text needed): each merge serves the language furthest below its target. Equal rates do "
+    "not mean equal token counts across scripts: a Hindi sentence takes about 2.6 times the bytes of its "
+    "English translation, so at equal rates it keeps about 2.6 times the tokens. Rates proportional to each "
+    "language's bytes ask for equal token counts on parallel text."
+)
 #: The defaults of the hybrid: 80% of merges by global frequency, then the moving window with alpha 3.
 #: On the built-in text at vocab 4,000 (o200k's pattern) it keeps English's extra cost under 3% and cuts
 #: the worst premium's excess over parity by about a third (bench/PERFORMANCE.md, "Parity-aware training").
@@ -190,7 +210,8 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
 
 
 def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
-    """(vocab size, pattern, parity options, shared options, other tokenizer keys) from the widgets."""
+    """(vocab size, pattern, parity options, shared options, other tokenizer keys) from the widgets; the
+    parity options' ``ratio`` is still the spec (``read_inputs`` reads it on the chosen text)."""
     columns = st.columns(3)
     vocab = int(columns[0].number_input("Vocabulary size", min_value=300, max_value=50_000, value=DEFAULT_VOCAB,
                                         step=500, key=K_VOCAB, help="The same for both trainings."))  # fmt: skip
@@ -210,14 +231,27 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
                                            help="Moving-window variant: the last this many parity merges."))
         alpha = float(cells[1].number_input("Alpha", 0.1, 100.0, DEFAULT_ALPHA, step=0.5, key=K_ALPHA,
                                             help="A language may take alpha x window / languages of them."))
-        tie = cells[2].selectbox("Tie rule", list(TIE_RULES), key=K_TIE)
+        tie = cells[2].selectbox("Tie rule", list(TIE_RULES), key=K_TIE,
+                                 help="huggingface: BpeTrainer's rule for standard BPE and ParityBpeTrainer's "
+                                 "(the greatest byte-level strings) for parity-aware BPE, as in tokenizers 0.23.")
         min_frequency = int(cells[3].number_input("Minimum pair count", 1, 1000, 2, key=K_MIN_FREQUENCY))
+        rows = st.columns([3, 1])
+        balance = rows[0].selectbox("Worst-compressed language decided by", list(BALANCES), key=K_BALANCE,
+                                    help=RATIO_HELP)  # fmt: skip
+        convention = rows[1].selectbox("Convention", CONVENTIONS, key=K_CONVENTION,
+                                       help="Where Hugging Face's ParityBpeTrainer and the paper's code differ "
+                                       "(languages that run out of pairs, the window's bookkeeping).")  # fmt: skip
+        spec = BALANCES.get(balance or "")
+        if spec == "":
+            spec = st.text_input("Target rates: LANG=RATE for every language", key=K_RATIO,
+                                 placeholder="eng=1.0, hin=2.6, ...", help=RATIO_HELP)  # fmt: skip
     others = {k: c for k, c in choices.items() if c.kind == "built-in" and k != tokenizers.DEFAULT_KEY}
     if K_OTHERS not in st.session_state:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
     shown = st.multiselect("Measure beside them", list(others), format_func=lambda k: others[k].label, key=K_OTHERS)
     merges = max(vocab - 256, 0)
-    parity = {"variant": variant, "global_merges": round(merges * share / 100), "window": window, "alpha": alpha}
+    parity = {"variant": variant, "global_merges": round(merges * share / 100), "window": window, "alpha": alpha,
+              "convention": convention, "ratio": spec}
     return vocab, pattern, parity, {"min_frequency": min_frequency, "tie_break": tie}, tuple(shown)
 
 
@@ -229,6 +263,15 @@ def read_inputs(choices) -> Inputs | None:
     if data is None:
         return None
     train, heldout, reference, names = data
+    if parity["ratio"] == "":
+        st.info("Write a target rate for every language (LANG=RATE, separated by commas) to train.")
+        return None
+    if parity["ratio"] is not None:
+        try:
+            parity["ratio"] = parse_ratio(parity["ratio"], train)
+        except ValueError as exc:
+            st.error(md(exc))
+            return None
     return Inputs(train, heldout, reference, names, vocab, pattern, parity, options, others)
 
 
@@ -314,7 +357,7 @@ def keep_both(result: ParityComparison, inputs: Inputs, choices, *, save: bool) 
     names = tokenizer_names(inputs, choices)
     corpus = (", ".join(inputs.names.values()), [s for lines in inputs.texts.values() for s in lines])
     done = []
-    for tokenizer, name in zip((result.standard, result.parity), names):
+    for tokenizer, name in zip((result.standard, result.parity), names, strict=True):
         named = copy.copy(tokenizer)  # the cached result keeps its own names
         named.name = name
         key = tokenizers.add_session_tokenizer(named, corpus)
@@ -351,8 +394,8 @@ def fairer_section(choices) -> None:
     st.caption(
         "Standard BPE merges the pair most frequent over all the text, which favours the languages that "
         "compress easily. Parity-aware BPE (Foroutan et al., 2025) gives each merge to the language that is "
-        "worst compressed so far on a parallel development text. Both are trained here on the same text at "
-        "the same vocabulary size and measured on held-out sentences."
+        "worst compressed so far on a parallel development text (or furthest below a target rate). Both are "
+        "trained here on the same text at the same vocabulary size and measured on held-out sentences."
     )
     inputs = read_inputs(choices)
     clicked = st.button("Train both", type="primary", key=K_GO, disabled=inputs is None)

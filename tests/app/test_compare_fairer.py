@@ -23,6 +23,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import bpe_core  # noqa: E402
 from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
 from bpe_core.corpora.samples import parallel_text  # noqa: E402
+from bpe_core.training.parity import byte_ratios  # noqa: E402
 from pages._compare.fairer import split_heldout  # noqa: E402
 from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
@@ -100,7 +101,7 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert [c["name"] for c in curves if c.get("showlegend", True)] == ["English", "German", "Hindi", "Burmese"]
     served = chart_titled(at, "by the language they served")["data"][0]
     languages = want.parity.training["parity"]["merge_language"]
-    assert dict(zip(served["x"], served["y"]))["Burmese"] == languages.count(3)
+    assert dict(zip(served["x"], served["y"], strict=True))["Burmese"] == languages.count(3)
     table = at.dataframe[-1].value
     assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "gpt2"}
     at.toggle(key="cmp.fair.trained_only").set_value(True)
@@ -118,6 +119,32 @@ def test_changed_settings_say_the_result_is_stale(page):
     want = expected(global_merges=0)
     assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
     assert not any("settings changed" in c.value for c in at.caption)
+
+
+def test_target_rates_train_without_a_development_text(page):
+    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    page.selectbox(key="cmp.fair.balance").set_value("target rates: equal token counts (rate proportional to bytes)")
+    page.selectbox(key="cmp.fair.tie").set_value("huggingface")
+    at = train_both(run(page))
+    train = parallel_text(split="train", languages=LANGUAGES)
+    options = {"variant": "window", "global_merges": round((VOCAB - 256) * 0.8), "window": 100, "alpha": 3.0,
+               "ratio": byte_ratios(train)}
+    want = compare_training(train, parallel_text(split="heldout", languages=LANGUAGES), VOCAB,
+                            others={"gpt2": bpe_core.load("gpt2")}, parity_options=options, pattern="o200k",
+                            tie_break="huggingface")  # fmt: skip
+    assert want.parity.training["settings"]["ratio"][2] > 2  # Hindi: more than twice English's bytes
+    assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
+    served = chart_titled(at, "by the language they served")["data"][0]
+    languages = want.parity.training["parity"]["merge_language"]
+    assert dict(zip(served["x"], served["y"], strict=True))["Hindi"] == languages.count(2)
+    # rates of my own: none yet says what to write, a missing language says which
+    at.selectbox(key="cmp.fair.balance").set_value("target rates: my own")
+    at = run(at)
+    assert any("Write a target rate for every language" in i.value for i in at.info)
+    at.text_input(key="cmp.fair.ratio").set_value("eng=1, deu=1.1, hin=2.5")
+    at = run(at)
+    assert any("none for mya" in e.value for e in at.error)
+    assert at.button(key="cmp.fair.go").disabled
 
 
 def test_english_and_one_more_language_are_needed(page):
@@ -139,7 +166,8 @@ def upload(at: AppTest, files: dict[str, str]) -> AppTest:
 def test_uploads_with_different_line_counts_say_which(page):
     at = upload(page, {"eng.txt": "One.\nTwo.\nThree.\n", "deu.txt": "Eins.\nZwei.\n"})
     errors = [shown_text(e.value) for e in at.error]
-    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e for e in errors), errors
+    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e
+               for e in errors), errors
     assert at.button(key="cmp.fair.go").disabled
 
 

@@ -81,3 +81,25 @@ def test_pattern_none_means_no_pretokenization_in_parity_as_in_train_and_count(f
     assert main(["train", "--counts", str(counts), "--pattern", "none", "--vocab-size", "300",
                  "-o", str(trained)]) == 0  # fmt: skip
     assert bpe_core.load(trained).pattern is None
+
+
+def test_parity_with_target_rates_trains_without_a_development_text(files, tmp_path, capsys):
+    paths, lines = files
+    parity = tmp_path / "parity.json"
+    code = main(["parity", *paths, "--vocab-size", "500", "--ratio", "eng=1, hin=2.6, deu=1.1",
+                 "--tie-break", "huggingface", "--save-parity", str(parity)])  # fmt: skip
+    assert code == 0
+    train, _ = split_sentences(lines)
+    rates = {"eng": 1.0, "hin": 2.6, "deu": 1.1}
+    want = bpe_core.train_parity(train, None, 500, ratio=rates, variant="window", global_merges=round(244 * 0.8),
+                                 alpha=3.0, pattern="o200k", tie_break="huggingface")
+    saved = bpe_core.load(parity)
+    assert saved.merges == want.merges
+    assert saved.training["settings"]["ratio"] == [1.0, 2.6, 1.1]
+    assert "train_tokens_after" in saved.training["parity"]
+    capsys.readouterr()
+    assert main(["parity", *paths, "--vocab-size", "300", "--ratio", "bytes"]) == 0
+    assert main(["parity", *paths, "--ratio", "eng=1, hin=2"]) == 2
+    assert "give a target rate for every language and no other (none for deu)" in capsys.readouterr().err
+    assert main(["parity", *paths, "--ratio", "eng=1, hin=0, deu=1"]) == 2
+    assert "ratio for hin must be a positive number" in capsys.readouterr().err

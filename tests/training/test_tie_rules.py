@@ -12,30 +12,39 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from naive_bpe import GPT2, naive_learn_merges, naive_train, pretokenize
 
 import bpe_core
-from bpe_core.training import merge_loop
 from bpe_core.bpe.fast import merges_from_ranks
+from bpe_core.corpora.samples import load_samples
 from bpe_core.formats.bytelevel import byte_to_unicode, printable_to_bytes
 from bpe_core.formats.huggingface import oniguruma_pattern
-from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, id_string
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
-from bpe_core.corpora.samples import load_samples
-from bpe_core.training.tie_rules import LONG_WORD, TIE_BREAKS, TIE_RULES, huggingface_byte_ids
+from bpe_core.training import merge_loop
+from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, id_string
+from bpe_core.training.tie_rules import (
+    LONG_WORD,
+    TIE_BREAKS,
+    TIE_RULES,
+    byte_level_key,
+    huggingface_byte_ids,
+    parity_rule,
+    symbol_key,
+)
 from bpe_core.training.trace import trace_training
-from naive_bpe import GPT2, naive_learn_merges, naive_train, pretokenize
 
 CORPUS_BYTES = 250_000
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def corpus(kind: str) -> tuple[str, ...]:
     """Real text found offline: the standard library's top-level modules (code), the Python
     documentation text of pydoc_data (English prose), the built-in parallel passages (21 languages)."""
     if kind == "multilingual":
         return tuple(sample.text for sample in load_samples("natural"))
     if kind == "code":
-        texts = (path.read_text(encoding="utf-8") for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")))
+        stdlib = Path(sysconfig.get_paths()["stdlib"])
+        texts = (path.read_text(encoding="utf-8") for path in sorted(stdlib.glob("*.py")))
     else:
         topics = pytest.importorskip("pydoc_data.topics").topics
         texts = (topics[name] for name in sorted(topics))
@@ -99,7 +108,8 @@ def test_huggingface_rule_counts_special_tokens_and_stops_like_min_frequency():
     assert tok.merges == expected
     assert tok.training["stop_reason"] == STOP_MIN_FREQUENCY  # 3000 is not reached
     full = huggingface_merges(documents, 1000, min_frequency=0, special_tokens=specials)
-    assert full == bpe_core.train(documents, 1000, min_frequency=0, tie_break="huggingface", special_tokens=specials).merges
+    ours = bpe_core.train(documents, 1000, min_frequency=0, tie_break="huggingface", special_tokens=specials)
+    assert full == ours.merges
     assert len(full) == 1000 - 256 - len(specials)
 
 
@@ -168,7 +178,7 @@ def naive_ranked_train(documents, num_merges, *, rule, pattern, min_frequency=1)
     while len(merges) < num_merges:
         counts: dict[tuple[bytes, bytes], int] = {}
         for symbols, freq in words.items():
-            for pair in zip(symbols, symbols[1:]):
+            for pair in zip(symbols, symbols[1:], strict=False):
                 counts[pair] = counts.get(pair, 0) + freq
         if not counts or max(counts.values()) < min_frequency:
             break
@@ -200,7 +210,8 @@ def merge_pair(symbols, pair):
 )
 def test_id_rules_match_the_naive_trainer(rule, documents, merges, min_frequency, raw):
     pattern = None if raw else "gpt2"
-    expected = naive_ranked_train(documents, merges, rule=rule, pattern=None if raw else GPT2, min_frequency=min_frequency)
+    expected = naive_ranked_train(documents, merges, rule=rule, pattern=None if raw else GPT2,
+                                  min_frequency=min_frequency)
     tok = bpe_core.train(documents, 256 + merges, pattern=pattern, min_frequency=min_frequency, tie_break=rule)
     assert tok.merges == expected
     traced = trace_training(documents, merges, pattern=pattern, tie_break=rule, min_frequency=min_frequency)
@@ -233,7 +244,8 @@ def test_first_rule_on_long_and_short_words_matches_the_naive_loop(words, freqs,
     settings = dict(next_id=256, num_merges=num_merges, min_frequency=min_frequency, tie_break="first")
     expected = naive_learn_merges(id_lists, freqs, {i: bytes([i]) for i in range(256)}, **settings)
     strings = [id_string(ids) for ids in id_lists]
-    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes={i: bytes([i]) for i in range(256)}, **settings)
+    byte_tokens = {i: bytes([i]) for i in range(256)}
+    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
     got = [(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges]
     assert (got, reason, strings) == (expected[0], expected[1], [id_string(w) for w in expected[2]])
 
@@ -243,3 +255,28 @@ def test_first_rule_on_a_long_multilingual_stream_matches_the_naive_trainer():
     text = "\n".join(sample.text[:100] for sample in load_samples("natural"))
     expected = naive_train([text], 150, pattern=None, tie_break="first")
     assert bpe_core.train(text, 256 + 150, pattern=None, min_frequency=1, tie_break="first").merges == expected
+
+
+# ------------------------------------------------------------------------------------------------
+# ParityBpeTrainer's rule (the huggingface rule of parity-aware training)
+
+symbols = st.binary(min_size=1, max_size=4)
+
+
+@given(a=symbols, b=symbols, c=symbols, d=symbols)
+def test_byte_level_key_orders_pairs_as_the_greatest_byte_level_strings(a, b, c, d):
+    # ParityBpeTrainer keeps (left string, right string) of GPT-2's byte-level characters and takes
+    # the greatest; the concatenated keys must put that pair first (smallest).
+    table = byte_to_unicode()
+
+    def printed(token):
+        return "".join(table[byte] for byte in token)
+
+    def key(left, right):
+        return byte_level_key(left) + byte_level_key(right)
+
+    first, second = (printed(a), printed(b)), (printed(c), printed(d))
+    assert (key(a, b) < key(c, d)) == (first > second)
+    assert (key(a, b) == key(c, d)) == (first == second)
+    assert symbol_key(parity_rule("huggingface"), 300, a) == byte_level_key(a)
+    assert parity_rule("first") == "first"
