@@ -24,6 +24,7 @@ from bpe_core.errors import BpeError
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -46,6 +47,8 @@ from bpe_core.training.trainer import TrainingSettings, merge_counts
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
 #: Seconds to wait for a scheduler to answer and for it to have a worker.
 CONNECT_TIMEOUT = 10.0
+#: Seconds the workers and the scheduler get, at least, to answer the version check once connected.
+CHECK_TIMEOUT = 60.0
 #: Automatic partition sizes: about this many partitions per worker, within these bounds.
 PARTITIONS_PER_WORKER = 4
 MIN_PARTITION_BYTES = 4 << 20
@@ -279,10 +282,13 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
         raise BpeError(f"{where} has no worker after {timeout:g} s: start some with "
                          "`dask worker <scheduler address>`") from None
     who = f"Dask workers of {where}"
+    wait = max(timeout, CHECK_TIMEOUT)
     try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
-        versions = client.run(worker_version, pattern)
+        versions = _answer_within(wait, who, lambda: client.run(worker_version, pattern))
         who = f"Dask scheduler ({where})"
-        versions["the scheduler"] = client.run_on_scheduler(worker_version, pattern)
+        versions["the scheduler"] = _answer_within(wait, who, lambda: client.run_on_scheduler(worker_version, pattern))
+    except BpeError:
+        raise
     except Exception as exc:  # noqa: BLE001 - an ImportError there arrives here as a plain Exception
         raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
                          "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
@@ -292,6 +298,32 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
         address, version = next(iter(wrong.items()))
         raise BpeError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
                          f"client {__version__}: install the same version everywhere, so counts mean the same")
+
+
+def _answer_within(seconds: float, who: str, ask: Callable[[], Any]) -> Any:
+    """``ask()``'s answer, or a BpeError once ``seconds`` have passed without one. Dask's ``run`` has no
+    time limit of its own, and a worker that accepted the call but never answers (a stuck process, a
+    network that drops replies) would otherwise hold the caller for ever. The asking thread is a daemon:
+    left behind, it never keeps the interpreter from exiting."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["answer"] = ask()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="bpe_core-dask-check", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise BpeError(
+            f"the {who} did not answer a version check within {seconds:g} s: check that the workers and "
+            f"the scheduler are running and reachable (their logs say why), or pass a longer timeout"
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["answer"]
 
 
 def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> int:

@@ -13,6 +13,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from hypothesis import given
@@ -451,3 +452,35 @@ def test_plan_partitions_uses_the_sizes_it_is_given(tmp_path, monkeypatch):
 def test_reading_options_are_checked_before_any_cluster_is_reached(corpus, bad, words):
     with pytest.raises(ValueError, match=words):
         bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1, **bad)
+
+
+class _SilentClient:
+    """A Client stand-in whose workers registered but never answer a call (a stuck worker)."""
+
+    def __init__(self):
+        self.released = threading.Event()
+
+    def wait_for_workers(self, n, timeout=None):
+        return None
+
+    def run(self, function, *args):
+        self.released.wait()  # until the test ends: a check that waited for it would hang the test
+        return {"tcp://w": "never"}
+
+    run_on_scheduler = run
+
+
+def test_workers_that_never_answer_the_version_check_are_an_error_not_a_hang(monkeypatch):
+    monkeypatch.setattr(bd, "CHECK_TIMEOUT", 0.2)
+    client = _SilentClient()
+    try:
+        with pytest.raises(ValueError, match=r"did not answer a version check within 0.2 s: check that the workers"):
+            bd._check_workers(client, 0.1, "the scheduler at tcp://x:1", None)
+    finally:
+        client.released.set()
+
+
+def test_a_check_that_answers_passes_its_answer_and_errors_through():
+    assert bd._answer_within(5, "workers", lambda: {"a": 1}) == {"a": 1}
+    with pytest.raises(KeyError):
+        bd._answer_within(5, "workers", lambda: {}["missing"])
