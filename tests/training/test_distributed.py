@@ -273,7 +273,8 @@ def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp
 @contextlib.contextmanager
 def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
     """A scheduler and one worker as subprocesses (no event loop in the test's own process), each with its own
-    PYTHONPATH; yields the scheduler's address."""
+    PYTHONPATH; yields the scheduler's address. Both listen on the loopback only: a worker left to pick its
+    own interface may advertise an address the scheduler cannot reach on a sandboxed machine."""
     import socket
 
     with socket.socket() as probe:
@@ -286,7 +287,7 @@ def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
     )  # fmt: skip
     worker = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
-         "--no-nanny", "--no-dashboard"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
+         "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
     )  # fmt: skip
     try:
         yield f"tcp://127.0.0.1:{port}"
