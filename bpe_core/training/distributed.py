@@ -39,6 +39,7 @@ from bpe_core.parallel import available_cpus, batches
 from bpe_core.corpora.streams import ByteStream
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
+from bpe_core.safe_io import open_regular
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
@@ -126,7 +127,7 @@ def _read_text(path: str, start: int, end: int | None, block_bytes: int = BLOCK_
     None: the end), block by block, decoded by ``corpus.iter_text_blocks`` (invalid UTF-8: its
     ValueError, naming the file offset)."""
     if start:
-        with open(path, "rb") as handle:
+        with open_regular(path, what="a corpus file") as handle:  # on the worker's machine too
             handle.seek(start)
             head = handle.read(3)
         start += len(head) - len(head.lstrip(_CONTINUATION_BYTES))

@@ -485,3 +485,14 @@ def test_a_check_that_answers_passes_its_answer_and_errors_through():
     assert bd._answer_within(5, "workers", lambda: {"a": 1}) == {"a": 1}
     with pytest.raises(KeyError):
         bd._answer_within(5, "workers", lambda: {}["missing"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("start", [0, 5])
+def test_a_range_on_a_path_that_became_a_pipe_is_refused_not_awaited(tmp_path, start):
+    """The client checked the inputs, but a worker opens them again on its own machine, where the path
+    may name something else: a named pipe is refused there too, without blocking."""
+    pipe = tmp_path / "corpus.txt"
+    os.mkfifo(pipe)
+    with pytest.raises(ValueError, match=r"named pipe .* not a regular file|is a named pipe"):
+        list(bd._read_text(str(pipe), start, None))
