@@ -417,8 +417,10 @@ def check_shards_settings(settings: Mapping[str, Any], expected: Mapping[str, An
     given) differs from the ``settings`` of ``read_count_shards``: training uses the shards'.
 
     >>> check_shards_settings({"pattern": "gpt2", "special_tokens": []}, {"pattern": "o200k"})
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
-    bpe_core.errors.BpeError: the shards were counted with pattern 'gpt2', not 'o200k': training uses the shards' pattern; leave it out (or count again with 'o200k')
+    bpe_core.errors.BpeError: the shards were counted with pattern 'gpt2', not 'o200k': training uses the
+    shards' pattern; leave it out (or count again with 'o200k')
     """
     for key, value in expected.items():
         mine = shard_settings(pattern=value)["pattern"] if key == "pattern" else list(value or ())

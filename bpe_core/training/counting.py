@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from bpe_core.corpora.documents import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs
-from bpe_core.pretokenization.custom_patterns import RegexBudget
 from bpe_core.parallel import available_cpus, batches, check_workers, ordered_map
+from bpe_core.pretokenization.custom_patterns import RegexBudget
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex, stream_pieces
 from bpe_core.pretokenization.special_tokens import special_token_regex, split_on_special_tokens
 

@@ -19,8 +19,6 @@ absence is an error naming ``pip install -r requirements-distributed.txt``.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import logging
 import os
 import re
@@ -31,14 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bpe_core import __version__
-from bpe_core.corpora.text_files import iter_text_blocks
-from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.corpora.documents import DocumentReader, FileFormat, expand_inputs, file_format
-from bpe_core.parallel import available_cpus, batches
 from bpe_core.corpora.streams import ByteStream
+from bpe_core.corpora.text_files import iter_text_blocks
+from bpe_core.errors import BpeError
+from bpe_core.parallel import available_cpus, batches
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
@@ -104,7 +103,7 @@ def plan_partitions(
     """
     splits = safe_cut_regex(PreTokenizer.build(pattern).source) is not None
     planned: list[Partition] = []
-    for path, size in zip(paths, sizes if sizes is not None else map(os.path.getsize, paths)):
+    for path, size in zip(paths, sizes if sizes is not None else map(os.path.getsize, paths), strict=True):
         whole = not splits or file_format(path) != FileFormat("text")  # only plain text is split
         if whole or size <= partition_bytes:
             planned.append(Partition(path, whole=whole, size=size))
@@ -177,7 +176,10 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
             text_field=settings.text_field, on_bad_row=settings.on_bad_row,
         )
     start = cut_after(partition.path, partition.start, settings=settings) if partition.start else 0
-    end = os.path.getsize(partition.path) if partition.end is None else cut_after(partition.path, partition.end, settings=settings)
+    if partition.end is None:
+        end = os.path.getsize(partition.path)
+    else:
+        end = cut_after(partition.path, partition.end, settings=settings)
     result = WordCounts()
     stats = result.stats
     stats.documents = 0 if partition.start else 1
@@ -283,7 +285,7 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
         versions = client.run(worker_version, pattern)
         who = f"Dask scheduler ({where})"
         versions["the scheduler"] = client.run_on_scheduler(worker_version, pattern)
-    except Exception as exc:  # noqa: BLE001 - an ImportError there arrives here as a plain Exception
+    except Exception as exc:  # an ImportError there arrives here as a plain Exception
         raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
                          "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
                          "PYTHONPATH)") from None
@@ -358,7 +360,7 @@ def _count_in_order(client, partitions: list[Partition], settings: CountSettings
                 finished = ready.pop(next_index)
                 try:
                     result.update(finished.result())
-                except Exception as exc:  # noqa: BLE001 - any worker failure becomes one clear message
+                except Exception as exc:  # any worker failure becomes one clear message
                     raise _worker_error(exc, partitions[next_index]) from None
                 finished.release()
                 next_index += 1
@@ -400,7 +402,8 @@ def train_on_dask(
     ``workers``, ``partition_bytes``, ``timeout``) and the merge loop here, with ``train``'s other
     keywords. The tokenizer equals ``train_files``' on the same inputs."""
     started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)  # before a cluster starts
+    # checked before a cluster starts
+    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
     counts = count_on_dask(
         inputs, pattern=settings.pattern, special_tokens=settings.special_tokens,
         text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
