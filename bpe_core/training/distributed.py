@@ -26,7 +26,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from bpe_core import __version__
 from bpe_core.corpora.documents import DocumentReader, FileFormat, expand_inputs, file_format
@@ -41,6 +42,9 @@ from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, coun
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
+
+if TYPE_CHECKING:  # dask.distributed is optional: never imported at run time here
+    from distributed import Client
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
 #: Seconds to wait for a scheduler to answer and for it to have a worker.
@@ -58,7 +62,7 @@ class DaskMissing(BpeError):
     """dask.distributed is not installed; the message names the install command."""
 
 
-def import_distributed():
+def import_distributed() -> ModuleType:
     """The ``distributed`` module, or DaskMissing naming the install command."""
     try:
         import distributed
@@ -137,8 +141,11 @@ def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
     length) past the first character start at ``offset``, that no occurrence of a special token spans.
     Only the bytes from ``offset`` on decide it, so neighbouring partitions agree on it."""
     cut_regex = safe_cut_regex(PreTokenizer.build(settings.pattern).source)
+    if cut_regex is None:  # a custom pattern: no safe cut (plan_partitions keeps such files whole)
+        return os.path.getsize(path)
     guard = max((len(t) for t in settings.special_tokens), default=0)
-    buffer, first_byte, searched = "", None, max(1, guard)
+    first_byte: int | None = None
+    buffer, searched = "", max(1, guard)
     for text, after in _read_text(path, offset, None):
         if first_byte is None:
             first_byte = after - len(text.encode("utf-8"))
@@ -154,9 +161,10 @@ def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
                 return first_byte + len(buffer[:cut].encode("utf-8"))
             searched = cut + 1
         searched = max(searched, limit + 1)
-    for cut in range(searched, len(buffer)):  # the end of the file: the last few characters
-        if cut_regex.match(buffer, cut) and not _spanned(buffer, cut, settings.special_tokens):
-            return first_byte + len(buffer[:cut].encode("utf-8"))
+    if first_byte is not None:  # else nothing was read: no cut
+        for cut in range(searched, len(buffer)):  # the end of the file: the last few characters
+            if cut_regex.match(buffer, cut) and not _spanned(buffer, cut, settings.special_tokens):
+                return first_byte + len(buffer[:cut].encode("utf-8"))
     return os.path.getsize(path)
 
 
@@ -212,7 +220,13 @@ def worker_version(pattern: str | None = None) -> str:
 
 
 @contextmanager
-def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = CONNECT_TIMEOUT, pattern=None):
+def dask_client(
+    scheduler: str | Client | None = None,
+    *,
+    workers: int | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+    pattern: str | None = None,
+) -> Iterator[Client]:
     """A ``distributed.Client`` for the duration of a ``with``: a new ``LocalCluster`` of ``workers``
     processes (None: one per CPU) when ``scheduler`` is None, closed afterwards; a connection to the
     scheduler at an address (``"tcp://host:8786"``); or a ``Client`` the caller made, used as is.
@@ -252,7 +266,7 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
         client.close()
 
 
-def _connect(distributed, address, timeout: float):
+def _connect(distributed: ModuleType, address: object, timeout: float) -> Client:
     if not isinstance(address, str) or not address.strip():
         raise TypeError(
             f"scheduler must be an address such as 'tcp://host:8786', a distributed.Client or None, "
@@ -272,7 +286,7 @@ def _connect(distributed, address, timeout: float):
         ) from None
 
 
-def _check_workers(client, timeout: float, where: str, pattern: str | None) -> None:
+def _check_workers(client: Client, timeout: float, where: str, pattern: str | None) -> None:
     """At least one worker, every worker imports the same bpe_core, and so does the scheduler: else a
     ValueError that says so (tasks would otherwise wait forever, or fail one by one)."""
     try:
@@ -312,7 +326,7 @@ def count_on_dask(
     special_tokens: Sequence[str] = (),
     text_field: str = "text",
     on_bad_row: str = "skip",
-    scheduler=None,
+    scheduler: str | Client | None = None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
@@ -341,7 +355,13 @@ def count_on_dask(
         return _count_in_order(client, partitions, settings, progress, reader.total_bytes)
 
 
-def _count_in_order(client, partitions: list[Partition], settings: CountSettings, progress, total: int) -> WordCounts:
+def _count_in_order(
+    client: Client,
+    partitions: list[Partition],
+    settings: CountSettings,
+    progress: Callable[[str, int, int], None] | None,
+    total: int,
+) -> WordCounts:
     """Submit every partition; add the counts in partition order as they arrive (a later partition
     waits for the earlier ones), so only out-of-order results are held."""
     distributed = import_distributed()
@@ -393,7 +413,7 @@ def train_on_dask(
     name: str = "trained",
     text_field: str = "text",
     on_bad_row: str = "skip",
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
