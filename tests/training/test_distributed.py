@@ -111,6 +111,12 @@ def test_cuts_tile_the_file_and_never_split_a_character_or_a_special_token(corpu
             )
 
 
+def test_a_custom_pattern_has_no_cut_before_the_end_of_the_file(corpus):
+    settings = bd.CountSettings(r"\S+|\s+", ())  # a custom pattern: no safe cut is known for it
+    size = Path(corpus[0]).stat().st_size
+    assert [bd.cut_after(corpus[0], offset, settings=settings) for offset in (1, size // 2)] == [size, size]
+
+
 def test_a_file_without_a_safe_cut_is_one_partition_of_work(corpus):
     settings = bd.CountSettings(PreTokenizer.build("gpt2").source, ())
     assert bd.cut_after(corpus[4], 100, settings=settings) == os.path.getsize(corpus[4])
