@@ -179,7 +179,9 @@ def encode_with_dropout(
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
     pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
     specials = tokenizer.special_tokens
-    allowed, disallowed = allowed_and_disallowed(allowed_special, disallowed_special, specials=specials, owner=tokenizer.name)
+    allowed, disallowed = allowed_and_disallowed(
+        allowed_special, disallowed_special, specials=specials, owner=tokenizer.name
+    )
     check_disallowed(text, disallowed)
     rng = random.Random(seed)
     pretokenizer = tokenizer.pretokenizer

@@ -33,7 +33,7 @@ def test_the_index_matches_the_merge_records(trained, gpt2):
         forest = MergeForest.of(tokenizer)
         records = tokenizer.merge_records
         assert [(r.left, r.right, r.id, r.count) for r in records] == list(
-            zip(forest.left, forest.right, forest.made, forest.counts)
+            zip(forest.left, forest.right, forest.made, forest.counts, strict=True)
         )
         depth: dict[int, int] = {}
         for r in records:
@@ -62,7 +62,7 @@ def test_built_from_is_breadth_first_and_bounded(trained):
     changed = True
     while changed:
         changed = False
-        for rank, (a, b, new) in enumerate(zip(forest.left, forest.right, forest.made)):
+        for rank, (a, b, new) in enumerate(zip(forest.left, forest.right, forest.made, strict=True)):
             parents = [p for p in (a, b) if p in reached]
             if parents and new not in reached:
                 candidate = 1 + min(reached[p] for p in parents)
