@@ -78,14 +78,27 @@ def init_selection(choices: dict[str, TokenizerChoice], builtin: Builtin) -> Non
     else:  # drop tokenizers deleted since (e.g. on the Library page)
         st.session_state[K_TOKENIZERS] = [k for k in st.session_state[K_TOKENIZERS] if k in choices]
     pending = st.session_state.pop(state.CMP_PENDING_SELECT, None)
-    if pending:  # a tokenizer trained below: put it first, next to GPT-2
-        wanted = [k for k in pending if k in choices]
-        rest = [k for k in st.session_state[K_TOKENIZERS] if k not in wanted]
-        st.session_state[K_TOKENIZERS] = (wanted + rest)[:MAX_TOKENIZERS]
-        if wanted:
-            st.session_state[K_CURVE_TOKENIZER] = wanted[0]  # show the new tokenizer's curve
+    if pending:
+        add_trained(pending, choices)
     if K_SAMPLES not in st.session_state:
         st.session_state[K_SAMPLES] = list(builtin.natural_ids)
+
+
+def add_trained(pending: list[str], choices: dict[str, TokenizerChoice]) -> None:
+    """A tokenizer trained below (``pending``: it, then GPT-2 to set it against) goes first in the
+    comparison, as far as there is room: it never takes the place of a tokenizer the user chose. When
+    the comparison is full, it says so instead."""
+    chosen = st.session_state[K_TOKENIZERS]
+    new = [k for k in pending if k in choices and k not in chosen]
+    room = max(0, MAX_TOKENIZERS - len(chosen))
+    st.session_state[K_TOKENIZERS] = new[:room] + chosen
+    if pending[0] in st.session_state[K_TOKENIZERS]:
+        st.session_state[K_CURVE_TOKENIZER] = pending[0]  # show the new tokenizer's curve
+    elif pending[0] in choices:
+        st.warning(
+            f"**{md(choices[pending[0]].label)}** is not in the comparison: it already compares "
+            f"{MAX_TOKENIZERS} tokenizers. Remove one above to add it."
+        )
 
 
 def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
@@ -104,7 +117,7 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
         ("Everything", "all", [s.id for s in builtin.samples]),
         ("Clear", "clear", []),
     ]
-    for column, (label, name, ids) in zip(st.columns(len(presets)), presets):
+    for column, (label, name, ids) in zip(st.columns(len(presets)), presets, strict=True):
         column.button(label, key=f"cmp.preset.{name}", on_click=set_samples, args=(ids,))  # plain: presets
     for sample in (by_id[sid] for sid in chosen):
         selection.samples.append(sample)
@@ -193,8 +206,8 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
     with left:
         selected = tokenizer_multiselect(
             "Tokenizers", choices, key=K_TOKENIZERS, limit=MAX_TOKENIZERS,
-            help="The default tokenizer, GPT-2, cl100k, tokenizers trained in this session (✱) and your "
-            "library (📁).",
+            help="Your tokenizers (trained in this session ✱, saved in your library 📁), today's models, "
+            "GPT-2, and the example sample-bpe.",
         )  # fmt: skip
         st.caption(
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."

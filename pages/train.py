@@ -15,11 +15,12 @@ from bpe_core.training.counting import count_words
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from pages._train import heldout
 from pages._ui import charts, exports, state, tables, tokenizers
-from pages._ui.corpus_files import train_documents
+from pages._ui.corpus_files import name_hint, trained_name
 from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text, sample_texts
+from pages._ui.training_jobs import TrainingJob, follow
 from pages._ui.uploads import (
     Upload,
     file_uploader,
@@ -39,7 +40,7 @@ PATTERN_OPTIONS = {
     "none": "None (each document is one piece)",
 }
 KEPT_DEFAULTS = {
-    "train.name": "my-bpe",
+    "train.name": "",
     "train.vocab_size": 1000,
     "train.min_frequency": 2,
     "train.custom_regex": r"\s?\w+|\s+|[^\w\s]+",
@@ -63,12 +64,19 @@ class Corpus:
 
     documents: list[str] = field(default_factory=list)
     sources: list[dict] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # a short word for each source, for a tokenizer's name
     _digest: object = field(default_factory=hashlib.sha256, repr=False)
 
-    def add(self, source: str, documents: list[str], marker: bytes) -> None:
+    def add(self, source: str, documents: list[str], marker: bytes, hint: str) -> None:
         self.documents.extend(documents)
         self.sources.append({"source": source, "documents": len(documents), "characters": sum(map(len, documents))})
+        self.hints.append(hint)
         self._digest.update(marker)
+
+    @property
+    def name_hint(self) -> str:
+        """What the corpus is, in a few words for a name: its sources' hints (three at most)."""
+        return "-".join(self.hints[:3]) + (f"-and-{len(self.hints) - 3}-more" if len(self.hints) > 3 else "")
 
     @property
     def signature(self) -> str:
@@ -124,7 +132,7 @@ def add_upload(corpus: Corpus, upload: Upload) -> None:
     if upload.warnings:
         st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message
     field = f":{upload.text_field}" if upload.data else ""  # the rows change with the text field
-    corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}{field}".encode())
+    corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}{field}".encode(), name_hint(upload.name))
 
 
 def corpus_section() -> Corpus:
@@ -164,9 +172,9 @@ def corpus_section() -> Corpus:
         add_upload(corpus, uploaded[file_id])
     for sample in samples:
         if sample.id in chosen_samples:
-            corpus.add(f"sample: {sample.label}", [sample.text], f"sample:{sample.id}".encode())
+            corpus.add(f"sample: {sample.label}", [sample.text], f"sample:{sample.id}".encode(), sample.id)
     if pasted.strip():
-        corpus.add("pasted text", [pasted], b"paste:" + pasted.encode("utf-8", "replace"))
+        corpus.add("pasted text", [pasted], b"paste:" + pasted.encode("utf-8", "replace"), "pasted")
     return corpus
 
 
@@ -191,7 +199,10 @@ def settings_section(corpus: Corpus) -> Settings:
     st.header("2 · Settings", divider="gray")
     left, right = st.columns(2)
     with left:
-        name = st.text_input("Tokenizer name", key="train.name", max_chars=80)
+        name = st.text_input(
+            "Tokenizer name", key="train.name", max_chars=80, placeholder="the corpus and the vocabulary it reaches",
+            help="Left empty, the tokenizer is named after its corpus and the vocabulary it reached (e.g. fox-300).",
+        )  # fmt: skip
         vocab_size = st.number_input(
             "Vocabulary size (256 bytes + special tokens + merges)", min_value=1, max_value=1_000_000, step=100,
             key="train.vocab_size",
@@ -250,7 +261,7 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     except ValueError as exc:
         st.error(md(exc))
         return
-    for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS):
+    for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS, strict=True):
         column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
     if stats["special tokens cut out"]:
         st.caption(f"{stats['special tokens cut out']:,} special-token occurrences are cut out before counting.")
@@ -259,24 +270,34 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
 
 
 def training_section(corpus: Corpus, settings: Settings) -> None:
+    """The Train button; a running training (in a process of its own) followed with its progress and a
+    Cancel button, also after leaving the page and coming back."""
     st.header("3 · Train", divider="gray")
-    can_train = bool(corpus.documents) and not settings.pattern_error
-    if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
-        if not can_train:
-            st.caption("Add a corpus (and fix the regex, if any) to enable training.")
-        return
-    tokenizer, bar = train_documents(  # through files: counting progress in bytes read
-        corpus.documents,
-        settings.vocab_size,
-        min_frequency=settings.min_frequency,
-        pattern=settings.pattern,
-        special_tokens=settings.special_tokens,
-        tie_break=settings.tie_break,
-        name=settings.name.strip() or "my-bpe",
-    )
+    job = st.session_state.get(state.TRAIN_JOB)
+    if job is None:
+        can_train = bool(corpus.documents) and not settings.pattern_error
+        if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
+            if not can_train:
+                st.caption("Add a corpus (and fix the regex, if any) to enable training.")
+            return
+        try:
+            job = TrainingJob(  # through files: counting progress in bytes read
+                corpus.documents, settings.vocab_size, min_frequency=settings.min_frequency, pattern=settings.pattern,
+                special_tokens=settings.special_tokens, tie_break=settings.tie_break, name="trained",
+            )  # fmt: skip
+        except (ValueError, OSError) as exc:
+            st.error(f"Training failed: {md(exc)}")
+            return
+        st.session_state[state.TRAIN_JOB] = job
+        st.session_state[state.TRAIN_JOB_NAMES] = (settings.name.strip(), corpus.name_hint)
+    tokenizer = follow(job, key="train.cancel", on_cancel=lambda: st.session_state.pop(state.TRAIN_JOB, None))
+    if st.session_state.get(state.TRAIN_JOB) is job:
+        st.session_state.pop(state.TRAIN_JOB, None)
+    typed, hint = st.session_state.pop(state.TRAIN_JOB_NAMES, ("", corpus.name_hint))
     if tokenizer is None:
         return
-    bar.progress(1.0, text=f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
+    tokenizer.name = typed or trained_name(hint, tokenizer)
+    st.caption(f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
     key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
     st.session_state[state.TRAIN_RESULT] = key
     st.session_state[SAVE_NAME] = tokenizer.name

@@ -11,7 +11,7 @@ tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
 A later load of a rank-file tokenizer rebuilds it from model tables cached on disk, keyed by the
 file's SHA-256 (``model_cache``, which says why they need no proof again), in a fraction of the time
 parsing and checking take. This module knows the files, their settings and what Home says of them
-(``Builtin.models``, ``vocab_size``, ``licence``: read without loading anything); reading formats is
+(``ABOUT``: the models, number of ids and licence, read without loading anything); reading formats is
 ``formats``, and GPT-2's first load is ``pretrained``'s.
 """
 
@@ -95,13 +95,16 @@ class Builtin:
 
 @dataclass(frozen=True)
 class Status:
-    """What ``available()`` says of one built-in tokenizer."""
+    """What ``available()`` says of one built-in tokenizer (``about``: ``ABOUT``'s row, None if it has
+    none; ``version``: the installed package's version, None when not installed)."""
 
     name: str
     label: str
     installed: bool
     install_hint: str
     note: str
+    about: About | None = None
+    version: str | None = None
 
 
 #: Where recovered rank structures are kept between runs: ``$BPE_CORE_CACHE_DIR``, else the per-user
@@ -300,6 +303,32 @@ BUILTINS: dict[str, Builtin] = {
 ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 
+@dataclass(frozen=True)
+class About:
+    """What a built-in is, for people, known without loading it: the models that use it, its number of
+    ids (special tokens included; tests/pretrained check it against the loaded tokenizer) and the
+    licence of its file."""
+
+    models: str
+    vocab_size: int
+    licence: str
+
+
+#: The built-ins described (one row per ``BUILTINS`` entry; a name missing here is shown as unknown).
+ABOUT: dict[str, About] = {
+    "gpt2": About("GPT-2 (2019)", 50_257, "MIT (OpenAI gpt-2)"),
+    "cl100k": About("GPT-3.5, GPT-4, text-embedding-3", 100_261, "MIT (tiktoken)"),
+    "o200k": About("GPT-4o, GPT-4.1, o1, o3, o4-mini", 200_000, "MIT (tiktoken)"),
+    "o200k_harmony": About("gpt-oss", 201_088, "MIT (tiktoken)"),
+    "llama3": About("Llama 3, 3.1, 3.2, 3.3", 128_256, "Llama 3 Community License"),
+    "llama4": About("Llama 4 Scout, Maverick", 202_048, "Llama 4 Community License"),
+    "qwen": About("Qwen 2.5, Qwen 3", 151_669, "Apache 2.0"),
+    "qwen3.5": About("Qwen 3.5, Qwen 3.6", 248_077, "Apache 2.0"),
+    "mistral": About("Mistral NeMo, Large 2, Pixtral (Tekken)", 131_072, "Apache 2.0 (mistral-common)"),
+    "deepseek": About("DeepSeek V3, R1 (V4's BPE and splits)", 128_815, "MIT"),
+}
+
+
 def _builtin(name: str) -> Builtin:
     if not isinstance(name, str) or name not in BUILTINS:
         raise BpeError(
@@ -321,10 +350,25 @@ def is_installed(name: str) -> bool:
 
 
 def available() -> list[Status]:
-    """Every built-in tokenizer, installed or not, in a fixed order."""
-    return [
-        Status(b.name, b.label, is_installed(b.name), b.install_hint, b.note) for b in BUILTINS.values()
-    ]
+    """Every built-in tokenizer, installed or not, in a fixed order, with what ``ABOUT`` says of it;
+    nothing is loaded."""
+    statuses = []
+    for b in BUILTINS.values():
+        installed = is_installed(b.name)
+        version = package_version(b.package) if installed else None
+        statuses.append(Status(b.name, b.label, installed, b.install_hint, b.note, ABOUT.get(b.name), version))
+    return statuses
+
+
+def package_version(package: str) -> str | None:
+    """The installed version of ``package`` (a pip requirement such as ``name==1.0``), or None."""
+    from importlib import metadata
+
+    name = package.split("=")[0].split("<")[0].split(">")[0].strip()
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def not_installed_message(name: str) -> str:
@@ -387,4 +431,5 @@ def _load_builtin(name: str) -> Tokenizer:
     return builtin.build(pretrained.read_checked(path, builtin.sha256, install_hint=builtin.install_hint))
 
 
-__all__ = ["BUILTINS", "Builtin", "Status", "available", "is_installed", "load", "not_installed_message"]
+__all__ = ["ABOUT", "BUILTINS", "About", "Builtin", "Status", "available", "is_installed", "load",
+           "not_installed_message"]

@@ -140,7 +140,7 @@ def _others(choices) -> list[str]:
     else:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
     return st.multiselect(
-        "Measure beside it (on the same held-out text)", list(others), format_func=lambda k: others[k].label,
+        "Measure beside it (on the same held-out text)", list(others), format_func=lambda k: others[k].option,
         key=K_OTHERS,
     )  # fmt: skip
 

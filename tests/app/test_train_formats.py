@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import tempfile
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -55,6 +56,7 @@ def test_parquet_json_and_compressed_uploads_are_documents(app):
     assert metrics(app)["documents"] == f"{len(DOCS):,}"
     assert any("c.jsonl: 1 line(s) skipped" in w and "line 11" in w and "null" in w for w in texts(app.warning))
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     tokenizer = app.session_state["wb.session_tokenizers"]["my-bpe"].tokenizer
@@ -97,7 +99,7 @@ def test_training_through_files_equals_train(pattern, monkeypatch):
     documents = ["", "\ufeffstarts with a mark " * 4, "lone \ud800 surrogate", "x" * 60, "short", "line\r\nbreaks " * 9,
                  "\ufeff", "tail " * 30] * 2  # fmt: skip
     calls = []
-    with corpus_files.tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
         assert any(p.endswith(".txt") for p in paths) and any(p.endswith(".jsonl") for p in paths)
         through = bpe_core.train_files(paths, 300, pattern=pattern, tie_break="first",
@@ -113,7 +115,7 @@ def test_written_documents_read_back_unchanged(documents):
     from bpe_core.corpora.documents import DocumentReader
     from pages._ui import corpus_files
 
-    with corpus_files.tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
         read = ["".join(d) for d in DocumentReader(paths).documents()] if paths else []
     assert read == documents

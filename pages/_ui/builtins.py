@@ -1,0 +1,107 @@
+"""The built-in tokenizers of this server: which are installed and what they are (from the catalogue,
+nothing loaded), each loaded once for every session (``SharedResults``), and those the pages open with
+loaded in a background thread when the server starts (``warm_up``). bpe_core keeps their built models
+on disk (``bpe_core.pretrained.model_cache``), so a restarted server loads them in a fraction of the
+first time. Draws nothing; the pickers' list is ``tokenizers``'.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import cast
+
+import bpe_core
+from bpe_core import Tokenizer
+from bpe_core.pretrained import catalogue
+
+#: The built-in tokenizers in the pickers' order (``bpe_core.pretrained.catalogue``): today's models first.
+BUILTIN_ORDER = ("o200k", "llama3", "qwen3.5", "cl100k", "gpt2", "mistral", "deepseek", "qwen", "o200k_harmony",
+                 "llama4")  # fmt: skip
+#: What Tokenize and Compare open with, when installed (after a tokenizer trained in this session).
+OPENING = ("o200k", "llama3", "qwen3.5", "cl100k", "gpt2")
+
+
+class SharedResults:
+    """Results shared by every session of the server, each computed once: the first caller computes
+    it holding that key's lock, and every other caller (another session, the warm-up thread) waits for
+    that one result instead of computing its own. An error is not kept: the next caller tries again."""
+
+    def __init__(self) -> None:
+        self._values: dict[object, object] = {}
+        self._locks: dict[object, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: object, compute: Callable[[], object]) -> object:
+        if key in self._values:
+            return self._values[key]
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._values:
+                self._values[key] = compute()
+            return self._values[key]
+
+    def ready(self, key: object) -> bool:
+        return key in self._values
+
+
+#: The built-in tokenizers this server has loaded (its process), by name.
+BUILTINS = SharedResults()
+
+
+def builtin_tokenizer(name: str) -> Tokenizer:
+    """The built-in ``name`` (``bpe_core.load``), loaded once for the whole server with its compiled
+    engine built (``_native``); a session asking while another loads it waits for that load."""
+    return cast(Tokenizer, BUILTINS.get(name, lambda: _native(bpe_core.load(name))))
+
+
+def _native(tokenizer: Tokenizer) -> Tokenizer:
+    """The server keeps its built-in tokenizers, so their compiled engine (when proved exact) is built
+    once now, rather than after the first ~50k-200k characters went through the Python encoder."""
+    tokenizer.build_engine()
+    return tokenizer
+
+
+_warm_up_lock = threading.Lock()
+_warm_up_started: list[threading.Thread] = []
+
+
+def warm_up() -> threading.Thread:
+    """Load the tokenizers Tokenize and Compare open with, in a background thread started once per
+    server (app.py calls this on every run; only the first starts it): a first visit to those pages
+    then finds them loaded, or waits only for the rest of the load. Home never waits for it."""
+    with _warm_up_lock:
+        if not _warm_up_started:
+            names = [name for name in OPENING if name in installed_builtins()]
+            thread = threading.Thread(target=_load_all, args=(names,), name="bpe-warm-up", daemon=True)
+            _warm_up_started.append(thread)
+            thread.start()
+        return _warm_up_started[0]
+
+
+def _load_all(names: list[str]) -> None:
+    for name in names:
+        try:
+            builtin_tokenizer(name)
+        except ValueError:  # e.g. a file that fails its hash: the page that asks says so
+            pass
+
+
+def builtin_statuses() -> list[catalogue.Status]:
+    """``bpe_core.available()``: which packages are installed, what each built-in is (a few
+    milliseconds: nothing is loaded, so it is asked again on every run and a package installed
+    meanwhile shows up)."""
+    return bpe_core.available()
+
+
+def installed_builtins() -> dict[str, catalogue.Status]:
+    """The installed built-ins by name, in ``BUILTIN_ORDER`` (then any other the catalogue lists)."""
+    statuses = {status.name: status for status in builtin_statuses() if status.installed}
+    order = [name for name in BUILTIN_ORDER if name in statuses] + [n for n in statuses if n not in BUILTIN_ORDER]
+    return {name: statuses[name] for name in order}
+
+
+def not_installed_notes() -> list[str]:
+    """"<label>: not installed: pip install X" for each built-in tokenizer whose package is missing."""
+    return [catalogue.not_installed_message(s.name) for s in builtin_statuses() if not s.installed]
