@@ -186,10 +186,12 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
     key = f"{marker[0]}.ranks.{marker[1]}"
     model = rank_file.model if rank_file.model and catalogue.is_installed(rank_file.model) else None
     with st.container(border=True):
-        known = (f" Its ranks are **{md(catalogue.BUILTINS[rank_file.model].label)}**'s."
-                 if rank_file.model else "")  # fmt: skip
-        st.markdown(f"**{md(rank_file.name)}** holds {len(rank_file.ranks):,} ranks and no pre-tokenization "
-                    f"pattern or special tokens.{known} Which pattern splits text before its merges?")  # fmt: skip
+        label = catalogue.BUILTINS[rank_file.model].label if rank_file.model else ""
+        st.markdown(
+            f"**{md(rank_file.name)}** holds {len(rank_file.ranks):,} ranks and no pre-tokenization pattern or special "
+            "tokens." + (f" Its ranks are **{md(label)}**'s." if label else "")
+            + " Which pattern splits text before its merges?"
+        )
         options = pattern_options(model)
         choice = st.selectbox("Pattern", list(options), format_func=options.get, key=f"{key}.pattern")
         regex = st.text_input("Regex (Python `regex` syntax)", key=f"{key}.regex") if choice == CUSTOM else ""
