@@ -1,8 +1,8 @@
 """The process a training job runs in (``training_jobs``): ``python -m pages._ui.training_worker
 <job.json>``. It trains with ``bpe_core.train_files`` on the files the job names, writes the tokenizer
 (bpe_core JSON) where the job says, and reports on stdout, one JSON object a line: progress
-(``{"phase", "done", "total"}``, at most about ten a second), then ``{"ok": true}`` or ``{"error":
-message}`` for input bpe_core refuses.
+(``{"phase", "done", "total"}``, at most about ten a second, and the last one of each phase), then
+``{"ok": true}`` or ``{"error": message}`` for input bpe_core refuses.
 
 It runs at a lower priority than the server (``os.nice``), so that pages stay quick for everyone while
 someone trains. It imports no Streamlit, and draws nothing.
@@ -26,16 +26,28 @@ def _say(message: dict) -> None:
     sys.stdout.flush()
 
 
-def _reporter():
-    last = [float("-inf")]
+class _Reporter:
+    """``progress(phase, done, total)`` written at most every REPORT_SECONDS, and always at a phase's
+    first and last report; ``flush`` writes the last one held back (training may stop short of its total)."""
 
-    def progress(phase: str, done: int, total: int) -> None:
+    def __init__(self) -> None:
+        self.last_sent = float("-inf")
+        self.phase: str | None = None
+        self.held: dict | None = None
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if now - last[0] >= REPORT_SECONDS or done >= total:
-            last[0] = now
-            _say({"phase": phase, "done": done, "total": total})
+        report = {"phase": phase, "done": done, "total": total}
+        if phase != self.phase or done >= total or now - self.last_sent >= REPORT_SECONDS:
+            self.phase, self.last_sent, self.held = phase, now, None
+            _say(report)
+        else:
+            self.held = report
 
-    return progress
+    def flush(self) -> None:
+        if self.held is not None:
+            _say(self.held)
+            self.held = None
 
 
 def main(argv: list[str]) -> int:
@@ -49,8 +61,10 @@ def main(argv: list[str]) -> int:
     import bpe_core
     from bpe_core.safe_io import write_atomic
 
+    reporter = _Reporter()
     try:
-        tokenizer = bpe_core.train_files(job["paths"], job["vocab_size"], progress=_reporter(), **job["options"])
+        tokenizer = bpe_core.train_files(job["paths"], job["vocab_size"], progress=reporter, **job["options"])
+        reporter.flush()
         write_atomic(job["out"], tokenizer.to_json().encode("utf-8"))
     except (ValueError, TypeError, OSError) as exc:  # bpe_core's BpeError is a ValueError
         _say({"error": str(exc)})
