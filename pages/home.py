@@ -4,7 +4,6 @@ on a fresh server while the tokenizers Tokenize opens with load in the backgroun
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from pages._ui import builtins, tokenizers
@@ -42,29 +41,35 @@ STARTS = [
 ]  # fmt: skip
 
 
-def builtin_rows() -> list[dict[str, str]]:
-    """One row per built-in tokenizer, from the catalogue alone (nothing is loaded): what it is, the
-    models that use it, its number of ids, its licence, and its package (installed, or how to get it)."""
+COLUMNS = ("tokenizer", "used by", "ids", "licence", "package")
+
+
+def builtin_rows() -> list[tuple[str, ...]]:
+    """One row per built-in tokenizer (``COLUMNS``), from the catalogue alone (nothing is loaded): what
+    it is, the models that use it, its number of ids, its licence, and its package (installed, or how
+    to get it)."""
     rows = []
     for status in builtins.builtin_statuses():
         about = status.about
-        rows.append({
-            "tokenizer": status.label,
-            "used by": about.models if about else "—",
-            "ids": f"{about.vocab_size:,}" if about else "—",
-            "licence": about.licence if about else "—",
-            "package": f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}",
-        })  # fmt: skip
+        package = f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}"
+        rows.append((status.label, about.models if about else "—", f"{about.vocab_size:,}" if about else "—",
+                     about.licence if about else "—", package))  # fmt: skip
     return rows
+
+
+def table_markdown(rows: list[tuple[str, ...]]) -> str:
+    """A Markdown table of ``COLUMNS`` (cells escaped): it wraps, so nothing is cut at any width, and it
+    needs no data frame (Home's first load imports no pandas)."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]  # md escapes "|" too
+    return "\n".join(lines)
 
 
 def show_tokenizers() -> None:
     """The built-in tokenizers (from the catalogue) and the names of the user's own: no tokenizer is
     loaded here."""
     st.subheader("Tokenizers available now")
-    # A static table: every cell wraps, so no name or column is cut whatever the window's width; its
-    # cells are the catalogue's own text (no user text reaches this Markdown-reading table).
-    st.table(pd.DataFrame(builtin_rows()).set_index("tokenizer"))
+    st.markdown(table_markdown(builtin_rows()))  # plain: table_markdown escapes every cell
     mine = tokenizers.own_tokenizer_names()
     if mine:
         st.caption(f"Yours: {md(', '.join(mine))} (the Library page lists and checks them).")

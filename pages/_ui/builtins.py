@@ -7,6 +7,7 @@ first time. Draws nothing; the pickers' list is ``tokenizers``'.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 from typing import cast
@@ -51,16 +52,10 @@ BUILTINS = SharedResults()
 
 
 def builtin_tokenizer(name: str) -> Tokenizer:
-    """The built-in ``name`` (``bpe_core.load``), loaded once for the whole server with its compiled
-    engine built (``_native``); a session asking while another loads it waits for that load."""
-    return cast(Tokenizer, BUILTINS.get(name, lambda: _native(bpe_core.load(name))))
-
-
-def _native(tokenizer: Tokenizer) -> Tokenizer:
-    """The server keeps its built-in tokenizers, so their compiled engine (when proved exact) is built
-    once now, rather than after the first ~50k-200k characters went through the Python encoder."""
-    tokenizer.build_engine()
-    return tokenizer
+    """The built-in ``name`` (``bpe_core.load``), loaded once for the whole server; a session asking
+    while another loads it waits for that load. Its compiled engine is left to bpe_core, which builds
+    it once enough text has come for it to pay (a first view's short text does not wait for it)."""
+    return cast(Tokenizer, BUILTINS.get(name, lambda: bpe_core.load(name)))
 
 
 _warm_up_lock = threading.Lock()
@@ -69,23 +64,44 @@ _warm_up_started: list[threading.Thread] = []
 
 def warm_up() -> threading.Thread:
     """Load the tokenizers Tokenize and Compare open with, in a background thread started once per
-    server (app.py calls this on every run; only the first starts it): a first visit to those pages
-    then finds them loaded, or waits only for the rest of the load. Home never waits for it."""
+    server (app.py's navigation calls this on every run; only the first starts it). The thread waits
+    for the run that started it to end, so that the first page a visitor opens (Home, say) is drawn
+    without sharing the interpreter with the load; a first visit to Tokenize or Compare then finds the
+    tokenizers loaded, or loading (it waits for that one load: ``SharedResults``)."""
     with _warm_up_lock:
         if not _warm_up_started:
             names = [name for name in OPENING if name in installed_builtins()]
-            thread = threading.Thread(target=_load_all, args=(names,), name="bpe-warm-up", daemon=True)
+            after = threading.current_thread()
+            thread = threading.Thread(target=_load_all, args=(names, after), name="bpe-warm-up", daemon=True)
             _warm_up_started.append(thread)
             thread.start()
         return _warm_up_started[0]
 
 
-def _load_all(names: list[str]) -> None:
+#: What Tokenize imports (first) and Compare (after the loads), imported ahead by the warm-up: a second
+#: or so of a fresh server's first visit to them.
+TOKENIZE_IMPORTS = ("numpy", "pandas", "pages._ui.encoding", "pages._tokenize_text.linked")
+COMPARE_IMPORTS = ("plotly.graph_objects", "pages._ui.charts", "pages._compare.measures")
+
+
+def _import(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:  # the page that needs it says so
+            pass
+
+
+def _load_all(names: list[str], after: threading.Thread) -> None:
+    if after is not threading.main_thread():  # a script run's thread: let that run finish first
+        after.join()
+    _import(TOKENIZE_IMPORTS)
     for name in names:
         try:
             builtin_tokenizer(name)
         except ValueError:  # e.g. a file that fails its hash: the page that asks says so
             pass
+    _import(COMPARE_IMPORTS)
 
 
 def builtin_statuses() -> list[catalogue.Status]:

@@ -69,16 +69,24 @@ def test_home_lists_every_built_in_from_the_catalogue_without_loading_one(worksp
     monkeypatch.setattr(bpe_core, "load", lambda name: pytest.fail(f"Home loaded {name}"))
     app = run(AppTest.from_file(APP, default_timeout=180))
     assert any("BPE workbench" in t for t in texts(app.title))
-    table = app.table[0].value
-    assert list(table.index) == [b.label for b in catalogue.BUILTINS.values()]
-    o200k = table.loc[catalogue.BUILTINS["o200k"].label]
+    table = home_table(app)
+    assert list(table) == [b.label for b in catalogue.BUILTINS.values()]
+    o200k = table[catalogue.BUILTINS["o200k"].label]
     assert o200k["ids"] == "200,000" and o200k["used by"].startswith("GPT-4o")
     for status in catalogue.available():
-        row = table.loc[status.label]
-        assert row["package"] == (f"installed ({status.version})" if status.installed
-                                  else f"not installed: {status.install_hint}")  # fmt: skip
+        assert table[status.label]["package"] == (f"installed ({status.version})" if status.installed
+                                                  else f"not installed: {status.install_hint}")  # fmt: skip
     assert any("sample-bpe (example)" in t for t in texts(app.caption))
     assert not app.error
+
+
+def home_table(at: AppTest) -> dict[str, dict[str, str]]:
+    """Home's table of built-ins as shown (Markdown escapes resolved): label -> column -> cell."""
+    (source,) = [m.value for m in at.markdown if m.value.startswith("| tokenizer | used by |")]
+    header, _, *lines = source.splitlines()
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    rows = [[re.sub(r"\\(.)", r"\1", c).strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))] for line in lines]
+    return {row[0]: dict(zip(columns, row, strict=True)) for row in rows}
 
 
 def test_home_names_the_users_tokenizers_and_the_library_checks_them(workspace_dir):
@@ -133,6 +141,16 @@ def test_train_shows_statistics_then_trains(app):
     # the tokenizer is usable on the other pages of this session
     go(app, TOKENIZE)
     assert f"new:{name}" in app.multiselect(key="tokenize.tokenizers").value
+
+
+def test_a_large_corpus_counts_its_first_characters_on_the_page_and_all_in_training(app):
+    go(app, TRAIN)
+    big = ("the cat sat on the mat and the dog sat on the log. " * 45_000).encode()  # 2.3 M characters
+    app.file_uploader(key="train.uploads").set_value(("big.txt", big, "text/plain"))
+    run(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["characters"] == f"{len(big):,}"  # the whole corpus
+    assert any("Pre-tokens of the first 2,000,000 characters of" in c for c in texts(app.caption))
 
 
 def test_train_error_keeps_existing_tokenizers(app):
