@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+import time
 from collections.abc import Callable
 from typing import cast
 
@@ -104,11 +105,21 @@ def _load_all(names: list[str], after: threading.Thread) -> None:
     _import(COMPARE_IMPORTS)
 
 
+#: Seconds ``builtin_statuses`` keeps its answer (packages are seldom installed while a server runs).
+STATUS_SECONDS = 60.0
+_statuses: dict[tuple, tuple[float, list[catalogue.Status]]] = {}
+
+
 def builtin_statuses() -> list[catalogue.Status]:
-    """``bpe_core.available()``: which packages are installed, what each built-in is (a few
-    milliseconds: nothing is loaded, so it is asked again on every run and a package installed
-    meanwhile shows up)."""
-    return bpe_core.available()
+    """``bpe_core.available()``: which packages are installed and what each built-in is (nothing is
+    loaded), asked again after STATUS_SECONDS, or at once when the catalogue's entries change. Asking
+    looks for ten packages on disk, several times a page: once a minute is plenty."""
+    key = tuple(map(id, catalogue.BUILTINS.values()))
+    now = time.monotonic()
+    found = _statuses.get(key)
+    if found is None or now - found[0] > STATUS_SECONDS:
+        found = _statuses[key] = (now, bpe_core.available())
+    return found[1]
 
 
 def installed_builtins() -> dict[str, catalogue.Status]:
