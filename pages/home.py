@@ -48,7 +48,7 @@ def builtin_rows() -> list[tuple[str, ...]]:
     """One row per built-in tokenizer (``COLUMNS``), from the catalogue alone (nothing is loaded): what
     it is, the models that use it, its number of ids, its licence, and its package (installed, or how
     to get it)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for status in builtins.builtin_statuses():
         about = status.about
         package = f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}"

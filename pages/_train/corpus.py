@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import streamlit as st
 
@@ -34,7 +35,7 @@ class Corpus:
     documents: list[str] = field(default_factory=list)
     sources: list[dict] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)  # a short word for each source, for a tokenizer's name
-    _digest: object = field(default_factory=hashlib.sha256, repr=False)
+    _digest: Any = field(default_factory=hashlib.sha256, repr=False)  # a hashlib object
 
     def add(self, source: str, documents: list[str], marker: bytes, hint: str) -> None:
         self.documents.extend(documents)

@@ -22,7 +22,7 @@ import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.external import ExternalTokenizer, is_external, loads_file
+from bpe_core.pretrained.external import ExternalTokenizer, loads_file
 
 from . import builtins, state
 from .render import markdown_text as md
@@ -49,7 +49,8 @@ def describe_refusal(name: str, data: bytes, error: Exception) -> str:
         keys = ", ".join(repr(key) for key in list(document)[:6]) or "none"
         what = f"a JSON object (its keys: {keys})"
     else:
-        what = {list: "a JSON list", str: "a JSON string"}.get(type(document), f"a JSON {type(document).__name__}")
+        kinds: dict[type, str] = {list: "a JSON list", str: "a JSON string"}
+        what = kinds.get(type(document), f"a JSON {type(document).__name__}")
     return f"{name} is {what}, not a tokenizer. The Import takes {EXPECTED}."
 
 
@@ -116,14 +117,14 @@ def _pending() -> dict[tuple[str, str], RankFile]:
 
 
 def _save(tokenizer: Tokenizer | ExternalTokenizer, upload_name: str) -> str:
-    if is_external(tokenizer):
+    if isinstance(tokenizer, ExternalTokenizer):
         return save_external(tokenizer)
     # one step, so two sessions importing one name at once get two names
     return library().save_as_new(tokenizer, tokenizer.name or stem(upload_name)).name
 
 
 def _announce(upload_name: str, name: str, tokenizer: Tokenizer | ExternalTokenizer) -> None:
-    if is_external(tokenizer):
+    if isinstance(tokenizer, ExternalTokenizer):
         st.success(
             f"Loaded {md(upload_name)} into the library as the external tokenizer **{md(name)}**: "
             f"{md(tokenizer.kind)}, {tokenizer.vocab_size:,} ids. It is shown in Tokenize and Compare; "
@@ -193,7 +194,7 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
             + " Which pattern splits text before its merges?"
         )
         options = pattern_options(model)
-        choice = st.selectbox("Pattern", list(options), format_func=options.get, key=f"{key}.pattern")
+        choice = str(st.selectbox("Pattern", list(options), format_func=lambda k: options[k], key=f"{key}.pattern"))
         regex = st.text_input("Regex (Python `regex` syntax)", key=f"{key}.regex") if choice == CUSTOM else ""
         if not st.button(f"Import {md(rank_file.name)}", key=f"{key}.go", type="primary"):
             return
