@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script: make ``bench`` and ``bpe_core`` importable
 
 #: The built-ins tiktoken can build from the same file (a .tiktoken rank file, or GPT-2's two files).
 NAMES = ["o200k", "o200k_harmony", "cl100k", "llama3", "llama4", "qwen", "qwen3.5", "gpt2"]
@@ -111,10 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cold:
         os.environ["BPE_CORE_CACHE_DIR"] = tempfile.mkdtemp(prefix="bpe-cold-")
-    started = time.strftime("%Y-%m-%d %H:%M")
-    load = os.getloadavg()[0]
+    from bench.app_server import commit, machine
+
+    started, before = time.strftime("%Y-%m-%d %H:%M"), machine()
     rows = measure(args.names, args.rounds)
-    print(f"\n{started}, load average {load:.2f} at the start, {args.rounds} rounds\n")
+    print(f"\n{started}, commit {commit()}, {machine()} (at the start: {before}); {args.rounds} rounds, "
+          f"disk cache {'empty' if args.cold else 'warm'}\n")  # fmt: skip
     print("| tokenizer | bpe_core.load (median) | tiktoken Encoding (median) | bpe_core / tiktoken (median of rounds) |"
           )  # fmt: skip
     print("|---|---|---|---|")

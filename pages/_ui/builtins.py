@@ -44,9 +44,6 @@ class SharedResults:
                 self._values[key] = compute()
             return self._values[key]
 
-    def ready(self, key: object) -> bool:
-        return key in self._values
-
 
 #: The built-in tokenizers this server has loaded (its process), by name.
 BUILTINS = SharedResults()
