@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -78,14 +79,27 @@ def init_selection(choices: dict[str, TokenizerChoice], builtin: Builtin) -> Non
     else:  # drop tokenizers deleted since (e.g. on the Library page)
         st.session_state[K_TOKENIZERS] = [k for k in st.session_state[K_TOKENIZERS] if k in choices]
     pending = st.session_state.pop(state.CMP_PENDING_SELECT, None)
-    if pending:  # a tokenizer trained below: put it first, next to GPT-2
-        wanted = [k for k in pending if k in choices]
-        rest = [k for k in st.session_state[K_TOKENIZERS] if k not in wanted]
-        st.session_state[K_TOKENIZERS] = (wanted + rest)[:MAX_TOKENIZERS]
-        if wanted:
-            st.session_state[K_CURVE_TOKENIZER] = wanted[0]  # show the new tokenizer's curve
+    if pending:
+        add_trained(pending, choices)
     if K_SAMPLES not in st.session_state:
         st.session_state[K_SAMPLES] = list(builtin.natural_ids)
+
+
+def add_trained(pending: list[str], choices: dict[str, TokenizerChoice]) -> None:
+    """A tokenizer trained below (``pending``: it, then GPT-2 to set it against) goes first in the
+    comparison, as far as there is room: it never takes the place of a tokenizer the user chose. When
+    the comparison is full, it says so instead."""
+    chosen = st.session_state[K_TOKENIZERS]
+    new = [k for k in pending if k in choices and k not in chosen]
+    room = max(0, MAX_TOKENIZERS - len(chosen))
+    st.session_state[K_TOKENIZERS] = new[:room] + chosen
+    if pending[0] in st.session_state[K_TOKENIZERS]:
+        st.session_state[K_CURVE_TOKENIZER] = pending[0]  # show the new tokenizer's curve
+    elif pending[0] in choices:
+        st.warning(
+            f"**{md(choices[pending[0]].label)}** is not in the comparison: it already compares "
+            f"{MAX_TOKENIZERS} tokenizers. Remove one above to add it."
+        )
 
 
 def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
@@ -104,7 +118,7 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
         ("Everything", "all", [s.id for s in builtin.samples]),
         ("Clear", "clear", []),
     ]
-    for column, (label, name, ids) in zip(st.columns(len(presets)), presets):
+    for column, (label, name, ids) in zip(st.columns(len(presets)), presets, strict=True):
         column.button(label, key=f"cmp.preset.{name}", on_click=set_samples, args=(ids,))  # plain: presets
     for sample in (by_id[sid] for sid in chosen):
         selection.samples.append(sample)
@@ -193,8 +207,8 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
     with left:
         selected = tokenizer_multiselect(
             "Tokenizers", choices, key=K_TOKENIZERS, limit=MAX_TOKENIZERS,
-            help="The default tokenizer, GPT-2, cl100k, tokenizers trained in this session (✱) and your "
-            "library (📁).",
+            help="Your tokenizers (trained in this session ✱, saved in your library 📁), today's models, "
+            "GPT-2, and the example sample-bpe.",
         )  # fmt: skip
         st.caption(
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
@@ -215,8 +229,16 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
 # the comparison
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def shared_figure(view: tuple, chart: str, _build: Callable[[], object]) -> object:
+    """``_build()``'s plotly figure, built once for every session showing the same comparison (``view``
+    names the tokenizers, samples and reference; ``chart`` which chart): a class opening the page at once
+    builds each chart once. ``st.plotly_chart`` copies a figure before sending it, so sharing it is safe."""
+    return _build()
+
+
 def premium_section(
-    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str]
+    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str], view: tuple
 ) -> None:
     st.subheader(f"Token premium against {md(reference_label) or 'the reference'}", divider="gray")
     premium = frame[frame["premium"].notna()]
@@ -230,9 +252,13 @@ def premium_section(
     means = premium.groupby("label", sort=False)["premium"].mean()
     order = means.sort_values(ascending=False).index.tolist()
     title = f"Tokens needed relative to {reference_label}"
-    figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"], colours)
-    charts.add_parity_line(figure, reference_label)
-    st.plotly_chart(figure, key="cmp.chart.premium")
+
+    def build():
+        figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"], colours)
+        charts.add_parity_line(figure, reference_label)
+        return figure
+
+    st.plotly_chart(shared_figure(view, "premium", build), key="cmp.chart.premium")
     st.caption(
         "Samples are sorted from the dearest to the cheapest (mean premium over the chosen tokenizers). "
         f"Bars above the dashed parity line cost more tokens than {md(reference_label)}."
@@ -240,13 +266,14 @@ def premium_section(
     show_sentences(summary_lines(rows, names, "premium"))
 
 
-def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], order: list[str]) -> None:
+def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], order: list[str], view: tuple) -> None:
     st.subheader("Heatmap", divider="gray")
     available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
     state.ensure_option(K_HEAT_METRIC, available, "premium" if "premium" in available else "chars_per_token")
     metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.get, key=K_HEAT_METRIC)
     grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
-    figure = charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER)
+    figure = shared_figure(view, f"heat:{metric}",
+                           lambda: charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER))  # fmt: skip
     st.plotly_chart(figure, key="cmp.chart.heat")
     better = "greener is better" if metric in HIGHER_IS_BETTER else "redder costs more"
     st.caption(
@@ -301,16 +328,17 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
     colours = {names[k]: colour for k, colour in charts.tokenizer_colours(list(loaded)).items()}  # one per tokenizer
+    view = (tuple(names.items()), tuple(choices[k].fingerprint for k in loaded), tuple(selection.sample_key),
+            selection.reference, selection.reference_label)  # fmt: skip
     st.subheader("Characters per token", divider="gray")
     title = "Characters per token (higher: fewer tokens)"
-    figure = charts.grouped_bars(
-        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
-    )
+    figure = shared_figure(view, "cpt", lambda: charts.grouped_bars(
+        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours))  # fmt: skip
     st.plotly_chart(figure, key="cmp.chart.cpt")
     in_sample.note(names, seen)
     show_sentences(summary_lines(rows, shown, "chars_per_token"))
-    premium_section(frame, rows, shown, selection.reference_label, colours)
-    heatmap_section(frame, rows, shown, order)
+    premium_section(frame, rows, shown, selection.reference_label, colours, view)
+    heatmap_section(frame, rows, shown, order, view)
     table_section(frame)
     return Comparison(rows, names, loaded)
 
@@ -342,7 +370,10 @@ def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, lo
     except (ValueError, TypeError) as exc:
         st.error(f"Could not compute the curve: {md(exc)}")
         return
-    st.plotly_chart(curve_figure(curve, selection.texts_for_curve, name, log_axis), key="cmp.chart.curve")
+    view = (choices[key].fingerprint, tuple(selection.sample_key), points is None, name)
+    texts = selection.texts_for_curve
+    figure = shared_figure(view, f"curve:{log_axis}", lambda: curve_figure(curve, texts, name, log_axis))
+    st.plotly_chart(figure, key="cmp.chart.curve")
     sentence = full_vocabulary_sentence(curve, name, tokenizer)
     detail = "every vocabulary size" if points is not None else f"{len({r['merges'] for r in curve})} vocabulary sizes"
     show_sentences([sentence] if sentence else [])

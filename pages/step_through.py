@@ -80,6 +80,14 @@ def apply_example() -> None:
     st.session_state[state.STEPS_POSITION] = 0
 
 
+def own_text() -> None:
+    """Input box callback: text typed over an example is the user's own, and the Example box says so
+    (keeping the text and the mode as they are)."""
+    chosen = st.session_state.get(EXAMPLE)
+    if chosen in EXAMPLES and chosen != "custom" and st.session_state.get("steps.text") != EXAMPLES[chosen]["text"]:
+        st.session_state[EXAMPLE] = "custom"
+
+
 def go_to(position: int) -> None:
     st.session_state[state.STEPS_POSITION] = position
 
@@ -114,7 +122,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     )
     mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
     num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
-    text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS)
+    text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS, on_change=own_text)
     options = st.columns(3)
     per_line = options[0].checkbox("One document per line", key="steps.per_line")
     tie_break = "first"
@@ -148,7 +156,7 @@ def navigation(position: int, steps: int) -> None:
         ("Next", ":material/chevron_right:", "steps.next", position + 1, position >= steps),
         ("End", ":material/last_page:", "steps.end", steps, position >= steps),
     ]
-    for column, (label, icon, key, target, disabled) in zip(nav, buttons):
+    for column, (label, icon, key, target, disabled) in zip(nav, buttons, strict=False):
         column.button(
             label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
             type="primary" if key == "steps.next" else "secondary",

@@ -34,6 +34,7 @@ MAX_TOKENIZERS = 6
 TEXT = "tokenize.text"
 TOKENIZERS = "tokenize.tokenizers"
 REFERENCE = "tokenize.reference"
+ONE_PER_ROW = "tokenize.one_per_row"
 SPECIAL_TEXT_NOTE = (
     "␣ is a space, → a tab, ↵ a newline. A character split between tokens is drawn once, above one numbered "
     "dashed piece per token (hover a piece for its bytes, or turn on Show bytes); dark tokens are special tokens. "
@@ -92,6 +93,7 @@ URL_TOGGLES = {"tokenize.whitespace": "ws", "tokenize.special": "special", "toke
 DISPLAY_TOGGLES = ("tokenize.whitespace", "tokenize.bytes")
 TOGGLE_DEFAULTS = {
     "tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True,
+    ONE_PER_ROW: False,
 }  # fmt: skip
 
 
@@ -139,7 +141,7 @@ def start_from_url(choices: dict[str, TokenizerChoice]) -> None:
         st.session_state[TEXT] = st.query_params.get("text", EXAMPLE)
     if TOKENIZERS not in st.session_state:
         wanted = [k for k in st.query_params.get_all("tok") if k in choices]
-        st.session_state[TOKENIZERS] = wanted or tokenizers.preferred_keys(choices, 4)
+        st.session_state[TOKENIZERS] = wanted or tokenizers.preferred_keys(choices, MAX_TOKENIZERS)
 
 
 def read_text() -> tuple[str, bool]:
@@ -198,11 +200,12 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     highlight = options[2].toggle(
         "Cut differences", key="tokenize.diff", help="A red bar marks a cut the reference tokenizer does not make."
     )
+    options[2].toggle("One per row", key=ONE_PER_ROW, help="Off: the panels side by side in a grid of equal columns.")
     reference = None
     if highlight and len(selected) >= 2:
         state.ensure_option(REFERENCE, selected, "gpt2")
         reference = options[3].selectbox(
-            "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
+            "Reference tokenizer", selected, format_func=lambda k: choices[k].option, key=REFERENCE
         )
     return View(text, from_file, selected, show_ws, show_bytes, treat_special, reference)
 
@@ -287,13 +290,26 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
         markup.draw(markup.trusted_html(linked.ids_html(infos, clickable, style=False)), key=f"tokenize.ids.{choice.key}")
 
 
+def panels_per_row(count: int, one_per_row: bool) -> int:
+    """How many panels a row of the grid holds: one each when asked, else two for four panels and at
+    most three otherwise; every row has as many columns, so all panels are as wide.
+
+    >>> [panels_per_row(n, False) for n in range(0, 7)], panels_per_row(5, True)
+    ([1, 1, 2, 3, 2, 3, 3], 1)
+    """
+    if one_per_row:
+        return 1
+    return 2 if count == 4 else max(1, min(3, count))  # no panel (every tokenizer failed): one empty row
+
+
 def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
-    """Side-by-side token spans of the window, at most three per row."""
+    """The window's token spans, one panel per tokenizer, in an equal-width grid (or one per row)."""
     keys = list(encoded)
     reference = view.reference
-    for row_start in range(0, len(keys), 3):
-        columns = st.columns(min(3, len(keys) - row_start))
-        for column, key in zip(columns, keys[row_start : row_start + 3]):
+    per_row = panels_per_row(len(keys), bool(st.session_state.get(ONE_PER_ROW)))
+    for row_start in range(0, len(keys), per_row):
+        columns = st.columns(per_row)
+        for column, key in zip(columns, keys[row_start : row_start + per_row], strict=False):
             against = cuts[reference] if reference and key != reference else None
             with column:
                 show_one(view, page, choices[key], encoded[key], loaded[key], against)
@@ -306,9 +322,10 @@ def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cu
     st.subheader("Where two tokenizers cut differently")
     pair = st.columns(2)
     state.ensure_option("tokenize.cut_a", keys, keys[0])
-    state.ensure_option("tokenize.cut_b", keys, keys[1])
-    first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
-    second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
+    first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].option, key="tokenize.cut_a")
+    others = [k for k in keys if k != first]  # never a tokenizer against itself (e.g. after one was removed)
+    state.ensure_option("tokenize.cut_b", others, others[0])
+    second = pair[1].selectbox("Second", others, format_func=lambda k: choices[k].option, key="tokenize.cut_b")
     a, b = cuts[first], cuts[second]
     only_a, only_b, shared = overlap(page, special, choices, cuts, first, second)
     st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared, style=False))

@@ -48,6 +48,7 @@ def train_on_natural_samples(app: AppTest, *, held_out: bool, others: list[str] 
     run(app)
     if others is not None:
         app.session_state["train.heldout.others"] = others
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     return run(app)
 
@@ -69,17 +70,19 @@ def test_train_held_out_trains_on_the_rest_and_measures_beside_the_references(ap
     expected = ["gpt2", "cl100k"] + [n for n in ("o200k", "llama3", "qwen3.5") if n in INSTALLED]
     assert app.multiselect(key="train.heldout.others").value == expected
     assert len(names) == 1 + len(expected)
-    assert names[1:3] == ["gpt2", "cl100k"]
+    assert names[1:3] == ["GPT-2", "cl100k (GPT-4)"]  # the built-ins' labels
 
     characters = sum(map(len, split.heldout))
-    for name, tokenizer in (("my-bpe", trained), ("gpt2", bpe_core.load("gpt2")), ("cl100k", bpe_core.load("cl100k"))):
+    for name, tokenizer in (("my-bpe", trained), ("GPT-2", bpe_core.load("gpt2")),
+                            ("cl100k (GPT-4)", bpe_core.load("cl100k"))):  # fmt: skip
         tokens = sum(len(tokenizer.encode_ordinary(t)) for t in split.heldout)
         row = frame[frame["tokenizer"] == name].iloc[0]
         assert row["tokens"] == tokens and row["characters"] == characters
         assert row["chars/token"] == pytest.approx(characters / tokens)
         assert row["tokens per 1,000 chars"] == pytest.approx(1000 * tokens / characters)
-    chart = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "held-out" in json.dumps(json.loads(c.proto.spec)["layout"].get("title", "")))
-    assert chart["data"][0]["x"][:3] == ["my-bpe", "gpt2", "cl100k"]
+    specs = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    chart = next(spec for spec in specs if "held-out" in json.dumps(spec["layout"].get("title", "")))
+    assert chart["data"][0]["x"][:3] == ["my-bpe", "GPT-2", "cl100k (GPT-4)"]
     assert "On the held-out text, my-bpe needs" in html_of(app)
     assert not any("in-sample" in i for i in texts(app.info))
 
@@ -160,7 +163,8 @@ def test_compare_marks_the_default_tokenizer_in_sample_on_the_builtin_samples(ap
     assert "sample-bpe †" in chart_names(app, "Characters per token")
     assert "sample-bpe †" in chart_names(app, "Tokens needed relative to")
     assert "sample-bpe †" in chart_names(app, "token premium")  # the heatmap's columns
-    assert any("sample-bpe †: characters per token" in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
+    assert any("sample-bpe †: characters per token"
+               in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
                for c in app.get("plotly_chart"))  # the curve
     shown = html_of(app)
     assert "† sample-bpe was trained on all the samples shown: its numbers there are in-sample" in shown
@@ -223,5 +227,6 @@ def test_the_star_follows_the_text_not_the_language(app):
     run(app)
     app.multiselect(key="cmp.heldout_languages").set_value(["eng", "deu"])
     run(app)
-    xs = [x for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"] for x in trace.get("x") or []]
+    traces = [trace for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"]]
+    xs = [x for trace in traces for x in trace.get("x") or []]
     assert "English" in xs and not any(str(x).startswith("★") for x in xs)

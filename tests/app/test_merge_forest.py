@@ -93,7 +93,7 @@ def test_the_merges_table_filters_and_pages(app):
     assert app.number_input(key="forest.merges_page:gpt2").value == 1  # the filter shrank the table
     assert 0 < len(filtered) <= 500
     assert all("␣the" in a or "␣the" in b or "␣the" in c
-               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"]))  # fmt: skip
+               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"], strict=False))  # fmt: skip
     assert any("merges match" in c for c in texts(app.caption))
 
 
@@ -145,6 +145,7 @@ def test_where_a_token_occurs_for_a_session_tokenizer(app):
     app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
     run(app)
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     go(app, FOREST)
@@ -209,7 +210,7 @@ def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
     assert icicle.hovertext[0] == plot_text(f"‘<b>’ · id {root}")
     assert list(icicle.parents).count("") == 1  # one top bar: everything else hangs under it
     assert set(icicle.parents[1:]) <= set(icicle.ids) and len(icicle.ids) == len(shown) + 1
-    assert [p for (depth, _, _), p in zip(shown, icicle.parents[1:]) if depth == 1] == [str(root)] * sum(
+    assert [p for (depth, _, _), p in zip(shown, icicle.parents[1:], strict=False) if depth == 1] == [str(root)] * sum(
         1 for depth, _, _ in shown if depth == 1
     )
 

@@ -195,9 +195,10 @@ def test_skipped_rows_are_called_what_the_reader_called_them():
     from pages._ui.uploads import Upload, read_corpus_file, skipped_rows_message
 
     jsonl = b'{"text": "a"}\n{"text": null}\nnot json\n'
-    documents, warnings, bad, unit = read_corpus_file("c.jsonl", jsonl)
+    documents, warnings, bad, unit, fields, field = read_corpus_file("c.jsonl", jsonl)
     assert (documents, bad, unit) == (["a"], 2, "line") and warnings[0].startswith("c.jsonl line 2:")
-    documents, warnings, bad, unit = read_corpus_file("c.json", b'["a", 3, {"text": "b"}]')
+    assert (fields, field) == (("text",), "text")
+    documents, warnings, bad, unit, _, _ = read_corpus_file("c.json", b'["a", 3, {"text": "b"}]')
     assert (documents, bad, unit) == (["a", "b"], 1, "row") and warnings[0].startswith("c.json row 2:")
     assert read_corpus_file("c.txt", b"plain")[3] == "row"
     # the message takes the reader's word, not the file name's
