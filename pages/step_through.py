@@ -11,7 +11,7 @@ from bpe_core import Tokenizer
 from bpe_core.bpe.textbook import TextbookResult, train_textbook
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trace import trace_training
-from pages._ui import charts, state
+from pages._ui import charts, glyphs, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html
 from pages._ui.widgets import page_header, show_table
@@ -148,12 +148,22 @@ def navigation(position: int, steps: int) -> None:
         ("Next", ":material/chevron_right:", "steps.next", position + 1, position >= steps),
         ("End", ":material/last_page:", "steps.end", steps, position >= steps),
     ]
-    for column, (label, icon, key, target, disabled) in zip(nav, buttons):
+    for column, (label, icon, key, target, disabled) in zip(nav, buttons, strict=False):
         column.button(
             label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
             type="primary" if key == "steps.next" else "secondary",
         )  # fmt: skip
     nav[4].progress(position / steps if steps else 1.0, text=f"{position:,} of {steps:,} merges applied")
+
+
+def pair_text(pair: tuple) -> str:
+    """A pair of symbols in prose, each written knowing the other: ‘⟨你 1–2/3⟩’ + ‘⟨你 3/3⟩’ for the
+    bytes of one character, ‘l’ + ‘o’ for textbook symbols (text already)."""
+    left, right = pair
+    if isinstance(left, bytes) and isinstance(right, bytes):
+        left_text, right_text = glyphs.labels_in([left, right])
+        return f"{glyphs.quote(left_text)} + {glyphs.quote(right_text)}"
+    return f"{token_quote(left)} + {token_quote(right)}"
 
 
 def step_heading(trace: Trace, step, tie_break: str) -> None:
@@ -162,10 +172,7 @@ def step_heading(trace: Trace, step, tie_break: str) -> None:
         new_label, id_text = token_quote(step.merged), ""
     else:
         new_label, id_text = token_quote(step.new_token), f" (new id {step.new_id:d})"
-    left_part, right_part = (token_quote(p) for p in step.pair)
-    st.subheader(
-        f"Merge rank {step.number - 1:,}: {md(left_part)} + {md(right_part)} → {md(new_label)}{md(id_text)}"
-    )
+    st.subheader(f"Merge rank {step.number - 1:,}: {md(pair_text(step.pair))} → {md(new_label)}{md(id_text)}")
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
     rule = TIE_RULES["first" if trace.textbook else tie_break]
     tie_note = f"; {tied:,} other pair(s) tie with it, and ties go to {rule}" if tied else ""
@@ -177,16 +184,11 @@ def pair_counts(title: str, step) -> None:
     if step is None:
         st.caption("No pairs left.")
         return
-    rows = [
-        {
-            "pair": f"{token_quote(a)} + {token_quote(b)}",
-            "count": count,
-            "chosen": "✔" if (a, b) == step.pair else "",
-        }
-        for (a, b), count in step.top_pairs
-    ]
+    rows = [{"pair": pair_text((a, b)), "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
+            for (a, b), count in step.top_pairs]  # fmt: skip
     show_table(pd.DataFrame(rows))
-    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs.")
+    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs. "
+               "⟨你 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of 你.")  # fmt: skip
 
 
 def show_step(trace: Trace, position: int, tie_break: str) -> None:
@@ -224,7 +226,7 @@ def show_history(trace: Trace, position: int) -> None:
         rows = [
             {
                 "rank": s.number - 1,
-                "pair": f"{token_quote(s.pair[0])} + {token_quote(s.pair[1])}",
+                "pair": pair_text(s.pair),
                 "new token": symbol_text(s.merged if trace.textbook else s.new_token),
                 "count": s.count,
             }
@@ -240,7 +242,7 @@ def show_history(trace: Trace, position: int) -> None:
             x_title="merges", y_title="symbols", height=280, markers=True, top=30,
         )  # fmt: skip
         figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
-        st.plotly_chart(figure, key="steps.curve")
+        st.plotly_chart(figure, key="steps.curve", config=charts.plot_config("symbols-after-each-merge"))
 
 
 def show_probe(trace: Trace, position: int, mode: str) -> None:

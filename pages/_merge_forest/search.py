@@ -35,9 +35,10 @@ def results_table(picked: Picked, ids: list[int]) -> pd.DataFrame:
 
 def search_tab(picked: Picked) -> None:
     st.caption(
-        "Tokens are searched as the pages show them: ␣ is a space, ↵ a newline, \\xNN a byte that is not a whole "
-        "character. In *starts with* and *contains*, a typed space means ␣. A regex uses the `regex` module's "
-        "syntax (^ and $ are the token's ends) and may use 2 seconds of processor time at most."
+        "Type a token's text: ␣ is a space, ↵ a newline, and a byte that is not a whole character is typed as "
+        "backslash, x and its two hex digits (e0 as \\\\xe0). In *starts with* and *contains*, a typed space means ␣. "
+        "A regex uses the `regex` module's syntax (^ and $ are the token's ends) and may use 2 seconds of "
+        "processor time at most. ⟨न 1–2/3⟩ in the list is bytes 1 to 2 of the 3 bytes of न."
     )
     left, right = st.columns([1, 3])
     mode = left.radio("Search", list(MODES), format_func=MODES.get, key="forest.search_mode", horizontal=False)

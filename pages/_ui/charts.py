@@ -6,6 +6,7 @@ palette long enough for 21 languages. Builders only (they return figures; pages 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -32,6 +33,22 @@ OTHER_COLOURS = [
 #: 24 distinct colours for one line per sample (21 languages, 7 programs): plotly's Dark24.
 SERIES_COLOURS = px.colors.qualitative.Dark24
 SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
+
+
+#: plotly's modebar for every chart: its camera button saves the chart as SVG, drawn by plotly.js in the
+#: browser (no kaleido, no server, no network); no plotly logo, no link to plotly's cloud.
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 1}}
+
+
+def plot_config(name: str) -> dict:
+    """``st.plotly_chart``'s ``config``: ``PLOT_CONFIG`` with the file name the camera button saves to
+    (``name``.svg; anything but letters, digits, ``-`` and ``_`` becomes ``-``).
+
+    >>> plot_config("Compression: cl100k")["toImageButtonOptions"]["filename"]
+    'Compression-cl100k'
+    """
+    filename = "-".join(part for part in re.split(r"[^\w-]+", name, flags=re.ASCII) if part) or "chart"
+    return {**PLOT_CONFIG, "toImageButtonOptions": {**PLOT_CONFIG["toImageButtonOptions"], "filename": filename}}
 
 
 def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figure:
