@@ -11,10 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.bpe.tokens import token_display
 from pages._tokenize_text import linked, markup
 from pages._tokenize_text.paging import page_controls
-from pages._ui import render, state, tokenizers
+from pages._ui import glyphs, render, state, tokenizers
 from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cut_overlap, cuts_of
 from pages._ui.encoding import encode_digest, indexed_text, page_starts, text_digest, window_tokens
 from pages._ui.render import markdown_text as md
@@ -353,9 +352,8 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
     st.code(decoded, language=None, wrap_lines=True)
     if len(ids) <= 200:
         tokens = [decoder.decode_single_token_bytes(i) for i in ids]
-        show_table(
-            pd.DataFrame({"id": ids, "token": [token_display(t) for t in tokens], "bytes": [t.hex(" ") for t in tokens]})
-        )
+        shown = glyphs.labels_in(tokens)  # in sequence: the bytes of one character named as its pieces
+        show_table(pd.DataFrame({"id": ids, "token": shown, "bytes": [t.hex(" ") for t in tokens]}))
 
 
 def checked(view: View) -> bool:

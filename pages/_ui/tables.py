@@ -5,7 +5,7 @@ no empty value shown as "None". Pure functions (no streamlit): pages show the fr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
@@ -72,9 +72,13 @@ def ratio_text(numerator: float, denominator: float) -> str:
 MISSING = "—"
 
 
-def _cell(value, whole: bool, is_id: bool) -> str:
+def _cell(value, whole: bool, is_id: bool, number: str | None = None) -> str:
     if pd.isna(value):
         return MISSING
+    if number == "percent":
+        return f"{value:.0%}"
+    if number:  # printf style, as st.column_config.NumberColumn takes it: "%.2f"
+        return number % value
     if is_id:
         return f"{int(value)}"
     if whole:
@@ -82,11 +86,12 @@ def _cell(value, whole: bool, is_id: bool) -> str:
     return f"{value:,.3f}".rstrip("0").rstrip(".")
 
 
-def without_missing(frame: pd.DataFrame, ids: Iterable[str] = ()) -> tuple[pd.DataFrame, dict[str, str]]:
+def without_missing(frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mapping[str, str] | None = None,
+                    ) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
     """``frame`` with every empty value (None, NaN, NA) shown as "—" instead of Streamlit's "None":
     text columns filled, number columns with a gap written as text in the tables' convention (12,345;
-    ids plain; 1.234); and the names of those number columns (to align right). Frames without a gap
-    come back as they are.
+    ids plain; 1.234; or a column's printf format from ``formats``, "%.2f", or "percent"); and the
+    names of those number columns (to align right). Frames without a gap come back as they are.
 
     >>> gaps = pd.DataFrame({"n": [1234, None], "id": [15496, None], "t": ["a", None]})
     >>> frame, written = without_missing(gaps, ["id"])
@@ -109,6 +114,6 @@ def without_missing(frame: pd.DataFrame, ids: Iterable[str] = ()) -> tuple[pd.Da
             continue
         present = values.dropna().astype(float)
         whole = bool(((present % 1) == 0).all())
-        frame[column] = [_cell(v, whole, column in ids) for v in values]
+        frame[column] = [_cell(v, whole, column in ids, (formats or {}).get(column)) for v in values]
         written[column] = "right"
     return frame, written
