@@ -90,20 +90,20 @@ def headline(picked: Picked, unused: list[int], usage: dict[int, int], character
     """The counts, each naming the size of the text it rests on; the share of unused tokens only when
     the text is long enough to mean much (``enough_text``), else why not."""
     n_merges = len(picked.forest)
-    size = f"{characters:,} characters"
     columns = st.columns(3)
     columns[0].metric("merged tokens", f"{n_merges:,}")
     produced = sum(1 for token_id in usage if token_id in picked.forest.rank_of)
     if enough_text(characters, n_merges):
-        columns[1].metric(f"never produced in {size}", f"{len(unused):,}")  # plain: a number
-        columns[2].metric(f"share, in {size}", f"{len(unused) / n_merges:.1%}")  # plain: a number
+        columns[1].metric(f"never produced in {characters:,} characters", f"{len(unused):,}")
+        columns[2].metric(f"share, in {characters:,} characters", f"{len(unused) / n_merges:.1%}")
         return
-    columns[1].metric(f"merged tokens produced by {size}", f"{produced:,}")  # plain: a number
+    columns[1].metric(f"merged tokens produced by {characters:,} characters", f"{produced:,}")
     columns[2].metric("characters needed for a share", f"{MIN_CHARS_PER_MERGE * n_merges:,}")
     st.warning(
-        f"{md(label)} has {size}: too little text to call {md(picked.choice.label)}'s merged tokens unused "
-        f"(a text produces at most one token per character or so; {MIN_CHARS_PER_MERGE:,} characters per merge, "
-        f"{MIN_CHARS_PER_MERGE * n_merges:,} in all, are needed before the share of unused tokens means much). The "
+        f"{md(label)} has {characters:,} characters: too little text to call {md(picked.choice.label)}'s merged "
+        f"tokens unused (a text produces at most one token per character or so; {MIN_CHARS_PER_MERGE:,} characters "
+        f"per merge, {MIN_CHARS_PER_MERGE * n_merges:,} in all, are needed before the share of unused tokens means "
+        "much). The "
         "table lists the merged tokens this text does not produce; upload more text under *my text* for a share."
     )
 
