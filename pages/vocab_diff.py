@@ -245,9 +245,9 @@ def tokens_section(d: VocabDiff) -> None:
     st.subheader("Tokens")
     left, right = st.columns([3, 2])
     query = left.text_input(
-        "Find tokens holding", key=K_QUERY, placeholder="e.g. ␣the, ↵, \\xe4",
-        help="Written as the tables show tokens: ␣ for a space, → for a tab, ↵ for a newline, \\xNN for a byte. "
-        "ASCII letters match in either case.",
+        "Find tokens holding", key=K_QUERY, placeholder="e.g. ␣the, ↵, 你",
+        help="␣ for a space, → for a tab, ↵ for a newline; a byte that is not a whole character as a backslash, x "
+        "and its two hex digits (\\\\xe4). ASCII letters match in either case.",
     )  # fmt: skip
     state.ensure_option(K_ORDER, list(ORDERS), "rank")
     order = right.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key=K_ORDER)

@@ -22,6 +22,7 @@ import plotly.offline
 import streamlit as st
 
 import bpe_core
+from pages._ui import tables
 
 REPORT_CSS = (
     "body{font-family:'Noto Sans','Segoe UI',Helvetica,Arial,sans-serif;max-width:1100px;margin:2rem auto;"
@@ -76,9 +77,14 @@ def _part_html(index: int, kind: str, title: str, content) -> str:
     if kind == "figure":
         return heading + _figure_html(index, content)
     if kind == "table":
-        return heading + content.to_html(index=False, escape=True, na_rep="—", border=0)
+        frame, _ = tables.without_missing(content)  # a dash where a cell is empty, never "None"
+        return heading + frame.to_html(index=False, escape=True, border=0, float_format=_number)
     lines = "".join(f"<p>{html.escape(line, quote=False)}</p>" for line in content)
     return f'<div class="sentences">{lines}</div>'
+
+
+def _number(value: float) -> str:
+    return f"{value:,.3f}".rstrip("0").rstrip(".")
 
 
 def report_html(report: Report, *, title: str = "Tokenizer comparison", now: dt.datetime | None = None) -> bytes:

@@ -89,8 +89,9 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
     if key not in st.session_state:
         st.session_state[key] = picked.typed(default_id)
     query = st.text_input(
-        "Token text, typed plainly or as the search boxes read it (␣ a space, → a tab, ↵ a newline, \\\\xNN a byte)",
-        key=key, help="A leading space matters: ␣the and the are different tokens.",
+        "Token text, typed plainly or with marks (␣ a space, → a tab, ↵ a newline)", key=key,
+        help="A leading space matters: ␣the and the are different tokens. A byte that is not a whole character is "
+        "typed as a backslash, x and its two hex digits (\\\\xe0).",
     )  # fmt: skip
     if not query:
         return None

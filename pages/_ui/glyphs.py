@@ -201,49 +201,63 @@ def stray_label(run: bytes) -> str:
     return "⟨byte " + " ".join(f"{b:02x}" for b in run) + "⟩" if len(run) == 1 else "⟨bytes " + run.hex(" ") + "⟩"
 
 
-def _strays(data: bytes, span: Sequence[Unit]) -> list[str]:
-    """Labels of consecutive stray bytes: a lead byte with the continuation bytes after it together."""
-    out: list[str] = []
-    run = bytearray()
-    for unit in span:
+def _stray_runs(data: bytes, parsed: Sequence[Unit]) -> list[tuple[int, int]]:
+    """Byte spans of consecutive stray bytes: a lead byte with the continuation bytes after it (up to
+    its length) together, continuation bytes that follow no lead byte together."""
+    runs: list[tuple[int, int]] = []
+    for unit in parsed:
+        if unit.char is not None:
+            continue
         byte = data[unit.start]
-        continuation = 0x80 <= byte <= 0xBF
-        if run and not (continuation and (0x80 <= run[0] <= 0xBF or _sequence_length(run[0]) > len(run))):
-            out.append(stray_label(bytes(run)))
-            run = bytearray()
-        run.append(byte)
-    if run:
-        out.append(stray_label(bytes(run)))
-    return out
+        if runs and runs[-1][1] == unit.start and 0x80 <= byte <= 0xBF:
+            first = data[runs[-1][0]]
+            size = runs[-1][1] - runs[-1][0]
+            if 0x80 <= first <= 0xBF or _sequence_length(first) > size:
+                runs[-1] = (runs[-1][0], unit.end)
+                continue
+        runs.append((unit.start, unit.end))
+    return runs
+
+
+def _run_label(data: bytes, run: tuple[int, int], start: int, end: int) -> str:
+    """The bytes of ``run`` inside [start, end): where they stand in the character the run begins
+    (``⟨Devanagari 1/3⟩``), or the bytes themselves when the run begins none."""
+    low, high = max(start, run[0]), min(end, run[1])
+    lead = data[run[0]]
+    size = _sequence_length(lead)
+    if size > 1 and run[1] - run[0] < size:
+        name = _range_name(data[run[0] : run[1]])
+        return f"⟨{name} {_byte_range(low - run[0] + 1, high - run[0])}/{size}⟩"
+    return stray_label(data[low:high]) if high - low > 1 or size <= 1 else f"⟨byte {data[low]:02x}⟩"
 
 
 def span_label(data: bytes, start: int, end: int, *, parsed: Sequence[Unit] | None = None) -> str:
     """``data[start:end]`` written as text, knowing the bytes around it: whole characters as
-    themselves, a character it holds part of as ``⟨न 1–2/3⟩``, stray bytes by ``stray_label``.
+    themselves, a character it holds part of as ``⟨न 1–2/3⟩``, stray bytes by what they can begin
+    (``⟨Devanagari 1/3⟩``, knowing the stray bytes after them too).
 
     >>> word = "नमस्ते".encode()
-    >>> span_label(word, 0, 2), span_label(word, 2, 4), span_label(b"\\xe0\\xa4", 0, 2)
-    ('⟨न 1–2/3⟩', '⟨न 3/3⟩⟨म 1/3⟩', '⟨Devanagari 1–2/3⟩')
+    >>> span_label(word, 0, 2), span_label(word, 2, 4), span_label(b"\\xe0\\xa4", 0, 2), span_label(b"\\xe0\\xa4", 1, 2)
+    ('⟨न 1–2/3⟩', '⟨न 3/3⟩⟨म 1/3⟩', '⟨Devanagari 1–2/3⟩', '⟨Devanagari 2/3⟩')
     """
     parsed = units(data) if parsed is None else parsed
     out: list[str] = []
-    strays: list[Unit] = []
+    runs = iter(_stray_runs(data, parsed))
+    run = next(runs, None)
     for unit in parsed:
         if unit.end <= start or unit.start >= end:
             continue
         if unit.char is None:
-            strays.append(unit)
+            while run is not None and run[1] <= unit.start:
+                run = next(runs, None)
+            if run is not None and (unit.start == run[0] or unit.start == start):
+                out.append(_run_label(data, run, start, end))
             continue
-        if strays:
-            out += _strays(data, strays)
-            strays = []
         if start <= unit.start and unit.end <= end:
             out.append(char_text(unit.char))
         else:
             first, last = max(start, unit.start) - unit.start + 1, min(end, unit.end) - unit.start
             out.append(f"⟨{char_text(unit.char)} {_byte_range(first, last)}/{unit.end - unit.start}⟩")
-    if strays:
-        out += _strays(data, strays)
     return "".join(out)
 
 
