@@ -32,6 +32,7 @@ REPORT_CSS = (
     "dl{display:grid;grid-template-columns:max-content auto;gap:2px 1rem}dt{font-weight:600}"
     ".sentences p{margin:0.2rem 0}.chart{margin:0.5rem 0}"
 )
+REPORT_TEMPLATE = "plotly_white"
 #: The charts' camera button in the report saves PNG (the app's saves SVG: both are a click away).
 REPORT_PLOT_CONFIG = {"displaylogo": False, "responsive": True, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -47,7 +48,10 @@ class Report:
         self.settings.append((name, str(value)))
 
     def figure(self, title: str, figure: go.Figure) -> None:
-        self.parts.append(("figure", title, go.Figure(figure)))  # a copy: the page may change its own
+        copy = go.Figure(figure)  # a copy: the page may change its own
+        # Streamlit's template is styled by its front end; the file has none, so plotly's own light one
+        copy.update_layout(template=REPORT_TEMPLATE)
+        self.parts.append(("figure", title, copy))
 
     def table(self, title: str, frame: pd.DataFrame) -> None:
         self.parts.append(("table", title, frame.copy()))

@@ -22,7 +22,9 @@ ARABIC_FACE = (
     'local("Geeza Pro"), local("Segoe UI"), local("Tahoma"); '
     "unicode-range: U+0600-06FF, U+0750-077F, U+0870-08FF, U+FB50-FDFF, U+FE70-FEFF; }"
 )
-MONO_FONTS = f'ui-monospace, SFMono-Regular, Menlo, Consolas, "BPE Arabic", "DejaVu Sans Mono", {SCRIPT_FONTS}, monospace'
+MONO_FONTS = (
+    f'ui-monospace, SFMono-Regular, Menlo, Consolas, "BPE Arabic", "DejaVu Sans Mono", {SCRIPT_FONTS}, monospace'
+)
 
 # Square, opaque boxes: rounded backgrounds cost five panels 15-90 ms of paint, a translucent piece a
 # compositing effect.
@@ -86,7 +88,8 @@ SENTENCES_CSS = (
 WORDS_CSS = (
     "<style>.bpe-tokens.bpe-words{border:none;padding:0;max-height:none;overflow:visible;font-size:0.95rem;}"
     ".bpe-words .wd{margin:0 0 2px 0}.bpe-words .t{background:#f8f9fa;border:1px solid #adb5bd;padding:0 4px;}"
-    ".bpe-words .t.new{background:#ffd43b;border-color:#f08c00;outline:none;}"
-    ".bpe-words .g .p{border:1px dashed #868e96;padding:0 2px}.bpe-words .g .p+.p{border-left:none}"
+    ".bpe-words .t.new,.bpe-words .g .p.new{background:#ffd43b;border-color:#f08c00;outline:none;}"
+    ".bpe-tokens.bpe-words .wd{white-space:normal}"
+    ".bpe-words .g .p{border:1px dashed #868e96;padding:0 2px;background:#f8f9fa}.bpe-words .g .p+.p{border-left:none}"
     ".bpe-words .g .gc{background:#f8f9fa}.bpe-words .freq{display:inline-block;color:#868e96;margin-left:6px;}</style>"
 )
