@@ -60,7 +60,7 @@ def read_inputs(choices: dict[str, TokenizerChoice]) -> tuple[TokenizerChoice, i
                              format_func=lambda i: f"{i + 1}. {english[i]}", key=K_SENTENCE)  # fmt: skip
     middle = st.columns([1, 1, 1])
     state.ensure_option(K_REFERENCE, languages, REFERENCE_ID)
-    reference = middle[0].selectbox("Reference language", languages, format_func=names().get, key=K_REFERENCE)
+    reference = middle[0].selectbox("Reference language", languages, format_func=lambda x: names()[x], key=K_REFERENCE)
     price = middle[1].number_input(
         "Price per million tokens (optional)", min_value=0.0, value=None, step=0.5, format="%.2f", key=K_PRICE,
         placeholder="e.g. 2.50", help="Any currency: each row then shows what a million such sentences cost.",
@@ -69,9 +69,9 @@ def read_inputs(choices: dict[str, TokenizerChoice]) -> tuple[TokenizerChoice, i
     order = middle[2].radio("Rows", list(ORDERS), format_func=ORDERS.get, key=K_ORDER, horizontal=True)
     if K_LANGUAGES not in st.session_state:
         st.session_state[K_LANGUAGES] = languages
-    chosen = st.multiselect("Languages", languages, format_func=names().get, key=K_LANGUAGES)
+    chosen = st.multiselect("Languages", languages, format_func=lambda x: names()[x], key=K_LANGUAGES)
     ordered = [x for x in languages if x in chosen]
-    return choice, int(index), reference, ordered if order == "given" else chosen, price
+    return choice, int(index or 0), reference or REFERENCE_ID, ordered if order == "given" else chosen, price
 
 
 def build_rows(choice: TokenizerChoice, index: int, reference: str, languages: list[str], price: float | None,

@@ -14,8 +14,18 @@ from bpe_core import Tokenizer
 from pages._tokenize_text import linked, markup
 from pages._tokenize_text.paging import page_controls
 from pages._ui import glyphs, render, state, tokenizers
-from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cut_overlap, cuts_of
-from pages._ui.encoding import encode_digest, indexed_text, page_starts, text_digest, window_tokens
+from pages._ui.encoding import (
+    MAX_STATS_CHARS,
+    Encoded,
+    Page,
+    cut_overlap,
+    cuts_of,
+    encode_digest,
+    indexed_text,
+    page_starts,
+    text_digest,
+    window_tokens,
+)
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -81,7 +91,8 @@ def tokens_html_cached(
         starts = sorted(render.cut_positions(_infos))
         marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
     # no style: main() draws TOKEN_CSS once for the page
-    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key, switchable=True, style=False)
+    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key,
+                                     switchable=True, style=False)  # fmt: skip
 
 
 #: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
@@ -188,7 +199,8 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     options = st.columns([2, 1, 1, 1.3], vertical_alignment="center")
     with options[0]:
         display_toggles()
-    show_ws, show_bytes = bool(st.session_state.get("tokenize.whitespace")), bool(st.session_state.get("tokenize.bytes"))
+    show_ws = bool(st.session_state.get("tokenize.whitespace"))
+    show_bytes = bool(st.session_state.get("tokenize.bytes"))
     treat_special = options[1].toggle(
         "Match specials",
         key="tokenize.special",
@@ -241,7 +253,8 @@ def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dic
     return encoded, loaded
 
 
-def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str) -> tuple[int, ...]:
+def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str,
+            ) -> tuple[int, ...]:  # fmt: skip
     """``cut_overlap`` of two chosen tokenizers' whole-text cuts: (only first, only second, both)."""
     fingerprints = choices[first].fingerprint, choices[second].fingerprint
     return cut_overlap(*fingerprints, page.digest, special, cuts[first], cuts[second])
@@ -255,7 +268,8 @@ def summary_table(view: View, page: Page, choices, encoded: dict[str, Encoded], 
         if not reference:
             missing = "—"
         else:
-            missing = "reference" if key == reference else f"{overlap(page, view.treat_special, choices, cuts, key, reference)[0]:,}"
+            only = overlap(page, view.treat_special, choices, cuts, key, reference)[0]
+            missing = "reference" if key == reference else f"{only:,}"
         rows.append(
             {
                 "tokenizer": choices[key].label,
@@ -283,7 +297,8 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
     )  # fmt: skip
     markup.draw(markup.trusted_html(panel), key=f"tokenize.panel.{choice.key}")
     with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
-        markup.draw(markup.trusted_html(linked.ids_html(infos, clickable, style=False)), key=f"tokenize.ids.{choice.key}")
+        ids = linked.ids_html(infos, clickable, style=False)
+        markup.draw(markup.trusted_html(ids), key=f"tokenize.ids.{choice.key}")
 
 
 def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
@@ -292,11 +307,13 @@ def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str
     reference = view.reference
     for row_start in range(0, len(keys), 3):
         columns = st.columns(min(3, len(keys) - row_start))
-        for column, key in zip(columns, keys[row_start : row_start + 3]):
+        for column, key in zip(columns, keys[row_start : row_start + 3], strict=True):
             against = cuts[reference] if reference and key != reference else None
             with column:
                 show_one(view, page, choices[key], encoded[key], loaded[key], against)
-    red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. " if reference else ""
+    red = ""
+    if reference:
+        red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
     st.caption(red + SPECIAL_TEXT_NOTE)  # plain: red's only user text went through md() above
 
 

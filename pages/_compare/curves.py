@@ -85,7 +85,7 @@ def curve_section(result: Comparison | None, selection: Selection, choices, repo
     if result is None:
         st.info("Pick tokenizers and samples above to see how compression grows with the vocabulary.")
         return
-    keys = [k for k, tok in result.loaded.items() if len(tok.merges) > 0]
+    keys = [k for k, tok in result.loaded.items() if len(getattr(tok, "merges", ())) > 0]
     if not keys:
         st.info("None of the chosen tokenizers has merges: train one (below or on the Train page) to see its curve.")
         return
@@ -96,4 +96,6 @@ def curve_section(result: Comparison | None, selection: Selection, choices, repo
         "Tokenizer (one with merges)", keys, format_func=lambda k: result.names[k], key=K_CURVE_TOKENIZER
     )
     log_axis = columns[1].toggle("Logarithmic vocabulary axis", key=K_CURVE_LOG)
+    if key is None:
+        return
     draw_curve(key, result.names[key], result.loaded[key], selection, choices, log_axis, report)

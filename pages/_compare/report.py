@@ -30,7 +30,7 @@ REPORT_CSS = (
     "#dee2e6}table{border-collapse:collapse;font-size:0.85rem;margin:0.5rem 0}th,td{border:1px solid #dee2e6;"
     "padding:2px 6px;text-align:right}th{background:#f8f9fa}td:first-child,th:first-child{text-align:left}"
     "dl{display:grid;grid-template-columns:max-content auto;gap:2px 1rem}dt{font-weight:600}"
-    ".sentences p{margin:0.2rem 0}.chart{margin:0.5rem 0}"
+    ".sentences p{margin:0.2rem 0}.chart{margin:0.5rem 0}.wide{overflow-x:auto}"
 )
 REPORT_TEMPLATE = "plotly_white"
 #: The charts' camera button in the report saves PNG (the app's saves SVG: both are a click away).
@@ -82,7 +82,8 @@ def _part_html(index: int, kind: str, title: str, content) -> str:
         return heading + _figure_html(index, content)
     if kind == "table":
         frame, _ = tables.without_missing(content)  # a dash where a cell is empty, never "None"
-        return heading + frame.to_html(index=False, escape=True, border=0, float_format=_number)
+        table = frame.to_html(index=False, escape=True, border=0, float_format=_number)
+        return f'{heading}<div class="wide">{table}</div>'
     lines = "".join(f"<p>{html.escape(line, quote=False)}</p>" for line in content)
     return f'<div class="sentences">{lines}</div>'
 

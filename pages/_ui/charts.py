@@ -38,7 +38,7 @@ SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
 
 #: plotly's modebar for every chart: its camera button saves the chart as SVG, drawn by plotly.js in the
 #: browser (no kaleido, no server, no network); no plotly logo, no link to plotly's cloud.
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 1}}
+PLOT_CONFIG: dict = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 1}}
 
 
 def plot_config(name: str) -> dict:
@@ -193,7 +193,8 @@ def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "oth
     of them share one legend entry (``others``, a click hides or shows them). The legend is one row
     under the chart that wraps: it never scrolls."""
     wanted = set(highlight)
-    front, back = [], []
+    front: list = []
+    back: list = []
     for trace in figure.data:
         (front if (trace.legendgroup or trace.name) in wanted else back).append(trace)
     for trace in back:
@@ -228,7 +229,7 @@ def default_spotlight(final: Mapping[str, float], reference: str | None, count: 
     ['en', 'my', 'hi']
     """
     ordered = sorted(final, key=lambda name: final[name])
-    chosen = [reference] if reference in final else []
+    chosen = [reference] if reference is not None and reference in final else []
     chosen += [name for name in ordered[:count] if name not in chosen]
     if ordered and ordered[-1] not in chosen:
         chosen.append(ordered[-1])

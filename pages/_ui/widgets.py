@@ -90,7 +90,8 @@ def number_formats(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS) -> d
     return config
 
 
-def show_table(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS, column_config: dict | None = None, **options) -> None:
+def show_table(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS, column_config: dict | None = None,
+               **options) -> None:  # fmt: skip
     """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
     them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
     frame, written = tables.without_missing(frame, ids)  # "—" where a cell is empty, never "None"

@@ -89,19 +89,18 @@ def _serving(workspace: Path):
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]
-    log = open(workspace / "streamlit.log", "w")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield {"url": url, "chromium": browser_path, "workspace": workspace}
-    finally:
-        process.terminate()
+    with open(workspace / "streamlit.log", "w") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+            _wait_healthy(url, process)
+            yield {"url": url, "chromium": browser_path, "workspace": workspace}
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -245,8 +244,8 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # --------------------------------------------------------------------------------------------------
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
-ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Languages side by side",
-             "Vocabulary diff"]
+ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare",
+             "Languages side by side", "Vocabulary diff"]
 
 
 @pytest.mark.parametrize(
@@ -259,7 +258,8 @@ def test_a_fresh_servers_first_page_load(tmp_path, path, heading):
     found", the deep link's token open, and the menu leads on to another page."""
     from playwright.sync_api import expect
 
-    with _serving(tmp_path) as served, _browser_page(served, f"failure_fresh_{path.strip('/').split('?')[0] or 'root'}") as page:
+    shot = f"failure_fresh_{path.strip('/').split('?')[0] or 'root'}"
+    with _serving(tmp_path) as served, _browser_page(served, shot) as page:
         page.goto(f"{served['url']}{path}")
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
         _settle(page)
@@ -428,7 +428,9 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
 # --------------------------------------------------------------------------------------------------
 # legible in every script
 
-MULTILINGUAL = "नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\nمرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽"
+MULTILINGUAL = (
+    "नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\nمرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽"
+)
 # Each of these returns a list of problems (empty when the page is right).
 BOXES_UNBROKEN = """() => [...document.querySelectorAll('.bpe-tokens .t, .bpe-tokens .g')]
     .filter(e => e.getClientRects().length !== 1).map(e => e.outerHTML.slice(0, 120))"""
@@ -550,7 +552,10 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
 # --------------------------------------------------------------------------------------------------
 # Tokenize's panels are drawn without st.html's sanitiser (pages/_tokenize_text/markup.py): hostile text stays text
 
-INERT = '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> " onmouseover="window.__bpeRan=3'
+INERT = (
+    '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> '
+    '" onmouseover="window.__bpeRan=3'
+)
 
 
 def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
@@ -571,13 +576,17 @@ def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
         blocks = ".bpe-tokens, .bpe-ids, .bpe-cuts"
         assert page.evaluate(f"() => document.querySelectorAll('{blocks.replace(', ', ' img, ')} img').length") == 0
         assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"], [onerror], [onmouseover]').length") == 0
-        scripts = page.evaluate(f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length")
+        inside = f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length"
+        scripts = page.evaluate(inside)
         assert scripts == 0
         shown = page.locator(".bpe-tokens").first.inner_text().replace("␣", " ")
         assert "<img src=x onerror=" in shown and "</style><script>" in shown, shown[:200]
         page.locator('.bpe-tokens[data-k="gpt2"] .t').nth(3).hover()
         page.wait_for_timeout(200)
         assert page.evaluate("() => window.__bpeRan") is None
-        sheets = page.evaluate("() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-tokens .t {')).length")
+        sheets = page.evaluate(
+            "() => [...document.querySelectorAll('style')]"
+            ".filter(s => s.textContent.includes('.bpe-tokens .t {')).length"
+        )
         assert sheets == 1  # once for the page, not once per panel
         _no_exception(page, "Tokenize, hostile text")

@@ -110,7 +110,7 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert chart_titled(at, "Premium against vocabulary size")["layout"]["legend"]["orientation"] == "h"  # no scroll
     served = chart_titled(at, "by the language they served")["data"][0]
     languages = want.parity.training["parity"]["merge_language"]
-    assert dict(zip(served["x"], served["y"]))["Burmese"] == languages.count(3)
+    assert dict(zip(served["x"], served["y"], strict=True))["Burmese"] == languages.count(3)
     table = at.dataframe[-1].value
     assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "gpt2"}
     at.toggle(key="cmp.fair.trained_only").set_value(True)
@@ -149,7 +149,8 @@ def upload(at: AppTest, files: dict[str, str]) -> AppTest:
 def test_uploads_with_different_line_counts_say_which(page):
     at = upload(page, {"eng.txt": "One.\nTwo.\nThree.\n", "deu.txt": "Eins.\nZwei.\n"})
     errors = [shown_text(e.value) for e in at.error]
-    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e for e in errors), errors
+    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e
+               for e in errors), errors  # fmt: skip
     assert at.button(key="cmp.fair.go").disabled
 
 

@@ -188,7 +188,8 @@ def test_one_colour_per_tokenizer_whatever_else_is_chosen():
     assert alone["new:mine"] == charts.tokenizer_colours(["lib:mine"])["lib:mine"]  # saving keeps it
     assert len(set(crowded.values())) == len(crowded)
     frame = pd.DataFrame([{"tokenizer": n, "label": "x", "v": 1.0} for n in ("GPT-2", "mine")])
-    figure = charts.grouped_bars(frame, "v", ["mine", "GPT-2"], ["x"], "t", "v", {"GPT-2": "#e03131", "mine": "#123456"})
+    colours = {"GPT-2": "#e03131", "mine": "#123456"}
+    figure = charts.grouped_bars(frame, "v", ["mine", "GPT-2"], ["x"], "t", "v", colours)
     assert [bar.marker.color for bar in figure.data] == ["#123456", "#e03131"]
 
 
@@ -240,7 +241,8 @@ def test_forest_finds_tokens_by_what_the_pages_show(app, gpt2):
     app.selectbox(key="forest.tokenizer").set_value("gpt2")
     run(app)
     box = app.text_input(key="forest.query:gpt2")
-    assert box.value == token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))  # shown as the pages show it
+    shown = token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))
+    assert box.value == shown  # as the search boxes read it
     box.set_value("␣the")
     run(app)
     assert {m.label: m.value for m in app.metric}["id"] == "262"

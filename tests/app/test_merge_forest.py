@@ -94,7 +94,7 @@ def test_the_merges_table_filters_and_pages(app):
     assert app.number_input(key="forest.merges_page:gpt2").value == 1  # the filter shrank the table
     assert 0 < len(filtered) <= 500
     assert all("␣the" in a or "␣the" in b or "␣the" in c
-               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"]))  # fmt: skip
+               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"], strict=True))  # fmt: skip
     assert any("merges match" in c for c in texts(app.caption))
 
 
