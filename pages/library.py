@@ -135,7 +135,7 @@ def library_listing(ws) -> None:
     choices, problems = tokenizers.library_choices()
     by_name = {c.key[4:]: c for c in choices}
     if entries:
-        show_table(pd.DataFrame([library_row(e, by_name.get(e.name)) for e in entries]))  # 4,000 as on every page
+        show_table(pd.DataFrame([library_row(e, by_name.get(e.name)) for e in entries]))  # 4,000, and "—" for none
     else:
         st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
     for problem in problems:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from bpe_core.progress import PhaseClock, eta_seconds
 
-from . import navigation, state
+from . import navigation, state, tables
 from .render import sentences_html
 from .tokenizers import TokenizerChoice
 
@@ -95,7 +95,11 @@ def show_table(
 ) -> None:
     """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
     them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
+    frame, written = tables.without_missing(frame, ids)  # "—" where a cell is empty, never "None"
     config = number_formats(frame, ids=ids) | (column_config or {})
+    for column in written:  # numbers written as text there: right-aligned, the caller's label kept
+        label = (config.get(column) or {}).get("label")
+        config[column] = st.column_config.TextColumn(label, alignment="right")
     st.dataframe(frame, hide_index=True, column_config=config, **options)
 
 

@@ -259,7 +259,8 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # --------------------------------------------------------------------------------------------------
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
-ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Vocabulary diff"]
+ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare",
+             "Languages side by side", "Vocabulary diff"]
 
 
 @pytest.mark.parametrize(
@@ -448,8 +449,9 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
 # --------------------------------------------------------------------------------------------------
 # legible in every script
 
-MULTILINGUAL = ("नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\n"
-                "مرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽")
+MULTILINGUAL = (
+    "नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\nمرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽"
+)
 # Each of these returns a list of problems (empty when the page is right).
 BOXES_UNBROKEN = """() => [...document.querySelectorAll('.bpe-tokens .t, .bpe-tokens .g')]
     .filter(e => e.getClientRects().length !== 1).map(e => e.outerHTML.slice(0, 120))"""
@@ -571,8 +573,10 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
 # --------------------------------------------------------------------------------------------------
 # Tokenize's panels are drawn without st.html's sanitiser (pages/_tokenize_text/markup.py): hostile text stays text
 
-INERT = ('<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> '
-         '" onmouseover="window.__bpeRan=3')
+INERT = (
+    '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> '
+    '" onmouseover="window.__bpeRan=3'
+)
 
 
 def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
@@ -593,9 +597,8 @@ def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
         blocks = ".bpe-tokens, .bpe-ids, .bpe-cuts"
         assert page.evaluate(f"() => document.querySelectorAll('{blocks.replace(', ', ' img, ')} img').length") == 0
         assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"], [onerror], [onmouseover]').length") == 0
-        scripts = page.evaluate(
-            f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length"
-        )
+        inside = f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length"
+        scripts = page.evaluate(inside)
         assert scripts == 0
         shown = page.locator(".bpe-tokens").first.inner_text().replace("␣", " ")
         assert "<img src=x onerror=" in shown and "</style><script>" in shown, shown[:200]

@@ -92,7 +92,8 @@ def test_defaults_show_charts_table_and_the_burmese_sentence(page):
 
     premium = chart_titled(page, "relative to English")
     assert any(shape.get("y0") == 1.0 for shape in premium["layout"].get("shapes", []))  # the parity line
-    assert page.get("download_button") and page.get("download_button")[0].proto.label.startswith("⬇ Table as CSV")
+    buttons = {button.key: button.proto.label for button in page.get("download_button")}
+    assert buttons["cmp.csv"].startswith("⬇ Table as CSV") and buttons["cmp.report"].startswith("⬇ Report as HTML")
     assert not page.error and not page.warning
 
 
@@ -137,8 +138,8 @@ def test_code_and_data_have_no_premium_but_do_have_chars_per_token(page):
     run(page)
     rows = table(page)
     assert set(rows["kind"]) == {"code", "data"}
-    assert rows["premium"].isna().all()
-    assert rows["chars_per_token"].notna().all()
+    assert (rows["premium"] == "—").all()  # no premium for code: a dash, never "None"
+    assert rows["chars_per_token"].notna().all() and not rows.isna().any().any()
     assert any("No premium to show" in i for i in texts(page.info))
     assert page.selectbox(key="cmp.heat_metric").value == "chars_per_token"
     assert "GPT-2 fits the most characters into a token for" in sentences(page)

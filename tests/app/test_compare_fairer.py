@@ -97,8 +97,18 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert any(shape.get("y0") == 1.0 for shape in spec["layout"].get("shapes", []))
     # one line per language and trained tokenizer against vocabulary size
     curves = chart_titled(at, "Premium against vocabulary size")["data"]
-    assert len(curves) == 2 * len(LANGUAGES) and max(curves[0]["x"]) == VOCAB
-    assert [c["name"] for c in curves if c.get("showlegend", True)] == ["English", "German", "Hindi", "Burmese"]
+    lines = [c for c in curves if c["x"] != [None]]  # the rest is the legend entry of the grey lines
+    assert len(lines) == 2 * len(LANGUAGES) and max(lines[0]["x"]) == VOCAB
+    # in colour: English (the reference) and the two languages standard BPE charges most; the rest grey
+    standard = want.fairness[STANDARD].premiums
+    dearest = sorted((code for code in LANGUAGES if code != "eng"), key=lambda code: -standard[code].premium)[:2]
+    coloured = {c["legendgroup"] for c in lines if c["legendgroup"] != "others"}
+    assert coloured == {"eng", *dearest}
+    grey = [c for c in lines if c["legendgroup"] == "others"]
+    assert len(grey) == 2 * (len(LANGUAGES) - 3) and {c["line"]["color"] for c in grey} == {"#ced4da"}
+    legend = [c["name"] for c in curves if c.get("showlegend", True)]
+    assert len(legend) == 4 and "other languages" in legend and "English" in legend
+    assert chart_titled(at, "Premium against vocabulary size")["layout"]["legend"]["orientation"] == "h"  # no scroll
     served = chart_titled(at, "by the language they served")["data"][0]
     languages = want.parity.training["parity"]["merge_language"]
     assert dict(zip(served["x"], served["y"], strict=True))["Burmese"] == languages.count(3)

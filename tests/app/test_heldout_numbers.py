@@ -158,8 +158,9 @@ def test_compare_marks_the_default_tokenizer_in_sample_on_the_builtin_samples(ap
     rows = comparison_table(app)
     assert set(rows["tokenizer"]) == {"sample-bpe †", "GPT-2"}
     mine = rows[rows["tokenizer"] == "sample-bpe †"]
-    assert list(mine["seen_in_training"]) == [1.0] * len(NATURAL)
-    assert rows[rows["tokenizer"] == "GPT-2"]["seen_in_training"].isna().all()  # its training text is unknown
+    # the full table as shown: a share as a percentage, a dash where it does not apply
+    assert list(mine["seen_in_training"]) == ["100%"] * len(NATURAL)
+    assert (rows[rows["tokenizer"] == "GPT-2"]["seen_in_training"] == "—").all()  # its training text is unknown
     assert "sample-bpe †" in chart_names(app, "Characters per token")
     assert "sample-bpe †" in chart_names(app, "Tokens needed relative to")
     assert "sample-bpe †" in chart_names(app, "token premium")  # the heatmap's columns
@@ -177,7 +178,7 @@ def test_compare_on_the_held_out_sentences_leaves_the_default_unmarked(app):
     run(app)
     rows = comparison_table(app)
     assert set(rows["tokenizer"]) == {"sample-bpe", "GPT-2"}
-    assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == 0.0).all()
+    assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == "0%").all()
     assert "was trained on" not in html_of(app)
     # the numbers are those of the held-out lines 91-120, each language one text
     from bpe_core.corpora.samples import parallel_text
@@ -199,8 +200,8 @@ def test_compare_marks_a_session_tokenizer_only_where_it_saw_the_text(app):
     app.multiselect(key="cmp.samples").set_value(["eng", "deu"])
     run(app)
     rows = comparison_table(app).set_index(["tokenizer", "sample"])
-    assert rows.loc[("mix-eng-300 †", "eng"), "seen_in_training"] == 1.0
-    assert rows.loc[("mix-eng-300 †", "deu"), "seen_in_training"] == 0.0
+    assert rows.loc[("mix-eng-300 †", "eng"), "seen_in_training"] == "100%"
+    assert rows.loc[("mix-eng-300 †", "deu"), "seen_in_training"] == "0%"
     assert "† mix-eng-300 was trained on English:" in html_of(app)
 
     app.multiselect(key="cmp.samples").set_value(["deu", "fra"])  # text it never saw: no mark

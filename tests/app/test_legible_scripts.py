@@ -156,8 +156,8 @@ def test_cut_view_pieces_and_words_use_the_convention():
     assert "␣␣" in cuts and "→" in cuts and "↵" in cuts
     assert "␣" in render.pieces_html([" x", "\n"]) and "↵" in render.pieces_html(["\n"])
     words = render.words_html([([b" ", b"\xe4"], 1)], highlight=None)
-    assert "␣" in words and "\\xe4" in words and "<wbr>" in words  # a long byte stream wraps
-    assert "display:inline-block" in render.WORDS_CSS
+    assert "␣" in words and "⟨CJK 1/3⟩" in words and "\\x" not in words  # a stray byte named, never \xNN
+    assert 'class="bpe-tokens bpe-words"' in words  # the token strip's boxes: inline blocks that wrap
     assert render.token_quote(b" the") == "‘␣the’" and render.symbol_text(b"\n") == "↵"
 
 
@@ -177,7 +177,7 @@ def test_font_stacks_name_cjk_emoji_and_script_fonts():
     for family in ["Noto Sans CJK SC", "Noto Color Emoji", "Noto Sans Devanagari", "Noto Sans Myanmar",
                    "Apple Color Emoji", "Segoe UI Emoji", "Microsoft YaHei", "PingFang SC"]:  # fmt: skip
         assert family in render.SCRIPT_FONTS and family in theme["font"] and family in theme["codeFont"]
-        assert family in render.TOKEN_CSS and family in render.WORDS_CSS
+        assert family in render.TOKEN_CSS and family in render.words_html([([b"a"], 1)], None)
     assert theme["font"].replace("'", '"').find(render.SCRIPT_FONTS) > 0  # the same list, in order
 
 
@@ -241,8 +241,8 @@ def test_forest_finds_tokens_by_what_the_pages_show(app, gpt2):
     app.selectbox(key="forest.tokenizer").set_value("gpt2")
     run(app)
     box = app.text_input(key="forest.query:gpt2")
-    # shown as the pages show it
-    assert box.value == token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))
+    shown = token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))
+    assert box.value == shown  # as the search boxes read it
     box.set_value("␣the")
     run(app)
     assert {m.label: m.value for m in app.metric}["id"] == "262"
