@@ -4,7 +4,9 @@ Starts ``streamlit run app.py`` on a free port with a temporary workspace, then:
 Train and trains, sees token spans on Tokenize, opens the merge forest, steps through a few merges,
 and checks that no page shows a Streamlit exception; a fresh server's first session, opened on / or on
 a deep link, gets app.py's frame and menu. Screenshots go to tests/artifacts/ (gitignored).
-Skips when Chromium or Playwright is missing; never downloads a browser.
+Skips when Chromium or Playwright is missing; never downloads a browser. Nothing here can hang: every
+wait has a limit, a browser session that outlives BROWSER_DEADLINE_S is killed, and each server's whole
+process group is ended at teardown.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -91,17 +95,30 @@ def _serving(workspace: Path):
         "--server.fileWatcherType", "none",
     ]
     with open(workspace / "streamlit.log", "w") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # A session of its own: the teardown ends the server and every process it started (training jobs
+        # start their own sessions and end when the server's pipe to them closes).
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # fmt: skip
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url, process)
             yield {"url": url, "chromium": browser_path, "workspace": workspace}
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            _stop_server(process)
+
+
+def _stop_server(process: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group, SIGKILL after 10 s, then reaped: never left running."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 30)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:  # the group is gone already
+            pass
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 @pytest.fixture(scope="module")
@@ -146,25 +163,80 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+#: Seconds one browser session may last in all. Every wait has its own limit, but a call Playwright
+#: does not time out (``page.evaluate`` on a renderer that stopped answering) would wait for ever:
+#: past this, the session's browser processes are killed, and the call fails instead of hanging.
+BROWSER_DEADLINE_S = 1_800
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (children, their children...), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue  # gone since, or not ours to read
+            children.setdefault(parent, []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _kill(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
 @contextlib.contextmanager
 def _browser_page(server, failure_shot: str, *, timeout_ms: int = PATIENCE_MS):
     """A Chromium page (1400 x 2200) on the test server; a screenshot named ``failure_shot`` when the
-    test fails inside it, and the browser closed either way."""
+    test fails inside it, and the browser closed either way (killed, with Playwright's driver, if the
+    session outlives BROWSER_DEADLINE_S)."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=timeout_ms)  # expect()'s own default is 5 s: far too short on a busy machine
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(timeout_ms)
+    before = _descendants(os.getpid())  # the test server, when this module's fixture started it
+    watchdog = threading.Timer(BROWSER_DEADLINE_S, lambda: _kill(_descendants(os.getpid()) - before))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS,
+                                                 headless=True, timeout=timeout_ms)  # fmt: skip
             try:
-                yield page
-            except BaseException:
-                _shot(page, failure_shot)
-                raise
-        finally:
-            browser.close()
+                page = browser.new_page(viewport={"width": 1400, "height": 2200})
+                page.set_default_timeout(timeout_ms)
+                try:
+                    yield page
+                except BaseException:
+                    with contextlib.suppress(Exception):  # a page that cannot be shot: the test's own error
+                        _shot(page, failure_shot)
+                    raise
+            finally:
+                browser.close()
+    finally:
+        watchdog.cancel()
+
+
+def test_a_page_that_stops_answering_fails_the_test_instead_of_hanging_it(monkeypatch):
+    """``page.evaluate`` has no time limit of its own: a script that never returns is ended by the browser
+    session's deadline (its browser killed), and the call raises."""
+    from playwright.sync_api import Error
+
+    monkeypatch.setattr(sys.modules[__name__], "BROWSER_DEADLINE_S", 5)
+    browser = {"chromium": _needs_a_browser()}
+    with pytest.raises(Error), _browser_page(browser, "failure_hung", timeout_ms=20_000) as page:
+        page.goto("data:text/html,<p>a page</p>")
+        page.evaluate("() => { while (true) {} }")
 
 
 def test_train_tokenize_forest_steps(server, tmp_path):
