@@ -18,6 +18,7 @@ first run on a machine). Measures no concurrency (``sessions_bench``) nor loadin
 from __future__ import annotations
 
 import argparse
+import ast
 import statistics
 import sys
 import tempfile
@@ -27,15 +28,18 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, commit, machine, serving, settled
+from bench.app_server import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, ROOT, commit, machine, serving, settled
 
 
 def opening_count() -> int:
-    """How many panels Tokenize opens with here (its default tokenizers that are installed)."""
+    """How many panels Tokenize opens with here: its default tokenizers (``OPENING`` in
+    pages/_ui/builtins.py, read from the source: bench imports no app module) that are installed."""
     from bpe_core.pretrained import catalogue
-    from pages._ui.builtins import OPENING
 
-    return sum(catalogue.is_installed(name) for name in OPENING)
+    tree = ast.parse((ROOT / "pages" / "_ui" / "builtins.py").read_text(encoding="utf-8"))
+    (opening,) = [ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and any(isinstance(target, ast.Name) and target.id == "OPENING" for target in node.targets)]
+    return sum(catalogue.is_installed(name) for name in opening)
 
 
 def bare_first_load(browser) -> float:
