@@ -36,7 +36,8 @@ from bpe_core.training.count_shards import (
     write_count_shards,
 )
 from bpe_core.training.counting import WordCounts, count_files
-from bpe_core.training.distributed import count_on_dask, is_scheduler_address
+from bpe_core.training.dask_cluster import is_scheduler_address
+from bpe_core.training.distributed import count_on_dask
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 

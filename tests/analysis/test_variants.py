@@ -34,9 +34,11 @@ class CharTokenizer:
 
     def __init__(self, width: int) -> None:
         self.width, self.vocab_size = width, 1000
+        self.ids: dict[str, int] = {}  # a new id per new piece: distinct pieces never share one
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return [hash(text[i : i + self.width]) % 1000 for i in range(0, len(text), self.width)]
+        pieces = [text[i : i + self.width] for i in range(0, len(text), self.width)]
+        return [self.ids.setdefault(piece, len(self.ids)) for piece in pieces]
 
 
 SAMPLES = [HeldOutSample("a", "A", "natural", "abab abab"), HeldOutSample("py", "Python", "code", "x = 1\n")]
