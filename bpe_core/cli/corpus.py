@@ -176,6 +176,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     variant = variants.chosen_variant(args)  # SuperBPE or Picky BPE, else None
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
+    pattern: str | None
+    specials: Sequence[str]
     if variant == "superbpe":
         pattern, specials = None, ()  # its recipe's patterns; superbpe.train_superbpe_files checks the rest
     elif args.counts:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import streamlit as st
 
@@ -97,7 +98,7 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
         choices.append(TokenizerChoice(
             key=f"ext:{path.stem}", label=f"🔌 {path.stem} (external)", kind="external",
             fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
-            loader=lambda tokenizer=tokenizer: tokenizer, note=kind, vocab_size=tokenizer.vocab_size,
+            loader=_loaded(tokenizer), note=kind, vocab_size=tokenizer.vocab_size,
         ))  # fmt: skip
     return choices, problems
 
@@ -166,6 +167,18 @@ class TokenizerChoice:
         return f"{self.label} · {self.vocab_size:,}" if self.vocab_size else self.label
 
 
+def _loaded(tokenizer: Tokenizer | ExternalTokenizer) -> Callable[[], Tokenizer]:
+    """The loader of a tokenizer already in memory. An ``ExternalTokenizer`` stands in for a ``Tokenizer``:
+    it has the part of the API every page uses, and pages that need merges leave it out (``with_merges``)."""
+    loaded = cast(Tokenizer, tokenizer)
+    return lambda: loaded
+
+
+def _held(held: SessionTokenizer) -> Callable[[], Tokenizer]:
+    """The loader of a tokenizer trained in this session."""
+    return lambda: held.tokenizer
+
+
 @dataclass
 class LibraryProblem:
     name: str
@@ -211,7 +224,7 @@ def library_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
                 label=f"📁 {entry.name}",
                 kind="library",
                 fingerprint=f"lib:{ws.root}:{entry.name}:{entry.modified_ns}:{entry.size}",
-                loader=lambda tokenizer=tokenizer: tokenizer,
+                loader=_loaded(tokenizer),
                 note=f"saved {describe_age(entry.modified)}",
                 vocab_size=tokenizer.vocab_size,
             )
@@ -250,7 +263,7 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
             label=f"✱ {name} (unsaved)",
             kind="session",
             fingerprint=f"new:{name}:{held.uid}",
-            loader=lambda held=held: held.tokenizer,
+            loader=_held(held),
             note="trained in this session, not saved",
             vocab_size=held.tokenizer.vocab_size,
         )
