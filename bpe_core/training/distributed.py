@@ -11,10 +11,11 @@ on the worker. Adding the per-partition counts in partition order keeps the orde
 (the ``"first"`` tie rule relies on it), so counts, order and statistics equal in-process counting
 whatever the number of workers and partitions.
 
-What it does not do: reach the cluster (``dask_cluster``: starting or connecting, checking versions), or move data. Workers open the inputs themselves, so they must see them at the same
+What it does not do: reach the cluster (``dask_cluster``: starting or connecting, checking
+versions), or move data. Workers open the inputs themselves, so they must see them at the same
 absolute paths (one machine, a shared filesystem or a mounted object store), and they and the
-scheduler run the same bpe_core version (checked). Dask is optional: this module imports it only when called, and its
-absence is an error naming ``pip install -r requirements-distributed.txt``.
+scheduler run the same bpe_core version (checked). Dask is optional: this module imports it only
+when called, and its absence is an error naming ``pip install -r requirements-distributed.txt``.
 """
 
 from __future__ import annotations
