@@ -44,7 +44,7 @@ def _training_rows(tokenizer: Any, events: Sequence[tuple]) -> list | None:
     return None
 
 
-def _number(row: list | None, index: int, kind: type) -> Any:
+def _number(row: list | None, index: int, kind: type | tuple[type, ...]) -> Any:
     """``row[index]`` (the IoS: the first item of a list) if it is a ``kind``, else None."""
     if row is None or len(row) <= index:
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from bpe_core import TokenInfo
 from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display, token_display
@@ -63,6 +63,7 @@ TOKEN_CSS = (
 .bpe-cuts span { unicode-bidi: isolate; } .bpe-cuts .both { border-left: 1px solid #adb5bd; }
 .bpe-cuts .a { border-left: 3px solid #1971c2; background: #d0ebff; } .bpe-cuts .b { border-left: 3px solid #e8590c; background: #ffe8cc; }
 .bpe-legend span { padding: 0 0.4rem; border-radius: 3px; margin-right: 0.6rem; }
+.bpe-tokens .sw { border-bottom: 3px solid #5f3dc4; font-weight: 600; }
 </style>
 """
 )
@@ -238,8 +239,10 @@ def span_data(info: TokenInfo) -> str:
     return f' data-s="{int(info.start)}" data-e="{int(info.end)}"' + ("" if info.special else f' data-i="{int(info.id)}"')
 
 
-def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool) -> str:
+def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool,
+                superword: bool = False) -> str:  # fmt: skip
     classes = f"t c{index % 6}" + (" s" if info.special else "") + (" x" if marked else "")
+    classes += " sw" if superword else ""
     if info.end <= info.start:  # added by the pre-tokenizer (a prefix space): not in the text
         title = token_title(info, rank) + " · not in the text"
         return _boxes(token_display(info.bytes), classes + " a", title, raw=True, data=span_data(info))
@@ -303,6 +306,7 @@ def render_tokens_html(
     key: str | None = None,
     switchable: bool = False,
     style: bool = True,
+    superwords: Collection[int] = (),
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
@@ -316,7 +320,8 @@ def render_tokens_html(
     ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree. With
     ``switchable``, the markup holds both forms of each toggle (marks and both piece labels) and
     ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it. Without
-    ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page).
+    ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page). Tokens
+    whose id is in ``superwords`` (SuperBPE's tokens across a space) are underlined (``superword_legend_html``).
     """
     show_whitespace, show_bytes = (True, None) if switchable else (show_whitespace, show_bytes)
     marked = marked or set()
@@ -325,7 +330,8 @@ def render_tokens_html(
         info = infos[group[0]]
         if len(group) == 1 and not info.partial:
             rank = None if info.special else rank_of(info.id)
-            markup = _token_html(text, group[0], info, rank, show_whitespace, info.start in marked)
+            superword = bool(superwords) and info.id in superwords
+            markup = _token_html(text, group[0], info, rank, show_whitespace, info.start in marked, superword)
         else:
             markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked)
         shown = text[info.start : max(infos[i].end for i in group)]
@@ -366,6 +372,15 @@ def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, share
         + f'<span class="a">cut only by {html.escape(label_a)}: {only_a:,}</span>'
         + f'<span class="b">cut only by {html.escape(label_b)}: {only_b:,}</span>'
         + f'<span class="both">cut by both: {shared:,}</span></div>'
+    )
+
+
+def superword_legend_html(*, style: bool = True) -> str:
+    """The legend beside panels that mark superwords (``render_tokens_html(superwords=...)``)."""
+    return (
+        (TOKEN_CSS if style else "")
+        + '<div class="bpe-tokens bpe-legend" style="max-height:none"><span class="t c0 sw">of␣the</span> a '
+        + "superword: one token across a space (SuperBPE's second stage); other tokens as everywhere</div>"
     )
 
 
