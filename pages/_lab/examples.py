@@ -5,7 +5,7 @@ token renderer, superwords underlined (with a legend). Superwords are
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import streamlit as st
 
@@ -80,20 +80,32 @@ def excerpt(text: str, limit: int = EXAMPLE_CHARS) -> str:
     return text[: end + 1] if end > 0 else text[:limit]
 
 
-def most_superwords(comparison: VariantComparison) -> str | None:
-    """The held-out text on which a SuperBPE variant emits the most superwords (None: no superword)."""
-    counts = [(row["superword_share"] * row["tokens"], row["sample"]) for row in comparison.rows
-              if row["superword_share"]]  # fmt: skip
-    return max(counts)[1] if counts else None
+def most_superwords(comparison: VariantComparison, latin: Collection[str] = ()) -> str | None:
+    """The held-out text on which a SuperBPE variant emits the most superwords, among those in ``latin``
+    (ids of texts in Latin letters, easiest to read for most) if any has some; None: no superword."""
+    counts = [(row["sample"] in latin, row["superword_share"] * row["tokens"], row["sample"])
+              for row in comparison.rows if row["superword_share"]]  # fmt: skip
+    return max(counts)[2] if counts else None
+
+
+def in_latin_letters(text: str) -> bool:
+    """Whether most of the letters of ``text`` are ASCII letters.
+
+    >>> in_latin_letters("Über den Fluss"), in_latin_letters("नमस्ते दुनिया")
+    (True, False)
+    """
+    letters = [char for char in text if char.isalpha()]
+    return sum(char.isascii() for char in letters) * 2 > len(letters)
 
 
 def strips_section(run: LabRun, comparison: VariantComparison) -> None:
     st.subheader("One held-out text, cut by each variant")
     samples = {sample.id: sample for sample in run.corpus.samples}
-    state.ensure_option(EXAMPLE_KEY, list(samples), most_superwords(comparison) or "eng")
+    latin = [sample.id for sample in samples.values() if sample.kind == "natural" and in_latin_letters(sample.text)]
+    state.ensure_option(EXAMPLE_KEY, list(samples), most_superwords(comparison, latin) or "eng")
     chosen = st.selectbox("Held-out text", list(samples), key=EXAMPLE_KEY,
                           format_func=lambda sample_id: f"{samples[sample_id].label} ({samples[sample_id].kind})",
-                          help="Opens on the text where SuperBPE uses the most superwords.") or next(iter(samples))
+                          help="Opens on a text where SuperBPE uses many superwords.") or next(iter(samples))
     text = excerpt(samples[chosen].text)
     if any(superword_ids(tokenizer) for tokenizer in run.tokenizers.values()):
         st.html(superword_legend_html())

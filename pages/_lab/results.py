@@ -54,7 +54,7 @@ def results_section(run: LabRun) -> VariantComparison | None:
     """The comparison's tables and downloads; the comparison, or None (its error shown)."""
     st.header("2 · Compared on held-out text", divider="gray")
     describe(run)
-    alpha = st.number_input(
+    alpha = st.columns([1, 2])[0].number_input(
         "Rényi order α of the efficiency", min_value=0.0, max_value=100.0, step=0.5, key="lab.alpha",
         help=f"Zouhar et al. 2023 recommend {RENYI_ALPHA} (the default); 1 is Shannon's entropy. Changing it "
         "measures again without training again.",

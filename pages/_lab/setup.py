@@ -87,8 +87,9 @@ def corpus_input() -> LabCorpus | None:
     return corpus
 
 
-def variants_input(vocab_size: int, corpus: LabCorpus | None) -> list[VariantSpec] | None:
-    """The variant checkboxes and their fields; the variants, or None (the reason shown)."""
+def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
+    """The variant checkboxes and their fields; the variants, or None (the reason shown). ``parallel``:
+    whether the corpus is parallel text (parity-aware BPE needs it)."""
     columns = st.columns(4)
     bpe = columns[0].checkbox("BPE", key="lab.bpe", help="Standard byte-level BPE: the baseline of the savings.")
     superbpe = columns[1].checkbox("SuperBPE", key="lab.superbpe",
@@ -109,7 +110,7 @@ def variants_input(vocab_size: int, corpus: LabCorpus | None) -> list[VariantSpe
     try:
         variants = variant_specs(bpe=bpe, transitions=transitions if superbpe else None,
                                  picky=float(threshold) if picky else None, parity=parity)  # fmt: skip
-        check_variants(variants, vocab_size, parallel=corpus.parallel if corpus is not None else True)
+        check_variants(variants, vocab_size, parallel=parallel)
     except BpeError as exc:
         st.error(md(exc))
         return None
@@ -125,5 +126,5 @@ def setup_section() -> Inputs:
         "Vocabulary size (the same for every variant: 256 bytes + merges)", min_value=1, max_value=1_000_000,
         step=250, key="lab.vocab_size",
     ))  # fmt: skip
-    variants = variants_input(vocab_size, corpus)
+    variants = variants_input(vocab_size, st.session_state.get("lab.corpus") == BUILTIN)
     return Inputs(corpus, vocab_size, variants)

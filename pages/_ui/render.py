@@ -250,7 +250,8 @@ def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks:
     return _boxes(text[info.start : info.end], classes, title, marks=marks, raw=info.special, data=span_data(info))
 
 
-def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked) -> str:
+def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked,
+                   superwords: Collection[int] = ()) -> str:  # fmt: skip
     """Tokens that share characters (``token_groups``): the characters drawn once, above one dashed piece per token
     (numbered, or its bytes when ``show_bytes``), each with its own hover title."""
     start, end = infos[group[0]].start, max(infos[i].end for i in group)
@@ -264,6 +265,7 @@ def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], 
         label = f'<span class="pn">{number}</span><span class="ph">{info.bytes.hex(" ")}</span>' if show_bytes is None else (
             info.bytes.hex(" ") if show_bytes else f"{number}")  # fmt: skip
         classes = f"t c{index % 6} p n{min(len(info.bytes), 4)}{' x' if cut else ''}"
+        classes += " sw" if superwords and info.id in superwords else ""
         pieces.append(f'<span class="{classes}" title="{_attribute(title)}"{span_data(info)}>{label}</span>')
     title = f"‘{chars}’ in {len(group)} tokens"
     return (
@@ -333,7 +335,7 @@ def render_tokens_html(
             superword = bool(superwords) and info.id in superwords
             markup = _token_html(text, group[0], info, rank, show_whitespace, info.start in marked, superword)
         else:
-            markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked)
+            markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked, superwords)
         shown = text[info.start : max(infos[i].end for i in group)]
         parts.append(("break" if "\n" in shown else text_direction(shown), markup))
     panel = f' data-k="{_attribute(key)}"' if key else ""
