@@ -245,7 +245,8 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # --------------------------------------------------------------------------------------------------
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
-ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Vocabulary diff"]
+ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Vocabulary diff",
+             "Lab"]  # fmt: skip
 
 
 @pytest.mark.parametrize(
