@@ -33,7 +33,7 @@ def test_the_index_matches_the_merge_records(trained, gpt2):
         forest = MergeForest.of(tokenizer)
         records = tokenizer.merge_records
         assert [(r.left, r.right, r.id, r.count) for r in records] == list(
-            zip(forest.left, forest.right, forest.made, forest.counts)
+            zip(forest.left, forest.right, forest.made, forest.counts, strict=True)
         )
         depth: dict[int, int] = {}
         for r in records:
@@ -62,7 +62,7 @@ def test_built_from_is_breadth_first_and_bounded(trained):
     changed = True
     while changed:
         changed = False
-        for rank, (a, b, new) in enumerate(zip(forest.left, forest.right, forest.made)):
+        for rank, (a, b, new) in enumerate(zip(forest.left, forest.right, forest.made, strict=True)):
             parents = [p for p in (a, b) if p in reached]
             if parents and new not in reached:
                 candidate = 1 + min(reached[p] for p in parents)
@@ -198,3 +198,12 @@ def test_simple_regexes_skip_the_time_limit_with_the_same_result(gpt2):
         compiled = regex.compile(pattern)
         expected = [i for i, shown in forest.display.items() if compiled.search(shown)]
         assert forest.search(pattern, mode="regex", limit=10**6).ids == expected, pattern
+
+
+def test_a_picky_tokenizer_has_no_forest_and_says_why():
+    from bpe_core.training.picky import train_picky
+
+    picky = train_picky(["the then there the then; other others mother"] * 3, 300, threshold=0.6, min_frequency=1)
+    assert picky.rule == "picky"
+    with pytest.raises(bpe_core.BpeError, match="Picky BPE tokenizer.*picky_removals"):
+        MergeForest.of(picky)
