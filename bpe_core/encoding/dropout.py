@@ -28,8 +28,9 @@ tokens therefore never appear when p > 0. With p = 0 no draw is made and the ids
 always decode to what ``tokenizer.encode``'s decode to (the text itself, unless the tokenizer's
 pipeline normalizes or drops characters).
 
-Not here: SuperBPE's variant (only merges whose right part starts with a space droppable), and
-dropout during training. This module encodes one text at a time and keeps no cache.
+Not here: SuperBPE's variant (only merges whose right part starts with a space droppable),
+dropout during training, and Picky BPE tokenizers (events, not ranked merges: refused). This module
+encodes one text at a time and keeps no cache.
 """
 
 from __future__ import annotations
@@ -134,7 +135,13 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
 def _merge_parts(tokenizer: Any) -> tuple[PairRanks, list[int], Mapping[str, tuple[int, ...]]]:
     """The tokenizer's own merge table (pair -> (rank, merged id); for ranks with late merges,
     tiktoken's pairs ranked by the id they make), the ids of the 256 single bytes, and its table of
-    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder."""
+    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder.
+    A Picky BPE tokenizer has no merge table to drop merges from (it replays events): BpeError."""
+    if getattr(tokenizer, "rule", None) == "picky":
+        raise BpeError(
+            f"{tokenizer.name!r} is a Picky BPE tokenizer: it replays merge and removal events, not ranked merges, "
+            "so BPE-dropout (which skips ranked merges) does not apply to it; encode it without dropout"
+        )
     try:
         pieces = tokenizer._model.piece_encoder
         return pieces.ranks, pieces.byte_ids, tokenizer._text_encoder.whole_pieces
@@ -179,7 +186,9 @@ def encode_with_dropout(
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
     pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
     specials = tokenizer.special_tokens
-    allowed, disallowed = allowed_and_disallowed(allowed_special, disallowed_special, specials=specials, owner=tokenizer.name)
+    allowed, disallowed = allowed_and_disallowed(
+        allowed_special, disallowed_special, specials=specials, owner=tokenizer.name
+    )
     check_disallowed(text, disallowed)
     rng = random.Random(seed)
     pretokenizer = tokenizer.pretokenizer

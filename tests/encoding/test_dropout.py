@@ -18,6 +18,7 @@ from bpe_core.encoding.dropout import (
     encode_with_dropout,
     merge_with_dropout,
 )
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import catalogue
 
@@ -125,7 +126,8 @@ def test_merge_loop_equals_the_plain_statement(pairs, symbols, dropout, seed):
 def test_one_merge_is_skipped_with_probability_p():
     # one candidate: it is dropped exactly when its single draw is below p
     p, n = 0.3, 4000
-    skipped = sum(merge_with_dropout([1, 2], {(1, 2): (0, 3)}, dropout=p, rng=random.Random(s)) == [1, 2] for s in range(n))
+    pair = {(1, 2): (0, 3)}
+    skipped = sum(merge_with_dropout([1, 2], pair, dropout=p, rng=random.Random(s)) == [1, 2] for s in range(n))
     assert abs(skipped / n - p) < 4 * math.sqrt(p * (1 - p) / n)
 
 
@@ -187,7 +189,8 @@ def test_the_ids_decode_to_the_text_for_lossless_pre_tokenizers():
 
 def test_a_normalizing_pipeline_decodes_as_encode_does():
     trained = bpe_core.train("The Quick Brown Fox jumps over the lazy dog. " * 20, 300, min_frequency=1)
-    lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"]))
+    pipeline = Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"])
+    lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=pipeline)
     text = "THE QUICK brown fox"
     assert encode_with_dropout(lower, text, dropout=0) == lower.encode(text)
     assert lower.decode(encode_with_dropout(lower, text, dropout=0.4, seed=2)) == "the quick brown fox"
@@ -207,7 +210,8 @@ def test_seeds_are_deterministic_and_differ():
 def test_more_dropout_more_tokens():
     gpt2 = bpe_core.load("gpt2")
     text = "Subword regularization exposes the model to many segmentations of the same word."
-    mean = {p: sum(len(encode_with_dropout(gpt2, text, dropout=p, seed=s)) for s in range(50)) / 50 for p in (0, 0.1, 0.5, 1)}
+    mean = {p: sum(len(encode_with_dropout(gpt2, text, dropout=p, seed=s)) for s in range(50)) / 50
+            for p in (0, 0.1, 0.5, 1)}  # fmt: skip
     assert mean[0] < mean[0.1] < mean[0.5] < mean[1] == len(text.encode())
 
 
@@ -250,3 +254,13 @@ def test_tokenizer_encode_takes_dropout_and_seed():
     assert gpt2.encode(text, dropout=0.0, seed=7) == gpt2.encode(text)
     samples = {tuple(gpt2.encode(text, dropout=0.5, seed=s)) for s in range(8)}
     assert len(samples) > 1 and all(gpt2.decode(list(s)) == text for s in samples)
+
+
+def test_a_picky_tokenizer_is_refused_with_the_reason():
+    from bpe_core.training.picky import train_picky
+
+    picky = train_picky(["the then there the then; other others mother"] * 3, 300, threshold=0.6, min_frequency=1)
+    assert picky.rule == "picky"
+    with pytest.raises(BpeError, match="Picky BPE tokenizer.*does not apply"):
+        picky.encode("the other", dropout=0.1, seed=1)
+    assert picky.encode("the other", dropout=0) == picky.encode("the other")  # p = 0 is no dropout
