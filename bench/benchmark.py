@@ -4,7 +4,8 @@
     .venv/bin/python bench/benchmark.py            # ~11 MB of stdlib sources, vocab 8192 and 32768
     .venv/bin/python bench/benchmark.py --quick    # small data, well under a minute (CI smoke run)
     .venv/bin/python bench/benchmark.py --big      # also train_files on generated 100 MB, 250 MB, 1 GB
-    .venv/bin/python bench/benchmark.py --scale    # only training at scale vs HF and rustbpe (--scale-sizes 100,300,1000)
+    .venv/bin/python bench/benchmark.py --scale    # only training at scale vs HF and rustbpe
+                                                   # (sizes in MB: --scale-sizes 100,300,1000)
 
 Every measurement runs in a subprocess of its own, timing only the training or encoding call (not
 interpreter start-up or reading the corpus). The tools alternate round by round, so a noisy phase of
@@ -33,11 +34,18 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import corpora, encoding_bench, parity_bench, render_bench, scale_bench, training_bench  # noqa: E402
-from bench.timing import MB, available_tools, load_average, own_peak_rss, versions  # noqa: E402
-from bench import forest_bench  # noqa: E402
-from bench import dask_bench  # noqa: E402
-from bpe_core.pretrained import catalogue  # noqa: E402
+from bench import (
+    corpora,
+    dask_bench,
+    encoding_bench,
+    forest_bench,
+    parity_bench,
+    render_bench,
+    scale_bench,
+    training_bench,
+)
+from bench.timing import MB, available_tools, load_average, own_peak_rss, versions
+from bpe_core.pretrained import catalogue
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CHILD_TASKS = {
@@ -66,7 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
     parser.add_argument("--browser", action="store_true",
-                        help="only the Tokenize page in Chromium (bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)")
+                        help="only the Tokenize page in Chromium "
+                             "(bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)")
     parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
     parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")

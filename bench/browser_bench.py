@@ -100,8 +100,8 @@ def start_server(workspace: Path) -> tuple[subprocess.Popen, str]:
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.port", str(port), "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
-    log = open(workspace / "streamlit.log", "w")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with open(workspace / "streamlit.log", "w") as log:  # the server writes to its own copy of the file
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -182,7 +182,7 @@ def run_20k(page, url: str, keys: list[str], chars: int, runs: int) -> dict:
     for seed in range(runs):
         box = page.get_by_label("Text", exact=True)
         box.fill(mixed_text(chars, seed=seed))
-        firsts.append(timed(page, lambda: box.press("Control+Enter"), FIRST_TOKENS, len(keys)))
+        firsts.append(timed(page, lambda box=box: box.press("Control+Enter"), FIRST_TOKENS, len(keys)))
     dom = page.evaluate(DOM_SIZE)
     whitespace = flips(page, runs, "Mark whitespace", MARKS, len(keys))
     show_bytes = flips(page, runs, "Show bytes", HEX, len(keys))
@@ -224,7 +224,9 @@ def report(name: str, measured: dict) -> list[str]:
                 f"| {median(runs, 'long_tasks_ms'):,.0f} ms | {len(runs)} | {each(runs)} |"
             )
     dom = measured["dom"]
-    lines.append(f"| {name} | DOM elements in the panels (whole page) | {dom['panels']:,} ({dom['document']:,}) | | | | |")
+    lines.append(
+        f"| {name} | DOM elements in the panels (whole page) | {dom['panels']:,} ({dom['document']:,}) | | | | |"
+    )
     return lines
 
 
@@ -246,7 +248,8 @@ def run(chars: int, big_chars: int, runs: int, log=print) -> list[str]:
                 lines += report(f"{chars:,} chars x {len(keys)}", run_20k(page, url, keys, chars, runs))
                 log("\n".join(lines))
                 if big_chars:
-                    lines += report(f"{big_chars:,} chars x {len(keys)} (file)", run_big(page, url, keys, big_chars, runs, Path(folder)))
+                    big = run_big(page, url, keys, big_chars, runs, Path(folder))
+                    lines += report(f"{big_chars:,} chars x {len(keys)} (file)", big)
                 browser.close()
         finally:
             process.terminate()

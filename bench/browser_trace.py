@@ -27,7 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import browser_bench as bb  # noqa: E402
+from bench import browser_bench as bb
 
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink", "toplevel"]
 #: Trace event names grouped into phases (the rest are shown by their own name).
@@ -37,14 +37,19 @@ PHASES = {
     "v8.callFunction": "script", "ParseHTML": "parse HTML", "UpdateLayoutTree": "style recalculation",
     "ScheduleStyleRecalculation": "style recalculation", "Layout": "layout", "Paint": "paint",
     "PrePaint": "paint", "Layerize": "paint", "Commit": "paint", "MinorGC": "garbage collection",
-    "MajorGC": "garbage collection", "V8.GC_SCAVENGER": "garbage collection", "BlinkGC.AtomicPhase": "garbage collection",
+    "MajorGC": "garbage collection", "V8.GC_SCAVENGER": "garbage collection",
+    "BlinkGC.AtomicPhase": "garbage collection",
     "v8.compile": "compile", "V8.CompileCode": "compile", "v8.parseOnBackground": "compile",
 }  # fmt: skip
 
 
 def main_thread(events: list[dict]) -> tuple[int, int]:
     """(pid, tid) of the page's renderer main thread: the CrRendererMain with the most events."""
-    names = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+    names = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
     counts = collections.Counter((e["pid"], e["tid"]) for e in events if (e.get("pid"), e.get("tid")) in names)
     return counts.most_common(1)[0][0]
 
@@ -89,7 +94,7 @@ def profile_breakdown(profile: dict) -> tuple[dict[str, float], dict[str, float]
     nodes = {n["id"]: n for n in profile["nodes"]}
     by_file: dict[str, float] = collections.defaultdict(float)
     by_function: dict[str, float] = collections.defaultdict(float)
-    for node_id, delta in zip(profile["samples"], profile["timeDeltas"]):
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
         frame = nodes[node_id]["callFrame"]
         url = frame.get("url", "").rsplit("/", 1)[-1] or frame["functionName"] or "(native)"
         by_file[url] += delta / 1000
@@ -107,7 +112,8 @@ def style_recalcs(events: list[dict]) -> str:
     mine = [e for e in events if (e.get("pid"), e.get("tid")) == thread]
     origin = min((e["ts"] for e in mine if e.get("ph") == "X"), default=0)
     lines = [
-        f"  at {(e['ts'] - origin) / 1000:7.0f} ms: {e['dur'] / 1000:6.1f} ms, {e['args'].get('elementCount', '?')} elements"
+        f"  at {(e['ts'] - origin) / 1000:7.0f} ms: {e['dur'] / 1000:6.1f} ms, "
+        f"{e['args'].get('elementCount', '?')} elements"
         for e in sorted(mine, key=lambda e: e["ts"])
         if e.get("name") == "UpdateLayoutTree" and e.get("dur", 0) > 10_000
     ]
@@ -115,7 +121,8 @@ def style_recalcs(events: list[dict]) -> str:
     for e in mine:
         if "InvalidationTracking" in e.get("name", ""):
             data = e.get("args", {}).get("data", {})
-            what = data.get("reason") or data.get("invalidationList") or data.get("changedClass") or data.get("changedAttribute") or ""
+            what = (data.get("reason") or data.get("invalidationList") or data.get("changedClass")
+                    or data.get("changedAttribute") or "")
             reasons[f"{e['name']}: {json.dumps(what)[:120]} {data.get('nodeName', '')[:40]}"] += 1
     lines += [f"  {count:6d} x {reason}" for reason, count in reasons.most_common(25)]
     return "\n".join(lines)
@@ -172,13 +179,16 @@ def run(chars: int, out: Path, invalidations: bool = False) -> str:
                     box.fill(bb.mixed_text(chars, seed=seed))
                     if seed == 0:
                         bb.timed(page, lambda: box.press("Control+Enter"), bb.FIRST_TOKENS, len(keys))
-                reports.append(traced(browser, page, lambda: box.press("Control+Enter"), bb.FIRST_TOKENS, len(keys), "first", out, categories))
+                reports.append(traced(browser, page, lambda: box.press("Control+Enter"), bb.FIRST_TOKENS, len(keys),
+                                      "first", out, categories))
                 button = page.get_by_role("button", name="Next ▶")
                 bb.timed(page, button.click, bb.FIRST_TOKENS, len(keys))  # warm the fragment path once
                 reports.append(traced(browser, page, button.click, bb.FIRST_TOKENS, len(keys), "next", out, categories))
                 for label, signature in (("Mark whitespace", bb.MARKS), ("Show bytes", bb.HEX)):
                     name = label.lower().replace(" ", "_")
-                    reports.append(traced(browser, page, bb.toggle(page, label), signature, len(keys), name, out, categories))
+                    reports.append(
+                        traced(browser, page, bb.toggle(page, label), signature, len(keys), name, out, categories)
+                    )
                 browser.close()
         finally:
             process.terminate()

@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import bpe_core  # noqa: E402
-from bpe_core.analysis import metrics  # noqa: E402
+import bpe_core
+from bpe_core.analysis import metrics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,7 +38,10 @@ def texts(size: int) -> dict[str, str]:
         if total > size:
             break
     code = "".join(source)
-    return {"multilingual": (multi * (size // len(multi) + 1))[:size], "python": (code * (size // len(code) + 1))[:size]}
+    return {
+        "multilingual": (multi * (size // len(multi) + 1))[:size],
+        "python": (code * (size // len(code) + 1))[:size],
+    }
 
 
 def tokenizers() -> dict[str, object]:
@@ -69,8 +72,8 @@ def compare_six(toks: dict, sizes: list[int]) -> None:
     print(f"uptime: {os.popen('uptime').read().strip()}")
     for size in sizes:
         for kind, text in texts(size).items():
-            encode = best(lambda: [tok.encode_ordinary(text) for tok in six.values()])
-            whole = best(lambda: metrics.compare(six, [(kind, text)], None))
+            encode = best(lambda text=text: [tok.encode_ordinary(text) for tok in six.values()])
+            whole = best(lambda kind=kind, text=text: metrics.compare(six, [(kind, text)], None))
             print(f"{size:>9,} {kind:<12} 6 tokenizers: encode {encode:6.2f} s  compare {whole:6.2f} s")
 
 
@@ -89,8 +92,8 @@ def main() -> None:
     for size in sizes:
         for kind, text in texts(size).items():
             for name, tok in toks.items():
-                encode = best(lambda: tok.encode_ordinary(text))
-                whole = best(lambda: metrics.measure(tok, text))
+                encode = best(lambda tok=tok, text=text: tok.encode_ordinary(text))
+                whole = best(lambda tok=tok, text=text: metrics.measure(tok, text))
                 print(f"{size:>9,} {kind:<12} {name:<11} encode {encode:6.2f} s  measure {whole:6.2f} s")
     if args.profile:
         text = texts(sizes[-1])["multilingual"]

@@ -223,7 +223,7 @@ def generate_big_file(path: Path, size_bytes: int, sources: list[str]) -> Path:
         while written < size_bytes:
             suffix = _copy_suffix(copy)
             for text in sources:
-                varied = pattern.sub(lambda m: m.group() + suffix, text) if copy else text
+                varied = pattern.sub(lambda m, suffix=suffix: m.group() + suffix, text) if copy else text
                 data = varied.encode("utf-8")
                 if written + len(data) > size_bytes:
                     data = data[: size_bytes - written]
@@ -248,8 +248,8 @@ def real_source_roots() -> list[Path]:
     """Where the real corpus comes from: the Python standard library (all of it, tests included), the
     environment's site-packages, Debian's Python packages and /usr/share/doc, those present."""
     paths = sysconfig.get_paths()
-    candidates = [paths["stdlib"], paths["purelib"], "/usr/lib/python3", *sorted(map(str, Path("/usr/lib").glob("python3.*"))),
-                  "/usr/share/doc"]
+    candidates = [paths["stdlib"], paths["purelib"], "/usr/lib/python3",
+                  *sorted(map(str, Path("/usr/lib").glob("python3.*"))), "/usr/share/doc"]
     roots: list[Path] = []
     for candidate in candidates:
         root = Path(candidate)

@@ -33,8 +33,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import corpora  # noqa: E402
-from bench.timing import MB, load_average  # noqa: E402
+from bench import corpora
+from bench.timing import MB, load_average
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 DASK_WORKERS = (1, 2, 4)
@@ -77,8 +77,8 @@ def _children_cpu() -> float:
 def measure_in_process(path: Path, workers: int | None) -> dict:
     """``count_files`` on ``path``: wall seconds, CPU seconds (this process and its finished worker
     processes), the counts."""
-    from bpe_core.training.counting import count_files
     from bpe_core.pretokenization.pretokenizer import PreTokenizer
+    from bpe_core.training.counting import count_files
 
     cpu, children, started = time.process_time(), _children_cpu(), time.perf_counter()
     counts = count_files([path], pretokenizer=PreTokenizer.build("gpt2"), workers=workers)
@@ -122,7 +122,7 @@ def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_W
     measured = [("count_files, workers=1 (in-process)", reference),
                 ("count_files, workers=auto", measure_in_process(path, None))]  # fmt: skip
     try:
-        import distributed  # noqa: F401
+        import distributed  # noqa: F401 - imported only to see that it is installed
     except ImportError:
         log("  dask.distributed is not installed (pip install -r requirements-distributed.txt): Dask rows skipped")
         dask_workers = ()
@@ -145,8 +145,8 @@ def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_W
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| counter | counting, wall (s) | MB/s | throughput vs workers=1 | CPU (s) | MB per CPU-second | end to end (s) "
-        "| counts identical |",
+        "| counter | counting, wall (s) | MB/s | throughput vs workers=1 | CPU (s) | MB per CPU-second "
+        "| end to end (s) | counts identical |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for row in rows:

@@ -21,8 +21,6 @@ trained tokenizer (see ``render_bench`` for that).
 from __future__ import annotations
 
 import json
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 import os
 import statistics
 import time
@@ -30,6 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from bench.timing import MB, Rounds, alternated, ids_digest, run_child, verdict
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 ENCODE_TOOLS = ("bpe_core", "bpe_core-python", "tiktoken")
 #: The ``engine=`` each bpe_core tool encodes with.
@@ -114,8 +113,10 @@ def child_engine_build(spec: dict) -> dict:
 
     tokenizer = bpe_core.load(spec["vocabulary"])
     engine, _, build = _timed(tokenizer.build_engine)
-    ranks = tokenizer.to_tiktoken()._mergeable_ranks  # noqa: SLF001
-    _, _, alone = _timed(partial(tiktoken.Encoding, name="x", pat_str=tokenizer.pattern, mergeable_ranks=ranks, special_tokens={}))
+    ranks = tokenizer.to_tiktoken()._mergeable_ranks
+    _, _, alone = _timed(
+        partial(tiktoken.Encoding, name="x", pat_str=tokenizer.pattern, mergeable_ranks=ranks, special_tokens={})
+    )
     return {"seconds": build, "encoding_seconds": alone, "tokens": len(ranks), "engine": engine}
 
 
@@ -217,7 +218,7 @@ def _throughput_ratios(rounds: Rounds, tool: str = "bpe_core", *, clock: str = "
 
 def _with_build_ratio(rounds: Rounds) -> float:
     """bpe_core / tiktoken throughput of a first call that also builds bpe_core's engine (CPU time)."""
-    pairs = zip(rounds.runs["bpe_core"], rounds.runs["tiktoken"])
+    pairs = zip(rounds.runs["bpe_core"], rounds.runs["tiktoken"], strict=True)
     return 1 / statistics.median(
         (a["cold_cpu_seconds"] + a["build_cpu_seconds"]) / b["cold_cpu_seconds"] for a, b in pairs
     )

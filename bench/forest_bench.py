@@ -29,11 +29,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import bpe_core  # noqa: E402
-from bpe_core.pretrained import catalogue  # noqa: E402
-from bpe_core.analysis.contexts import token_contexts  # noqa: E402
-from bpe_core.analysis.forest import MergeForest  # noqa: E402
-from bpe_core.corpora.samples import load_samples  # noqa: E402
+import bpe_core
+from bpe_core.analysis.contexts import token_contexts
+from bpe_core.analysis.forest import MergeForest
+from bpe_core.corpora.samples import load_samples
+from bpe_core.pretrained import catalogue
 
 NAMES = ("gpt2", "cl100k", "o200k", "llama3", "qwen")
 TARGET_SECONDS = 1.0
@@ -103,14 +103,17 @@ def measure(name: str, log) -> dict[str, tuple[float, float, float]]:
         "first k merges, 5,000 chars, k = n/2": lambda: forest.first_k_infos(segment, half),
         "first k merges, 5,000 chars, k = n": lambda: forest.first_k_infos(segment, len(forest)),
         "never produced (60k chars of samples)": lambda: forest.never_produced(set(tokenizer.encode(corpus))),
-        "overview distributions": lambda: (Counter(forest.depth.values()), Counter(len(forest.vocab[i]) for i in forest.made)),
+        "overview distributions": lambda: (
+            Counter(forest.depth.values()), Counter(len(forest.vocab[i]) for i in forest.made)
+        ),
         "where ' t' occurs (10, in 60k chars)": lambda: token_contexts(tokenizer, [corpus], space_t, limit=10),
     }
     for label, operation in operations.items():
         rows[label] = timed(operation)
     rows["pathological regex refused after"] = once(lambda: refused_after(forest))
     rows["before: truncated(k) per k"] = once(lambda: tokenizer.truncated(half))
-    log(f"{name}: {tokenizer.vocab_size:,} ids, {len(forest):,} merges, deepest early token depth {forest.depth[deepest]}")
+    log(f"{name}: {tokenizer.vocab_size:,} ids, {len(forest):,} merges, "
+        f"deepest early token depth {forest.depth[deepest]}")
     return rows
 
 
@@ -138,8 +141,8 @@ def targets(results: dict[str, dict[str, tuple[float, float, float]]]) -> list[s
         slow = [label for label, (_, _, cpu) in rows.items() if label not in NOT_LOOKUPS and cpu >= TARGET_SECONDS]
         worst = max((wall, label) for label, (wall, _, _) in rows.items() if label not in NOT_LOOKUPS)
         verdict = "PASS" if not slow else "FAIL"
-        out.append(f"- {verdict}: merge forest on {name}: every lookup and tree under {TARGET_SECONDS:g} s of processor "
-                   f"time (slowest wall time here: {worst[1]}, {worst[0]:.2f} s)"
+        out.append(f"- {verdict}: merge forest on {name}: every lookup and tree under {TARGET_SECONDS:g} s of "
+                   f"processor time (slowest wall time here: {worst[1]}, {worst[0]:.2f} s)"
                    + (f" (slow: {', '.join(slow)})" if slow else ""))  # fmt: skip
     return out
 

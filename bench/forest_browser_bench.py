@@ -8,10 +8,10 @@ Starts the app headless (``browser_bench.start_server``) and drives Debian's Chr
 For each tokenizer: the first deep link ``/merge_forest?tokenizer=<name>&token=<id>`` (loading the
 tokenizer and building the page's index, once per server), then deep links to other tokens (a page
 load with the token's tree, what Tokenize's click on a token does), then, in the "Search the
-vocabulary" tab, prefix searches typed into the box, and ids typed into the "Token id" box. Each figure runs from the navigation (or the
-Enter key) to the finished view: the token's id in the id box or the search's results shown, the
-script run over (Streamlit's status widget gone) and the page painted. ``bench/forest_bench.py``
-times the library's share of the same operations without a browser.
+vocabulary" tab, prefix searches typed into the box, and ids typed into the "Token id" box. Each
+figure runs from the navigation (or the Enter key) to the finished view: the token's id in the id
+box or the search's results shown, the script run over (Streamlit's status widget gone) and the page
+painted. ``bench/forest_bench.py`` times the library's share of the same operations without a browser.
 """
 
 from __future__ import annotations
@@ -26,14 +26,16 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.browser_bench import CHROMIUM, PAINTED, start_server  # noqa: E402
+from bench.browser_bench import CHROMIUM, PAINTED, start_server
 
 #: Token ids opened per tokenizer (all below 50,000, so every vocabulary has them).
 TOKEN_IDS = (1169, 25000, 40000, 9999, 31337, 4321)
 PREFIXES = ("hel", " the", "ing", "pro", " con")
 IDLE = "() => !document.querySelector('[data-testid=stStatusWidget]')"
 #: The search's result line ("**1,234** matching tokens."), or null before a search.
-COUNT_LINE = "() => { const m = document.body.innerText.match(/[0-9][0-9,]* matching tokens/); return m ? m[0] : null; }"
+COUNT_LINE = (
+    "() => { const m = document.body.innerText.match(/[0-9][0-9,]* matching tokens/); return m ? m[0] : null; }"
+)
 
 
 def _finished(page, condition: str) -> None:
@@ -46,7 +48,10 @@ def _finished(page, condition: str) -> None:
 def open_token(page, url: str, name: str, token: int) -> float:
     started = time.perf_counter()
     page.goto(f"{url}/merge_forest?tokenizer={name}&token={token}")
-    shown = f"() => [...document.querySelectorAll('input')].some(i => i.value === '{token}') && document.querySelector('.js-plotly-plot')"
+    shown = (
+        f"() => [...document.querySelectorAll('input')].some(i => i.value === '{token}')"
+        " && document.querySelector('.js-plotly-plot')"
+    )
     _finished(page, shown)
     return time.perf_counter() - started
 
@@ -58,7 +63,10 @@ def type_token(page, token: int) -> float:
     box.fill(str(token))
     started = time.perf_counter()
     box.press("Enter")
-    shown = f"() => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText.trim() === '{token}')"
+    shown = (
+        "() => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
+        f".some(e => e.innerText.trim() === '{token}')"
+    )
     _finished(page, shown)
     return time.perf_counter() - started
 
@@ -91,9 +99,11 @@ def run(names: list[str], runs: int, log=print) -> list[str]:
                     opens = [open_token(page, url, name, token) for token in TOKEN_IDS[1 : runs + 1]]
                     typed = [type_token(page, token + 1) for token in TOKEN_IDS[1 : runs + 1]]
                     searches = [search(page, prefix) for prefix in PREFIXES[:runs]]
-                    lines.append(f"| {name} | first deep link (loads the tokenizer, builds the index) | {first:.2f} s | {first:.2f} |")
+                    first_link = "first deep link (loads the tokenizer, builds the index)"
+                    lines.append(f"| {name} | {first_link} | {first:.2f} s | {first:.2f} |")
                     for label, times in (("deep link to a token (a new page load, tree)", opens),
-                                         ("id typed on the page (facts, tree, built-from)", typed), ("prefix search", searches)):
+                                         ("id typed on the page (facts, tree, built-from)", typed),
+                                         ("prefix search", searches)):
                         each = ", ".join(f"{t:.2f}" for t in times)
                         lines.append(f"| {name} | {label} | {statistics.median(times):.2f} s | {each} |")
                     log(*lines[-4:], sep="\n")

@@ -24,7 +24,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import browser_bench as bb  # noqa: E402
+from bench import browser_bench as bb
 
 VARIANTS = {
     "as drawn": "",
@@ -35,7 +35,8 @@ VARIANTS = {
 }
 DRAW = """async ([blocks, css]) => {
   const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-  document.body.innerHTML = '<div id=css></div><div id=grid style="display:grid;grid-template-columns:repeat(3,430px);gap:16px"></div>';
+  document.body.innerHTML = '<div id=css></div>'
+    + '<div id=grid style="display:grid;grid-template-columns:repeat(3,430px);gap:16px"></div>';
   document.getElementById('css').innerHTML = css;
   await frames();
   const grid = document.getElementById('grid');
@@ -109,7 +110,8 @@ def run(rounds: int, chars: int) -> list[str]:
             process.terminate()
             process.wait(timeout=20)
     lines = [f"{elements:,} elements; medians of {rounds} rounds (ms)",
-             "| variant | insert | style | layout | paint and commit | total |", "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+             "| variant | insert | style | layout | paint and commit | total |",
+             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, rows in times.items():
         phases = [statistics.median(row[i] for row in rows) for i in range(4)]
         lines.append(f"| {name} | " + " | ".join(f"{ms:.0f}" for ms in phases) + f" | {sum(phases):.0f} |")

@@ -17,10 +17,10 @@ this process, not in a child.
 from __future__ import annotations
 
 import statistics
-from bpe_core.pretrained import catalogue
 import time
 
 from bench.corpora import multilingual_text, stdlib_sources
+from bpe_core.pretrained import catalogue
 
 RENDER_CHARS = 20_000
 

@@ -123,7 +123,9 @@ def prepare(data_dir: Path, sizes_mb: list[int], real_mb: int = REAL_MB, log=pri
     corpora = []
     if real_mb:
         made = prepare_real_file(data_dir / f"real-{real_mb}MB.txt", real_mb * MB, sources)
-        kinds = ", ".join(f"{suffix} {n:,} files {size / MB:.1f} MB" for suffix, (n, size) in sorted(made["kinds"].items()))
+        kinds = ", ".join(
+            f"{suffix} {n:,} files {size / MB:.1f} MB" for suffix, (n, size) in sorted(made["kinds"].items())
+        )
         log(f"real corpus: {made['files']:,} files, {made['bytes'] / MB:.1f} MB ({kinds}); pool "
             f"{len(sources):,} distinct files, {sum(len(d) for _, d in sources) / MB:.0f} MB")
         corpora.append((f"real code + docs {real_mb} MB", data_dir / f"real-{real_mb}MB.txt", real_mb))

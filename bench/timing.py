@@ -31,7 +31,8 @@ ROOT = BENCH.parent
 ENTRY_POINT = BENCH / "benchmark.py"
 MB = 1_000_000
 TOOL_MODULES = {
-    "bpe_core": "bpe_core", "bpe_core-python": "bpe_core", "hf": "tokenizers", "rustbpe": "rustbpe", "tiktoken": "tiktoken",
+    "bpe_core": "bpe_core", "bpe_core-python": "bpe_core", "hf": "tokenizers", "rustbpe": "rustbpe",
+    "tiktoken": "tiktoken",
 }
 
 
@@ -195,7 +196,7 @@ class Rounds:
         """Median over rounds of tool/reference, each pair measured in the same round."""
         if not self.has(tool, reference):
             return None
-        pairs = zip(self.runs[tool], self.runs[reference])
+        pairs = zip(self.runs[tool], self.runs[reference], strict=True)
         return statistics.median(a[key] / b[key] for a, b in pairs)
 
     def same_ids(self) -> bool:

@@ -270,7 +270,8 @@ def big_targets(big: list[dict]) -> list[str]:
     peak = max(r["peak_rss"] for r in big)
     per_mb = [r["cpu_seconds"] / r["size_mb"] for r in big]
     detail = ", ".join(
-        f"{r['size_mb']} MB: {r['cpu_seconds'] / r['size_mb']:.3f} CPU s/MB, {r['seconds'] / r['size_mb']:.3f} wall s/MB"
+        f"{r['size_mb']} MB: {r['cpu_seconds'] / r['size_mb']:.3f} CPU s/MB, "
+        f"{r['seconds'] / r['size_mb']:.3f} wall s/MB"
         for r in big
     )
     return [

@@ -44,7 +44,7 @@ def main() -> None:
         return
     link_token(link, picked.choice.key, picked.vocab)
     tabs = st.tabs(TABS)
-    for tab, draw in zip(tabs, [find_tab, search_tab, merges_tab, first_k_tab, overview_tab, unused_tab]):
+    for tab, draw in zip(tabs, [find_tab, search_tab, merges_tab, first_k_tab, overview_tab, unused_tab], strict=True):
         with tab:
             draw(picked)
 

@@ -3,10 +3,10 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from naive_bpe import naive_encode_word, pretokenize
 
 import bpe_core
 from bpe_core import Tokenizer
-from naive_bpe import naive_encode_word, pretokenize
 
 CORPUS = (
     "The quick brown fox jumps over the lazy dog. It's 2024 and    spaces\n\n\tand tabs!\n"

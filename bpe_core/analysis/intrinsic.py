@@ -203,10 +203,10 @@ def zipf_fit(counts: Counts, *, base: float = math.e) -> ZipfFit | None:
     n = len(xs)
     mean_x, mean_y = math.fsum(xs) / n, math.fsum(ys) / n
     sxx = math.fsum((x - mean_x) ** 2 for x in xs)
-    sxy = math.fsum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
+    sxy = math.fsum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
     slope = sxy / sxx
     intercept = mean_y - slope * mean_x
-    mae = math.fsum(abs(y - (intercept + slope * x)) for x, y in zip(xs, ys)) / n
+    mae = math.fsum(abs(y - (intercept + slope * x)) for x, y in zip(xs, ys, strict=True)) / n
     return ZipfFit(n, slope, intercept, mae, simpson_area(xs, ys), trapezoid_area(xs, ys))
 
 
@@ -216,7 +216,7 @@ def trapezoid_area(xs: Sequence[float], ys: Sequence[float]) -> float:
     >>> trapezoid_area([0, 1, 3], [0, 1, 1])
     2.5
     """
-    return math.fsum((x1 - x0) * (y0 + y1) / 2 for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:]))
+    return math.fsum((x1 - x0) * (y0 + y1) / 2 for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:], strict=False))
 
 
 def _simpson_pairs(xs: Sequence[float], ys: Sequence[float], stop: int) -> list[float]:
@@ -326,5 +326,5 @@ def fertility(
             raise BpeError(f"token and word counts cannot be negative, got {value}")
     if average == "pooled":
         return sum(tokens) / sum(words) if sum(words) else None
-    ratios = [t / w for t, w in zip(tokens, words) if w]
+    ratios = [t / w for t, w in zip(tokens, words, strict=True) if w]
     return sum(ratios) / len(ratios) if ratios else None

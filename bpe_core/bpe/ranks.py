@@ -16,6 +16,7 @@ import sys
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from bpe_core.errors import BpeError
 
@@ -101,7 +102,16 @@ _LOOKUPS_PER_BYTE = 4
 
 
 def _crossing(
-    a: int, b: int, rows, left: list[int], right: list[int], born: list[int], regular, late_rows, *, budget: int
+    a: int,
+    b: int,
+    rows: dict[int, dict[int, int]],
+    left: list[int],
+    right: list[int],
+    born: list[int],
+    regular: bytearray,
+    late_rows: dict[int, set[int]],
+    *,
+    budget: int,
 ) -> bool:
     """Whether, on the bytes of ``a`` then ``b`` (two tokens built by plain merges), some merge joins
     one of ``a``'s last symbols ``x`` to one of ``b``'s first symbols ``y`` before they are complete:
@@ -224,8 +234,9 @@ class _Recovery:
                 if shorter is not None:
                     break
             prefixes[i] = cuts = (prefixes[shorter] + (shorter,))[-_SPLITS_TRIED:] if shorter is not None else ()
+            split: tuple[int, int] | None = None
             if length <= _SHORT:
-                a, b = _short_split(token, i, position, byte_at) or (None, None)
+                split = _short_split(token, i, position, byte_at)
             else:
                 # The splits tried: after each of its longest prefix tokens, and the split of the longest
                 # prefix token with the rest moved to the right part (how runs of one byte grow).
@@ -237,18 +248,19 @@ class _Recovery:
                             splits.append((a if a > b else b, a, b))
                 if len(splits) > 1:
                     splits.sort()  # the split into the earliest parts is nearly always the one
-                b = None
                 for _, a, b in splits:
                     budget = _LOOKUPS_PER_BYTE * length
                     if not _crossing(a, b, rows, left, right, height, regular, late_rows, budget=budget):
+                        split = a, b
                         break
-                    b = None
-            if b is None:
+            if split is None:
                 parts = _join_by_position([byte_at[c] for c in token], table, base)
                 if len(parts) != 2:
                     kind[i] = 3
                     continue
                 a, b = parts
+            else:
+                a, b = split
             table[a * base + b] = i
             row = rows.get(a)
             if row is None:
@@ -357,17 +369,21 @@ def structure_from_bytes(data: bytes, ranks: Mapping[bytes, int]) -> RankStructu
     if min(n_merges, n_late, n_whole) < 0 or len(numbers) != 3 + 2 * (n_merges + n_late) + n_whole:
         raise BpeError("a rank structure of the wrong size")
     vocab = {rank: token for token, rank in ranks.items()}
-    part = [
+    maybe_part = [
         vocab.get(r) if r >= 0 else (bytes([-1 - r]) if r >= -256 else None)
         for r in numbers[3 : 3 + 2 * (n_merges + n_late)]
     ]
-    if None in part:
+    if None in maybe_part:
         raise BpeError("a rank structure naming a rank these ranks lack")
+    part = cast("list[bytes]", maybe_part)  # no None: checked just above
     pairs = list(zip(part[0::2], part[1::2], strict=True))
     merges, late = pairs[:n_merges], pairs[n_merges:]
-    whole = [vocab.get(r) for r in numbers[3 + 2 * (n_merges + n_late) :]]
-    made = [ranks.get(left + right) for left, right in pairs]
-    if None in made or None in whole or any(len(token) < 2 for token in whole):
+    maybe_whole = [vocab.get(r) for r in numbers[3 + 2 * (n_merges + n_late) :]]
+    maybe_made = [ranks.get(left + right) for left, right in pairs]
+    if None in maybe_made or None in maybe_whole:
+        raise BpeError("a rank structure whose parts do not join into tokens")
+    whole, made = cast("list[bytes]", maybe_whole), cast("list[int]", maybe_made)  # no None: checked just above
+    if any(len(token) < 2 for token in whole):
         raise BpeError("a rank structure whose parts do not join into tokens")
     merged = made[:n_merges]
     if any(b <= a for a, b in zip(merged, merged[1:], strict=False)) or any(

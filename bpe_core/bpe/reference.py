@@ -49,8 +49,8 @@ def pair_counts(words: Iterable[Sequence[Symbol]], freqs: Iterable[int]) -> dict
     {('a', 'a'): 2, ('a', 'b'): 3}
     """
     counts: dict[tuple[Symbol, Symbol], int] = {}
-    for symbols, freq in zip(words, freqs):
-        for pair in zip(symbols, symbols[1:]):
+    for symbols, freq in zip(words, freqs, strict=True):
+        for pair in zip(symbols, symbols[1:], strict=False):
             counts[pair] = counts.get(pair, 0) + freq
     return counts
 
@@ -65,7 +65,7 @@ def encode_reference(ids: Sequence[int], ranks: PairRanks, applied: list[int] | 
     """
     ids = list(ids)
     while len(ids) > 1:
-        pairs = [pair for pair in zip(ids, ids[1:]) if pair in ranks]
+        pairs = [pair for pair in zip(ids, ids[1:], strict=False) if pair in ranks]
         if not pairs:
             break
         pair = min(pairs, key=ranks.__getitem__)  # each pair has its own rank

@@ -3,9 +3,9 @@
 This is the version textbooks trace by hand: words are split on whitespace, each becomes its
 characters plus ``</w>``, and the most frequent adjacent pair is merged, ties going to the pair met
 first (unique words in order of first appearance, left to right: the textbook's first-seen tie rule,
-which is Python's ``max`` over a pair counter). Encoding applies the merges in the order they were learned. It exists for
-teaching and comparison with byte-level BPE; it is not byte-level and cannot encode arbitrary bytes
-losslessly.
+which is Python's ``max`` over a pair counter). Encoding applies the merges in the order they were
+learned. It exists for teaching and comparison with byte-level BPE; it is not byte-level and cannot
+encode arbitrary bytes losslessly.
 """
 
 from __future__ import annotations

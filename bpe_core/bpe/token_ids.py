@@ -10,10 +10,10 @@ module checks ids and builds messages; it knows no tokenizer (the caller passes 
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import operator
 from collections.abc import Callable, Container, Iterable
+
+from bpe_core.errors import BpeError
 
 #: The largest token id any tokenizer may have: tiktoken stores ids as unsigned 32-bit integers and
 #: ``encode_to_numpy`` returns ``uint32``, so a larger id could not leave bpe_core intact.
@@ -99,9 +99,11 @@ def checked_ids(
     (``unknown(id)`` builds the error for an integer that is not in ``known``).
 
     >>> checked_ids([3, 1.5], {3}, unknown=lambda i: UnknownTokenError(f"unknown token id {i}"))
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    bpe_core.bpe.token_ids.TokenIdTypeError: unknown token id 1.5 at position 1: token ids are integers, not float; pass int ids (int(x) if its value is whole)
+    bpe_core.bpe.token_ids.TokenIdTypeError: unknown token id 1.5 at position 1: token ids are integers,
+    not float; pass int ids (int(x) if its value is whole)
     """
     out: list[int] = []
     for position, token_id in enumerate(ids):

@@ -113,7 +113,8 @@ def piece_token_infos(piece: str, ids: Sequence[int], vocab: Mapping[int, bytes]
     """``TokenInfo`` for each id of one piece (``ids`` are its encoding), ``offset`` being the piece's
     character offset in the text.
 
-    >>> [(i.start, i.end, i.partial) for i in piece_token_infos("é", [195, 169], {195: b"\\xc3", 169: b"\\xa9"}, offset=4)]
+    >>> vocab = {195: b"\\xc3", 169: b"\\xa9"}
+    >>> [(i.start, i.end, i.partial) for i in piece_token_infos("é", [195, 169], vocab, offset=4)]
     [(4, 5, True), (4, 5, True)]
     """
     char_of_byte: list[int] = []  # char_of_byte[k]: index (within piece) of the character holding byte k

@@ -9,6 +9,7 @@ that encodes one piece, so the ids are the tokenizer's own.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 
 from bpe_core.bpe.tokens import TokenInfo, piece_token_infos
@@ -47,8 +48,7 @@ def token_details(
 def last_piece(segments: Iterable[tuple[str, bool]], pretokenizer: PreTokenizer | StagedPreTokenizer) -> str | None:
     """The last pre-token of the text cut into ``segments``; None when it is empty or ends with a
     special token."""
-    last_segment, last_is_special = "", True
-    for last_segment, last_is_special in segments:
-        pass
+    last = deque(segments, maxlen=1)
+    last_segment, last_is_special = last[0] if last else ("", True)
     pieces = [] if last_is_special else pretokenizer.pieces(last_segment)
     return pieces[-1] if pieces else None

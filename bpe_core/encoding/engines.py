@@ -25,6 +25,7 @@ from bpe_core.pretokenization.pretokenizer import (
     replace_surrogates,
     safe_cut_regex,
 )
+from bpe_core.pretokenization.stages import StagedPreTokenizer
 
 Encode = Callable[[str], list[int]]
 
@@ -109,7 +110,9 @@ class Engines:
         return native.piece_text_encoder
 
 
-def encode_text(encode: Encode, text: str, *, pretokenizer: PreTokenizer, threads: int, whole_text: bool) -> list[int]:
+def encode_text(
+    encode: Encode, text: str, *, pretokenizer: PreTokenizer | StagedPreTokenizer, threads: int, whole_text: bool
+) -> list[int]:
     """``encode(text)`` with lone surrogates replaced as tiktoken does; a long text on tiktoken's
     whole-text engine (``whole_text``) is cut at safe cuts and encoded by up to ``threads`` threads
     (``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""

@@ -73,7 +73,7 @@ _SHARD_FILE = re.compile(r"counts-\d{5,}\.parquet\Z")
 _CORPUS_KEYS = ("documents", "characters", "pretokens", "special_tokens_cut", "bad_rows")
 
 
-def _pyarrow():
+def _pyarrow() -> tuple[Any, Any]:  # (pyarrow, pyarrow.parquet): neither has type information
     return import_pyarrow("count shards are Parquet files, which need pyarrow")
 
 
@@ -162,7 +162,9 @@ def write_count_shards(
                          "a folder you can write to (-o)") from None
 
 
-def _write_shard_files(directory: str, keys, values, settings: dict, corpus: dict, rows_per_shard: int) -> dict:
+def _write_shard_files(
+    directory: str, keys: list[str], values: list[int], settings: dict, corpus: dict, rows_per_shard: int
+) -> dict:
     """``write_count_shards``' writing, once everything is checked: the shards, then the manifest."""
     pyarrow, parquet = _pyarrow()
     os.makedirs(directory, exist_ok=True)
@@ -262,7 +264,7 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
 
 
-def _open_shard(path: str, rows: int | None, manifest: dict):
+def _open_shard(path: str, rows: int | None, manifest: dict) -> Any:  # a pyarrow ParquetFile
     """The ParquetFile of one shard, its columns and metadata checked against the manifest."""
     pyarrow, parquet = _pyarrow()
     try:
@@ -295,7 +297,7 @@ def _open_shard(path: str, rows: int | None, manifest: dict):
     return handle
 
 
-def _add_shard(handle, path: str, counts: Counter) -> int:
+def _add_shard(handle: Any, path: str, counts: Counter) -> int:  # handle: a pyarrow ParquetFile
     """Add one shard's rows to ``counts`` (in row order), row group by row group; the sum of its counts."""
     pyarrow, _ = _pyarrow()
     total = 0
@@ -340,18 +342,18 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
     add up to more than 2^63-1 pre-tokens. A folder named twice (the same real path) is read once, as
     a file named twice is, so its counts are never added twice.
     """
-    if isinstance(directories, (str, os.PathLike)):
-        directories = [directories]
+    given = [directories] if isinstance(directories, (str, os.PathLike)) else directories
     unique: dict[str, str] = {}
-    for directory in map(os.fspath, directories):
+    for name in given:
+        directory = os.fspath(name)
         unique.setdefault(os.path.realpath(directory), directory)
-    directories = list(unique.values())
-    if not directories:
+    folders = list(unique.values())
+    if not folders:
         raise BpeError("give at least one count-shard folder (made by python -m bpe_core count)")
     result = WordCounts()
     settings: dict | None = None
     total = 0
-    for directory in directories:
+    for directory in folders:
         manifest = _read_manifest(directory)
         if settings is None:
             settings, first = manifest["settings"], directory
@@ -417,8 +419,10 @@ def check_shards_settings(settings: Mapping[str, Any], expected: Mapping[str, An
     given) differs from the ``settings`` of ``read_count_shards``: training uses the shards'.
 
     >>> check_shards_settings({"pattern": "gpt2", "special_tokens": []}, {"pattern": "o200k"})
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
-    bpe_core.errors.BpeError: the shards were counted with pattern 'gpt2', not 'o200k': training uses the shards' pattern; leave it out (or count again with 'o200k')
+    bpe_core.errors.BpeError: the shards were counted with pattern 'gpt2', not 'o200k': training uses the
+    shards' pattern; leave it out (or count again with 'o200k')
     """
     for key, value in expected.items():
         mine = shard_settings(pattern=value)["pattern"] if key == "pattern" else list(value or ())

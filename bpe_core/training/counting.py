@@ -19,9 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
+import regex
+
 from bpe_core.corpora.documents import BAD_ROW_EXAMPLES, DocumentReader, expand_inputs
-from bpe_core.pretokenization.custom_patterns import RegexBudget
 from bpe_core.parallel import available_cpus, batches, check_workers, ordered_map
+from bpe_core.pretokenization.custom_patterns import RegexBudget
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex, stream_pieces
 from bpe_core.pretokenization.special_tokens import special_token_regex, split_on_special_tokens
 
@@ -124,7 +126,12 @@ def _count_documents(
 
 
 def independent_parts(
-    blocks: Iterable[str], cut_regex, special_regex, guard: int, size: int, stats: CorpusStats
+    blocks: Iterable[str],
+    cut_regex: regex.Pattern[str] | None,
+    special_regex: regex.Pattern[str] | None,
+    guard: int,
+    size: int,
+    stats: CorpusStats,
 ) -> Iterator[str]:
     """The ordinary text of the concatenation of ``blocks``, as parts that each pre-tokenize on their
     own exactly as within the whole: split at special tokens (counted in ``stats``, never yielded)
@@ -187,7 +194,9 @@ def count_texts(pretokenizer: PreTokenizer, texts: list[str]) -> tuple[Counter, 
             pretokens += len(pieces)
             counts.update(pieces)
         return counts, pretokens
-    ascii_findall, findall = pretokenizer.piece_finders()  # segments imply an ASCII finder
+    ascii_findall, findall = pretokenizer.piece_finders()
+    if ascii_findall is None:  # never: segments imply an ASCII finder; the full one is exact on ASCII too
+        ascii_findall = findall
     if _mostly_ascii(texts):
         # Nearly all ASCII (code): the fast ASCII pattern over whole stretches beats de-duplicating
         # segments, and the few non-ASCII stretches go to the full pattern.
@@ -257,7 +266,9 @@ def ascii_stretches(text: str) -> Iterator[tuple[str, bool]]:
         yield text[start:], True
 
 
-def _pieces_of_segments(segments: Iterable[str], ascii_findall, findall) -> list[str]:
+def _pieces_of_segments(
+    segments: Iterable[str], ascii_findall: Callable[[str], list[str]], findall: Callable[[str], list[str]]
+) -> list[str]:
     """The pieces of each segment, in order, as one list. Runs of ASCII segments that each start
     with a space and end with a non-space are joined and split in one call: every join is then a
     non-space followed by a space, a safe cut, so the pieces are the same, with far fewer calls.
@@ -344,12 +355,12 @@ def count_stream(
     special_regex = special_token_regex(special_tokens)
     guard = max((len(t) for t in special_tokens), default=0)
 
-    def measured():
+    def measured() -> Iterator[str]:
         for chunk in chunks:
             stats.characters += len(chunk)
             yield chunk
 
-    def ordinary_pieces():
+    def ordinary_pieces() -> Iterator[str]:
         for piece, is_special in stream_pieces(measured(), pretokenizer, special_regex, guard=guard, budget=budget):
             if is_special:
                 stats.special_tokens_cut += 1

@@ -19,8 +19,6 @@ absence is an error naming ``pip install -r requirements-distributed.txt``.
 
 from __future__ import annotations
 
-from bpe_core.errors import BpeError
-
 import logging
 import os
 import re
@@ -29,20 +27,28 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bpe_core import __version__
-from bpe_core.corpora.text_files import iter_text_blocks
-from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.corpora.documents import DocumentReader, FileFormat, expand_inputs, file_format
-from bpe_core.parallel import available_cpus, batches
 from bpe_core.corpora.streams import ByteStream
+from bpe_core.corpora.text_files import iter_text_blocks
+from bpe_core.errors import BpeError
+from bpe_core.parallel import available_cpus, batches
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
+from bpe_core.safe_io import open_regular
 from bpe_core.tokenizer import Tokenizer
+from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
+
+_Answer = TypeVar("_Answer")
+
+if TYPE_CHECKING:  # dask.distributed is optional: never imported at run time here
+    from distributed import Client
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
 #: Seconds to wait for a scheduler to answer and for it to have a worker.
@@ -62,7 +68,7 @@ class DaskMissing(BpeError):
     """dask.distributed is not installed; the message names the install command."""
 
 
-def import_distributed():
+def import_distributed() -> ModuleType:
     """The ``distributed`` module, or DaskMissing naming the install command."""
     try:
         import distributed
@@ -107,7 +113,7 @@ def plan_partitions(
     """
     splits = safe_cut_regex(PreTokenizer.build(pattern).source) is not None
     planned: list[Partition] = []
-    for path, size in zip(paths, sizes if sizes is not None else map(os.path.getsize, paths)):
+    for path, size in zip(paths, sizes if sizes is not None else map(os.path.getsize, paths), strict=True):
         whole = not splits or file_format(path) != FileFormat("text")  # only plain text is split
         if whole or size <= partition_bytes:
             planned.append(Partition(path, whole=whole, size=size))
@@ -126,7 +132,7 @@ def _read_text(path: str, start: int, end: int | None, block_bytes: int = BLOCK_
     None: the end), block by block, decoded by ``corpus.iter_text_blocks`` (invalid UTF-8: its
     ValueError, naming the file offset)."""
     if start:
-        with open(path, "rb") as handle:
+        with open_regular(path, what="a corpus file") as handle:  # on the worker's machine too
             handle.seek(start)
             head = handle.read(3)
         start += len(head) - len(head.lstrip(_CONTINUATION_BYTES))
@@ -141,8 +147,11 @@ def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
     length) past the first character start at ``offset``, that no occurrence of a special token spans.
     Only the bytes from ``offset`` on decide it, so neighbouring partitions agree on it."""
     cut_regex = safe_cut_regex(PreTokenizer.build(settings.pattern).source)
+    if cut_regex is None:  # a custom pattern: no safe cut (plan_partitions keeps such files whole)
+        return os.path.getsize(path)
     guard = max((len(t) for t in settings.special_tokens), default=0)
-    buffer, first_byte, searched = "", None, max(1, guard)
+    first_byte: int | None = None
+    buffer, searched = "", max(1, guard)
     for text, after in _read_text(path, offset, None):
         if first_byte is None:
             first_byte = after - len(text.encode("utf-8"))
@@ -158,9 +167,10 @@ def cut_after(path: str, offset: int, *, settings: CountSettings) -> int:
                 return first_byte + len(buffer[:cut].encode("utf-8"))
             searched = cut + 1
         searched = max(searched, limit + 1)
-    for cut in range(searched, len(buffer)):  # the end of the file: the last few characters
-        if cut_regex.match(buffer, cut) and not _spanned(buffer, cut, settings.special_tokens):
-            return first_byte + len(buffer[:cut].encode("utf-8"))
+    if first_byte is not None:  # else nothing was read: no cut
+        for cut in range(searched, len(buffer)):  # the end of the file: the last few characters
+            if cut_regex.match(buffer, cut) and not _spanned(buffer, cut, settings.special_tokens):
+                return first_byte + len(buffer[:cut].encode("utf-8"))
     return os.path.getsize(path)
 
 
@@ -180,7 +190,10 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
             text_field=settings.text_field, on_bad_row=settings.on_bad_row,
         )
     start = cut_after(partition.path, partition.start, settings=settings) if partition.start else 0
-    end = os.path.getsize(partition.path) if partition.end is None else cut_after(partition.path, partition.end, settings=settings)
+    if partition.end is None:
+        end = os.path.getsize(partition.path)
+    else:
+        end = cut_after(partition.path, partition.end, settings=settings)
     result = WordCounts()
     stats = result.stats
     stats.documents = 0 if partition.start else 1
@@ -213,7 +226,13 @@ def worker_version(pattern: str | None = None) -> str:
 
 
 @contextmanager
-def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = CONNECT_TIMEOUT, pattern=None):
+def dask_client(
+    scheduler: str | Client | None = None,
+    *,
+    workers: int | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+    pattern: str | None = None,
+) -> Iterator[Client]:
     """A ``distributed.Client`` for the duration of a ``with``: a new ``LocalCluster`` of ``workers``
     processes (None: one per CPU) when ``scheduler`` is None, closed afterwards; a connection to the
     scheduler at an address (``"tcp://host:8786"``); or a ``Client`` the caller made, used as is.
@@ -253,7 +272,7 @@ def dask_client(scheduler=None, *, workers: int | None = None, timeout: float = 
         client.close()
 
 
-def _connect(distributed, address, timeout: float):
+def _connect(distributed: ModuleType, address: object, timeout: float) -> Client:
     if not isinstance(address, str) or not address.strip():
         raise TypeError(
             f"scheduler must be an address such as 'tcp://host:8786', a distributed.Client or None, "
@@ -273,7 +292,7 @@ def _connect(distributed, address, timeout: float):
         ) from None
 
 
-def _check_workers(client, timeout: float, where: str, pattern: str | None) -> None:
+def _check_workers(client: Client, timeout: float, where: str, pattern: str | None) -> None:
     """At least one worker, every worker imports the same bpe_core, and so does the scheduler: else a
     ValueError that says so (tasks would otherwise wait forever, or fail one by one)."""
     try:
@@ -286,10 +305,12 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
     try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
         versions = _answer_within(wait, who, lambda: client.run(worker_version, pattern))
         who = f"Dask scheduler ({where})"
-        versions["the scheduler"] = _answer_within(wait, who, lambda: client.run_on_scheduler(worker_version, pattern))
+        versions["the scheduler"] = _answer_within(
+            wait, who, lambda: client.run_on_scheduler(worker_version, pattern)
+        )
     except BpeError:
         raise
-    except Exception as exc:  # noqa: BLE001 - an ImportError there arrives here as a plain Exception
+    except Exception as exc:  # an ImportError there arrives here as a plain Exception
         raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
                          "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
                          "PYTHONPATH)") from None
@@ -300,7 +321,7 @@ def _check_workers(client, timeout: float, where: str, pattern: str | None) -> N
                          f"client {__version__}: install the same version everywhere, so counts mean the same")
 
 
-def _answer_within(seconds: float, who: str, ask: Callable[[], Any]) -> Any:
+def _answer_within(seconds: float, who: str, ask: Callable[[], _Answer]) -> _Answer:
     """``ask()``'s answer, or a BpeError once ``seconds`` have passed without one. Dask's ``run`` has no
     time limit of its own, and a worker that accepted the call but never answers (a stuck process, a
     network that drops replies) would otherwise hold the caller for ever. The asking thread is a daemon:
@@ -310,7 +331,7 @@ def _answer_within(seconds: float, who: str, ask: Callable[[], Any]) -> Any:
     def target() -> None:
         try:
             outcome["answer"] = ask()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+        except BaseException as exc:  # handed to the caller, who raises it
             outcome["error"] = exc
 
     thread = threading.Thread(target=target, name="bpe_core-dask-check", daemon=True)
@@ -323,7 +344,8 @@ def _answer_within(seconds: float, who: str, ask: Callable[[], Any]) -> Any:
         )
     if "error" in outcome:
         raise outcome["error"]
-    return outcome["answer"]
+    answer: _Answer = outcome["answer"]
+    return answer
 
 
 def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> int:
@@ -342,7 +364,7 @@ def count_on_dask(
     special_tokens: Sequence[str] = (),
     text_field: str = "text",
     on_bad_row: str = "skip",
-    scheduler=None,
+    scheduler: str | Client | None = None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
@@ -371,7 +393,13 @@ def count_on_dask(
         return _count_in_order(client, partitions, settings, progress, reader.total_bytes)
 
 
-def _count_in_order(client, partitions: list[Partition], settings: CountSettings, progress, total: int) -> WordCounts:
+def _count_in_order(
+    client: Client,
+    partitions: list[Partition],
+    settings: CountSettings,
+    progress: Callable[[str, int, int], None] | None,
+    total: int,
+) -> WordCounts:
     """Submit every partition; add the counts in partition order as they arrive (a later partition
     waits for the earlier ones), so only out-of-order results are held."""
     distributed = import_distributed()
@@ -390,7 +418,7 @@ def _count_in_order(client, partitions: list[Partition], settings: CountSettings
                 finished = ready.pop(next_index)
                 try:
                     result.update(finished.result())
-                except Exception as exc:  # noqa: BLE001 - any worker failure becomes one clear message
+                except Exception as exc:  # any worker failure becomes one clear message
                     raise _worker_error(exc, partitions[next_index]) from None
                 finished.release()
                 next_index += 1
@@ -423,7 +451,7 @@ def train_on_dask(
     name: str = "trained",
     text_field: str = "text",
     on_bad_row: str = "skip",
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
     workers: int | None = None,
     partition_bytes: int | None = None,
     timeout: float = CONNECT_TIMEOUT,
@@ -432,7 +460,8 @@ def train_on_dask(
     ``workers``, ``partition_bytes``, ``timeout``) and the merge loop here, with ``train``'s other
     keywords. The tokenizer equals ``train_files``' on the same inputs."""
     started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)  # before a cluster starts
+    # checked before a cluster starts
+    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
     counts = count_on_dask(
         inputs, pattern=settings.pattern, special_tokens=settings.special_tokens,
         text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,

@@ -118,7 +118,7 @@ def merge_pair_in_words(
     # with one index it returns the word itself, not a tuple.
     held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
     # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
-    for index, word in compress(zip(holders, held), map(str.__contains__, held, repeat(pair))):
+    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]

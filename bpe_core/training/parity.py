@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
 from bpe_core.errors import BpeError
@@ -44,7 +44,7 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.counting import CorpusStats, count_words
+from bpe_core.training.counting import CorpusStats, WordCounts, count_words
 from bpe_core.training.merge_core import STOP_VOCAB_SIZE
 from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback
 from bpe_core.training.parity_choice import CONVENTIONS, Chooser, Convention, ratio_standing
@@ -105,7 +105,10 @@ def _check_ratio(ratio: Mapping[str, object], languages: list[str]) -> list[floa
     return values
 
 
-def _check_settings(vocab_size, min_frequency, tie_break, variant, global_merges, window, alpha, convention) -> None:
+def _check_settings(
+    vocab_size: object, min_frequency: object, tie_break: object, variant: object, global_merges: object,
+    window: object, alpha: object, convention: object,
+) -> None:
     """Settings other than special tokens, with the messages of standard training's checks."""
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError(f"vocab_size must be an integer, not {type(vocab_size).__name__}")
@@ -184,11 +187,20 @@ def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str
     return rates
 
 
-def _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress):
+def _count_languages(
+    languages: list[str],
+    texts: Mapping[str, str | Iterable[str]],
+    dev: Mapping[str, str | Iterable[str]] | None,
+    pretokenizer: PreTokenizer,
+    specials: tuple[str, ...],
+    workers: int | None,
+    progress: ProgressCallback | None,
+) -> tuple[list[WordCounts], list[WordCounts]]:
     """Pre-token counts of each language's training and development text (the training counts
     again when there is no development text, since target rates are measured on the training text,
     and when the development text is the training text itself)."""
-    train_counts, dev_counts = [], []
+    train_counts: list[WordCounts] = []
+    dev_counts: list[WordCounts] = []
     total = (2 if dev is not None else 1) * len(languages)
     if progress:
         progress("count", 0, total)
@@ -292,7 +304,9 @@ def train_parity(
     )
 
 
-def _standing(loop: ParityLoop, before: list[int], targets: list[float] | None, convention: str):
+def _standing(
+    loop: ParityLoop, before: list[int], targets: list[float] | None, convention: str
+) -> Callable[[], Sequence[float]]:
     """The function giving each language's standing now (larger: worse compressed): its development
     tokens, or with target rates ``parity_choice.ratio_standing`` on its training tokens."""
     if targets is None:
@@ -320,7 +334,8 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
     }  # fmt: skip
 
 
-def _learn(loop: ParityLoop, chooser: Chooser, standing, next_id: int, num_merges: int, global_merges: int,
+def _learn(loop: ParityLoop, chooser: Chooser, standing: Callable[[], Sequence[float]], next_id: int,
+           num_merges: int, global_merges: int,
            progress: ProgressCallback | None) -> tuple[list[tuple[int, int, int, int, int]], str]:
     """Run up to ``num_merges`` merges; each is (left id, right id, count in all training text,
     language served or GLOBAL, training tokens after). Returns them and why training stopped."""

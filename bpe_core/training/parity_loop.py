@@ -86,10 +86,10 @@ class ParityLoop:
                 for counts, freq in (weights or ((no_count, 0),)))
         self.where = count_pairs(self.words, rows)
         self.dev_tokens = [0] * n
-        for word, row in zip(self.words, self.dev):
+        for word, row in zip(self.words, self.dev, strict=True):
             for language, freq in row:
                 self.dev_tokens[language] += len(word) * freq
-        self.train_tokens = sum(len(word) * total for word, total in zip(self.words, self.totals))
+        self.train_tokens = sum(len(word) * total for word, total in zip(self.words, self.totals, strict=True))
         self.tokens = Tokens(token_bytes)
         self.keys = PairKeys(tie_break, self.words, self.where, token_bytes)
         threshold = max(min_frequency, 1)  # a pair below it is never chosen: counts only fall
@@ -100,9 +100,9 @@ class ParityLoop:
         language that has it, and those languages; with (n, count in all training text) while the
         global counts are kept (the hybrid's first merges)."""
         n, counts, use_global = self.n, self.counts, self.use_global
-        rows = [[(l, f) for l, f in row if use_global or l < n] for row in self.train]
-        self.weights = [tuple((counts[l], f) for l, f in row) for row in rows]
-        self.languages = [tuple(l for l, _ in row) for row in rows]
+        rows = [[(language, freq) for language, freq in row if use_global or language < n] for row in self.train]
+        self.weights = [tuple((counts[language], freq) for language, freq in row) for row in rows]
+        self.languages = [tuple(language for language, _ in row) for row in rows]
 
     def end_global(self) -> None:
         """Stop keeping the global counts: the merges by global frequency are done."""

@@ -29,7 +29,7 @@ import gc
 import heapq
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import add
 
@@ -75,7 +75,10 @@ class _PickyLoop:
     with the words holding each pair (lists that may hold words that lost it), a lazy max-heap of
     (-count, tie key, pair), each token's frequency and the words holding it."""
 
-    def __init__(self, words, freqs, token_bytes, next_id, threshold, min_frequency, tie_break) -> None:
+    def __init__(
+        self, words: list[str], freqs: list[int], token_bytes: dict[int, bytes], next_id: int, threshold: float,
+        min_frequency: int, tie_break: TieBreak,
+    ) -> None:
         self.words, self.freqs, self.threshold = words, freqs, threshold
         self.floor = max(min_frequency, 1)  # pairs counted below it are never merged
         self.token_bytes: dict[int, bytes] = dict(token_bytes)  # every token ever made, by creation id
@@ -83,7 +86,7 @@ class _PickyLoop:
         self.present = set(token_bytes)
         self.parents: dict[int, tuple[int, int]] = {}  # a merged token's first parents
         self.next_id, self.tie_break = next_id, tie_break
-        self.pair_counts = {}
+        self.pair_counts: dict[str, int] = {}
         self.where = count_pairs(words, [(index, self.pair_counts, freq) for index, freq in enumerate(freqs)])
         self.total_tokens = sum(len(word) * freq for word, freq in zip(words, freqs, strict=True))
         self.freq: dict[str, int] = {}
@@ -308,7 +311,7 @@ def _check_threshold(threshold: object) -> float:
     return float(threshold)
 
 
-def _byte_words(counts) -> tuple[list[str], list[int], int]:
+def _byte_words(counts: Mapping[str, int]) -> tuple[list[str], list[int], int]:
     """Unique pre-tokens as one character per byte (ids 0..255 are the bytes), their counts, total bytes."""
     words, freqs, total_bytes = [], [], 0
     for word, freq in counts.items():

@@ -94,7 +94,7 @@ def trace_training(
     skipped: set[Pair] = set()
 
     def snapshot() -> list[WordState]:
-        return [WordState(tuple(symbols), freq) for symbols, freq in zip(words, freqs)]
+        return [WordState(tuple(symbols), freq) for symbols, freq in zip(words, freqs, strict=True)]
 
     initial = snapshot()
     steps: list[TraceStep] = []
@@ -107,7 +107,7 @@ def trace_training(
         pair, new_token, new_id = choice.pair, choice.pair[0] + choice.pair[1], 256 + len(specials) + len(steps)
         words = [tuple(merge(symbols, pair, new_token)) for symbols in words]
         vocab[new_token] = new_id
-        tokens_after = sum(len(symbols) * freq for symbols, freq in zip(words, freqs))
+        tokens_after = sum(len(symbols) * freq for symbols, freq in zip(words, freqs, strict=True))
         steps.append(TraceStep(len(steps) + 1, pair, choice.count, new_id, new_token, choice.ranked[:top], snapshot(),
                                tokens_after))
     return TraceResult(initial, steps, stop_reason)

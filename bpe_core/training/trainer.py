@@ -38,9 +38,10 @@ class TrainingSettings:
 
     >>> TrainingSettings(300, special_tokens=["<|end|>"]).special_tokens
     ('<|end|>',)
-    >>> TrainingSettings(100)
+    >>> TrainingSettings(100)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
-    bpe_core.errors.BpeError: vocab_size=100 is too small: it counts the 256 byte tokens and the 0 special token(s), so it must be at least 256
+    bpe_core.errors.BpeError: vocab_size=100 is too small: it counts the 256 byte tokens and the 0 special
+    token(s), so it must be at least 256
     """
 
     vocab_size: int

@@ -156,7 +156,7 @@ def builtin_input() -> tuple[dict, dict, str, dict] | None:
     names = language_names(languages)
     if K_LANGUAGES not in st.session_state:
         st.session_state[K_LANGUAGES] = list(languages)
-    chosen = st.multiselect("Languages", languages, format_func=names.get, key=K_LANGUAGES,
+    chosen = st.multiselect("Languages", languages, format_func=names.__getitem__, key=K_LANGUAGES,
                             help="Lines 1-90 of each are trained on (and are the parity development text); "
                             "lines 91-120 are held out and measured.")  # fmt: skip
     if REFERENCE_ID not in chosen or len(chosen) < 2:
@@ -202,7 +202,8 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     english = [label for label in labels if label.lower() in ("en", "eng", "english")]
     if st.session_state.get(K_REFERENCE) not in labels:
         st.session_state[K_REFERENCE] = english[0] if english else labels[0]
-    reference = st.selectbox("Reference language (the premium's 1.0)", labels, key=K_REFERENCE)
+    # ignore: streamlit's selectbox types need 3.11's typing.Never; mypy at 3.10 reads None
+    reference: str = st.selectbox("Reference language (the premium's 1.0)", labels, key=K_REFERENCE)  # type: ignore[assignment]
     held = len(next(iter(heldout.values())))
     st.caption(f"{len(labels)} languages, {len(next(iter(train.values()))):,} sentences each to train on, "
                f"the last {held:,} held out for measuring.")  # fmt: skip
@@ -215,7 +216,8 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
     columns = st.columns(3)
     vocab = int(columns[0].number_input("Vocabulary size", min_value=300, max_value=50_000, value=DEFAULT_VOCAB,
                                         step=500, key=K_VOCAB, help="The same for both trainings."))  # fmt: skip
-    pattern = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)
+    # ignore: streamlit's selectbox types need 3.11's typing.Never; mypy at 3.10 reads None
+    pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)  # type: ignore[assignment]
     variant = columns[2].radio("Parity variant", list(VARIANTS), index=list(VARIANTS).index(DEFAULT_VARIANT),
                                format_func=VARIANTS.get, key=K_VARIANT)  # fmt: skip
     st.caption(PATTERN_NOTE)

@@ -196,7 +196,7 @@ def versus_frame(rows: list[dict], trained_labels: set[str]) -> tuple[pd.DataFra
 
 def load_tokenizers(keys: Sequence[str], choices: dict[str, TokenizerChoice]) -> dict[str, object]:
     """key -> tokenizer for the keys that load; an error for each one that does not."""
-    loaded = {}
+    loaded: dict[str, object] = {}
     for key in keys:
         try:
             loaded[key] = choices[key].get()

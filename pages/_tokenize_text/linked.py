@@ -74,7 +74,7 @@ def linked_views(*, key: str) -> dict | None:
     "token": id}``, or None."""
     try:
         result = _linked_component()(key=key, on_open_change=lambda: None)
-    except Exception:  # noqa: BLE001 - a front end without components (AppTest): no hover, no click
+    except Exception:  # a front end without components (AppTest): no hover, no click
         return None
     clicked = getattr(result, "open", None)
     return clicked if isinstance(clicked, dict) else None

@@ -56,10 +56,11 @@ def draw(markup: TrustedHtml, *, key: str) -> None:
     """Draw ``markup`` (from ``trusted_html``) in the page, unsanitised; ``key`` names the slot, so
     a rerun with new markup updates the same element. TypeError for anything but ``TrustedHtml``.
 
-    >>> draw("<b>x</b>", key="k")
+    >>> draw("<b>x</b>", key="k")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    TypeError: draw takes markup from trusted_html (a renderer's escaped output), not a plain str: pass user text through render's builders or use st.html
+    TypeError: draw takes markup from trusted_html (a renderer's escaped output), not a plain str: pass
+    user text through render's builders or use st.html
     """
     if not isinstance(markup, TrustedHtml):
         raise TypeError(
@@ -68,5 +69,5 @@ def draw(markup: TrustedHtml, *, key: str) -> None:
         )
     try:
         _markup_component()(key=key, data=str(markup))
-    except Exception:  # noqa: BLE001 - a front end without components (AppTest): sanitised instead
+    except Exception:  # a front end without components (AppTest): sanitised instead
         st.html(str(markup))

@@ -54,11 +54,11 @@ def page_controls(text: str, starts: Sequence[int], *, key: str) -> tuple[int, i
         columns[1].number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=key)
         columns[2].button("Next ▶", key=f"{key}.next", on_click=_step, args=(key, 1, pages),
                           disabled=current == pages, width="stretch")  # fmt: skip
-        for column, unit in zip(columns[3:], ("character", "line")):
+        for column, unit in zip(columns[3:], ("character", "line"), strict=True):
             box = f"{key}.{unit}"
             column.number_input(
-                "Go to character" if unit == "character" else "Go to line", min_value=1, step=1, value=None, key=box, placeholder=f"a {unit} number",
-                on_change=_jump, args=(key, box, starts, text, unit),
+                "Go to character" if unit == "character" else "Go to line", min_value=1, step=1, value=None,
+                key=box, placeholder=f"a {unit} number", on_change=_jump, args=(key, box, starts, text, unit),
             )  # fmt: skip
         current = int(st.session_state[key])
     start = starts[current - 1]

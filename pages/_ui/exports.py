@@ -34,7 +34,10 @@ def export_files(fingerprint: str, _tokenizer: Tokenizer) -> dict[str, tuple[byt
     except ValueError as exc:
         out["huggingface"] = (None, str(exc))
     try:
-        out["tiktoken"] = (tiktoken_file.dumps_tiktoken(_tokenizer).encode("ascii"), ".tiktoken ranks (pattern and special tokens not included)")
+        out["tiktoken"] = (
+            tiktoken_file.dumps_tiktoken(_tokenizer).encode("ascii"),
+            ".tiktoken ranks (pattern and special tokens not included)",
+        )
     except ValueError as exc:
         out["tiktoken"] = (None, str(exc))
     return out
@@ -44,7 +47,7 @@ def download_buttons(fingerprint: str, tokenizer: Tokenizer, key_prefix: str) ->
     """Three download buttons side by side, keyed ``<key_prefix>.dl.<format>``."""
     files = export_files(fingerprint, tokenizer)
     base = re.sub(r"[^\w.-]+", "_", tokenizer.name).strip("_") or "tokenizer"
-    for column, (fmt, (suffix, mime, label)) in zip(st.columns(len(FORMATS)), FORMATS.items()):
+    for column, (fmt, (suffix, mime, label)) in zip(st.columns(len(FORMATS)), FORMATS.items(), strict=True):
         data, note = files[fmt]
         with column:
             if data is None:

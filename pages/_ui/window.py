@@ -69,6 +69,12 @@ class WholeText:
     infos: list[TokenInfo] | None
     special_ids: frozenset[int]
 
+    def known_ends(self) -> np.ndarray:
+        """``byte_ends``, for an encoding that has them (``infos`` is None: the callers look there first)."""
+        if self.byte_ends is None:
+            raise ValueError("this encoding keeps every token's details (infos), not byte ends")
+        return self.byte_ends
+
 
 def encode_kwargs(treat_special: bool) -> dict:
     """How ``encode`` treats special-token text: as special tokens, or as ordinary text."""
@@ -96,10 +102,11 @@ def encode_whole(tokenizer, text: str, treat_special: bool) -> WholeText:
 def cut_chars(whole: WholeText, index: TextIndex) -> np.ndarray:
     """Sorted character offsets where tokens start (0 left out): ``render.cut_positions`` of the
     whole text, in numpy."""
-    if whole.byte_ends is None:
+    if whole.infos is not None:
         starts = np.fromiter((info.start for info in whole.infos), dtype=np.int64)
     else:
-        starts = index.char_of_byte[whole.byte_ends[:-1]] if len(whole.byte_ends) > 1 else np.zeros(0, np.int64)
+        ends = whole.known_ends()
+        starts = index.char_of_byte[ends[:-1]] if len(ends) > 1 else np.zeros(0, np.int64)
     cuts = np.unique(starts)
     return cuts[cuts > 0]
 
@@ -113,13 +120,12 @@ def token_range(whole: WholeText, index: TextIndex, start: int, end: int) -> tup
     >>> token_range(whole, index, 2, 3)
     (2, 3)
     """
-    if whole.byte_ends is None:
-        infos = whole.infos
-        chosen = [k for k, info in enumerate(infos) if info.end > start and info.start < end]
+    if whole.infos is not None:
+        chosen = [k for k, info in enumerate(whole.infos) if info.end > start and info.start < end]
         if not chosen:
             return 0, 0
         return chosen[0], chosen[-1] + 1
-    ends = whole.byte_ends
+    ends = whole.known_ends()
     first, last = index.byte_of_char(start), index.byte_of_char(end)
     i0 = int(np.searchsorted(ends, first, side="right"))
     i1 = min(int(np.searchsorted(ends, last, side="left")) + 1, len(ends))
@@ -140,7 +146,7 @@ def window_infos(tokenizer, whole: WholeText, index: TextIndex, text: str, start
         return whole.infos[i0:i1]
     if i0 == i1:
         return []
-    ends = whole.byte_ends
+    ends = whole.known_ends()
     first_byte = int(ends[i0 - 1]) if i0 else 0
     c0 = int(index.char_of_byte[first_byte])
     c1 = int(index.char_of_byte[int(ends[i1 - 1]) - 1]) + 1

@@ -190,7 +190,8 @@ def test_stops_improving_by_hand_and_on_a_tokenizer():
     assert stops_improving(rows) == {"a": 350, "b": 400}
     assert stops_improving(rows, tolerance=0.4) == {"a": 300, "b": 300}  # within 42 and 84 tokens
     tok = bpe_core.train(get_sample("eng").text, 400, min_frequency=1)
-    curve = compression_by_vocab_size(tok, {"eng": get_sample("eng").text, "tha": get_sample("tha").text}, merges=list(range(145)))
+    texts = {"eng": get_sample("eng").text, "tha": get_sample("tha").text}
+    curve = compression_by_vocab_size(tok, texts, merges=list(range(145)))
     where = stops_improving(curve)
     assert where["tha"] < where["eng"]  # merges learnt on English stop helping Thai early
     with pytest.raises(ValueError, match="tolerance"):

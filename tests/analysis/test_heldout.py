@@ -210,7 +210,7 @@ def test_heldout_measures_clean_each_text_once_with_the_same_numbers(monkeypatch
     found = heldout_measures(tokenizers, texts)
     assert len(calls) == len(texts)  # once per text, not once per tokenizer
     characters, size = sum(map(len, cleaned)), sum(len(t.encode("utf-8")) for t in cleaned)
-    for row, (name, tokenizer) in zip(found, tokenizers.items()):
+    for row, (name, tokenizer) in zip(found, tokenizers.items(), strict=True):
         tokens = sum(len(tokenizer.encode_ordinary(t)) for t in cleaned)
         assert (row.tokenizer, row.characters, row.bytes, row.tokens) == (name, characters, size, tokens)
         assert row.tokens_per_1000_chars == pytest.approx(1000 * tokens / characters)

@@ -121,8 +121,8 @@ def test_renyi_entropy_and_efficiency():
     assert intrinsic.renyi_entropy(counts, 1) == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
     assert intrinsic.renyi_entropy(counts, 2) == pytest.approx(-math.log(0.75**2 + 0.25**2))
     # Rényi entropy does not increase with alpha
-    entropy = intrinsic.renyi_entropy
-    assert entropy(counts, 2.5) < entropy(counts, 2) < entropy(counts, 1)
+    renyi = intrinsic.renyi_entropy
+    assert renyi(counts, 2.5) < renyi(counts, 2) < renyi(counts, 1)
     assert metrics.renyi_efficiency([], 16) is None
     with pytest.raises(ValueError):
         intrinsic.renyi_entropy([], 2.5)

@@ -103,7 +103,9 @@ def naive(a: list[bytes], b: list[bytes], merges_a, merges_b, tolerance: float) 
     """Every figure the obvious way: sets of prefixes, explicit rankings, rank by rank."""
     shared = [t for t in a if t in b]
     curve = {k: len(set(a[:k]) & set(b[:k])) for k in range(1, min(len(a), len(b)) + 1)}
-    merge_curve = {k: len(set(merges_a[:k]) & set(merges_b[:k])) for k in range(1, min(len(merges_a), len(merges_b)) + 1)}
+    merge_curve = {
+        k: len(set(merges_a[:k]) & set(merges_b[:k])) for k in range(1, min(len(merges_a), len(merges_b)) + 1)
+    }
     order_a = sorted(shared, key=a.index)
     order_b = sorted(shared, key=b.index)
     n = len(shared)
@@ -114,20 +116,25 @@ def naive(a: list[bytes], b: list[bytes], merges_a, merges_b, tolerance: float) 
     pairs = [(s, t) for i, s in enumerate(shared) for t in shared[i + 1:]]
     signs = [(a.index(s) - a.index(t)) * (b.index(s) - b.index(t)) for s, t in pairs]  # > 0: same order
     kendall = (sum(x > 0 for x in signs) - sum(x < 0 for x in signs)) / len(pairs) if n >= 2 else None
-    close = sum(abs(a.index(t) - b.index(t)) <= tolerance * max(a.index(t), b.index(t)) for t in shared) / n if n else None
+    close = (
+        sum(abs(a.index(t) - b.index(t)) <= tolerance * max(a.index(t), b.index(t)) for t in shared) / n if n else None
+    )
     prefix = 0
     while prefix < min(len(merges_a), len(merges_b)) and merges_a[prefix] == merges_b[prefix]:
         prefix += 1
     return {
         "only_a": [t for t in a if t not in b], "only_b": [t for t in b if t not in a], "shared": shared,
-        "curve": curve, "merge_curve": merge_curve, "spearman": spearman, "kendall": kendall, "close": close, "prefix": prefix,
-        "same_rank": sum(x == y for x, y in zip(merges_a, merges_b)), "shared_pairs": len(set(merges_a) & set(merges_b)),
+        "curve": curve, "merge_curve": merge_curve, "spearman": spearman, "kendall": kendall, "close": close,
+        "prefix": prefix, "same_rank": sum(x == y for x, y in zip(merges_a, merges_b, strict=False)),
+        "shared_pairs": len(set(merges_a) & set(merges_b)),
     }  # fmt: skip
 
 
 POOL = [bytes([c]) for c in b"abcdefgh"] + [b"ab", b"cd", b"abc", b" the", "é".encode(), b"\xe4\xbd", b""]
 tokens_lists = st.lists(st.sampled_from(POOL), min_size=1, max_size=12, unique=True)
-merge_lists = st.lists(st.tuples(st.sampled_from(POOL[:6]), st.sampled_from(POOL[:6])), min_size=1, max_size=8, unique=True)
+merge_lists = st.lists(
+    st.tuples(st.sampled_from(POOL[:6]), st.sampled_from(POOL[:6])), min_size=1, max_size=8, unique=True
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -155,7 +162,9 @@ def test_every_figure_equals_the_naive_reference(a, b, merges_a, merges_b, toler
     else:
         assert math.isclose(agreement.kendall, want["kendall"], abs_tol=1e-12)
     merges = vd.merge_agreement(va, vb, sizes=range(1, min(len(merges_a), len(merges_b)) + 1))
-    assert (merges.common_prefix, merges.same_rank, merges.shared_pairs) == (want["prefix"], want["same_rank"], want["shared_pairs"])
+    assert (merges.common_prefix, merges.same_rank, merges.shared_pairs) == (
+        want["prefix"], want["same_rank"], want["shared_pairs"]
+    )
     assert {p.k: p.shared for p in merges.curve} == want["merge_curve"]
     if merges.divergences:
         assert merges.divergences[0][0] == want["prefix"]
@@ -216,7 +225,8 @@ def _external(kind: str):
         hf = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
         hf.add_special_tokens(["[CLS]"])
     else:
-        hf = tokenizers.Tokenizer(models.Unigram([("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.5), ("▁", -2.0), ("a", -3.0)], 0))
+        pieces = [("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.5), ("▁", -2.0), ("a", -3.0)]
+        hf = tokenizers.Tokenizer(models.Unigram(pieces, 0))
         hf.pre_tokenizer = pre_tokenizers.Metaspace()
     return external.loads_file(hf.to_str().encode(), source=f"{kind}.json", name=kind)
 

@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import bpe_core  # noqa: E402
-from pages._ui.library_folder import (  # noqa: E402
+import bpe_core
+from pages._ui.library_folder import (
     ENV_VAR,
     LibraryFolder,
     default_root,

@@ -64,7 +64,7 @@ def _outcome(call, *args, **kwargs) -> str:
         if "no tokenizer named" in message:
             return "missing"
         return f"dishonest failure: {message}"
-    except Exception as exc:  # noqa: BLE001 - a traceback in the app; recorded, then failed on
+    except Exception as exc:  # a traceback in the app; recorded, then failed on
         return f"crash: {exc!r}"
     return "ok"
 
@@ -182,7 +182,7 @@ def _run_threads(count: int, target) -> list:
         barrier.wait(timeout=30)
         try:
             results[slot] = target(slot)
-        except Exception as exc:  # noqa: BLE001 - returned to the test, which checks its kind
+        except Exception as exc:  # returned to the test, which checks its kind
             results[slot] = exc
 
     threads = [threading.Thread(target=run, args=(slot,)) for slot in range(count)]
@@ -196,7 +196,7 @@ def _run_threads(count: int, target) -> list:
 def test_threads_saving_one_new_name_have_exactly_one_winner(tmp_path, tokenizers):
     ws = LibraryFolder(tmp_path / "ws")
     for r in range(15):
-        results = _run_threads(5, lambda slot: ws.save(tokenizers[slot + 1], f"shared {r}"))
+        results = _run_threads(5, lambda slot, r=r: ws.save(tokenizers[slot + 1], f"shared {r}"))
         winners = [slot for slot, result in enumerate(results) if not isinstance(result, Exception)]
         assert len(winners) == 1, results
         losers = [result for result in results if isinstance(result, Exception)]
@@ -221,7 +221,7 @@ def _import_worker(root: str, merges: int, barrier, queue) -> None:
     barrier.wait(timeout=30)
     try:
         queue.put((merges, LibraryFolder(root).save_as_new(tokenizer, "imported").name))
-    except Exception as exc:  # noqa: BLE001 - reported to the test instead of leaving it waiting
+    except Exception as exc:  # reported to the test instead of leaving it waiting
         queue.put((merges, f"crash: {exc!r}"))
 
 

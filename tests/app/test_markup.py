@@ -62,7 +62,9 @@ def gpt2():
 
 def test_hostile_text_is_text_in_every_unsanitised_block(gpt2):
     infos = gpt2.encode_with_details(HOSTILE)
-    panel = render.render_tokens_html(HOSTILE, infos, rank_of=gpt2.merge_rank_of, key=HOSTILE, switchable=True, style=False)
+    panel = render.render_tokens_html(
+        HOSTILE, infos, rank_of=gpt2.merge_rank_of, key=HOSTILE, switchable=True, style=False
+    )
     found = assert_inert(panel)
     shown = "".join(found.text).replace("␣", " ")
     assert "<img src=x onerror=alert(1)>" in shown and "</style><script>alert(2)</script>" in shown
@@ -84,7 +86,8 @@ def test_split_characters_special_tokens_and_added_pieces_stay_inert():
     assert any(info.special for info in infos)
     for switchable, show_bytes in ((True, False), (False, True), (False, False)):
         panel = render.render_tokens_html(
-            text, infos, rank_of=tok.merge_rank_of, key=special, switchable=switchable, show_bytes=show_bytes, style=False
+            text, infos, rank_of=tok.merge_rank_of, key=special, switchable=switchable, show_bytes=show_bytes,
+            style=False,
         )
         found = assert_inert(panel)
         assert "onerror" not in found.attributes
@@ -122,7 +125,9 @@ def test_tokenize_draws_its_panels_unsanitised_and_inert(app: AppTest):
     app.multiselect(key="tokenize.tokenizers").set_value(["gpt2", "default"])
     app.text_area(key="tokenize.text").set_value(HOSTILE)
     run(app)
-    unsanitised = [json.loads(e.proto.json) for e in app.get("bidi_component") if e.proto.component_name == "bpe_markup"]
+    unsanitised = [
+        json.loads(e.proto.json) for e in app.get("bidi_component") if e.proto.component_name == "bpe_markup"
+    ]
     assert sum('class="bpe-tokens"' in body for body in unsanitised) == 2  # the two panels
     assert sum('class="bpe-ids"' in body for body in unsanitised) == 2
     assert sum('class="bpe-cuts"' in body for body in unsanitised) == 1

@@ -77,7 +77,9 @@ def _imports_of(path: Path) -> set[str]:
 
 
 def test_a_page_package_serves_its_own_page_only():
-    packages = sorted(path for path in PAGES.iterdir() if path.is_dir() and path.name.startswith("_") and path.name != "_ui")
+    packages = sorted(
+        path for path in PAGES.iterdir() if path.is_dir() and path.name.startswith("_") and path.name != "_ui"
+    )
     assert packages, "no page package found"
     for package in packages:
         page = PAGES / f"{package.name[1:]}.py"

@@ -131,7 +131,9 @@ def test_a_run_writes_each_toggle_to_the_url_once(app, monkeypatch):
 
     written: list[str] = []
     write = QueryParamsProxy.__setitem__
-    monkeypatch.setattr(QueryParamsProxy, "__setitem__", lambda self, name, value: (written.append(name), write(self, name, value))[1])
+    monkeypatch.setattr(
+        QueryParamsProxy, "__setitem__", lambda self, name, value: (written.append(name), write(self, name, value))[1]
+    )
     _open(app, "Hello world", ["gpt2", "cl100k"])
     written.clear()
     app.toggle(key="tokenize.special").set_value(False)

@@ -23,7 +23,8 @@ TEXT = (
 
 
 def _names() -> list[str]:
-    return [name for name in ("gpt2", "cl100k", *(e.name for e in catalogue.available())) if catalogue.is_installed(name)]
+    names = ("gpt2", "cl100k", *(e.name for e in catalogue.available()))
+    return [name for name in names if catalogue.is_installed(name)]
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +108,7 @@ def test_pages_cover_the_text_and_end_at_lines():
     starts = window.page_starts(text, 1_000)
     assert starts[0] == 0 and starts == sorted(set(starts))
     ends = [*starts[1:], len(text)]
-    assert all(0 < end - start <= 1_000 for start, end in zip(starts, ends))
+    assert all(0 < end - start <= 1_000 for start, end in zip(starts, ends, strict=True))
     assert all(text[end - 1] == "\n" for end in ends)
     assert window.page_starts("x" * 2_500, 1_000) == [0, 1_000, 2_000]  # no newline: cut at the size
     assert window.page_of(starts, 0) == 0 and window.page_of(starts, len(text) - 1) == len(starts) - 1

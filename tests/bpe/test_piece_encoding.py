@@ -20,7 +20,7 @@ def random_ranks(seed: int, num_merges: int, alphabet: bytes) -> dict[tuple[int,
     rng = random.Random(seed)
     tokens = list(alphabet)
     ranks: dict[tuple[int, int], tuple[int, int]] = {}
-    for rank in range(num_merges):
+    for _ in range(num_merges):
         pair = (rng.choice(tokens), rng.choice(tokens))
         if pair in ranks:
             continue

@@ -9,12 +9,11 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.bpe.fast import merges_from_ranks
 from bpe_core.bpe.ranks import rank_structure
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 PATTERN = r" ?[a-d]+| +|[^a-d ]+"
 
@@ -25,7 +24,7 @@ def restricted_bpe_split(ranks: dict[bytes, int], token: bytes) -> list[bytes]:
     rank = ranks[token]
     parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
-        found = [(ranks.get(a + b, rank), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+        found = [(ranks.get(a + b, rank), i) for i, (a, b) in enumerate(zip(parts, parts[1:], strict=False))]
         best, i = min(found)
         if best >= rank:
             break
@@ -71,11 +70,11 @@ def rank_tables(draw) -> dict[bytes, int]:
     """All 256 bytes (ranks maybe shuffled) and up to 40 tokens over a small alphabet, ranked in
     any order: many of these are no merge list at all."""
     alphabet = draw(st.sampled_from([b"a", b"ab", b"abc", b"abcd"]))
-    words = draw(st.lists(st.binary(min_size=2, max_size=9).map(lambda w: bytes(alphabet[b % len(alphabet)] for b in w)),
-                          max_size=40))
+    in_alphabet = st.binary(min_size=2, max_size=9).map(lambda w: bytes(alphabet[b % len(alphabet)] for b in w))
+    words = draw(st.lists(in_alphabet, max_size=40))
     tokens = list(dict.fromkeys([bytes([b]) for b in range(256)] + words))
     order = draw(st.permutations(range(len(tokens)))) if draw(st.booleans()) else range(len(tokens))
-    return dict(zip(tokens, order))
+    return dict(zip(tokens, order, strict=True))
 
 
 @settings(max_examples=300, deadline=None)

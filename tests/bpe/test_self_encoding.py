@@ -5,12 +5,12 @@ encoding that stays exact when some tokens do not encode to themselves."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive_bpe import naive_encode_word
 
 import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.bpe.fast import self_encoding_ids
 from bpe_core.bpe.reference import encode_reference
-from naive_bpe import naive_encode_word
 
 
 def _ranks_and_bytes(tok):

@@ -12,10 +12,10 @@ import pytest
 
 import bpe_core
 from bpe_core.cli.main import main
-from bpe_core.training.counting import count_files, count_words
 from bpe_core.corpora.documents import BAD_ROW_EXAMPLES, DocumentReader, FileFormat, expand_inputs, file_format
-from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.corpora.streams import ByteStream, json_array_elements, jsonl_rows
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training.counting import count_files, count_words
 
 GPT2 = PreTokenizer.build("gpt2")
 DOCS = [f"Document {i}: the cat sat on the mat, ünïcödé {i * 7} 🙂 naïve café." for i in range(60)]
@@ -233,7 +233,9 @@ def test_parquet_columns_are_checked_before_anything_is_counted(tmp_path):
     assert seen == []  # refused before reading the text file
 
 
-@pytest.mark.parametrize("content", ['[{"text": "one"}, {"text": "tw', '[{"text": "a b"}, {"text": "c d"}', "[", '["a",'])
+@pytest.mark.parametrize(
+    "content", ['[{"text": "one"}, {"text": "tw', '[{"text": "a b"}, {"text": "c d"}', "[", '["a",']
+)
 def test_a_truncated_json_array_is_an_error_not_a_short_corpus(tmp_path, content):
     """A whole file that cannot be read is an error, like a truncated .gz (even when every element is whole)."""
     (tmp_path / "a.json").write_text(content, encoding="utf-8")

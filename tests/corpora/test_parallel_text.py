@@ -86,13 +86,16 @@ def test_translation_is_aligned_line_by_line_with_english(language):
     has numbers, questions where the English asks one. A dropped or doubled line shifts the rest."""
     english, lines = lines_of("eng"), lines_of(language)
     low = 0.15 if SCRIPTS[language] in DENSE_SCRIPTS else 0.4
-    for number, (line, source) in enumerate(zip(lines, english), 1):
+    for number, (line, source) in enumerate(zip(lines, english, strict=True), 1):
         assert low <= len(line) / len(source) <= 3.0, (language, number, line)
     # a few numbers may be written in words; a shift would lose many
-    missing = [n for n, (line, source) in enumerate(zip(lines, english), 1) if has_digit(source) and not has_digit(line)]
+    missing = [
+        n for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
+        if has_digit(source) and not has_digit(line)
+    ]
     assert len(missing) <= 3, (language, missing)
     if any(mark in line for line in lines for mark in QUESTION_MARKS):
-        unasked = [n for n, (line, source) in enumerate(zip(lines, english), 1)
+        unasked = [n for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
                    if "?" in source and not any(mark in line for mark in QUESTION_MARKS)]
         assert not unasked, (language, unasked)
 

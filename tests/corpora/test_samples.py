@@ -13,12 +13,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import bpe_core
-from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.analysis import metrics
 from bpe_core.corpora import samples
 from bpe_core.corpora.samples import KINDS, Sample, get_sample, load_samples, sample_ids
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 SAMPLES_DIR = samples.SAMPLES_DIR
 MANIFEST = json.loads((SAMPLES_DIR / "manifest.json").read_text(encoding="utf-8"))
@@ -193,7 +192,7 @@ def test_natural_samples_are_parallel(entry):
         assert all(line.endswith(end) for line in lines), entry["id"]
     # each sentence is a translation, not a stub: comparable in length to the English one
     low = 0.2 if entry["script"] in DENSE_SCRIPTS else 0.5
-    for line, english_line in zip(lines, english):
+    for line, english_line in zip(lines, english, strict=True):
         assert low <= len(line) / len(english_line) <= 2.0, line
 
 
@@ -219,7 +218,7 @@ def test_english_is_about_1000_characters():
 def test_load_samples_matches_the_manifest():
     loaded = load_samples()
     assert [s.id for s in loaded] == [e["id"] for e in ENTRIES] == sample_ids()
-    for sample, entry in zip(loaded, ENTRIES):
+    for sample, entry in zip(loaded, ENTRIES, strict=True):
         assert isinstance(sample, Sample)
         assert (sample.label, sample.iso639_3, sample.script, sample.kind, sample.spaced) == (
             entry["label"], entry["iso639_3"], entry["script"], entry["kind"], entry["spaced"]

@@ -4,8 +4,9 @@ processes, with long texts cut at safe cuts, special tokens, and workers that di
 import pytest
 
 import bpe_core
-from bpe_core.encoding import batch
 from bpe_core import parallel
+from bpe_core.encoding import batch
+
 TEXTS = [
     "def f(x):\n    return x + 1  # it's <|endoftext|> here\n" * 40,
     "Ünïcödé wörds, 東京タワー, emoji 🚀 and numbers 1234567890 " * 30,

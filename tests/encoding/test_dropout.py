@@ -127,8 +127,9 @@ def test_merge_loop_equals_the_plain_statement(pairs, symbols, dropout, seed):
 def test_one_merge_is_skipped_with_probability_p():
     # one candidate: it is dropped exactly when its single draw is below p
     p, n = 0.3, 4000
-    pair = {(1, 2): (0, 3)}
-    skipped = sum(merge_with_dropout([1, 2], pair, dropout=p, rng=random.Random(s)) == [1, 2] for s in range(n))
+    skipped = sum(
+        merge_with_dropout([1, 2], {(1, 2): (0, 3)}, dropout=p, rng=random.Random(s)) == [1, 2] for s in range(n)
+    )
     assert abs(skipped / n - p) < 4 * math.sqrt(p * (1 - p) / n)
 
 
@@ -190,8 +191,8 @@ def test_the_ids_decode_to_the_text_for_lossless_pre_tokenizers():
 
 def test_a_normalizing_pipeline_decodes_as_encode_does():
     trained = bpe_core.train("The Quick Brown Fox jumps over the lazy dog. " * 20, 300, min_frequency=1)
-    pipeline = Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"])
-    lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=pipeline)
+    lowercasing = Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"])
+    lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=lowercasing)
     text = "THE QUICK brown fox"
     assert encode_with_dropout(lower, text, dropout=0) == lower.encode(text)
     assert lower.decode(encode_with_dropout(lower, text, dropout=0.4, seed=2)) == "the quick brown fox"
@@ -211,8 +212,10 @@ def test_seeds_are_deterministic_and_differ():
 def test_more_dropout_more_tokens():
     gpt2 = bpe_core.load("gpt2")
     text = "Subword regularization exposes the model to many segmentations of the same word."
-    mean = {p: sum(len(encode_with_dropout(gpt2, text, dropout=p, seed=s)) for s in range(50)) / 50
-            for p in (0, 0.1, 0.5, 1)}  # fmt: skip
+    mean = {
+        p: sum(len(encode_with_dropout(gpt2, text, dropout=p, seed=s)) for s in range(50)) / 50
+        for p in (0, 0.1, 0.5, 1)
+    }
     assert mean[0] < mean[0.1] < mean[0.5] < mean[1] == len(text.encode())
 
 

@@ -6,9 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.encoding import encoder as encoder_module
+from bpe_core.pretrained.package_files import gpt2_encoding
+
 TEXTS = [
     "def f(x):\n    return x**2  # it's\n\n\n\tif x != None:\n        pass\n" * 5,
     "Ünïcödé wörds, 東京タワー, emoji 🚀🔥👩‍👩‍👧‍👦 and numbers 1234567890 Русский текст العربية हिन्दी",

@@ -19,15 +19,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
-from bpe_core.encoding import batch
-from bpe_core.pretrained import catalogue
-from bpe_core.encoding import tiktoken_engine
+from bpe_core.corpora.samples import load_samples
+from bpe_core.encoding import batch, tiktoken_engine
 from bpe_core.pretokenization import unicode_classes
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
-from bpe_core.corpora.samples import load_samples
 from bpe_core.pretokenization.stages import Pipeline, Split
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
 # Letters, marks and digits added by Unicode 14 to 17 (tiktoken 0.14 knows 16, the `regex` module here 17).
@@ -43,14 +41,18 @@ SPECIAL = "<|endoftext|>"
 def _disputed_text() -> str:
     """Code points where the installed `regex` module and tiktoken put a character in different
     classes, between letters, digits and spaces: where splitting differs unless pinned."""
-    codes = sorted({c for name in unicode_classes.NAMES for a, b in unicode_classes.disagreeing(name) for c in range(a, b + 1)})
+    codes = sorted(
+        {c for name in unicode_classes.NAMES for a, b in unicode_classes.disagreeing(name) for c in range(a, b + 1)}
+    )
     picked = random.Random(0).sample(codes, min(1500, len(codes)))
     return "".join(f"x{chr(c)}y {chr(c)}{chr(c)} 1{chr(c)}\n" for c in picked)
 
 
 def corpus() -> list[str]:
     texts = [s.text for s in load_samples("natural")] + [s.text for s in load_samples("code")]
-    texts += [(ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("tokenizer.py", "encoding/encoder.py")]
+    texts += [
+        (ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("tokenizer.py", "encoding/encoder.py")
+    ]
     texts += [
         RECENT, WHITESPACE, _disputed_text(), "a" * 5000, "1" * 3000, " " * 4000 + "x", "\U0001f600" * 500,
         "lone \ud800 surrogate \udfff", "", "x", "<|endoftext|> is plain text here",
@@ -198,7 +200,8 @@ def test_texts_shared_out_to_threads_at_any_cut_keep_their_ids(tokenizers, piece
         for tok in (tokenizers["cl100k"], tokenizers["trained"]):
             spy = _ThreadSpy(patch, cpus=2)
             part_size = max(1, size // batch.PARTS_PER_THREAD, len(text) // (2 * batch.PARTS_PER_THREAD))
-            cuts = batch.cut_at_safe_cuts(text, bpe_core.pretokenization.pretokenizer.safe_cut_regex(tok.pattern), part_size)
+            cut_regex = bpe_core.pretokenization.pretokenizer.safe_cut_regex(tok.pattern)
+            cuts = batch.cut_at_safe_cuts(text, cut_regex, part_size)
             expected = tok.encode_ordinary(text, engine="python")
             assert tok.encode_ordinary(text, engine="tiktoken") == expected
             assert spy.shared == (len(text) >= size and len(cuts) > 1)  # threads ran whenever they could
@@ -212,7 +215,8 @@ def test_encode_in_threads_declines_what_threads_cannot_help():
     long_text = "word " * batch.THREADED_TEXT_MIN_CHARS
     assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=cut, threads=1) is None
     assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=None, threads=2) is None
-    assert batch.encode_in_threads("x" * batch.THREADED_TEXT_MIN_CHARS, encode_ordinary=list, cut_regex=cut, threads=2) is None
+    short_text = "x" * batch.THREADED_TEXT_MIN_CHARS
+    assert batch.encode_in_threads(short_text, encode_ordinary=list, cut_regex=cut, threads=2) is None
     assert batch.encode_in_threads(long_text, encode_ordinary=list, cut_regex=cut, threads=2) == list(long_text)
 
 

@@ -12,11 +12,10 @@ import pytest
 import tokenizers
 
 import bpe_core
-from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.formats.huggingface import to_huggingface_dict
+from bpe_core.pretrained import catalogue
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 # A custom pattern whose only look-ahead is one character past the end of its match, which
 # encode_iterable's docstring says streaming handles exactly.
@@ -94,7 +93,7 @@ def test_every_entry_point_equals_tiktoken_on_random_text(name):
             assert ours.encode(text, allowed_special="all") == special, text
             assert [t.id for t in ours.encode_with_details(text, allowed_special="all")] == special, text
             cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 8))))
-            chunks = [text[i:j] for i, j in zip([0] + cuts, cuts + [len(text)])]
+            chunks = [text[i:j] for i, j in zip([0] + cuts, cuts + [len(text)], strict=True)]
             assert list(ours.encode_iterable(chunks, allowed_special="all")) == special, chunks
     assert ours.encode_batch(texts[:10], disallowed_special=()) == reference.encode_batch(
         texts[:10], disallowed_special=()

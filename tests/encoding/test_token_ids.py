@@ -59,7 +59,8 @@ def test_a_value_that_is_not_an_integer_is_never_taken_for_an_id(tok, bad, type_
     for what, call in id_calls(tok, bad).items():
         with pytest.raises(TokenIdTypeError) as caught:
             call()
-        assert isinstance(caught.value, TypeError) and not isinstance(caught.value, ValueError), what  # a caller mistake, not bad input
+        # a caller mistake, not bad input
+        assert isinstance(caught.value, TypeError) and not isinstance(caught.value, ValueError), what
         assert f"unknown token id {bad!r}" in str(caught.value) and f"not {type_name}" in str(caught.value), what
     for check in (tok.is_special_token,):
         with pytest.raises(TypeError, match=f"not {type_name}"):

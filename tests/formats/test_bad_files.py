@@ -10,11 +10,10 @@ import math
 import pytest
 
 import bpe_core
-from bpe_core.formats import bpe_json
-from bpe_core.cli import main as cli
-from bpe_core.formats import detect, gpt2_files, huggingface
 from bpe_core import safe_io
+from bpe_core.cli import main as cli
 from bpe_core.corpora.documents import DocumentReader
+from bpe_core.formats import bpe_json, detect, gpt2_files, huggingface
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
 
@@ -160,8 +159,7 @@ def test_a_catastrophic_split_regex_is_a_value_error_naming_it(monkeypatch):
 def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
     """The limit each regex call gets grows with the text (as custom patterns' budget does), so a long
     legitimate text is not taken for backtracking on a busy machine."""
-    from bpe_core.pretokenization import custom_patterns
-    from bpe_core.pretokenization import stages
+    from bpe_core.pretokenization import custom_patterns, stages
     from bpe_core.pretokenization.stages import Pipeline, Split
 
     given: list[float] = []
@@ -169,7 +167,8 @@ def test_a_split_regex_gets_more_time_on_a_longer_text(monkeypatch):
 
     class Recorder:
         def __init__(self, compiled):
-            self.compiled, self.pattern, self.flags, self.groups = compiled, compiled.pattern, compiled.flags, compiled.groups
+            self.compiled, self.pattern = compiled, compiled.pattern
+            self.flags, self.groups = compiled.flags, compiled.groups
 
         def findall(self, text, timeout):
             given.append(timeout)

@@ -8,18 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.formats.gpt2_files import load_gpt2_files
-from bpe_core.formats.gpt2_files import save_gpt2_files
-from bpe_core.formats.huggingface import load_huggingface
-from bpe_core.formats.huggingface import save_huggingface
-from bpe_core.formats.tiktoken_file import load_tiktoken
-from bpe_core.formats.tiktoken_file import save_tiktoken
-from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core import Tokenizer
 from bpe_core.formats import detect, huggingface
+from bpe_core.formats.gpt2_files import load_gpt2_files, save_gpt2_files
+from bpe_core.formats.huggingface import load_huggingface, save_huggingface
+from bpe_core.formats.tiktoken_file import load_tiktoken, save_tiktoken
+from bpe_core.pretrained import catalogue
 from bpe_core.pretrained import package_files as pretrained
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
+
 HARD_TEXTS = [
     "",
     "Hello, world! It's a test. I'll we've they're he'd I'm",
@@ -112,7 +109,10 @@ def test_to_tiktoken_gives_the_same_ids_for_trained_tokenizers(trained, text):
     assert encoding.encode(text, allowed_special="all") == trained.encode(text, allowed_special="all")
 
 
-@given(corpus=st.lists(st.text(alphabet="aab b\nxy", max_size=20), min_size=1, max_size=5), text=st.text(alphabet="aab b\nxy", max_size=40))
+@given(
+    corpus=st.lists(st.text(alphabet="aab b\nxy", max_size=20), min_size=1, max_size=5),
+    text=st.text(alphabet="aab b\nxy", max_size=40),
+)
 def test_to_tiktoken_agrees_on_tie_heavy_corpora(corpus, text):
     tok = bpe_core.train(corpus, 290, min_frequency=1)
     assert tok.to_tiktoken().encode_ordinary(text) == tok.encode_ordinary(text)

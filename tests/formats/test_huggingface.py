@@ -20,17 +20,18 @@ from hypothesis import strategies as st
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
 
 import bpe_core
-from bpe_core.formats.tiktoken_file import save_tiktoken
 from bpe_core import Tokenizer
+from bpe_core.corpora.samples import load_samples
 from bpe_core.formats import detect, huggingface
 from bpe_core.formats.oniguruma import from_oniguruma
-from bpe_core.corpora.samples import load_samples
+from bpe_core.formats.tiktoken_file import save_tiktoken
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
 
 ROOT = Path(__file__).resolve().parents[2]
 NATURAL = [sample.text for sample in load_samples("natural")]
 CODE = [sample.text for sample in load_samples("code")] + [
-    (ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("pretokenization/pretokenizer.py", "pretokenization/stages.py", "bpe/fast.py")
+    (ROOT / "bpe_core" / name).read_text(encoding="utf-8")
+    for name in ("pretokenization/pretokenizer.py", "pretokenization/stages.py", "bpe/fast.py")
 ]
 CORPUS = NATURAL + CODE
 SPECIALS = ["<|endoftext|>", "<|im_start|>"]
@@ -126,7 +127,9 @@ CONFIGURATIONS = {
     "nfd": (pre_tokenizers.Sequence([split(r"\p{N}{1,3}+"), split(LLAMA3), byte_level()]), normalizers.NFD()),
     "nfkd-prefix-space-regex": (byte_level(add_prefix_space=True, use_regex=True), normalizers.NFKD()),
     "literal-prefix-space": (
-        pre_tokenizers.Sequence([pre_tokenizers.Split(" ", behavior="merged_with_next"), byte_level(add_prefix_space=True)]),
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(" ", behavior="merged_with_next"), byte_level(add_prefix_space=True)]
+        ),
         None,
     ),
     "prefix-space-only": (byte_level(add_prefix_space=True), None),

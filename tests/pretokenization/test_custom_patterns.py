@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core.pretokenization import custom_patterns
-from bpe_core.training.counting import count_files, count_words
 from bpe_core.pretokenization.custom_patterns import RegexBudget, stream_custom
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, stream_pieces
 from bpe_core.pretokenization.special_tokens import special_token_regex, split_on_special_tokens
+from bpe_core.training.counting import count_files, count_words
 
 #: ``\S+|\s+`` and friends, a line pattern (``[^\n]*\n?`` itself matches the empty string, which
 #: bpe_core refuses), a look-ahead and a look-behind of bounded reach, leftmost-first alternatives,
@@ -52,7 +52,7 @@ def whole_text_pieces(pattern: str, text: str, specials=()) -> list[tuple[str, b
 
 def chunked(text: str, cuts: list[int]) -> list[str]:
     cuts = sorted({min(cut, len(text)) for cut in cuts})
-    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def small_margin():
@@ -106,7 +106,8 @@ def test_the_margin_is_what_makes_it_exact(monkeypatch):
     """Without the margin, a piece at the end of a chunk is taken before the text that decides it:
     the rule's condition is real, and the tests above would see it broken."""
     text, chunks = "ab" * 10 + " x", ["ab" * 5, "ab" * 5 + " x"]
-    assert list(stream_pieces(chunks, PreTokenizer.build(r"\S+|\s+"))) == [("ab" * 10, False), (" ", False), ("x", False)]
+    pieces = list(stream_pieces(chunks, PreTokenizer.build(r"\S+|\s+")))
+    assert pieces == [("ab" * 10, False), (" ", False), ("x", False)]
     monkeypatch.setattr(custom_patterns, "CUSTOM_MARGIN", 0)
     assert list(stream_pieces(chunks, PreTokenizer.build(r"\S+|\s+")))[0] == ("ab" * 5, False)
     assert whole_text_pieces(r"\S+|\s+", text)[0] == ("ab" * 10, False)

@@ -77,7 +77,8 @@ def test_cl100k_ascii_pattern_equals_cl100k_on_ascii_text(alphabet):
 def test_cl100k_ascii_pattern_on_hand_picked_cases():
     reference = PreTokenizer.build("cl100k").compiled
     fast = pretokenize._cl100k_ascii_pattern()
-    for text in ["it'S a DON'T 'll 'LL", "x  \n\n  y\r\n\t", "1234567 a1b22", "!!!\n\n", "  ", " \n", "a\n", "'", "  !x"]:
+    texts = ["it'S a DON'T 'll 'LL", "x  \n\n  y\r\n\t", "1234567 a1b22", "!!!\n\n", "  ", " \n", "a\n", "'", "  !x"]
+    for text in texts:
         assert fast.findall(text) == reference.findall(text), text
 
 

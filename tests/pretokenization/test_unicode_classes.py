@@ -35,10 +35,15 @@ import regex
 import tiktoken
 
 import bpe_core
-from bpe_core.pretrained.package_files import cl100k_encoding
-from bpe_core.pretrained.package_files import gpt2_encoding
 from bpe_core.pretokenization import unicode_classes
-from bpe_core.pretokenization.pretokenizer import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, PreTokenizer, safe_cut_regex
+from bpe_core.pretokenization.pretokenizer import (
+    CL100K_PATTERN,
+    GPT2_PATTERN,
+    O200K_PATTERN,
+    PreTokenizer,
+    safe_cut_regex,
+)
+from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 #: Each starts with a space and ends with an ASCII letter (see the module docstring); "{}" is the code
 #: point. Between them they put it after a letter, before 's and between spaces, which tells every
@@ -66,7 +71,9 @@ def code_point_groups() -> dict[str, list[str]]:
     wrong = disputed()
     codes = [code for code in range(1, 0x110000) if not 0xD800 <= code <= 0xDFFF]
     groups = {"agreed": [chr(c) for c in codes if c not in wrong], "in dispute": [chr(c) for c in sorted(wrong)]}
-    return {name: ["".join(chars[i : i + CHUNK]) for i in range(0, len(chars), CHUNK)] for name, chars in groups.items()}
+    return {
+        name: ["".join(chars[i : i + CHUNK]) for i in range(0, len(chars), CHUNK)] for name, chars in groups.items()
+    }
 
 
 class PieceEncoder:
@@ -117,7 +124,8 @@ def sweep(preset: str, pieces_of=None, groups=None) -> list[str]:
                     found = first_differences(encoding, pieces_of, piece_encoder, contexts)
                     return [f"{preset}, {name}, {group}: {len(found)} or more differ", *found]
             alone = encoding.encode(SEPARATOR.join(chunk), allowed_special={SEPARATOR})
-            if list(filter(separator.__ne__, alone)) != piece_encoder.ids(list(chain.from_iterable(map(pieces_of, chunk)))):
+            each_alone = piece_encoder.ids(list(chain.from_iterable(map(pieces_of, chunk))))
+            if list(filter(separator.__ne__, alone)) != each_alone:
                 found = first_differences(encoding, pieces_of, piece_encoder, list(chunk))
                 return [f"{preset}, alone, {group}: {len(found)} or more differ", *found]
     return []

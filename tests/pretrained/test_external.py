@@ -11,14 +11,14 @@ import sys
 import pytest
 
 import bpe_core
-from bpe_core.formats.huggingface import save_huggingface
-from bpe_core.cli import main as cli
-from bpe_core.pretrained import external
 from bpe_core.analysis import metrics
+from bpe_core.cli import main as cli
+from bpe_core.formats.huggingface import save_huggingface
+from bpe_core.pretrained import external
 from bpe_core.pretrained.external import ExternalTokenizer
 
 tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import decoders, models, normalizers, pre_tokenizers  # noqa: E402
+from tokenizers import decoders, models, normalizers, pre_tokenizers  # noqa: E402 - only once importorskip passed
 
 TEXTS = [
     "Hello worlds, hello again!",
@@ -44,7 +44,8 @@ def wordpiece() -> tokenizers.Tokenizer:
 
 
 def unigram() -> tokenizers.Tokenizer:
-    pieces = [("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.5), ("▁", -2.0)] + [(c, -3.0) for c in "abcdefghijklmnopqrstuvwxyzäöü"]
+    pieces = [("<unk>", 0.0), ("▁he", -1.0), ("llo", -1.5), ("▁", -2.0)]
+    pieces += [(c, -3.0) for c in "abcdefghijklmnopqrstuvwxyzäöü"]
     tok = tokenizers.Tokenizer(models.Unigram(pieces, 0, byte_fallback=False))
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.decoder = decoders.Metaspace()
@@ -68,7 +69,9 @@ def as_external(hf: tokenizers.Tokenizer, name: str = "models/bert-base/tokenize
     return tok
 
 
-@pytest.mark.parametrize("build,kind", [(wordpiece, "WordPiece"), (unigram, "Unigram"), (sentencepiece_style_bpe, "BPE")])
+@pytest.mark.parametrize(
+    "build,kind", [(wordpiece, "WordPiece"), (unigram, "Unigram"), (sentencepiece_style_bpe, "BPE")]
+)
 def test_ids_equal_the_library_that_implements_it(build, kind):
     hf = build()
     tok = as_external(hf)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_core.pretrained import catalogue
 from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure, structure_from_bytes, structure_to_bytes
+from bpe_core.pretrained import catalogue
 from bpe_core.tokenizer import Tokenizer
 
 BYTES = {bytes([b]): b for b in range(256)}
@@ -33,7 +33,9 @@ def test_a_byte_the_ranks_lack_round_trips():
         lambda data: b"another format\n" + data[len(STRUCTURE_FORMAT):],
         lambda data: data[:-3],
         lambda data: data[:-8],  # one whole-word token fewer: not every token covered
-        lambda data: data[: len(STRUCTURE_FORMAT) + 24] + (10_000).to_bytes(8, "little") + data[len(STRUCTURE_FORMAT) + 32 :],
+        lambda data: (
+            data[: len(STRUCTURE_FORMAT) + 24] + (10_000).to_bytes(8, "little") + data[len(STRUCTURE_FORMAT) + 32 :]
+        ),
         lambda data: STRUCTURE_FORMAT,
     ],
 )

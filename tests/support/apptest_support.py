@@ -26,4 +26,6 @@ def drawn_html(at: AppTest) -> list[str]:
     """Every HTML body the page draws: ``st.html`` elements, then the markup drawn unsanitised by
     ``pages/_tokenize_text/markup.draw`` (Tokenize's token panels, id lists and cut view)."""
     bodies = [str(e.value) for e in at.get("html")]
-    return bodies + [json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "bpe_markup"]
+    return bodies + [
+        json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "bpe_markup"
+    ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import regex
 
-# The one shared step: bpe_core.bpe.reference.merge, itself checked against str.replace in tests/bpe/test_piece_encoding.py.
+# The one shared step: bpe_core.bpe.reference.merge, itself checked against str.replace in
+# tests/bpe/test_piece_encoding.py.
 from bpe_core.bpe.reference import merge as replace_pair
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -68,7 +69,7 @@ def naive_encode_word(word: bytes, merges: list[tuple[bytes, bytes]]) -> list[by
     symbols = [bytes([b]) for b in word]
     while True:
         best, best_rank = None, None
-        for pair in zip(symbols, symbols[1:]):
+        for pair in zip(symbols, symbols[1:], strict=False):
             rank = priority.get(pair)
             if rank is not None and (best_rank is None or rank < best_rank):
                 best, best_rank = pair, rank
@@ -89,8 +90,8 @@ def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequ
     reason = "reached vocab_size"
     while len(merges) < num_merges:
         counts = {}  # insertion order = order of first occurrence
-        for word, freq in zip(words, freqs):
-            for pair in zip(word, word[1:]):
+        for word, freq in zip(words, freqs, strict=True):
+            for pair in zip(word, word[1:], strict=False):
                 if pair not in excluded:
                     counts[pair] = counts.get(pair, 0) + freq
         if not counts:
@@ -112,7 +113,7 @@ def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequ
         existing.add(made)
         token_bytes[next_id] = made
         words = [replace_pair(word, best, next_id) for word in words]
-        total = sum(len(w) * f for w, f in zip(words, freqs))
+        total = sum(len(w) * f for w, f in zip(words, freqs, strict=True))
         merges.append((best[0], best[1], next_id, best_count, total))
         next_id += 1
     return merges, reason, words

@@ -113,7 +113,8 @@ def test_settings_must_agree(tmp_path, corpus, key, a, b):
     second = {"pattern": "gpt2", "special_tokens": []} | {key: b}
     write_count_shards(counts_of([corpus]), tmp_path / "one", settings=shard_settings(**first))
     write_count_shards(counts_of([corpus]), tmp_path / "two", settings=shard_settings(**second))
-    with pytest.raises(ValueError, match=rf"two was counted with {key} {re.escape(repr(b))} but .*one with {re.escape(repr(a))}"):
+    mismatch = rf"two was counted with {key} {re.escape(repr(b))} but .*one with {re.escape(repr(a))}"
+    with pytest.raises(ValueError, match=mismatch):
         read_count_shards([tmp_path / "one", tmp_path / "two"])
 
 
@@ -186,10 +187,11 @@ def write_foreign(folder, rows, *, manifest_extra=None):
     """Shards as another engine writes them: plain Parquet files and a minimal manifest."""
     folder.mkdir()
     for n, part in enumerate(rows):
-        pq.write_table(pa.table({"pretoken": [p for p, _ in part], "count": pa.array([c for _, c in part], pa.int64())}),
-                       folder / f"part-{n:05d}.parquet")  # fmt: skip
+        table = pa.table({"pretoken": [p for p, _ in part], "count": pa.array([c for _, c in part], pa.int64())})
+        pq.write_table(table, folder / f"part-{n:05d}.parquet")
     manifest = {"format": "bpe_core count shards", "format_version": 1,
-                "settings": {"pattern": "gpt2", "special_tokens": [], "normalization": "none"}} | (manifest_extra or {})  # fmt: skip
+                "settings": {"pattern": "gpt2", "special_tokens": [], "normalization": "none"}}  # fmt: skip
+    manifest |= manifest_extra or {}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
@@ -367,8 +369,10 @@ def test_cli_count_and_train_on_a_corpus_without_text_warn_on_stderr(tmp_path, c
         (folder / name).write_text(content, encoding="utf-8")
     assert main(["count", str(folder), "-o", str(tmp_path / "s")]) == 0
     captured = capsys.readouterr()
-    assert "warning: the corpus has no text" in captured.err and "count-shard folder holds no pre-tokens" in captured.err
-    assert "counted " in captured.out and json.loads((tmp_path / "s" / "manifest.json").read_text())["unique_pretokens"] == 0
+    assert "warning: the corpus has no text" in captured.err
+    assert "count-shard folder holds no pre-tokens" in captured.err
+    assert "counted " in captured.out
+    assert json.loads((tmp_path / "s" / "manifest.json").read_text())["unique_pretokens"] == 0
     assert main(["train", str(folder), "--vocab-size", "300", "-o", str(tmp_path / "t.json")]) == 0
     assert "warning: the corpus has no text" in capsys.readouterr().err
     assert bpe_core.load(tmp_path / "t.json").vocab_size == 256

@@ -8,12 +8,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.training.counting import count_words
 import bpe_core.pretokenization.special_tokens
-from bpe_core.corpora import text_files as corpus_module
-from bpe_core.training import counting
 from bpe_core import parallel
+from bpe_core.corpora import text_files as corpus_module
 from bpe_core.pretokenization.pretokenizer import PRESETS, PreTokenizer, safe_cut_regex
+from bpe_core.training import counting
+from bpe_core.training.counting import count_words
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
 TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000.,!-_/é\u0301東ß🚀\x0b\x1c"
@@ -89,7 +89,9 @@ def test_counting_one_task_equals_the_pieces_of_each_text(texts):
         assert pretokens == expected.total()
 
 
-SPRINKLED = st.lists(st.text(alphabet=ASCII_CODE, max_size=40) | st.sampled_from(list(TRICKY) + ["\ud800", "\x85 ", "é "]), max_size=40).map("".join)
+SPRINKLED = st.lists(
+    st.text(alphabet=ASCII_CODE, max_size=40) | st.sampled_from(list(TRICKY) + ["\ud800", "\x85 ", "é "]), max_size=40
+).map("".join)
 
 
 @given(text=SPRINKLED)

@@ -8,21 +8,22 @@ without Dask on random text; the cluster tests run on one module-wide 2-worker L
 
 from __future__ import annotations
 
-import gzip
 import contextlib
+import gzip
 import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
+from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training import distributed as bd
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.pretokenization.pretokenizer import PreTokenizer
 
 SPECIALS = ("<|endoftext|>", "<| sep |>", " \n<s>")
 TEXT_A = (
@@ -82,7 +83,9 @@ def _count_locally(paths, *, pattern, specials, partition_bytes) -> WordCounts:
 
 # --- the partition rule, without Dask ------------------------------------------------------------
 
-PIECES = st.sampled_from(["a", "ab", " ", "  ", "\n", "\t", "ü", "数", "🙂", "'s", "12", "!", " \n", "<|x|>", "<|", "x|>"])
+PIECES = st.sampled_from(
+    ["a", "ab", " ", "  ", "\n", "\t", "ü", "数", "🙂", "'s", "12", "!", " \n", "<|x|>", "<|", "x|>"]
+)
 
 
 @given(st.lists(PIECES, max_size=60), st.integers(1, 40), st.sampled_from(["gpt2", "cl100k", "o200k"]))
@@ -96,7 +99,7 @@ def test_partitions_add_up_to_the_whole_file(tmp_path_factory, pieces, partition
 def test_cuts_tile_the_file_and_never_split_a_character_or_a_special_token(corpus):
     settings = bd.CountSettings(PreTokenizer.build("gpt2").source, SPECIALS)
     for path in corpus[:2]:
-        data = open(path, "rb").read()
+        data = Path(path).read_bytes()
         cuts = [bd.cut_after(path, offset, settings=settings) for offset in range(1, len(data), 37)]
         assert cuts == sorted(cuts) and len(set(cuts)) > 10
         text = data.decode("utf-8")
@@ -107,6 +110,12 @@ def test_cuts_tile_the_file_and_never_split_a_character_or_a_special_token(corpu
                 text.find(token, max(0, position - len(token) + 1), position + len(token) - 1) != -1
                 for token in SPECIALS
             )
+
+
+def test_a_custom_pattern_has_no_cut_before_the_end_of_the_file(corpus):
+    settings = bd.CountSettings(r"\S+|\s+", ())  # a custom pattern: no safe cut is known for it
+    size = Path(corpus[0]).stat().st_size
+    assert [bd.cut_after(corpus[0], offset, settings=settings) for offset in (1, size // 2)] == [size, size]
 
 
 def test_a_file_without_a_safe_cut_is_one_partition_of_work(corpus):
@@ -154,7 +163,8 @@ def test_missing_dask_names_the_install_command(monkeypatch, corpus):
 
 
 def test_bpe_core_imports_without_dask():
-    code = "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; import bpe_core, bpe_core.training.distributed"
+    code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
+            "import bpe_core, bpe_core.training.distributed")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             cwd=os.path.dirname(os.path.dirname(bpe_core.__file__)))
     assert result.returncode == 0, result.stderr
@@ -205,7 +215,9 @@ def test_cli_count_and_train_with_dask_equal_without(cluster, corpus, tmp_path, 
     capsys.readouterr()
     assert main(["train", *corpus, "--dask-workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
     assert "add --dask" in capsys.readouterr().err
-    assert main(["train", *corpus, "--dask", "--workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
+    assert main(
+        ["train", *corpus, "--dask", "--workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]
+    ) == 2
     assert "--dask-workers" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse: --dask took an input for its address
         main(["count", "--dask", corpus[0], "-o", str(tmp_path / "e")])
@@ -255,7 +267,8 @@ def test_bad_addresses_fail_at_once_with_the_fix(corpus):
 
 def test_an_unreachable_scheduler_times_out_with_the_fix(corpus):
     pytest.importorskip("distributed")
-    with pytest.raises(ValueError, match=r"no Dask scheduler answered at tcp://127\.0\.0\.1:1 within 1 s.*dask scheduler"):
+    unanswered = r"no Dask scheduler answered at tcp://127\.0\.0\.1:1 within 1 s.*dask scheduler"
+    with pytest.raises(ValueError, match=unanswered):
         bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1)
 
 
@@ -273,7 +286,8 @@ def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp
 @contextlib.contextmanager
 def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
     """A scheduler and one worker as subprocesses (no event loop in the test's own process), each with its own
-    PYTHONPATH; yields the scheduler's address."""
+    PYTHONPATH; yields the scheduler's address. Both listen on the loopback only: a worker left to pick its
+    own interface may advertise an address the scheduler cannot reach on a sandboxed machine."""
     import socket
 
     with socket.socket() as probe:
@@ -286,7 +300,7 @@ def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
     )  # fmt: skip
     worker = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
-         "--no-nanny", "--no-dashboard"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
+         "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
     )  # fmt: skip
     try:
         yield f"tcp://127.0.0.1:{port}"
@@ -484,3 +498,14 @@ def test_a_check_that_answers_passes_its_answer_and_errors_through():
     assert bd._answer_within(5, "workers", lambda: {"a": 1}) == {"a": 1}
     with pytest.raises(KeyError):
         bd._answer_within(5, "workers", lambda: {}["missing"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("start", [0, 5])
+def test_a_range_on_a_path_that_became_a_pipe_is_refused_not_awaited(tmp_path, start):
+    """The client checked the inputs, but a worker opens them again on its own machine, where the path
+    may name something else: a named pipe is refused there too, without blocking."""
+    pipe = tmp_path / "corpus.txt"
+    os.mkfifo(pipe)
+    with pytest.raises(ValueError, match=r"named pipe .* not a regular file|is a named pipe"):
+        list(bd._read_text(str(pipe), start, None))

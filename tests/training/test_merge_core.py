@@ -93,9 +93,9 @@ def test_several_counts_mode_equals_one_count_at_a_time(words, freqs, shares, pa
         alone = copy.deepcopy((strings, counts, where))
         created = merge_pair_weighted(pair, "Z", holders, alone[0], alone[2], None, weights, alone[1])[2]
         expected.append((alone, created))
-    weights = [((first, freq), (second, share)) for freq, share in zip(freqs, shares)]
+    weights = [((first, freq), (second, share)) for freq, share in zip(freqs, shares, strict=False)]
     _, changed, created = merge_pair_weighted(pair, "Z", holders, strings, where, None, weights)
     assert (strings, first, where) == expected[0][0] and second == expected[1][0][1]
     assert created == expected[0][1]
     assert changed == [(i, len(before) - len(after)) for i, (before, after) in
-                       enumerate(zip(pretoken_id_strings(words), strings)) if before != after]
+                       enumerate(zip(pretoken_id_strings(words), strings, strict=True)) if before != after]

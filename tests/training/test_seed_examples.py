@@ -117,7 +117,7 @@ def test_seed001_raw_stream_matches_get_stats_merge_loop():
     vocab = {i: bytes([i]) for i in range(256)}
     for new_id in range(256, 276):
         stats = {}
-        for pair in zip(ids, ids[1:]):
+        for pair in zip(ids, ids[1:], strict=False):
             stats[pair] = stats.get(pair, 0) + 1
         pair = max(stats, key=stats.get)
         vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]

@@ -4,11 +4,11 @@ every pair at every step, against the naive trainer, and its stop reasons."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from naive_bpe import naive_learn_merges, naive_train
 
 import bpe_core
 from bpe_core.training import merge_loop
 from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, id_string
-from naive_bpe import naive_learn_merges, naive_train
 
 word_lists = st.lists(st.text(alphabet="aabbc", min_size=0, max_size=14), min_size=1, max_size=12)
 
@@ -26,7 +26,8 @@ def test_merge_loop_equals_the_naive_loop(words, freqs, num_merges, min_frequenc
     settings = dict(next_id=256, num_merges=num_merges, min_frequency=min_frequency, tie_break=tie_break)
     expected = naive_learn_merges(id_lists, freqs, {i: bytes([i]) for i in range(256)}, **settings)
     strings = [id_string(ids) for ids in id_lists]
-    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes={i: bytes([i]) for i in range(256)}, **settings)
+    byte_tokens = {i: bytes([i]) for i in range(256)}
+    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
     got = [(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges]
     assert (got, reason, strings) == (expected[0], expected[1], [id_string(w) for w in expected[2]])
 
