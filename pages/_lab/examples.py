@@ -12,12 +12,12 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import merge_steps, picky_removals
 from bpe_core.analysis.variants import VariantComparison, superword_ids
-from pages._ui import state
+from pages._ui import state, tables
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, superword_legend_html
 from pages._ui.widgets import show_table
 
-from .tables import removals_frame, superwords_frame
+from .tables import superwords_frame
 from .training import LabRun
 
 #: Characters of the example text drawn per variant.
@@ -57,7 +57,7 @@ def removals_section(run: LabRun) -> None:
             continue
         gone = sum(not removal.restored for removal in removals)
         st.markdown(f"**{md(label)}**: {len(removals):,} removals; {gone:,} of them left the vocabulary for good.")
-        show_table(removals_frame(removals), height=min(38 + 35 * len(removals), 320))
+        show_table(tables.removals_frame(removals), height=min(38 + 35 * len(removals), 320))
 
 
 def _rank_function(tokenizer: Tokenizer) -> Callable[[int], int | None]:

@@ -1,8 +1,8 @@
-"""The Lab page's tables as pandas frames, from a ``VariantComparison`` (``bpe_core.analysis.variants``)
-and Picky BPE's removals (``bpe_core.analysis.picky_removals``): the summary per group of texts, one
-measure per text and variant (a row per language, programming language or data format, a column per
-variant), every measure per text, the superwords and the removed tokens. Shares are in percent.
-Pure functions (no streamlit): the page shows the frames."""
+"""The Lab page's tables as pandas frames, from a ``VariantComparison`` (``bpe_core.analysis.variants``):
+the summary per group of texts, one measure per text and variant (a row per language, programming
+language or data format, a column per variant), every measure per text and the superwords (Picky
+BPE's removals are ``pages/_ui/tables.py``'s). Shares are in percent. Pure functions (no streamlit):
+the page shows the frames."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from bpe_core.analysis.picky_removals import Removal
 from bpe_core.analysis.variants import VariantComparison
-from bpe_core.bpe.tokens import token_display
 
 #: comparison field -> column title; the fields in percent are PERCENT.
 MEASURES = {
@@ -74,18 +72,3 @@ def superwords_frame(found: Sequence[tuple[str, int]]) -> pd.DataFrame:
     counts on the held-out text."""
     return pd.DataFrame([{"superword": text, "held-out count": count} for text, count in found],
                         columns=["superword", "held-out count"])  # fmt: skip
-
-
-def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
-    """Picky BPE's removals: when (the merge step that removed it, from 0), what (the token and the
-    parts it was split into), why (its IoS), and whether a later merge brought it back."""
-    rows = [{
-        "merge step": removal.merge_step,
-        "removed token": token_display(removal.token),
-        "split into": " + ".join(token_display(part) for part in removal.parts),
-        "IoS": removal.ios,
-        "frequency then": removal.frequency,
-        "made again later": "yes" if removal.restored else "no",
-    } for removal in removals]  # fmt: skip
-    columns = ["merge step", "removed token", "split into", "IoS", "frequency then", "made again later"]
-    return pd.DataFrame(rows, columns=columns)

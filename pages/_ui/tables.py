@@ -1,13 +1,15 @@
-"""pandas tables that describe tokenizers: merge records and the one-row summary of a tokenizer.
-Pure functions (no streamlit): pages show the frames with ``st.dataframe``."""
+"""pandas tables that describe tokenizers: merge records, a Picky BPE tokenizer's removals and the
+one-row summary of a tokenizer. Pure functions (no streamlit): pages show the frames with
+``st.dataframe``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
 from bpe_core import Tokenizer
+from bpe_core.analysis.picky_removals import Removal
 from bpe_core.bpe.tokens import token_display
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
@@ -70,3 +72,18 @@ def summary_row(choice, tokenizer: Tokenizer) -> dict:
 def ratio_text(numerator: float, denominator: float) -> str:
     """``numerator / denominator`` with two decimals, or a dash when the denominator is 0."""
     return f"{numerator / denominator:.2f}" if denominator else "—"
+
+
+def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
+    """Picky BPE's removals: when (the merge step that removed it, from 0), what (the token and the
+    parts it was split into), why (its IoS), and whether a later merge brought it back."""
+    rows = [{
+        "merge step": removal.merge_step,
+        "removed token": token_display(removal.token),
+        "split into": " + ".join(token_display(part) for part in removal.parts),
+        "IoS": removal.ios,
+        "frequency then": removal.frequency,
+        "made again later": "yes" if removal.restored else "no",
+    } for removal in removals]  # fmt: skip
+    columns = ["merge step", "removed token", "split into", "IoS", "frequency then", "made again later"]
+    return pd.DataFrame(rows, columns=columns)

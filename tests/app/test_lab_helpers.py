@@ -23,8 +23,9 @@ from pages._lab.choices import (
 )
 from pages._lab.examples import excerpt, in_latin_letters, most_superwords
 from pages._lab.keeping import default_name
-from pages._lab.tables import per_text_frame, removals_frame, rows_frame, summary_frame, superwords_frame
+from pages._lab.tables import per_text_frame, rows_frame, summary_frame, superwords_frame
 from pages._lab.training import LabProgress, done_line, overall_fraction
+from pages._ui.tables import removals_frame
 
 # --------------------------------------------------------------------------------------------------
 # variants
