@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from bpe_core.bpe import token_ids
 from bpe_core.bpe.fast import PieceEncoder
-from bpe_core.bpe.model import BpeModel
+from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
 from bpe_core.bpe.picky_replay import Event, PickyPieceEncoder
 from bpe_core.bpe.ranks import RankStructure, rank_structure
 from bpe_core.bpe.tokens import MergeRecord
@@ -88,21 +88,29 @@ class Tokenizer(Codec, TiktokenSurface):
         tokenizer this one was derived from proved it), else None to prove it here. ``rule`` is
         ``"tiktoken"`` for ranks holding late merges or whole-word tokens (see ``BpeModel``;
         ``structure`` when already recovered)."""
-        full_vocab = check_vocab(vocab)
-        specials = resolve_special_tokens(special_tokens, full_vocab)
-        model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
-                         self_encoding=self_encoding, events=events)  # fmt: skip
-        if merge_counts is not None and rule == "picky":
-            raise BpeError("a Picky BPE tokenizer has no merge_counts (its counts are in training['picky_events'])")
-        if merge_counts is not None and len(merge_counts) != len(model.merges):
-            raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(model.merges)} merges")
+        with gc_paused():
+            full_vocab = check_vocab(vocab)
+            specials = resolve_special_tokens(special_tokens, full_vocab)
+            model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
+                             self_encoding=self_encoding, events=events)  # fmt: skip
+            if merge_counts is not None and rule == "picky":
+                raise BpeError("a Picky BPE tokenizer has no merge_counts (its counts are in training['picky_events'])")
+            if merge_counts is not None and len(merge_counts) != len(model.merges):
+                raise BpeError(f"merge_counts has {len(merge_counts)} entries for {len(model.merges)} merges")
+            self._assemble(model, specials, pattern, name, merge_counts, training)
+
+    def _assemble(
+        self, model: BpeModel, specials: dict[str, int], pattern: str | Pipeline | None, name: str,
+        merge_counts: Sequence[int | None] | None, training: Mapping[str, object] | None,
+    ) -> None:
+        """The tokenizer around a built ``model`` (its vocab holds the special tokens ``specials``)."""
+        full_vocab = model.vocab
         self.name = name
         self.training: dict[str, object] = dict(training) if training else {}
         self._model = model
         self._vocab = full_vocab
-        self._merges = model.merges
         self._token_to_id = model.token_to_id
-        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * len(model.merges)
+        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * model.merge_count
         self._special_tokens = specials
         self._special_ids = frozenset(specials.values())
         self._max_token_id = max(full_vocab)
@@ -114,7 +122,7 @@ class Tokenizer(Codec, TiktokenSurface):
         pieces = cast("PieceEncoder", model.piece_encoder)
         self._text_encoder = TextEncoder(self._pretokenizer, pieces, model.whole_pieces())
         self._engines = Engines(self._text_encoder, self._engine_facts, vocabulary_size=len(model.token_to_id),
-                                rule_obstacle=_PICKY_ENGINE if rule == "picky" else None)  # fmt: skip
+                                rule_obstacle=_PICKY_ENGINE if model.rule == "picky" else None)  # fmt: skip
 
     @classmethod
     def from_ranks(
@@ -142,7 +150,7 @@ class Tokenizer(Codec, TiktokenSurface):
             ranks = dict(pairs)
             if len(ranks) != len(pairs):
                 raise BpeError("a token appears twice in the ranks: each token has one rank")
-        vocab = {rank: token for token, rank in ranks.items()}
+        vocab = dict(zip(ranks.values(), ranks.keys(), strict=True))
         if len(vocab) != len(ranks):
             raise BpeError("two tokens share a rank: ranks must be distinct")
         if structure is None:
@@ -157,6 +165,10 @@ class Tokenizer(Codec, TiktokenSurface):
         )
         return tokenizer
 
+    def _model_tables(self) -> ModelTables:
+        """This tokenizer's model as ``ModelTables``, for ``pretrained.model_cache``."""
+        return self._model.tables()
+
     # ----------------------------------------------------------------------------------------------
     # properties
 
@@ -169,7 +181,7 @@ class Tokenizer(Codec, TiktokenSurface):
     def merges(self) -> list[tuple[bytes, bytes]]:
         """The merges in rank order, as (left bytes, right bytes); for a Picky BPE tokenizer its merge
         events in order (a restored token's pair comes again; some results are removed by the end)."""
-        return list(self._merges)
+        return list(self._model.merges)
 
     @property
     def rule(self) -> str:
@@ -199,7 +211,7 @@ class Tokenizer(Codec, TiktokenSurface):
         t2i = self._token_to_id
         return [
             MergeRecord(rank, t2i[left], t2i[right], t2i[left + right], self._merge_counts[rank])
-            for rank, (left, right) in enumerate(self._merges)
+            for rank, (left, right) in enumerate(self._model.merges)
         ]
 
     @property
@@ -237,7 +249,7 @@ class Tokenizer(Codec, TiktokenSurface):
     def __repr__(self) -> str:
         pattern = self.pattern_name or ("None" if self.pattern is None else "custom")
         return (
-            f"<Tokenizer {self.name!r}: vocab_size={self.vocab_size}, merges={len(self._merges)}, "
+            f"<Tokenizer {self.name!r}: vocab_size={self.vocab_size}, merges={self._model.merge_count}, "
             f"special_tokens={len(self._special_tokens)}, pattern={pattern}>"
         )
 
@@ -317,19 +329,7 @@ class Tokenizer(Codec, TiktokenSurface):
 
     def _engine_facts(self) -> tiktoken_engine.EngineFacts:
         """What checking and building tiktoken's engine needs (computed only then: a pass over the vocab)."""
-        obstacle = tiktoken_engine.pattern_obstacle(self._pretokenizer)
-        return tiktoken_engine.EngineFacts(
-            name=self.name,
-            pattern=None if obstacle else self._pretokenizer.full_source,
-            pattern_obstacle=obstacle,
-            ranks=self._token_to_id,
-            merged_ids=(
-                [merged for _rank, merged in self._model.pair_rank.values()]
-                if self._model.rule == "bpe"  # under tiktoken's rule the ids are the ranks already
-                else sorted(tiktoken_engine.multi_byte_ids(self._token_to_id))
-            ),
-            not_self_encoding=sorted(set(self._token_to_id.values()).difference(self._model.self_encoding)),
-        )
+        return tiktoken_engine.engine_facts(self.name, self._pretokenizer, self._model)
 
     # ----------------------------------------------------------------------------------------------
     # derived views
@@ -361,7 +361,7 @@ class Tokenizer(Codec, TiktokenSurface):
         return {
             "self_encoding": self._model.self_encoding,
             "vocab": self._vocab,
-            "merges": self._merges,
+            "merges": self._model.merges,
             "special_tokens": self._special_tokens,
             "pattern": self._pattern_argument,
             "name": self.name,
@@ -436,7 +436,6 @@ class Tokenizer(Codec, TiktokenSurface):
             merged_ids=facts.merged_ids,
             not_self_encoding=facts.not_self_encoding,
         )
-
 
     @classmethod
     def _rebuilt(cls, parts: dict[str, Any]) -> Tokenizer:

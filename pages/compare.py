@@ -18,10 +18,10 @@ import streamlit as st
 from bpe_core.analysis import metrics
 from bpe_core.corpora.samples import REFERENCE_ID
 from pages._compare import in_sample, measures
+from pages._compare.curves import K_CURVE_TOKENIZER, curve_section
 from pages._compare.fairer import fairer_section
 from pages._compare.measures import (
     COLUMNS_EXPLAINED,
-    CURVE_EVERY_SIZE_UP_TO,
     HIGHER_IS_BETTER,
     METRIC_LABELS,
     NUMBER_COLUMNS,
@@ -29,19 +29,17 @@ from pages._compare.measures import (
     Builtin,
     Comparison,
     Selection,
-    curve_rows,
-    curve_series,
     display_names,
-    full_vocabulary_sentence,
     load_tokenizers,
     measure,
+    shared_figure,
     summary_lines,
     text_digest,
 )
+from pages._compare.report import Report, report_button
 from pages._compare.versus import train_section
-from pages._ui import charts, state, tokenizers
+from pages._ui import charts, state, tables, tokenizers
 from pages._ui.render import markdown_text as md
-from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
 from pages._ui.widgets import number_formats, page_header, show_sentences, tokenizer_multiselect
@@ -55,8 +53,6 @@ K_UPLOADS = "cmp.uploads"
 K_UNSPACED = "cmp.unspaced"
 K_REFERENCE = "cmp.reference"
 K_HEAT_METRIC = "cmp.heat_metric"
-K_CURVE_TOKENIZER = "cmp.curve_tokenizer"
-K_CURVE_LOG = "cmp.curve_log"
 
 SOURCE_BUILTIN = "Built-in samples"
 SOURCE_FILES = "My files"
@@ -78,14 +74,27 @@ def init_selection(choices: dict[str, TokenizerChoice], builtin: Builtin) -> Non
     else:  # drop tokenizers deleted since (e.g. on the Library page)
         st.session_state[K_TOKENIZERS] = [k for k in st.session_state[K_TOKENIZERS] if k in choices]
     pending = st.session_state.pop(state.CMP_PENDING_SELECT, None)
-    if pending:  # a tokenizer trained below: put it first, next to GPT-2
-        wanted = [k for k in pending if k in choices]
-        rest = [k for k in st.session_state[K_TOKENIZERS] if k not in wanted]
-        st.session_state[K_TOKENIZERS] = (wanted + rest)[:MAX_TOKENIZERS]
-        if wanted:
-            st.session_state[K_CURVE_TOKENIZER] = wanted[0]  # show the new tokenizer's curve
+    if pending:
+        add_trained(pending, choices)
     if K_SAMPLES not in st.session_state:
         st.session_state[K_SAMPLES] = list(builtin.natural_ids)
+
+
+def add_trained(pending: list[str], choices: dict[str, TokenizerChoice]) -> None:
+    """A tokenizer trained below (``pending``: it, then GPT-2 to set it against) goes first in the
+    comparison, as far as there is room: it never takes the place of a tokenizer the user chose. When
+    the comparison is full, it says so instead."""
+    chosen = st.session_state[K_TOKENIZERS]
+    new = [k for k in pending if k in choices and k not in chosen]
+    room = max(0, MAX_TOKENIZERS - len(chosen))
+    st.session_state[K_TOKENIZERS] = new[:room] + chosen
+    if pending[0] in st.session_state[K_TOKENIZERS]:
+        st.session_state[K_CURVE_TOKENIZER] = pending[0]  # show the new tokenizer's curve
+    elif pending[0] in choices:
+        st.warning(
+            f"**{md(choices[pending[0]].label)}** is not in the comparison: it already compares "
+            f"{MAX_TOKENIZERS} tokenizers. Remove one above to add it."
+        )
 
 
 def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
@@ -104,7 +113,7 @@ def builtin_samples_input(selection: Selection, builtin: Builtin) -> None:
         ("Everything", "all", [s.id for s in builtin.samples]),
         ("Clear", "clear", []),
     ]
-    for column, (label, name, ids) in zip(st.columns(len(presets)), presets):
+    for column, (label, name, ids) in zip(st.columns(len(presets)), presets, strict=True):
         column.button(label, key=f"cmp.preset.{name}", on_click=set_samples, args=(ids,))  # plain: presets
     for sample in (by_id[sid] for sid in chosen):
         selection.samples.append(sample)
@@ -193,8 +202,8 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
     with left:
         selected = tokenizer_multiselect(
             "Tokenizers", choices, key=K_TOKENIZERS, limit=MAX_TOKENIZERS,
-            help="The default tokenizer, GPT-2, cl100k, tokenizers trained in this session (✱) and your "
-            "library (📁).",
+            help="Your tokenizers (trained in this session ✱, saved in your library 📁), today's models, "
+            "GPT-2, and the example sample-bpe.",
         )  # fmt: skip
         st.caption(
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
@@ -216,7 +225,8 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
 
 
 def premium_section(
-    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str]
+    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str],
+    view: tuple, report: Report,
 ) -> None:
     st.subheader(f"Token premium against {md(reference_label) or 'the reference'}", divider="gray")
     premium = frame[frame["premium"].notna()]
@@ -230,24 +240,35 @@ def premium_section(
     means = premium.groupby("label", sort=False)["premium"].mean()
     order = means.sort_values(ascending=False).index.tolist()
     title = f"Tokens needed relative to {reference_label}"
-    figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"], colours)
-    charts.add_parity_line(figure, reference_label)
-    st.plotly_chart(figure, key="cmp.chart.premium")
+
+    def build():
+        figure = charts.grouped_bars(premium, "premium", names, order, title, METRIC_LABELS["premium"], colours)
+        charts.add_parity_line(figure, reference_label)
+        return figure
+
+    figure = shared_figure(view, "premium", build)
+    st.plotly_chart(figure, key="cmp.chart.premium", config=charts.plot_config("token-premium"))
+    report.figure(f"Token premium against {reference_label}", figure)
     st.caption(
         "Samples are sorted from the dearest to the cheapest (mean premium over the chosen tokenizers). "
         f"Bars above the dashed parity line cost more tokens than {md(reference_label)}."
     )
     show_sentences(summary_lines(rows, names, "premium"))
+    report.sentences(summary_lines(rows, names, "premium"))
 
 
-def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], order: list[str]) -> None:
+def heatmap_section(
+    frame: pd.DataFrame, rows: list[dict], names: list[str], order: list[str], view: tuple, report: Report
+) -> None:
     st.subheader("Heatmap", divider="gray")
     available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
     state.ensure_option(K_HEAT_METRIC, available, "premium" if "premium" in available else "chars_per_token")
     metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.get, key=K_HEAT_METRIC)
     grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
-    figure = charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER)
-    st.plotly_chart(figure, key="cmp.chart.heat")
+    figure = shared_figure(view, f"heat:{metric}",
+                           lambda: charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER))  # fmt: skip
+    st.plotly_chart(figure, key="cmp.chart.heat", config=charts.plot_config(f"heatmap-{metric}"))
+    report.figure(f"Heatmap: {METRIC_LABELS[metric]}", figure)
     better = "greener is better" if metric in HIGHER_IS_BETTER else "redder costs more"
     st.caption(
         f"Rows are samples, columns tokenizers; {md(better)}. Empty cells have no value (e.g. no premium for code)."
@@ -256,14 +277,18 @@ def heatmap_section(frame: pd.DataFrame, rows: list[dict], names: list[str], ord
         show_sentences(summary_lines(rows, names, metric))
 
 
-def table_section(frame: pd.DataFrame) -> None:
+def table_section(frame: pd.DataFrame, report: Report) -> None:
     st.subheader("Full table", divider="gray")
     table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
-    config = number_formats(table) | {"label": "sample", "sample": "sample id"} | {
+    formats = {column: number for column, (_, number) in NUMBER_COLUMNS.items()}
+    shown, written = tables.without_missing(table, formats=formats)  # "—" where a metric does not apply
+    config = number_formats(shown) | {"label": "sample", "sample": "sample id"} | {
         column: st.column_config.NumberColumn(label, format=number)
-        for column, (label, number) in NUMBER_COLUMNS.items()
-    }
-    st.dataframe(table, hide_index=True, key="cmp.table", column_config=config)
+        for column, (label, number) in NUMBER_COLUMNS.items() if column not in written
+    } | {column: st.column_config.TextColumn(NUMBER_COLUMNS.get(column, (column,))[0], alignment="right")
+         for column in written}  # fmt: skip
+    st.dataframe(shown, hide_index=True, key="cmp.table", column_config=config)
+    report.table("Full table", table)
     st.download_button(
         "⬇ Table as CSV",
         data=table.to_csv(index=False).encode("utf-8"),
@@ -275,7 +300,7 @@ def table_section(frame: pd.DataFrame) -> None:
         st.markdown(COLUMNS_EXPLAINED)
 
 
-def show_comparison(selected: list[str], selection: Selection, choices) -> Comparison | None:
+def show_comparison(selected: list[str], selection: Selection, choices, report: Report) -> Comparison | None:
     """Charts, sentences and table for the chosen tokenizers and samples; None when there is nothing
     to compare."""
     if not selected:
@@ -301,76 +326,32 @@ def show_comparison(selected: list[str], selection: Selection, choices) -> Compa
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
     colours = {names[k]: colour for k, colour in charts.tokenizer_colours(list(loaded)).items()}  # one per tokenizer
+    view = (tuple(names.items()), tuple(choices[k].fingerprint for k in loaded), tuple(selection.sample_key),
+            selection.reference, selection.reference_label)  # fmt: skip
     st.subheader("Characters per token", divider="gray")
     title = "Characters per token (higher: fewer tokens)"
-    figure = charts.grouped_bars(
-        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
-    )
-    st.plotly_chart(figure, key="cmp.chart.cpt")
+    figure = shared_figure(view, "cpt", lambda: charts.grouped_bars(
+        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours))  # fmt: skip
+    st.plotly_chart(figure, key="cmp.chart.cpt", config=charts.plot_config("characters-per-token"))
+    report.figure("Characters per token", figure)
     in_sample.note(names, seen)
     show_sentences(summary_lines(rows, shown, "chars_per_token"))
-    premium_section(frame, rows, shown, selection.reference_label, colours)
-    heatmap_section(frame, rows, shown, order)
-    table_section(frame)
+    report.sentences(summary_lines(rows, shown, "chars_per_token"))
+    premium_section(frame, rows, shown, selection.reference_label, colours, view, report)
+    heatmap_section(frame, rows, shown, order, view, report)
+    table_section(frame, report)
     return Comparison(rows, names, loaded)
 
 
-# ------------------------------------------------------------------------------------------------
-# compression against vocabulary size
-
-
-def curve_figure(curve: list[dict], texts: dict[str, str], name: str, log_axis: bool):
-    return charts.lines(
-        curve_series(curve, list(texts)),
-        "vocab %{x:,}: %{y:.2f} chars/token",
-        450,
-        title=plot_text(f"{name}: characters per token by vocabulary size"),
-        xaxis_title="vocabulary size (256 bytes + special tokens + first k merges)",
-        yaxis_title="characters per token",
-        xaxis_type="log" if log_axis else "linear",
-    )
-
-
-def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, log_axis: bool) -> None:
-    """One tokenizer's curve over the chosen samples, with a sentence on its full vocabulary."""
-    total = len(tokenizer.merges)
-    points = tuple(range(total + 1)) if total <= CURVE_EVERY_SIZE_UP_TO else None
-    try:
-        curve = curve_rows(
-            choices[key].fingerprint, tuple(selection.sample_key), points, tokenizer, selection.texts_for_curve
-        )
-    except (ValueError, TypeError) as exc:
-        st.error(f"Could not compute the curve: {md(exc)}")
-        return
-    st.plotly_chart(curve_figure(curve, selection.texts_for_curve, name, log_axis), key="cmp.chart.curve")
-    sentence = full_vocabulary_sentence(curve, name, tokenizer)
-    detail = "every vocabulary size" if points is not None else f"{len({r['merges'] for r in curve})} vocabulary sizes"
-    show_sentences([sentence] if sentence else [])
-    st.caption(f"Computed at {md(detail)} from 256 + special tokens to {tokenizer.vocab_size:,}.")
-
-
-def curve_section(result: Comparison | None, selection: Selection, choices) -> None:
-    st.subheader("Compression against vocabulary size", divider="gray")
-    st.caption(
-        "BPE's merges form prefixes: the first k merges are the tokenizer of size 256 + special tokens + k. "
-        "Each line is one sample: how many characters fit into a token as the vocabulary grows. A line that "
-        "stays flat is a text the merges never learned to shorten."
-    )
-    if result is None:
-        st.info("Pick tokenizers and samples above to see how compression grows with the vocabulary.")
-        return
-    keys = [k for k, tok in result.loaded.items() if len(tok.merges) > 0]
-    if not keys:
-        st.info("None of the chosen tokenizers has merges: train one (below or on the Train page) to see its curve.")
-        return
-    preferred = st.session_state.get(state.CMP_TRAIN_RESULT) or st.session_state.get(state.LAST_TRAINED)
-    state.ensure_option(K_CURVE_TOKENIZER, keys, preferred if preferred in keys else tokenizers.DEFAULT_KEY)
-    columns = st.columns([2, 1], vertical_alignment="bottom")
-    key = columns[0].selectbox(
-        "Tokenizer (one with merges)", keys, format_func=lambda k: result.names[k], key=K_CURVE_TOKENIZER
-    )
-    log_axis = columns[1].toggle("Logarithmic vocabulary axis", key=K_CURVE_LOG)
-    draw_curve(key, result.names[key], result.loaded[key], selection, choices, log_axis)
+def run_report(selected: list[str], selection: Selection, choices) -> Report:
+    """The report of this run, with its settings; the sections add their charts, tables and sentences."""
+    report = Report()
+    report.setting("tokenizers", ", ".join(choices[k].label for k in selected) or "none")
+    report.setting("samples", selection.source)
+    labels = [s.label if hasattr(s, "label") else s[0] for s in selection.samples]
+    report.setting("sample texts", ", ".join(labels) or "none")
+    report.setting("reference for the premium", selection.reference_label or "none")
+    return report
 
 
 def main() -> None:
@@ -388,8 +369,12 @@ def main() -> None:
         st.caption(md("; ".join(notes)))
     builtin = Builtin.load()
     selected, selection = inputs(choices, builtin)
-    result = show_comparison(selected, selection, choices)
-    curve_section(result, selection, choices)
+    download = st.container()  # the report's button, filled once the run has drawn what it holds
+    report = run_report(selected, selection, choices)
+    result = show_comparison(selected, selection, choices, report)
+    curve_section(result, selection, choices, report)
+    with download:
+        report_button(report, key="cmp.report")
     train_section(builtin, selection, choices)
     fairer_section(choices)
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")

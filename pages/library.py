@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from pages._ui import exports, state, tables, tokenizers
+from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
 from pages._ui.library_folder import LibraryEntry, describe_age
 from pages._ui.render import markdown_text as md
-from pages._ui.uploads import tokenizer_upload_section
-from pages._ui.widgets import page_header
+from pages._ui.widgets import page_header, show_table
 
 SELECTED = "library.selected"
 NEW_NAME = "library.new_name"
@@ -88,7 +88,7 @@ def external_section() -> None:
     if choices:
         rows = [{"name": c.key[4:], "kind": c.note, "vocab size": c.get().vocab_size,
                  "why not bpe_core": getattr(c.get(), "note", "")} for c in choices]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        show_table(pd.DataFrame(rows))
         columns = st.columns([3, 1], vertical_alignment="bottom")
         names = [c.key[4:] for c in choices]
         state.ensure_option(EXTERNAL_SELECTED, names)
@@ -135,7 +135,7 @@ def library_listing(ws) -> None:
     choices, problems = tokenizers.library_choices()
     by_name = {c.key[4:]: c for c in choices}
     if entries:
-        st.dataframe(pd.DataFrame([library_row(e, by_name.get(e.name)) for e in entries]), hide_index=True)
+        show_table(pd.DataFrame([library_row(e, by_name.get(e.name)) for e in entries]))  # 4,000, and "—" for none
     else:
         st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
     for problem in problems:

@@ -11,7 +11,7 @@ from bpe_core import Tokenizer
 from bpe_core.bpe.textbook import TextbookResult, train_textbook
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trace import trace_training
-from pages._ui import charts, state
+from pages._ui import charts, glyphs, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html
 from pages._ui.widgets import page_header, show_table
@@ -69,6 +69,10 @@ class Trace:
         """(symbols, frequency) of every unique word after ``step``."""
         return step.words if self.textbook else [(w.symbols, w.freq) for w in step.words]
 
+    def words_before(self, index: int) -> list:
+        """(symbols, frequency) of every unique word before the merge ``steps[index]``."""
+        return self.initial if index == 0 else self.words_after(self.steps[index - 1])
+
 
 def apply_example() -> None:
     example = EXAMPLES[st.session_state[EXAMPLE]]
@@ -78,6 +82,14 @@ def apply_example() -> None:
     st.session_state["steps.mode"] = example["mode"]
     st.session_state["steps.probe"] = example["probe"]
     st.session_state[state.STEPS_POSITION] = 0
+
+
+def own_text() -> None:
+    """Input box callback: text typed over an example is the user's own, and the Example box says so
+    (keeping the text and the mode as they are)."""
+    chosen = st.session_state.get(EXAMPLE)
+    if chosen in EXAMPLES and chosen != "custom" and st.session_state.get("steps.text") != EXAMPLES[chosen]["text"]:
+        st.session_state[EXAMPLE] = "custom"
 
 
 def go_to(position: int) -> None:
@@ -114,7 +126,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     )
     mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
     num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
-    text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS)
+    text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS, on_change=own_text)
     options = st.columns(3)
     per_line = options[0].checkbox("One document per line", key="steps.per_line")
     tie_break = "first"
@@ -148,7 +160,7 @@ def navigation(position: int, steps: int) -> None:
         ("Next", ":material/chevron_right:", "steps.next", position + 1, position >= steps),
         ("End", ":material/last_page:", "steps.end", steps, position >= steps),
     ]
-    for column, (label, icon, key, target, disabled) in zip(nav, buttons):
+    for column, (label, icon, key, target, disabled) in zip(nav, buttons, strict=False):
         column.button(
             label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
             type="primary" if key == "steps.next" else "secondary",
@@ -156,37 +168,60 @@ def navigation(position: int, steps: int) -> None:
     nav[4].progress(position / steps if steps else 1.0, text=f"{position:,} of {steps:,} merges applied")
 
 
+def in_words(symbols: tuple, words: list) -> list[str] | None:
+    """``symbols`` (bytes that follow each other) written as they stand in the first word holding them:
+    ‘⟨你 1/3⟩’, ‘⟨你 2/3⟩’ where the word spells 你; None when no word holds them."""
+    size = len(symbols)
+    for word, _ in words:
+        word = tuple(word)
+        for start in range(len(word) - size + 1):
+            if word[start : start + size] == symbols:
+                return glyphs.labels_in(list(word))[start : start + size]
+    return None
+
+
+def pair_text(pair: tuple, words: list | None = None) -> str:
+    """A pair of symbols in prose, each written knowing the other and, with ``words``, the word they
+    stand in: ‘⟨你 1/3⟩’ + ‘⟨你 2/3⟩’ for bytes of one character, ‘l’ + ‘o’ for textbook symbols."""
+    left, right = pair
+    if isinstance(left, bytes) and isinstance(right, bytes):
+        shown = (in_words((left, right), words) if words else None) or glyphs.labels_in([left, right])
+        return f"{glyphs.quote(shown[0])} + {glyphs.quote(shown[1])}"
+    return f"{token_quote(left)} + {token_quote(right)}"
+
+
+def new_text(token: bytes | str, words: list) -> str:
+    """The merged symbol as it stands in the words after the merge (⟨你 1–2/3⟩), or alone."""
+    shown = in_words((token,), words) if isinstance(token, bytes) else None
+    return shown[0] if shown else symbol_text(token)
+
+
 def step_heading(trace: Trace, step, tie_break: str) -> None:
     """The merge's title (its rank, counted from 0 as on every page), and why this pair won."""
+    before = trace.words_before(step.number - 1)
     if trace.textbook:
         new_label, id_text = token_quote(step.merged), ""
     else:
-        new_label, id_text = token_quote(step.new_token), f" (new id {step.new_id:d})"
-    left_part, right_part = (token_quote(p) for p in step.pair)
-    st.subheader(
-        f"Merge rank {step.number - 1:,}: {md(left_part)} + {md(right_part)} → {md(new_label)}{md(id_text)}"
-    )
+        new_label = glyphs.quote(new_text(step.new_token, trace.words_after(step)))
+        id_text = f" (new id {step.new_id:d})"
+    pair = pair_text(step.pair, before)
+    st.subheader(f"Merge rank {step.number - 1:,}: {md(pair)} → {md(new_label)}{md(id_text)}")
     tied = sum(1 for pair, count in step.top_pairs if count == step.count and pair != step.pair)
     rule = TIE_RULES["first" if trace.textbook else tie_break]
     tie_note = f"; {tied:,} other pair(s) tie with it, and ties go to {rule}" if tied else ""
     st.caption(f"The pair occurs {step.count:,} time(s), the highest count{md(tie_note)}.")
 
 
-def pair_counts(title: str, step) -> None:
+def pair_counts(title: str, step, words: list) -> None:
     st.markdown(f"**{title}**")  # plain: the titles are written in this page
     if step is None:
         st.caption("No pairs left.")
         return
-    rows = [
-        {
-            "pair": f"{token_quote(a)} + {token_quote(b)}",
-            "count": count,
-            "chosen": "✔" if (a, b) == step.pair else "",
-        }
-        for (a, b), count in step.top_pairs
-    ]
+    rows = [{"pair": pair_text((a, b), words), "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
+            for (a, b), count in step.top_pairs]  # fmt: skip
     show_table(pd.DataFrame(rows))
-    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs.")
+    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs. "
+               "⟨你 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of 你.")  # fmt: skip
 
 
 def show_step(trace: Trace, position: int, tie_break: str) -> None:
@@ -195,16 +230,17 @@ def show_step(trace: Trace, position: int, tie_break: str) -> None:
         words, highlight = trace.initial, None
         st.subheader("Start: every word split into " + ("characters + </w>" if trace.textbook else "bytes"))
         counts_step = trace.steps[0] if trace.steps else None
-        counts_title = "Pair counts now (the top pair is merged next)"
+        counts_title, counted = "Pair counts now (the top pair is merged next)", trace.initial
     else:
         step = trace.steps[position - 1]
         words = trace.words_after(step)
         highlight = step.merged if trace.textbook else step.new_token
         step_heading(trace, step, tie_break)
         counts_step, counts_title = step, "Pair counts before this merge"
+        counted = trace.words_before(position - 1)
     left, right = st.columns([2, 3])
     with left:
-        pair_counts(counts_title, counts_step)
+        pair_counts(counts_title, counts_step, counted)
     with right:
         when = "before any merge" if position == 0 else "after this merge"
         st.markdown(f"**Sequence {when}** (unique words, ×frequency)")  # plain: `when` is one of two phrases
@@ -224,8 +260,8 @@ def show_history(trace: Trace, position: int) -> None:
         rows = [
             {
                 "rank": s.number - 1,
-                "pair": f"{token_quote(s.pair[0])} + {token_quote(s.pair[1])}",
-                "new token": symbol_text(s.merged if trace.textbook else s.new_token),
+                "pair": pair_text(s.pair, trace.words_before(s.number - 1)),
+                "new token": new_text(s.merged if trace.textbook else s.new_token, trace.words_after(s)),
                 "count": s.count,
             }
             for s in trace.steps[:position]
@@ -240,7 +276,7 @@ def show_history(trace: Trace, position: int) -> None:
             x_title="merges", y_title="symbols", height=280, markers=True, top=30,
         )  # fmt: skip
         figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
-        st.plotly_chart(figure, key="steps.curve")
+        st.plotly_chart(figure, key="steps.curve", config=charts.plot_config("symbols-after-each-merge"))
 
 
 def show_probe(trace: Trace, position: int, mode: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -11,16 +10,26 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.bpe.tokens import token_display
 from pages._tokenize_text import linked, markup
+from pages._tokenize_text.decode import decode_box
 from pages._tokenize_text.paging import page_controls
 from pages._ui import render, state, tokenizers
-from pages._ui.encoding import MAX_STATS_CHARS, Encoded, Page, cut_overlap, cuts_of
-from pages._ui.encoding import encode_digest, indexed_text, page_starts, text_digest, window_tokens
+from pages._ui.encoding import (
+    MAX_STATS_CHARS,
+    Encoded,
+    Page,
+    cut_overlap,
+    cuts_of,
+    encode_digest,
+    indexed_text,
+    page_starts,
+    text_digest,
+    window_tokens,
+)
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
-from pages._ui.widgets import page_header, show_table, tokenizer_multiselect, tokenizer_picker
+from pages._ui.widgets import page_header, show_table, tokenizer_multiselect
 
 EXAMPLE = (
     "Tokenizers cut text into pieces: \"unbelievable\" → un·believ·able?\n"
@@ -34,6 +43,7 @@ MAX_TOKENIZERS = 6
 TEXT = "tokenize.text"
 TOKENIZERS = "tokenize.tokenizers"
 REFERENCE = "tokenize.reference"
+ONE_PER_ROW = "tokenize.one_per_row"
 SPECIAL_TEXT_NOTE = (
     "␣ is a space, → a tab, ↵ a newline. A character split between tokens is drawn once, above one numbered "
     "dashed piece per token (hover a piece for its bytes, or turn on Show bytes); dark tokens are special tokens. "
@@ -54,19 +64,6 @@ class View:
     reference: str | None
 
 
-def parse_ids(text: str) -> list[int]:
-    """Token ids from '1, 2, 3', '[1 2 3]' or one per line; ValueError naming the first bad entry."""
-    cleaned = text.strip().strip("[]()")
-    ids: list[int] = []
-    for part in re.split(r"[\s,;]+", cleaned) if cleaned else []:
-        if not part:
-            continue
-        if not re.fullmatch(r"\d+", part):
-            raise ValueError(f"{part!r} is not a token id: ids are non-negative integers such as 15496")
-        ids.append(int(part))
-    return ids
-
-
 @st.cache_resource(show_spinner=False, max_entries=96)
 def tokens_html_cached(
     key: str, fingerprint: str, digest: str, start: int, end: int, treat_special: bool, reference: str | None,
@@ -82,7 +79,8 @@ def tokens_html_cached(
         starts = sorted(render.cut_positions(_infos))
         marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
     # no style: main() draws TOKEN_CSS once for the page
-    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key, switchable=True, style=False)
+    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key,
+                                     switchable=True, style=False)  # fmt: skip
 
 
 #: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
@@ -92,6 +90,7 @@ URL_TOGGLES = {"tokenize.whitespace": "ws", "tokenize.special": "special", "toke
 DISPLAY_TOGGLES = ("tokenize.whitespace", "tokenize.bytes")
 TOGGLE_DEFAULTS = {
     "tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True,
+    ONE_PER_ROW: False,
 }  # fmt: skip
 
 
@@ -139,7 +138,7 @@ def start_from_url(choices: dict[str, TokenizerChoice]) -> None:
         st.session_state[TEXT] = st.query_params.get("text", EXAMPLE)
     if TOKENIZERS not in st.session_state:
         wanted = [k for k in st.query_params.get_all("tok") if k in choices]
-        st.session_state[TOKENIZERS] = wanted or tokenizers.preferred_keys(choices, 4)
+        st.session_state[TOKENIZERS] = wanted or tokenizers.preferred_keys(choices, MAX_TOKENIZERS)
 
 
 def read_text() -> tuple[str, bool]:
@@ -189,7 +188,8 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     options = st.columns([2, 1, 1, 1.3], vertical_alignment="center")
     with options[0]:
         display_toggles()
-    show_ws, show_bytes = bool(st.session_state.get("tokenize.whitespace")), bool(st.session_state.get("tokenize.bytes"))
+    show_ws = bool(st.session_state.get("tokenize.whitespace"))
+    show_bytes = bool(st.session_state.get("tokenize.bytes"))
     treat_special = options[1].toggle(
         "Match specials",
         key="tokenize.special",
@@ -198,11 +198,12 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     highlight = options[2].toggle(
         "Cut differences", key="tokenize.diff", help="A red bar marks a cut the reference tokenizer does not make."
     )
+    options[2].toggle("One per row", key=ONE_PER_ROW, help="Off: the panels side by side in a grid of equal columns.")
     reference = None
     if highlight and len(selected) >= 2:
         state.ensure_option(REFERENCE, selected, "gpt2")
         reference = options[3].selectbox(
-            "Reference tokenizer", selected, format_func=lambda k: choices[k].label, key=REFERENCE
+            "Reference tokenizer", selected, format_func=lambda k: choices[k].option, key=REFERENCE
         )
     return View(text, from_file, selected, show_ws, show_bytes, treat_special, reference)
 
@@ -242,7 +243,8 @@ def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dic
     return encoded, loaded
 
 
-def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str) -> tuple[int, ...]:
+def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str,
+            ) -> tuple[int, ...]:  # fmt: skip
     """``cut_overlap`` of two chosen tokenizers' whole-text cuts: (only first, only second, both)."""
     fingerprints = choices[first].fingerprint, choices[second].fingerprint
     return cut_overlap(*fingerprints, page.digest, special, cuts[first], cuts[second])
@@ -256,7 +258,8 @@ def summary_table(view: View, page: Page, choices, encoded: dict[str, Encoded], 
         if not reference:
             missing = "—"
         else:
-            missing = "reference" if key == reference else f"{overlap(page, view.treat_special, choices, cuts, key, reference)[0]:,}"
+            only = overlap(page, view.treat_special, choices, cuts, key, reference)[0]
+            missing = "reference" if key == reference else f"{only:,}"
         rows.append(
             {
                 "tokenizer": choices[key].label,
@@ -284,20 +287,36 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
     )  # fmt: skip
     markup.draw(markup.trusted_html(panel), key=f"tokenize.panel.{choice.key}")
     with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
-        markup.draw(markup.trusted_html(linked.ids_html(infos, clickable, style=False)), key=f"tokenize.ids.{choice.key}")
+        ids = linked.ids_html(infos, clickable, style=False)
+        markup.draw(markup.trusted_html(ids), key=f"tokenize.ids.{choice.key}")
+
+
+def panels_per_row(count: int, one_per_row: bool) -> int:
+    """How many panels a row of the grid holds: one each when asked, else two for four panels and at
+    most three otherwise; every row has as many columns, so all panels are as wide.
+
+    >>> [panels_per_row(n, False) for n in range(0, 7)], panels_per_row(5, True)
+    ([1, 1, 2, 3, 2, 3, 3], 1)
+    """
+    if one_per_row:
+        return 1
+    return 2 if count == 4 else max(1, min(3, count))  # no panel (every tokenizer failed): one empty row
 
 
 def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
-    """Side-by-side token spans of the window, at most three per row."""
+    """The window's token spans, one panel per tokenizer, in an equal-width grid (or one per row)."""
     keys = list(encoded)
     reference = view.reference
-    for row_start in range(0, len(keys), 3):
-        columns = st.columns(min(3, len(keys) - row_start))
-        for column, key in zip(columns, keys[row_start : row_start + 3]):
+    per_row = panels_per_row(len(keys), bool(st.session_state.get(ONE_PER_ROW)))
+    for row_start in range(0, len(keys), per_row):
+        columns = st.columns(per_row)
+        for column, key in zip(columns, keys[row_start : row_start + per_row], strict=False):
             against = cuts[reference] if reference and key != reference else None
             with column:
                 show_one(view, page, choices[key], encoded[key], loaded[key], against)
-    red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. " if reference else ""
+    red = ""
+    if reference:
+        red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
     st.caption(red + SPECIAL_TEXT_NOTE)  # plain: red's only user text went through md() above
 
 
@@ -306,9 +325,10 @@ def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cu
     st.subheader("Where two tokenizers cut differently")
     pair = st.columns(2)
     state.ensure_option("tokenize.cut_a", keys, keys[0])
-    state.ensure_option("tokenize.cut_b", keys, keys[1])
-    first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_a")
-    second = pair[1].selectbox("Second", keys, format_func=lambda k: choices[k].label, key="tokenize.cut_b")
+    first = pair[0].selectbox("First", keys, format_func=lambda k: choices[k].option, key="tokenize.cut_a")
+    others = [k for k in keys if k != first]  # never a tokenizer against itself (e.g. after one was removed)
+    state.ensure_option("tokenize.cut_b", others, others[0])
+    second = pair[1].selectbox("Second", others, format_func=lambda k: choices[k].option, key="tokenize.cut_b")
     a, b = cuts[first], cuts[second]
     only_a, only_b, shared = overlap(page, special, choices, cuts, first, second)
     st.html(render.cuts_legend_html(choices[first].label, choices[second].label, only_a, only_b, shared, style=False))
@@ -329,33 +349,6 @@ def window_views(view: View, choices, encoded, loaded, whole: Page, cuts: dict[s
     show_tokens(view, choices, encoded, loaded, page, cuts)
     if len(encoded) >= 2:
         show_cut_differences(page, view.treat_special, choices, list(encoded), cuts)
-
-
-def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
-    st.subheader("Decode ids")
-    columns = st.columns([1, 3])
-    with columns[0]:
-        choice = tokenizer_picker("Tokenizer", choices, key="tokenize.decode_tokenizer", default=default)
-    with columns[1]:
-        raw_ids = st.text_input(
-            "Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995"
-        )
-    if not raw_ids.strip():
-        return
-    try:
-        ids = parse_ids(raw_ids)
-        decoder = choice.get()
-        decoded = decoder.decode(ids)
-    except ValueError as exc:
-        st.error(md(exc))
-        return
-    st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
-    st.code(decoded, language=None, wrap_lines=True)
-    if len(ids) <= 200:
-        tokens = [decoder.decode_single_token_bytes(i) for i in ids]
-        show_table(
-            pd.DataFrame({"id": ids, "token": [token_display(t) for t in tokens], "bytes": [t.hex(" ") for t in tokens]})
-        )
 
 
 def checked(view: View) -> bool:

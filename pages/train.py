@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -14,21 +13,15 @@ from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.counting import count_words
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from pages._train import heldout
+from pages._train.corpus import Corpus, corpus_section
 from pages._ui import charts, exports, state, tables, tokenizers
-from pages._ui.corpus_files import train_documents
+from pages._ui.corpus_files import trained_name
+from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
-from pages._ui.samples import sample_text, sample_texts
-from pages._ui.uploads import (
-    Upload,
-    file_uploader,
-    is_structured,
-    session_uploads,
-    skipped_rows_message,
-    tokenizer_upload_section,
-    upload_limit_mb,
-)
+from pages._ui.samples import sample_text
+from pages._ui.training_jobs import TrainingJob, follow
 from pages._ui.widgets import format_seconds, page_header, show_table
 
 PATTERN_OPTIONS = {
@@ -39,7 +32,7 @@ PATTERN_OPTIONS = {
     "none": "None (each document is one piece)",
 }
 KEPT_DEFAULTS = {
-    "train.name": "my-bpe",
+    "train.name": "",
     "train.vocab_size": 1000,
     "train.min_frequency": 2,
     "train.custom_regex": r"\s?\w+|\s+|[^\w\s]+",
@@ -48,36 +41,10 @@ KEPT_DEFAULTS = {
     "train.specials": "",
     "train.paste": "",
     "train.samples": [],
-    "train.text_field": "text",
 }
-UPLOADER = "train.uploads"
-EARLIER = "train.earlier"
 SAVE_NAME = "train.save_name"
 PREVIEW_TEXT = "train.preview_text"
 STAT_LABELS = ["documents", "characters", "bytes", "pre-tokens", "unique pre-tokens"]
-
-
-@dataclass
-class Corpus:
-    """The documents to train on, where they came from, and a signature that changes with them."""
-
-    documents: list[str] = field(default_factory=list)
-    sources: list[dict] = field(default_factory=list)
-    _digest: object = field(default_factory=hashlib.sha256, repr=False)
-
-    def add(self, source: str, documents: list[str], marker: bytes) -> None:
-        self.documents.extend(documents)
-        self.sources.append({"source": source, "documents": len(documents), "characters": sum(map(len, documents))})
-        self._digest.update(marker)
-
-    @property
-    def signature(self) -> str:
-        return self._digest.hexdigest()
-
-    @property
-    def label(self) -> str:
-        names = [s["source"] for s in self.sources]
-        return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
 @dataclass(frozen=True)
@@ -96,78 +63,17 @@ def parse_special_tokens(text: str) -> list[str]:
     return list(dict.fromkeys(token for part in re.split(r"[,\n]", text or "") if (token := part.strip())))
 
 
-def earlier_uploads(in_uploader: list[str]) -> list[str]:
-    """The multiselect of readable files uploaded earlier in this session; returns the chosen file_ids."""
-    uploaded = session_uploads(UPLOADER)
-    earlier = [file_id for file_id, upload in uploaded.items() if file_id not in in_uploader and not upload.error]
-    if state.arrived_from_another_page():
-        # Back from another page: the uploader is empty again, so what was in the corpus comes back here.
-        st.session_state[EARLIER] = [f for f in st.session_state.get(state.TRAIN_IN_CORPUS, []) if f in earlier]
-    else:
-        st.session_state[EARLIER] = [f for f in st.session_state.get(EARLIER, []) if f in earlier]
-    if not earlier:
-        return []
-    return st.multiselect(
-        "Files uploaded earlier in this session",
-        earlier,
-        format_func=lambda file_id: uploaded[file_id].name,
-        key=EARLIER,
-        help="Kept while this browser tab is open, so leaving the page loses no upload. "
-        "Reloading the tab forgets them.",
-    )
+def regex_problem(pattern: str | None, error: ValueError) -> str:
+    """What is wrong with ``pattern``, once, in the regex engine's words ("missing ) at position 7"):
+    bpe_core's own message repeats the pattern (as a Python literal, its backslashes doubled) and
+    what to do, which the page says in its own words around it."""
+    import regex
 
-
-def add_upload(corpus: Corpus, upload: Upload) -> None:
-    if upload.error:
-        st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
-        return
-    if upload.warnings:
-        st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message
-    field = f":{upload.text_field}" if upload.data else ""  # the rows change with the text field
-    corpus.add(upload.name, list(upload.documents), f"file:{upload.file_id}{field}".encode())
-
-
-def corpus_section() -> Corpus:
-    st.header("1 · Corpus", divider="gray")
-    limit = upload_limit_mb()
-    text_field = st.session_state.get("train.text_field") or "text"
-    uploads = file_uploader(
-        "Corpus files: plain text, Markdown, source code; JSONL, JSON arrays or Parquet with a text field; "
-        f".gz or .zst compressed (UTF-8, up to {limit:,} MB each)",
-        UPLOADER,
-        help="A text file is one document; each row of a .jsonl/.ndjson, .json (an array) or .parquet file is "
-        "one document (its text field, below). Rows without text are skipped and reported. "
-        f"The upload limit ({limit:,} MB per file) is server.maxUploadSize in .streamlit/config.toml.",
-        split_jsonl=True,
-        remember_removed=True,
-        text_field=text_field,
-    )
-    if any(u.data or is_structured(u.name) for u in session_uploads(UPLOADER).values()):
-        st.text_input("Text field (JSONL and JSON field, Parquet column)", key="train.text_field",
-                      help="Which field of each row holds the text to train on.")  # fmt: skip
-    samples = sample_texts()
-    sample_labels = {s.id: f"{s.label} ({len(s.text):,} chars)" for s in samples}
-    chosen_samples = st.multiselect(
-        "Built-in samples",
-        list(sample_labels),
-        format_func=lambda sid: sample_labels[sid],
-        key="train.samples",
-        help="Texts that ship with the project; each is one document.",
-    )
-    pasted = st.text_area("Or paste text (one document)", key="train.paste", height=100)
-    in_uploader = [upload.file_id for upload in uploads]
-    st.session_state[state.TRAIN_IN_CORPUS] = [*earlier_uploads(in_uploader), *in_uploader]
-
-    corpus = Corpus()
-    uploaded = session_uploads(UPLOADER)
-    for file_id in st.session_state[state.TRAIN_IN_CORPUS]:
-        add_upload(corpus, uploaded[file_id])
-    for sample in samples:
-        if sample.id in chosen_samples:
-            corpus.add(f"sample: {sample.label}", [sample.text], f"sample:{sample.id}".encode())
-    if pasted.strip():
-        corpus.add("pasted text", [pasted], b"paste:" + pasted.encode("utf-8", "replace"))
-    return corpus
+    try:
+        regex.compile(pattern or "")
+    except regex.error as problem:
+        return f"{problem.msg} at position {problem.pos}" if problem.pos is not None else problem.msg
+    return str(error)
 
 
 def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
@@ -180,7 +86,8 @@ def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     try:
         pieces = PreTokenizer.build(pattern).pieces(preview_text[:2000])
     except ValueError as exc:
-        st.error(f"Invalid pre-tokenization regex: {md(exc)}")
+        st.error(f"The pre-tokenization regex ‘{md(pattern)}’ is not valid: {md(regex_problem(pattern, exc))}. "
+                 "Fix it (the syntax of Python's `regex` module) or pick a preset.")  # fmt: skip
         return str(exc)
     st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (␣ is a space, → a tab, ↵ a newline):")
     st.html(pieces_html(pieces))
@@ -191,7 +98,10 @@ def settings_section(corpus: Corpus) -> Settings:
     st.header("2 · Settings", divider="gray")
     left, right = st.columns(2)
     with left:
-        name = st.text_input("Tokenizer name", key="train.name", max_chars=80)
+        name = st.text_input(
+            "Tokenizer name", key="train.name", max_chars=80, placeholder="the corpus and the vocabulary it reaches",
+            help="Left empty, the tokenizer is named after its corpus and the vocabulary it reached (e.g. fox-300).",
+        )  # fmt: skip
         vocab_size = st.number_input(
             "Vocabulary size (256 bytes + special tokens + merges)", min_value=1, max_value=1_000_000, step=100,
             key="train.vocab_size",
@@ -223,17 +133,43 @@ def settings_section(corpus: Corpus) -> Settings:
     return Settings(name, int(vocab_size), int(min_frequency), tie_break, specials, pattern, pattern_error)
 
 
+#: Characters of a corpus whose pre-tokens the page counts (a larger corpus: its first this many; its
+#: full count comes with the training, in a process of its own): counting 80 MB in the server would hold
+#: the interpreter for every session for half a minute.
+STATS_CHARS = 2_000_000
+
+
+def counted_prefix(documents: list[str], limit: int) -> list[str]:
+    """The first ``limit`` characters of ``documents``, as documents (the last one cut).
+
+    >>> counted_prefix(["abc", "defg", "hi"], 5)
+    ['abc', 'de']
+    """
+    kept, total = [], 0
+    for document in documents:
+        if total >= limit:
+            break
+        kept.append(document[: limit - total])
+        total += len(kept[-1])
+    return kept
+
+
 @st.cache_data(show_spinner="Counting pre-tokens…", max_entries=8)
 def corpus_statistics(signature: str, pattern: str | None, specials: tuple[str, ...], _documents: list[str]):
-    counts = count_words(_documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
+    """Documents, characters and bytes of the whole corpus; pre-tokens of its first STATS_CHARS
+    characters (all of it, usually), with how many characters that was."""
+    characters = sum(map(len, _documents))
+    counted = counted_prefix(_documents, STATS_CHARS) if characters > STATS_CHARS else _documents
+    counts = count_words(counted, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials)
     stats = counts.stats
     return {
-        "documents": stats.documents,
-        "characters": stats.characters,
+        "documents": len(_documents),
+        "characters": characters,
         "bytes": sum(len(d.encode("utf-8", "replace")) for d in _documents),
         "pre-tokens": stats.pretokens,
         "unique pre-tokens": len(counts.counts),
         "special tokens cut out": stats.special_tokens_cut,
+        "counted characters": sum(map(len, counted)),
     }
 
 
@@ -250,8 +186,11 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     except ValueError as exc:
         st.error(md(exc))
         return
-    for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS):
+    for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS, strict=True):
         column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
+    if stats["counted characters"] < stats["characters"]:
+        st.caption(f"Pre-tokens of the first {stats['counted characters']:,} characters of {stats['characters']:,}: "
+                   "training counts them all (in a process of its own, so the page stays quick).")  # fmt: skip
     if stats["special tokens cut out"]:
         st.caption(f"{stats['special tokens cut out']:,} special-token occurrences are cut out before counting.")
     with st.expander("Sources"):
@@ -259,24 +198,34 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
 
 
 def training_section(corpus: Corpus, settings: Settings) -> None:
+    """The Train button; a running training (in a process of its own) followed with its progress and a
+    Cancel button, also after leaving the page and coming back."""
     st.header("3 · Train", divider="gray")
-    can_train = bool(corpus.documents) and not settings.pattern_error
-    if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
-        if not can_train:
-            st.caption("Add a corpus (and fix the regex, if any) to enable training.")
-        return
-    tokenizer, bar = train_documents(  # through files: counting progress in bytes read
-        corpus.documents,
-        settings.vocab_size,
-        min_frequency=settings.min_frequency,
-        pattern=settings.pattern,
-        special_tokens=settings.special_tokens,
-        tie_break=settings.tie_break,
-        name=settings.name.strip() or "my-bpe",
-    )
+    job = st.session_state.get(state.TRAIN_JOB)
+    if job is None:
+        can_train = bool(corpus.documents) and not settings.pattern_error
+        if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
+            if not can_train:
+                st.caption("Add a corpus (and fix the regex, if any) to enable training.")
+            return
+        try:
+            job = TrainingJob(  # through files: counting progress in bytes read
+                corpus.documents, settings.vocab_size, min_frequency=settings.min_frequency, pattern=settings.pattern,
+                special_tokens=settings.special_tokens, tie_break=settings.tie_break, name="trained",
+            )  # fmt: skip
+        except (ValueError, OSError) as exc:
+            st.error(f"Training failed: {md(exc)}")
+            return
+        st.session_state[state.TRAIN_JOB] = job
+        st.session_state[state.TRAIN_JOB_NAMES] = (settings.name.strip(), corpus.name_hint)
+    tokenizer = follow(job, key="train.cancel", on_cancel=lambda: st.session_state.pop(state.TRAIN_JOB, None))
+    if st.session_state.get(state.TRAIN_JOB) is job:
+        st.session_state.pop(state.TRAIN_JOB, None)
+    typed, hint = st.session_state.pop(state.TRAIN_JOB_NAMES, ("", corpus.name_hint))
     if tokenizer is None:
         return
-    bar.progress(1.0, text=f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
+    tokenizer.name = typed or trained_name(hint, tokenizer)
+    st.caption(f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
     key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
     st.session_state[state.TRAIN_RESULT] = key
     st.session_state[SAVE_NAME] = tokenizer.name
@@ -326,8 +275,11 @@ def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
     columns[4].metric("bytes / token", tables.ratio_text(corpus.get("bytes", 0), after[-1]) if after else "—")
     st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
     with st.expander("Settings and corpus"):
-        table = {f"setting: {k}": str(v) for k, v in training.get("settings", {}).items()}
-        table |= {f"corpus: {k}": f"{v:,}" if isinstance(v, int) else str(v) for k, v in corpus.items()}
+        def shown(value: object) -> str:  # numbers as every page writes them (4,000)
+            return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+        table = {f"setting: {k}": shown(v) for k, v in training.get("settings", {}).items()}
+        table |= {f"corpus: {k}": shown(v) for k, v in corpus.items()}
         st.dataframe(pd.DataFrame({"field": list(table), "value": list(table.values())}), hide_index=True)
 
 

@@ -19,8 +19,9 @@ from bpe_core.analysis import vocab_diff
 from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
 from bpe_core.bpe.tokens import parse_token_display, token_display
 from pages._ui import charts, state, tokenizers
+from pages._ui.glyphs import labels_in, quote, token_label
 from pages._ui.render import markdown_text as md
-from pages._ui.render import plot_text, token_quote
+from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import page_header, show_table, tokenizer_picker
 
@@ -177,7 +178,7 @@ def overlap_section(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> Non
         series, "k = %{x:,}: %{y:.1%}", 360, title=plot_text(title), xaxis_type="log",
         xaxis_title="k (the first k tokens of each, log scale)", yaxis_title="overlap", yaxis_tickformat=".0%",
     )  # fmt: skip
-    st.plotly_chart(figure, key="vdiff.chart.overlap")
+    st.plotly_chart(figure, key="vdiff.chart.overlap", config=charts.plot_config("vocabulary-overlap"))
     st.caption(OVERLAP_NOTE)
     shown = set(vocab_diff.curve_sizes(ks[-1]))
     rows = [{"k": p.k, "in both": p.shared, "share": f"{p.share:.1%}", "Jaccard": f"{p.jaccard:.1%}"}
@@ -215,7 +216,7 @@ def capped(rows: list[tuple], total: int) -> list[tuple]:
 def only_table(rows: list[tuple[bytes, int]], vocab: Vocabulary, needle: bytes, order: str) -> None:
     picked = capped(ordered(matching(rows, needle), order), len(rows))
     frame = pd.DataFrame(
-        [{"token": token_display(t), "rank": r, "id": vocab.ids[r], "bytes": len(t)} for t, r in picked],
+        [{"token": token_label(t), "rank": r, "id": vocab.ids[r], "bytes": len(t)} for t, r in picked],
         columns=["token", "rank", "id", "bytes"],
     )
     show_table(frame, ids=ID_COLUMNS)
@@ -225,7 +226,7 @@ def shared_table(d: VocabDiff, needle: bytes, order: str) -> None:
     rows = d.sets.shared
     picked = capped(ordered(matching(rows, needle), order), len(rows))
     frame = pd.DataFrame(
-        [{"token": token_display(t), "rank in A": ra, "rank in B": rb, "B - A": rb - ra, "id in A": d.a.ids[ra],
+        [{"token": token_label(t), "rank in A": ra, "rank in B": rb, "B - A": rb - ra, "id in A": d.a.ids[ra],
           "id in B": d.b.ids[rb]} for t, ra, rb in picked],
         columns=["token", "rank in A", "rank in B", "B - A", "id in A", "id in B"],
     )  # fmt: skip
@@ -244,9 +245,9 @@ def tokens_section(d: VocabDiff) -> None:
     st.subheader("Tokens")
     left, right = st.columns([3, 2])
     query = left.text_input(
-        "Find tokens holding", key=K_QUERY, placeholder="e.g. ␣the, ↵, \\xe4",
-        help="Written as the tables show tokens: ␣ for a space, → for a tab, ↵ for a newline, \\xNN for a byte. "
-        "ASCII letters match in either case.",
+        "Find tokens holding", key=K_QUERY, placeholder="e.g. ␣the, ↵, 你",
+        help="␣ for a space, → for a tab, ↵ for a newline; a byte that is not a whole character as a backslash, x "
+        "and its two hex digits (\\\\xe4). ASCII letters match in either case.",
     )  # fmt: skip
     state.ensure_option(K_ORDER, list(ORDERS), "rank")
     order = right.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key=K_ORDER)
@@ -266,8 +267,12 @@ def tokens_section(d: VocabDiff) -> None:
 
 
 def merge_text(merge: tuple[bytes, bytes] | None) -> str:
-    """A merge in the display convention, ‘a’ + ‘b’; a dash past the end of the list."""
-    return "—" if merge is None else f"{token_quote(merge[0])} + {token_quote(merge[1])}"
+    """A merge, ‘a’ + ‘b’, the two parts written knowing each other (‘⟨你 1–2/3⟩’ + ‘⟨你 3/3⟩’); a dash
+    past the end of the list."""
+    if merge is None:
+        return "—"
+    left, right = labels_in(list(merge))
+    return f"{quote(left)} + {quote(right)}"
 
 
 def merges_section(d: VocabDiff) -> None:
@@ -301,7 +306,7 @@ def merges_section(d: VocabDiff) -> None:
         x_title="k (the first k merges of each, log scale)", y_title="in both", height=300,
     )  # fmt: skip
     figure.update_layout(xaxis_type="log", yaxis_tickformat=".0%")
-    st.plotly_chart(figure, key="vdiff.chart.merges")
+    st.plotly_chart(figure, key="vdiff.chart.merges", config=charts.plot_config("merge-order-agreement"))
 
 
 def merge_sentence(m) -> str:

@@ -12,12 +12,18 @@ This module knows nothing of text, regexes, special tokens or files.
 
 from __future__ import annotations
 
+import functools
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter, lshift, or_
+from typing import TypeVar
 
 from bpe_core.bpe.ranks import rank_structure
 from bpe_core.bpe.reference import PairRanks, encode_reference
 from bpe_core.errors import BpeError
+
+_Encoder = TypeVar("_Encoder", bound="PieceEncoder")
 
 #: Pieces longer than this (in bytes) use the heap-based loop instead of rescanning.
 LONG_PIECE = 64
@@ -36,7 +42,7 @@ def encode_short(ids: list[int], pair_keys: Mapping[int, int]) -> list[int]:
     get = pair_keys.get
     bits = _ID_BITS
     none = _NO_MERGE
-    ranks = [get((a << bits) | b, none) for a, b in zip(ids, ids[1:])]
+    ranks = [get((a << bits) | b, none) for a, b in zip(ids, ids[1:], strict=False)]
     mask = (1 << bits) - 1
     while ranks:
         best = min(ranks)
@@ -104,16 +110,31 @@ class PieceEncoder:
     (256, 256)
     """
 
+    _ranks_source: Callable[[], PairRanks]
+
     def __init__(self, ranks: PairRanks, byte_ids: Sequence[int]) -> None:
         self.ranks = ranks
         self.byte_ids = list(byte_ids)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
-        ids_fit = all(max(pair) < (1 << _ID_BITS) and merged < (1 << _ID_BITS) for pair, (_, merged) in ranks.items())
-        self._pair_keys: dict[int, int] | None = (
-            {(left << _ID_BITS) | right: (rank << _ID_BITS) | merged for (left, right), (rank, merged) in ranks.items()}
-            if ids_fit and max(self.byte_ids) < (1 << _ID_BITS)
-            else None
-        )
+        self._pair_keys: dict[int, int] | None = _packed_pairs(ranks, max(self.byte_ids))
+
+    @classmethod
+    def packed(cls: type[_Encoder], pair_keys: dict[int, int], byte_ids: Sequence[int],
+               ranks: Callable[[], PairRanks]) -> _Encoder:  # fmt: skip
+        """The encoder whose ``encode_short`` table is ``pair_keys`` (``pack_columns``' result for its
+        ranks), with the ranks themselves made by ``ranks()`` on first use: only pieces longer than
+        LONG_PIECE and ``applied_ranks`` need them, and a model read from its tables builds them late."""
+        encoder = cls.__new__(cls)
+        encoder._ranks_source = ranks
+        encoder.byte_ids = list(byte_ids)
+        encoder._byte_table = bytes(encoder.byte_ids) if max(encoder.byte_ids) < 256 else None
+        encoder._pair_keys = pair_keys
+        return encoder
+
+    @functools.cached_property
+    def ranks(self) -> PairRanks:
+        """(left id, right id) -> (rank, merged id) (set by ``__init__``; built on first use for ``packed``)."""
+        return self._ranks_source()
 
     def byte_symbols(self, piece: bytes) -> list[int]:
         """The ids of ``piece``'s single bytes."""
@@ -145,6 +166,28 @@ class PieceEncoder:
         return applied
 
 
+def _packed_pairs(ranks: PairRanks, largest_byte_id: int) -> dict[int, int] | None:
+    """``encode_short``'s table for ``ranks`` (see ``pack_columns``)."""
+    lefts = list(map(itemgetter(0), ranks))
+    rights = list(map(itemgetter(1), ranks))
+    ranks_of = list(map(itemgetter(0), ranks.values()))
+    made = list(map(itemgetter(1), ranks.values()))
+    return pack_columns(lefts, rights, ranks_of, made, largest_byte_id)
+
+
+def pack_columns(
+    lefts: Sequence[int], rights: Sequence[int], ranks_of: Sequence[int], made: Sequence[int], largest_byte_id: int
+) -> dict[int, int] | None:
+    """``encode_short``'s table, ``(left << 20 | right) -> (rank << 20 | merged id)``, from the pairs'
+    columns, or None when an id does not fit in 20 bits. Built with C-level ``map``, no Python step per
+    pair (a 200k-merge table is built whenever a tokenizer is loaded)."""
+    limit = 1 << _ID_BITS
+    if max(max(lefts, default=0), max(rights, default=0), max(made, default=0), largest_byte_id) >= limit:
+        return None
+    keys = map(or_, map(lshift, lefts, repeat(_ID_BITS)), rights)
+    return dict(zip(keys, map(or_, map(lshift, ranks_of, repeat(_ID_BITS)), made), strict=True))
+
+
 class TiktokenPieceEncoder(PieceEncoder):
     """``PieceEncoder`` by tiktoken's rule, for ranks that hold late merges (see ``ranks``): the pairs
     are the merges and the late merges, each ranked by the id of the token it makes (tiktoken's ids
@@ -157,11 +200,26 @@ class TiktokenPieceEncoder(PieceEncoder):
     (0, 1)
     """
 
+    _parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]]
+
     def __init__(self, merge_ranks: PairRanks, late: Mapping[tuple[int, int], int], byte_ids: Sequence[int]) -> None:
-        pairs = {pair: (merged, merged) for pair, (_rank, merged) in merge_ranks.items()}
-        pairs.update((pair, (merged, merged)) for pair, merged in late.items())
-        super().__init__(pairs, byte_ids)
+        super().__init__(_tiktoken_pairs(merge_ranks, late), byte_ids)
         self.merge_ranks = merge_ranks
+
+    @classmethod
+    def packed_parts(
+        cls, pair_keys: dict[int, int], byte_ids: Sequence[int],
+        parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
+    ) -> TiktokenPieceEncoder:
+        """As ``PieceEncoder.packed``: ``parts()`` gives the merge ranks and the late merges on first use."""
+        encoder = cls.packed(pair_keys, byte_ids, functools.partial(_tiktoken_pairs_of, parts))
+        encoder._parts = parts
+        return encoder
+
+    @functools.cached_property
+    def merge_ranks(self) -> PairRanks:
+        """The plain merges' (rank, merged id) (set by ``__init__``; built on first use for ``packed_parts``)."""
+        return self._parts()[0]
 
     def encode(self, piece: bytes) -> tuple[int, ...]:
         ids = self.byte_symbols(piece)
@@ -175,6 +233,22 @@ class TiktokenPieceEncoder(PieceEncoder):
         applied: list[int] = []
         encode_reference(self.byte_symbols(piece), self.merge_ranks, applied)
         return applied
+
+
+def _tiktoken_pairs_of(
+    parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
+) -> dict[tuple[int, int], tuple[int, int]]:
+    return _tiktoken_pairs(*parts())  # a function, not a lambda: encoders are pickled
+
+
+def _tiktoken_pairs(
+    merge_ranks: PairRanks, late: Mapping[tuple[int, int], int]
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """The merges and the late merges, each ranked by the id it makes: (merged id, merged id)."""
+    merged = list(map(itemgetter(1), merge_ranks.values()))
+    pairs = dict(zip(merge_ranks, zip(merged, merged, strict=True), strict=True))
+    pairs.update(zip(late, zip(late.values(), late.values(), strict=True), strict=True))
+    return pairs
 
 
 # --------------------------------------------------------------------------------------------------
@@ -205,7 +279,9 @@ def self_encoding_ids(pair_rank: PairRanks, byte_ids: Iterable[int]) -> set[int]
     made_at: dict[int, int] = {}
     proved = set(byte_ids)
     for (left, right), (rank, merged) in pair_rank.items():
-        if left in proved and right in proved and not _crosses(left, right, rank, right_of, left_part, right_part, made_at):
+        if left in proved and right in proved and not _crosses(
+            left, right, rank, right_of, left_part, right_part, made_at
+        ):
             proved.add(merged)
         left_part[merged] = left
         right_part[merged] = right

@@ -13,14 +13,72 @@ beyond their ids.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import functools
+import gc
+import threading
+from array import array
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
-from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
+from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, pack_columns, self_encoding_ids
 from bpe_core.bpe.picky_replay import MERGE, Event, PickyPieceEncoder, PickyReplay
 from bpe_core.bpe.ranks import RankStructure, tiktoken_rule_parts
 from bpe_core.bpe.tokens import token_display
 from bpe_core.bpe.vocabulary import index_tokens, rank_merges
 from bpe_core.errors import BpeError
+
+
+class _GcPause:
+    """``gc_paused``'s state: how many builds are running, and whether the collector ran before the first."""
+
+    lock = threading.Lock()
+    depth = 0
+    was_enabled = False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a model is built: a 200k vocabulary makes a million
+    tuples (pairs, ranks), each one counting towards a collection that walks every live object, and
+    none of them forms a cycle. Nested and concurrent builds share one pause; the collector comes back
+    as it was when the last one ends."""
+    with _GcPause.lock:
+        if _GcPause.depth == 0:
+            _GcPause.was_enabled = gc.isenabled()
+            gc.disable()
+        _GcPause.depth += 1
+    try:
+        yield
+    finally:
+        with _GcPause.lock:
+            _GcPause.depth -= 1
+            if _GcPause.depth == 0 and _GcPause.was_enabled:
+                gc.enable()
+
+
+@dataclass(frozen=True)
+class ModelTables:
+    """What a model holds, as columns of ids: written by ``BpeModel.tables`` from a model built and
+    checked the usual way, and read back by ``BpeModel.from_tables`` without proving any of it again.
+    Only for a cache the caller trusts (``bpe_core.pretrained.model_cache``: keyed by the SHA-256 of a
+    pinned file, its own content hash-checked)."""
+
+    rule: str  # "bpe" or "tiktoken" (see the module's docstring)
+    token_to_id: dict[bytes, int]  # the ordinary tokens, in id order
+    merges: tuple[array, array, array]  # left id, right id, id made: one entry per merge, in rank order
+    late_merges: tuple[array, array, array]  # the same for the late merges (tiktoken's rule)
+    whole_tokens: array  # the ids of the whole-word tokens (tiktoken's rule)
+    self_encoding: array  # the ids proved to encode to themselves (every id under tiktoken's rule)
+    whole_pieces: array  # those whose bytes are whole UTF-8 text (``BpeModel.whole_pieces``)
+
+
+def _columns(pairs: Sequence[tuple[bytes, bytes]], token_to_id: Mapping[bytes, int]) -> tuple[array, array, array]:
+    return (
+        array("q", [token_to_id[left] for left, _ in pairs]),
+        array("q", [token_to_id[right] for _, right in pairs]),
+        array("q", [token_to_id[left + right] for left, right in pairs]),
+    )
 
 
 class BpeModel:
@@ -35,6 +93,8 @@ class BpeModel:
     >>> model.piece_encoder.encode(b"abab"), model.merge_rank_of(256)
     ((256, 256), 0)
     """
+
+    _tables: ModelTables
 
     def __init__(
         self,
@@ -57,12 +117,14 @@ class BpeModel:
         self.vocab = vocab
         self.token_to_id = token_to_id
         self.merges = merge_list
+        self.merge_count = len(merge_list)
         self.pair_rank = pair_rank
         self.rule = rule
         self.structure = structure
         self.byte_ids = [token_to_id[bytes([b])] for b in range(256)]
         self.events: list[Event] = []
         self._rank_by_id: dict[int, int] | None = None
+        self._whole_pieces: dict[str, tuple[int]] | None = None
         self.piece_encoder: PieceEncoder | PickyPieceEncoder
         if events is not None:
             self._bpe_self_encoding: frozenset[int] | None = None
@@ -97,12 +159,109 @@ class BpeModel:
         self.piece_encoder = encoder
         self.events = [(kind, token, tuple(parts)) for kind, token, parts in events]
         self.merges = [(parts[0], parts[1]) for kind, _, parts in self.events if kind == MERGE]
+        self.merge_count = len(self.merges)
         if self_encoding is None:
             self_encoding = frozenset(self.token_to_id[token] for token in encoder.self_encoding())
         self.self_encoding = self_encoding
 
+    @classmethod
+    def from_tables(cls, vocab: dict[int, bytes], tables: ModelTables) -> BpeModel:
+        """The model that ``tables`` describe, built from their columns with no check: the tables were
+        written from a model that passed every check of ``__init__`` (see ``ModelTables``). ``vocab`` is
+        the tables' tokens by id and the special tokens'. What encoding needs is built now (the
+        short-piece table, the whole pieces); the merges as bytes, the pair ranks and the structure on
+        first use (the merge forest, the engine's proof, saving)."""
+        if tables.rule not in ("bpe", "tiktoken"):
+            raise BpeError(f"model tables hold ranked merges: rule {tables.rule!r} has none")
+        model = cls.__new__(cls)
+        token_to_id = tables.token_to_id
+        model._tables = tables
+        model.vocab = vocab
+        model.token_to_id = token_to_id
+        model.rule = tables.rule
+        model.merge_count = len(tables.merges[0])
+        model.byte_ids = byte_ids = [token_to_id[bytes([b])] for b in range(256)]
+        lefts, rights, made = tables.merges
+        late_lefts, late_rights, late_made = tables.late_merges
+        if late_made:  # pairs ranked by the id they make, as __init__'s TiktokenPieceEncoder
+            packed = pack_columns(lefts + late_lefts, rights + late_rights, made + late_made, made + late_made,
+                                  max(byte_ids))  # fmt: skip
+        else:  # a plain merge list: pairs ranked by merge rank, as __init__'s PieceEncoder
+            packed = pack_columns(lefts, rights, range(len(made)), made, max(byte_ids))
+        if packed is None:
+            model.piece_encoder = model._encoder_from_parts()
+        elif late_made:
+            model.piece_encoder = TiktokenPieceEncoder.packed_parts(packed, byte_ids, model._rule_parts)
+        else:
+            model.piece_encoder = PieceEncoder.packed(packed, byte_ids, model._pair_rank_now)
+        model.self_encoding = frozenset(tables.self_encoding)
+        model._bpe_self_encoding = model.self_encoding if model.rule == "bpe" else None
+        model._rank_by_id = None
+        model.events = []
+        ids = tables.whole_pieces
+        model._whole_pieces = dict(zip(map(bytes.decode, map(vocab.__getitem__, ids)), zip(ids), strict=True))
+        if model.rule == "bpe":
+            model.structure = None
+        return model
+
+    def _pair_rank_now(self) -> dict[tuple[int, int], tuple[int, int]]:
+        return self.pair_rank  # a bound method, not a lambda: models are pickled
+
+    def _rule_parts(self) -> tuple[dict[tuple[int, int], tuple[int, int]], dict[tuple[int, int], int]]:
+        """(pair ranks, late merges by ids) of a model read from its tables."""
+        late_lefts, late_rights, late_made = self._tables.late_merges
+        return self.pair_rank, dict(zip(zip(late_lefts, late_rights, strict=True), late_made, strict=True))
+
+    def _encoder_from_parts(self) -> PieceEncoder:
+        pair_rank, late = self._rule_parts()
+        return TiktokenPieceEncoder(pair_rank, late, self.byte_ids) if late else PieceEncoder(pair_rank, self.byte_ids)
+
+    @functools.cached_property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """The merges in rank order, as (left bytes, right bytes) (set by ``__init__``; read from the tables
+        on first use by ``from_rank_tables``)."""
+        lefts, rights, _ = self._tables.merges
+        return list(zip(map(self.vocab.__getitem__, lefts), map(self.vocab.__getitem__, rights), strict=True))
+
+    @functools.cached_property
+    def pair_rank(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """(left id, right id) -> (rank, merged id) (as ``merges``)."""
+        lefts, rights, made = self._tables.merges
+        return dict(zip(zip(lefts, rights, strict=True), zip(range(len(made)), made, strict=True), strict=True))
+
+    @functools.cached_property
+    def structure(self) -> RankStructure | None:
+        """What tiktoken's ranks hold (``rule == "tiktoken"``), else None (as ``merges``; ``from_tables``
+        sets None for the "bpe" rule)."""
+        late_lefts, late_rights, _ = self._tables.late_merges
+        return RankStructure(
+            merges=self.merges,
+            late_merges=list(zip(map(self.vocab.__getitem__, late_lefts), map(self.vocab.__getitem__, late_rights),
+                                 strict=True)),  # fmt: skip
+            whole_tokens=list(map(self.vocab.__getitem__, self._tables.whole_tokens)),
+        )
+
+    def tables(self) -> ModelTables:
+        """This model as ``ModelTables``, for ``from_tables``. ``BpeError`` for the Picky rule: its events
+        are no columns of ranked merges (a Picky BPE tokenizer is never a cached built-in)."""
+        if self.rule not in ("bpe", "tiktoken"):
+            raise BpeError(f"model tables hold ranked merges: a {self.rule!r} model has none")
+        whole = self.whole_pieces()
+        late = self.structure.late_merges if self.structure else []
+        return ModelTables(
+            rule=self.rule,
+            token_to_id=dict(self.token_to_id),
+            merges=_columns(self.merges, self.token_to_id),
+            late_merges=_columns(late, self.token_to_id),
+            whole_tokens=array("q", self.whole_word_ids),
+            self_encoding=array("q", sorted(self.self_encoding)),
+            whole_pieces=array("q", sorted(token_id for (token_id,) in whole.values())),
+        )
+
     def whole_pieces(self) -> dict[str, tuple[int]]:
         """Piece text -> (id,) for the tokens that encode to themselves and are whole UTF-8 text."""
+        if self._whole_pieces is not None:
+            return self._whole_pieces
         whole: dict[str, tuple[int]] = {}
         for token_id in self.self_encoding:
             try:

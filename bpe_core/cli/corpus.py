@@ -13,9 +13,11 @@ their ValueErrors into one-line errors.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_core.cli import variants
@@ -186,7 +188,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         pattern, specials = pattern_arg(args), special_tokens_arg(args)
     tie_break = variants.default_tie_break(args)
-    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, tie_break, args.name)
+    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, tie_break,
+                                args.name or "trained")  # fmt: skip
     if variant == "superbpe":
         tokenizer = variants.train_superbpe_command(args, bar)
     else:
@@ -195,6 +198,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         tokenizer = (variants.train_picky_command(args, word_counts, settings, bar, started) if variant == "picky"
                      else merge_counts(word_counts, settings, progress=bar, started=started))  # fmt: skip
     bar.close()
+    tokenizer.name = args.name or default_name(args.inputs or args.counts, tokenizer.vocab_size)
     write_output(args.output, tokenizer.to_json())
     training: dict[str, Any] = tokenizer.training  # as training wrote it just now
     corpus = training["corpus"]
@@ -204,6 +208,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     _print_training(tokenizer, args.output)
     variants.print_variant(tokenizer)
     return 0
+
+
+def default_name(inputs: Sequence[str], vocab_size: int) -> str:
+    """A trained tokenizer's name when none is given: its corpus (the first input's name, and how many
+    more) and the vocabulary it reached.
+
+    >>> default_name(["data/shakespeare.txt"], 8000), default_name(["wiki/*.jsonl.gz", "code/"], 4000)
+    ('shakespeare-8000', 'wiki-and-1-more-4000')
+    """
+    first = Path(str(inputs[0]).rstrip("/\\")) if inputs else Path("corpus")
+    stem = re.sub(r"[*?\[\]]", "", first.name.split(".")[0]) or first.parent.name  # a glob: its folder
+    stem = re.sub(r"[^\w-]+", "-", stem).strip("-") or "corpus"
+    more = f"-and-{len(inputs) - 1}-more" if len(inputs) > 1 else ""
+    return f"{stem}{more}-{vocab_size}"
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -241,7 +259,8 @@ def add_train_parser(sub: Subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tie-break", choices=TIE_BREAKS,
                    help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items())
                    + " (default: lexicographic; huggingface for SuperBPE, as its reference)")  # fmt: skip
-    p.add_argument("--name", default="trained", help="the tokenizer's name")
+    p.add_argument("--name", help="the tokenizer's name (default: what it is, its corpus and the vocabulary it "
+                   "reached, e.g. shakespeare-8000)")  # fmt: skip
     p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
     variants.add_variant_arguments(p)
     p.set_defaults(func=cmd_train)

@@ -89,10 +89,31 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return 0
 
 
+def tokenizer_arg(args: argparse.Namespace) -> str:
+    """The tokenizer a command names with ``-t``; the older positional form still works, with a note on
+    stderr (every subcommand takes ``-t`` now)."""
+    given = args.tokenizer
+    if args.tokenizer_positional is not None:
+        if given is not None and given != args.tokenizer_positional:
+            raise BpeError(f"two tokenizers named: -t {given} and {args.tokenizer_positional}; give one, with -t")
+        say(f"note: give the tokenizer with -t ({args.command} -t {args.tokenizer_positional}); "
+            "the form without -t still works", file=sys.stderr)  # fmt: skip
+        given = args.tokenizer_positional
+    if given is None:
+        raise BpeError(f"name the tokenizer with -t: {_TOKENIZER_HELP}")
+    return given
+
+
+def _add_tokenizer_arguments(p: argparse.ArgumentParser) -> None:
+    """``-t``/``--tokenizer``, and the older positional TOKENIZER (kept working, see ``tokenizer_arg``)."""
+    p.add_argument("--tokenizer", "-t", help=_TOKENIZER_HELP)
+    p.add_argument("tokenizer_positional", nargs="?", metavar="TOKENIZER", help="the same, without -t (older form)")
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     if args.merges < 0:
         raise BpeError(f"--merges {args.merges} is negative: give how many merges to list (0 or more)")
-    tokenizer = resolve_tokenizer(args.tokenizer)
+    tokenizer = resolve_tokenizer(tokenizer_arg(args))
     say(repr(tokenizer))
     if isinstance(tokenizer, ExternalTokenizer):
         say(f"kind: {tokenizer.kind}")
@@ -148,7 +169,7 @@ def _key_values(record: object) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     check_output(args.output, folder=args.format == "gpt2", files=GPT2_FILES)
-    tokenizer = resolve_tokenizer(args.tokenizer)
+    tokenizer = resolve_tokenizer(tokenizer_arg(args))
     if isinstance(tokenizer, ExternalTokenizer):
         raise BpeError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
                          "does not run; only byte-level BPE tokenizers can be exported")
@@ -270,13 +291,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_decode)
 
     p = sub.add_parser("inspect", help="describe a tokenizer: settings, corpus, merges, vocab")
-    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
+    _add_tokenizer_arguments(p)
     p.add_argument("--merges", type=int, default=20, help="how many merges to list (default 20)")
     p.add_argument("--vocab", action="store_true", help="print the whole vocabulary, minbpe style")
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("export", help="write a tokenizer in another format")
-    p.add_argument("tokenizer", help=_TOKENIZER_HELP)
+    _add_tokenizer_arguments(p)
     p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
                    help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; "
                    "gpt2: a folder with vocab.json + merges.txt")

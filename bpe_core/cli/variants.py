@@ -93,7 +93,7 @@ def train_superbpe_command(args: argparse.Namespace, bar: ProgressBar) -> Tokeni
     return train_superbpe_files(
         args.inputs, args.vocab_size, transition=args.superbpe_transition, recipe=args.superbpe_recipe,
         min_frequency=args.min_frequency, special_tokens=args.special_token or (), tie_break=default_tie_break(args),
-        progress=bar, name=args.name, workers=check_workers(args.workers), text_field=args.text_field,
+        progress=bar, name=args.name or "superbpe", workers=check_workers(args.workers), text_field=args.text_field,
         on_bad_row=args.bad_rows,
     )  # fmt: skip
 

@@ -36,6 +36,7 @@ from bpe_core.pretokenization.unicode_classes import NAMES, SPELLING, TIKTOKEN_V
 if TYPE_CHECKING:
     import tiktoken
 
+    from bpe_core.bpe.model import BpeModel
     from bpe_core.encoding.encoder import TextEncoder
     from bpe_core.pretokenization.stages import StagedPreTokenizer
 
@@ -195,6 +196,25 @@ class EngineFacts:
     ranks: dict[bytes, int]  # a dict, as tiktoken.Encoding takes it (no copy)
     merged_ids: Sequence[int]
     not_self_encoding: Sequence[int]
+
+
+def engine_facts(name: str, pretokenizer: PreTokenizer | StagedPreTokenizer, model: BpeModel) -> EngineFacts:
+    """The ``EngineFacts`` of the tokenizer ``name`` that splits with ``pretokenizer`` and merges with
+    ``model`` (a pass over the vocabulary: computed only when a check or a build is due)."""
+    obstacle = pattern_obstacle(pretokenizer)
+    ranks = model.token_to_id
+    return EngineFacts(
+        name=name,
+        pattern=None if obstacle else pretokenizer.full_source,
+        pattern_obstacle=obstacle,
+        ranks=ranks,
+        merged_ids=(
+            [merged for _rank, merged in model.pair_rank.values()]
+            if model.rule == "bpe"  # under tiktoken's rule the ids are the ranks already
+            else sorted(multi_byte_ids(ranks))
+        ),
+        not_self_encoding=sorted(set(ranks.values()).difference(model.self_encoding)),
+    )
 
 
 class NativeEngine:

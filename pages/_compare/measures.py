@@ -1,14 +1,16 @@
 """The numbers behind the Compare page: cached calls to ``bpe_core.analysis.metrics`` (comparison rows and
-compression curves), short display names for tokenizers, metric labels, summary sentences, and the
-frames the charts are drawn from. Computes and names; the only things it draws are the errors of
-tokenizers that do not load and of comparisons that fail (the page draws everything else).
+compression curves), short display names for tokenizers, metric labels, summary sentences, the
+frames the charts are drawn from, and the charts every session showing the same comparison shares
+(``shared_figure``). Computes and names; the only things it draws are the errors of tokenizers that do
+not load and of comparisons that fail (the page draws everything else).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -18,6 +20,9 @@ from bpe_core.corpora.samples import Sample, load_samples
 from pages._ui import tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 #: Characters of each uploaded file that are measured (the rest is left out, with a warning): the
 #: metrics are C-level passes over the text (``bpe_core.analysis.words``), about a second per tokenizer at
@@ -218,3 +223,11 @@ def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, ref
     except (ValueError, TypeError) as exc:
         st.error(f"Could not compare: {md(exc)}")
         return None
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def shared_figure(view: tuple, chart: str, _build: Callable[[], go.Figure]) -> go.Figure:
+    """``_build()``'s plotly figure, built once for every session showing the same comparison (``view``
+    names the tokenizers, samples and reference; ``chart`` which chart): a class opening the page at once
+    builds each chart once. ``st.plotly_chart`` copies a figure before sending it, so sharing it is safe."""
+    return _build()

@@ -1,8 +1,10 @@
 """Train to see the difference: the Compare page's shortcut that trains a small tokenizer on a mix
-of built-in samples (and the user's files), puts it first in the comparison, and sets it against
-GPT-2 with a star on the samples it was trained on. Training is ``bpe_core.train``'s tokenizer, trained
-through files as on the Train page (``corpus_files.train_documents``: the bar counts bytes read); every
-number comes from ``measures``.
+of built-in samples (and the user's files), adds it to the comparison (beside the tokenizers chosen,
+never in place of one), and sets it against GPT-2 with a star on the samples it was trained on. The
+tokenizer is named after what it is (its samples and the vocabulary it reached) unless the user names
+it. Training is ``bpe_core.train``'s tokenizer, trained through files in a process of its own as on
+the Train page (``training_jobs``: the bar counts bytes read, Cancel stops it); every number comes
+from ``measures``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import streamlit as st
 
 from bpe_core.corpora.samples import REFERENCE_ID
 from pages._ui import charts, state, tokenizers
-from pages._ui.corpus_files import train_documents
+from pages._ui.corpus_files import trained_name
 from pages._ui.keep import session_section
 from pages._ui.render import bold_html
 from pages._ui.render import markdown_text as md
+from pages._ui.training_jobs import TrainingJob, follow
 from pages._ui.widgets import show_sentences
 
 from . import in_sample
@@ -44,7 +47,8 @@ class Mix:
 
     documents: list[str]
     trained_on: list[str]  # labels of the samples and files
-    name: str
+    name: str  # as typed ("" to name it after what it is once trained)
+    hint: str  # what it is trained on, in a few words for that name
     vocab_size: int
     clicked: bool
 
@@ -62,8 +66,11 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
         "Vocabulary size", min_value=257, max_value=50_000, value=1000, step=100, key=K_TRAIN_VOCAB,
         help="256 bytes + merges. A small corpus may stop earlier: pairs seen only once are not merged.",
     )  # fmt: skip
-    auto_name = "mix-" + "-".join(ids[:4]) + ("-more" if len(ids) > 4 else "") + f"-{int(vocab)}"
-    typed = columns[2].text_input("Name", key=K_TRAIN_NAME, placeholder=auto_name, max_chars=80)
+    typed = columns[2].text_input(
+        "Name", key=K_TRAIN_NAME, placeholder="the samples and the vocabulary reached", max_chars=80,
+        help="Left empty, the tokenizer is named after what it was trained on and the vocabulary it reached "
+        "(e.g. mix-eng-hin-mya-560 when training stopped at 560).",
+    )  # fmt: skip
     files = list(selection.file_texts)
     use_files = bool(files) and st.toggle(f"Also train on my {len(files)} uploaded file(s)", key=K_TRAIN_FILES)
     chosen_files = files if use_files else []
@@ -72,26 +79,43 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
     clicked = columns[3].button("Train", type="primary", key=K_TRAIN_GO, disabled=not documents)
     if not documents:
         st.caption("Pick at least one sample (or upload files) to train on.")
-    name = tokenizers.unused_name((typed or "").strip() or auto_name, choices)
-    return Mix(documents, trained_on, name, int(vocab), clicked and bool(documents))
+    hint = "mix-" + "-".join(ids[:4]) + ("-more" if len(ids) > 4 else "") + ("-files" if chosen_files else "")
+    return Mix(documents, trained_on, (typed or "").strip(), hint, int(vocab), clicked and bool(documents))
 
 
-def train_mix(mix: Mix) -> None:
-    """Train, register the tokenizer for this session, put it first in the comparison, rerun."""
-    documents, trained_on, name = mix.documents, mix.trained_on, mix.name
-    tokenizer, _ = train_documents(documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name=name)
+def start_training(mix: Mix) -> None:
+    """Start training ``mix`` in a process of its own (followed by ``finish_training`` on this run and the next)."""
+    try:
+        job = TrainingJob(mix.documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name="trained")
+    except (ValueError, OSError) as exc:
+        st.error(f"Training failed: {md(exc)}")
+        return
+    st.session_state[state.CMP_TRAIN_JOB] = (job, mix)
+
+
+def finish_training(choices) -> None:
+    """Follow the running training; when it is done, name the tokenizer after what it is (unless the user
+    named it), keep it for this session and add it to the comparison beside the user's choice (never in
+    place of a tokenizer the user chose: when the comparison is full, it says so instead), then rerun."""
+    job, mix = st.session_state[state.CMP_TRAIN_JOB]
+    tokenizer = follow(job, key="cmp.train.cancel", on_cancel=lambda: st.session_state.pop(state.CMP_TRAIN_JOB, None))
+    st.session_state.pop(state.CMP_TRAIN_JOB, None)
     if tokenizer is None:
         return
+    name = tokenizers.unused_name(mix.name or trained_name(mix.hint, tokenizer), choices)
+    tokenizer.name = name
+    trained_on = mix.trained_on
     label = ", ".join(trained_on[:4]) + (f" and {len(trained_on) - 4} more" if len(trained_on) > 4 else "")
-    key = tokenizers.add_session_tokenizer(tokenizer, (label, documents))
+    key = tokenizers.add_session_tokenizer(tokenizer, (label, mix.documents))
     st.session_state[state.CMP_TRAIN_RESULT] = key
     st.session_state.setdefault(state.CMP_TRAIN_INFO, {})[key] = trained_on
     st.session_state[state.CMP_PENDING_SELECT] = [key, "gpt2"]
     stopped = (tokenizer.training or {}).get("stop_reason")
+    reached = "" if tokenizer.vocab_size >= mix.vocab_size else f" (of the {mix.vocab_size:,} asked for)"
     st.session_state[state.CMP_TRAIN_MESSAGE] = (
-        f"Trained **{md(name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
-        f"{tokenizer.vocab_size:,}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
-        "It is unsaved (save it below, or from the Train or Library page) and now first in the comparison above."
+        f"Trained **{md(tokenizer.name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
+        f"{tokenizer.vocab_size:,}{reached}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
+        "It is unsaved (save it below, or from the Train or Library page)."
     )
     st.rerun()
 
@@ -149,8 +173,10 @@ def train_section(builtin: Builtin, selection: Selection, choices) -> None:
         "was trained on get cheaper. Try the default mix, then train again without Burmese."
     )
     mix = training_mix(builtin, selection, choices)
-    if mix.clicked:
-        train_mix(mix)
+    if mix.clicked and state.CMP_TRAIN_JOB not in st.session_state:
+        start_training(mix)
+    if state.CMP_TRAIN_JOB in st.session_state:
+        finish_training(choices)
     message = st.session_state.pop(state.CMP_TRAIN_MESSAGE, None)
     if message:
         st.success(message)  # plain: built with md() in train_mix

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._ui import glyphs
 from pages._ui.encoding import encode_text
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html
@@ -63,8 +64,9 @@ def first_k_tab(picked: Picked) -> None:
     if k:
         rank = k - 1
         forest = picked.forest
+        left, right = picked.parts(rank)
         st.caption(
             f"Merge rank {rank:,} (the last applied) makes {md(picked.quote(forest.made[rank]))} from "
-            f"{md(picked.quote(forest.left[rank]))} + {md(picked.quote(forest.right[rank]))}."
+            f"{md(glyphs.quote(left))} + {md(glyphs.quote(right))}."
         )
     st.html(render_tokens_html(text, infos, rank_of=picked.forest.rank_of.get))

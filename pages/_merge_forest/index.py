@@ -11,7 +11,7 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
 from bpe_core.bpe.tokens import parse_token_display
-from pages._ui import state, tokenizers
+from pages._ui import glyphs, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import tokenizer_picker
@@ -34,18 +34,30 @@ class Picked:
         return self.forest.vocab
 
     def shown(self, token_id: int) -> str:
-        """The token as the pages show it (␣ for a space, ``\\xNN`` for a stray byte)."""
+        """The token as the pages write it alone (``glyphs.token_label``: ␣ for a space, ⟨CJK 1–2/3⟩ for
+        part of a character, never ``\\xNN``)."""
+        return glyphs.token_label(self.vocab[token_id])
+
+    def typed(self, token_id: int) -> str:
+        """The token as the search boxes read it (``token_display``: ``\\xNN`` for a stray byte)."""
         return self.forest.display[token_id]
 
     def quote(self, token_id: int) -> str:
         """The token in prose: ‘␣the’."""
-        return f"‘{self.forest.display[token_id]}’"
+        return glyphs.quote(self.shown(token_id))
+
+    def parts(self, rank: int) -> tuple[str, str]:
+        """The two parts of merge ``rank`` written knowing each other (``glyphs.labels_in``): the bytes
+        of न split as ‘⟨न 1–2/3⟩’ and ‘⟨न 3/3⟩’."""
+        left, right = glyphs.labels_in([self.vocab[self.forest.left[rank]], self.vocab[self.forest.right[rank]]])
+        return left, right
 
     def how_built(self, token_id: int) -> str:
         """How a token is made: ‘a’ + ‘b’, a byte, a special token, or no merge."""
-        parts = self.forest.parts(token_id)
-        if parts is not None:
-            return f"{self.quote(parts[0])} + {self.quote(parts[1])}"
+        rank = self.forest.rank_of.get(token_id)
+        if rank is not None:
+            left, right = self.parts(rank)
+            return f"{glyphs.quote(left)} + {glyphs.quote(right)}"
         if self.tokenizer.is_special_token(token_id):
             return "special token"
         return "byte" if len(self.vocab[token_id]) == 1 else "no merge (tiktoken's rule)"
@@ -70,7 +82,8 @@ def token_by_text(tokenizer: Tokenizer, query: str) -> int | None:
 def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> Picked | None:
     """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown."""
     if external:  # WordPiece, Unigram, SentencePiece files: no merges to draw
-        st.caption("Not offered here: " + md(", ".join(external)) + ": external tokenizers have no merge list (see Tokenize and Compare for them).")
+        st.caption("Not offered here: " + md(", ".join(external))
+                   + ": external tokenizers have no merge list (see Tokenize and Compare for them).")  # fmt: skip
     default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
     choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
     try:

@@ -23,12 +23,14 @@ def matching_ranks(fingerprint: str, where: str, query: str, _picked: Picked) ->
 
 
 def merges_frame(picked: Picked, ranks: list[int]) -> pd.DataFrame:
-    """One row per merge rank given (only the page shown is ever built)."""
+    """One row per merge rank given (only the page shown is ever built); the two parts written knowing
+    each other (``Picked.parts``), the result alone; the training count when the tokenizer has one."""
     forest = picked.forest
+    parts = [picked.parts(r) for r in ranks]
     frame = pd.DataFrame({
         "rank": ranks,
-        "left": [picked.shown(forest.left[r]) for r in ranks],
-        "right": [picked.shown(forest.right[r]) for r in ranks],
+        "left": [left for left, _ in parts],
+        "right": [right for _, right in parts],
         "result": [picked.shown(forest.made[r]) for r in ranks],
         "left id": [forest.left[r] for r in ranks],
         "right id": [forest.right[r] for r in ranks],
@@ -42,7 +44,8 @@ def merges_frame(picked: Picked, ranks: list[int]) -> pd.DataFrame:
 def merges_tab(picked: Picked) -> None:
     n_merges = len(picked.forest)
     left, middle = st.columns([3, 1])
-    query = left.text_input("Filter merges by text (a typed space means ␣)", key=f"forest.merges_filter:{picked.choice.key}")
+    query = left.text_input("Filter merges by text (a typed space means ␣)",
+                            key=f"forest.merges_filter:{picked.choice.key}")  # fmt: skip
     where = middle.selectbox("in", list(WHERE), format_func=WHERE.get, key="forest.merges_where")
     ranks = matching_ranks(picked.choice.fingerprint, where, query, picked) if query else None
     total = n_merges if ranks is None else len(ranks)
@@ -57,6 +60,6 @@ def merges_tab(picked: Picked) -> None:
     start = (int(page) - 1) * PAGE_ROWS
     shown = list(range(start, min(start + PAGE_ROWS, total))) if ranks is None else ranks[start : start + PAGE_ROWS]
     scope = f"{total:,} of {n_merges:,} merges match" if ranks is not None else f"all {n_merges:,} merges"
-    st.caption(f"Page {int(page):,} of {pages:,}: rows {start + 1:,}-{start + len(shown):,} of {md(scope)}; ranks count "
-               "from 0 (rank 0 is the first merge).")  # fmt: skip
+    st.caption(f"Page {int(page):,} of {pages:,}: rows {start + 1:,}-{start + len(shown):,} of {md(scope)}; ranks "
+               "count from 0 (rank 0 is the first merge). ⟨न 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of न.")  # fmt: skip
     show_table(merges_frame(picked, shown), height=420)

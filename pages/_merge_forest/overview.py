@@ -1,6 +1,6 @@
-"""The Merge forest's overview: counts, the depth and length distributions, and the first merges as
-an icicle (each token under its left part; a few hundred boxes stay readable, so it is capped and
-says so). Labels go through ``render.plot_text``."""
+"""The Merge forest's overview: counts, the depth and length distributions, and the first merges as a
+collapsible tree (``outline``: each token under its left part, written as text a reader can read at
+any size; capped at MAX_HIERARCHY merges, and says so). Chart labels go through ``render.plot_text``."""
 
 from __future__ import annotations
 
@@ -8,29 +8,35 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages._ui import charts
-from pages._ui.render import plot_text
 
 from .index import Picked
+from .outline import Line, outline_html
 
 MAX_HIERARCHY = 1_000
 
 
-def hierarchy_figure(picked: Picked, subset: int) -> go.Figure:
-    """The first ``subset`` merges as an icicle: each token under its left part, bytes at the top."""
+def hierarchy_html(picked: Picked, subset: int) -> str:
+    """The first ``subset`` merges as a collapsible tree: each token under its left part, the bytes
+    (and tokens merged before the range) as roots."""
     forest = picked.forest
     ranks = range(min(subset, len(forest)))
-    roots = list(dict.fromkeys(forest.left[r] for r in ranks if forest.left[r] not in forest.rank_of))
-    ids = [str(b) for b in roots] + [str(forest.made[r]) for r in ranks]
-    labels = [plot_text(picked.shown(i)) for i in roots] + [plot_text(picked.shown(forest.made[r])) for r in ranks]
-    parents = [""] * len(roots) + [str(forest.left[r]) for r in ranks]
-    hover = [plot_text(f"byte {picked.vocab[b].hex()} · id {b}") for b in roots] + [
-        plot_text(f"rank {r:,} · id {forest.made[r]} · {picked.quote(forest.left[r])} + {picked.quote(forest.right[r])}")
-        + (f" · count {forest.counts[r]:,}" if forest.counts[r] is not None else "")
-        for r in ranks
-    ]
-    figure = go.Figure(go.Icicle(ids=ids, labels=labels, parents=parents, hovertext=hover, hoverinfo="text",
-                                 maxdepth=3, tiling=dict(orientation="h")))  # fmt: skip
-    return charts.compact(figure, 560, top=10)
+    made = {forest.made[r] for r in ranks}
+    roots = list(dict.fromkeys(forest.left[r] for r in ranks if forest.left[r] not in made))
+    lines = {str(b): Line(picked.shown(b), _root_note(picked, b), f"bytes {picked.vocab[b].hex(' ')}") for b in roots}
+    children: dict[str, list[str]] = {}
+    for r in ranks:
+        token = forest.made[r]
+        left, right = picked.parts(r)
+        count = f" · count {forest.counts[r]:,}" if forest.counts[r] is not None else ""
+        lines[str(token)] = Line(picked.shown(token), f"rank {r:,} · id {token} · ‘{left}’ + ‘{right}’{count}",
+                                 f"bytes {picked.vocab[token].hex(' ')}")  # fmt: skip
+        children.setdefault(str(forest.left[r]), []).append(str(token))
+    return outline_html([str(b) for b in roots], lines, children)
+
+
+def _root_note(picked: Picked, token_id: int) -> str:
+    rank = picked.forest.rank_of.get(token_id)
+    return f"id {token_id}" + (f" · rank {rank:,}" if rank is not None else " · byte")
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -47,8 +53,8 @@ def distributions(fingerprint: str, _picked: Picked) -> tuple[dict[str, float], 
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def hierarchy_once(fingerprint: str, subset: int, _picked: Picked) -> go.Figure:
-    return hierarchy_figure(_picked, subset)
+def hierarchy_once(fingerprint: str, subset: int, _picked: Picked) -> str:
+    return hierarchy_html(_picked, subset)
 
 
 def overview_tab(picked: Picked) -> None:
@@ -61,14 +67,14 @@ def overview_tab(picked: Picked) -> None:
     columns[2].metric("mean depth", f"{numbers['mean depth']:.2f}")
     columns[3].metric("longest token (bytes)", f"{numbers['longest']:,}")
     left, right = st.columns(2)
-    left.plotly_chart(depth_bars, key="forest.depths")
-    right.plotly_chart(length_bars, key="forest.lengths")
-    st.markdown("**The first merges as a hierarchy**: each token sits under its left part (so *the* sits under "
-                "*th*); click a box to zoom in, the top bar to zoom out.")  # fmt: skip
+    left.plotly_chart(depth_bars, key="forest.depths", config=charts.plot_config("merge-depths"))
+    right.plotly_chart(length_bars, key="forest.lengths", config=charts.plot_config("token-lengths"))
+    st.markdown("**The first merges as a tree**: each token sits under its left part (so *the* sits under "
+                "*th*); click a token to open or close what is built on it.")  # fmt: skip
     subset_max = min(n_merges, MAX_HIERARCHY)
-    subset = st.slider("Merges in the chart", min_value=1, max_value=max(subset_max, 2), value=min(subset_max, 300),
+    subset = st.slider("Merges in the tree", min_value=1, max_value=max(subset_max, 2), value=min(subset_max, 300),
                        key=f"forest.subset:{picked.choice.key}")  # fmt: skip
-    st.plotly_chart(hierarchy_once(picked.choice.fingerprint, int(subset), picked), key="forest.hierarchy")
+    st.html(hierarchy_once(picked.choice.fingerprint, int(subset), picked))
     if n_merges > subset_max:
-        st.caption(f"At most the first {MAX_HIERARCHY:,} of {n_merges:,} merges: more boxes would be too small to read. "
-                   "For any token's own tree, and all it builds, use *Find a token*.")  # fmt: skip
+        st.caption(f"At most the first {MAX_HIERARCHY:,} of {n_merges:,} merges. For any token's own tree, and all "
+                   "it builds, use *Find a token*.")  # fmt: skip

@@ -15,6 +15,8 @@ from .index import Picked
 
 MAX_RESULTS = 500
 MODES = {"prefix": "starts with", "contains": "contains", "regex": "regex"}
+BYTE_HELP = ("A byte that is not a whole character is typed as a backslash, x and its two hex digits: \\\\xe0 for "
+             "the byte e0 (the first byte of every Devanagari letter).")
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -35,14 +37,14 @@ def results_table(picked: Picked, ids: list[int]) -> pd.DataFrame:
 
 def search_tab(picked: Picked) -> None:
     st.caption(
-        "Tokens are searched as the pages show them: ␣ is a space, ↵ a newline, \\xNN a byte that is not a whole "
-        "character. In *starts with* and *contains*, a typed space means ␣. A regex uses the `regex` module's "
-        "syntax (^ and $ are the token's ends) and may use 2 seconds of processor time at most."
+        "Type a token's text: ␣ is a space, ↵ a newline. In *starts with* and *contains*, a typed space means ␣. "
+        "A regex uses the `regex` module's syntax (^ and $ are the token's ends) and may use 2 seconds of "
+        "processor time at most. ⟨न 1–2/3⟩ in the list is bytes 1 to 2 of the 3 bytes of न."
     )
     left, right = st.columns([1, 3])
     mode = left.radio("Search", list(MODES), format_func=MODES.get, key="forest.search_mode", horizontal=False)
     query = right.text_input("Search the vocabulary", key=f"forest.search:{picked.choice.key}",
-                             placeholder="e.g. ␣token, ing, ^␣[A-Z][a-z]+$")  # fmt: skip
+                             placeholder="e.g. ␣token, ing, ^␣[A-Z][a-z]+$", help=BYTE_HELP)  # fmt: skip
     if not query:
         st.info("Type a prefix, a part of a token or a regex to list the matching tokens.")
         return

@@ -1,26 +1,27 @@
-"""The Merge forest's "Find a token" tab: finding a token by text or id, its facts and derivation
-tree (graphviz), and what is built from it (a table with depths and an icicle chart, both capped)."""
+"""The Merge forest's "Find a token" tab: finding a token by text or id (a text that is not one token
+drawn as a token strip), its facts and derivation tree (graphviz), and what is built from it (a table
+with depths and a collapsible tree, both capped). Tokens are written by ``glyphs``: characters,
+never ``\\xNN``."""
 
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from bpe_core.bpe.tokens import parse_token_display
-from pages._ui import charts, state, tokenizers
+from pages._ui import glyphs, render, state, tokenizers
 from pages._ui.render import markdown_text as md
-from pages._ui.render import plot_text, token_quote
+from pages._ui.render import token_quote
 from pages._ui.widgets import show_table
 
 from .index import Picked, token_by_text
+from .outline import Line, outline_html
 
 MAX_TREE_NODES = 255
-#: Rows of the "built from it" table, and nodes of its chart (an icicle stays readable up to a few hundred).
+#: Rows of the "built from it" table and its tree.
 MAX_BUILT_ROWS = 1_000
-MAX_ICICLE_NODES = 200
-#: Branches of the icicle: the tokens built directly from it with the most built from them in turn.
-MAX_ICICLE_BRANCHES = 16
+#: Tokens drawn in the strip of a text that is not one token.
+MAX_STRIP_TOKENS = 400
 DEPTH_COLOURS = ["#e9ecef", "#d0ebff", "#a5d8ff", "#74c0fc", "#4dabf7", "#339af0", "#228be6", "#1c7ed6"]
 DOT_HEADER = [
     "digraph derivation {",
@@ -34,11 +35,11 @@ def dot_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def dot_node(picked: Picked, tid: int, node: str) -> str:
-    """One node of the derivation tree: the token, its id and how it was made, coloured by depth."""
+def dot_node(picked: Picked, tid: int, node: str, label: str) -> str:
+    """One node of the derivation tree: the token (``label``), its id and how it was made, coloured by depth."""
     forest = picked.forest
     rank = forest.rank_of.get(tid)
-    label = dot_escape(picked.shown(tid))
+    label = dot_escape(label)
     if rank is None:
         label += f"\\nbyte {picked.vocab[tid].hex()} · id {tid}"
         colour = "#fff3bf"
@@ -52,38 +53,45 @@ def dot_node(picked: Picked, tid: int, node: str) -> str:
 
 def derivation_dot(picked: Picked, token_id: int) -> tuple[str, bool]:
     """DOT source of the derivation tree of ``token_id`` (root on top, bytes at the bottom), and
-    whether it was cut at MAX_TREE_NODES."""
+    whether it was cut at MAX_TREE_NODES. Each node is written knowing the root's bytes around it (the
+    bytes of न under it read ‘⟨न 1–2/3⟩’ and ‘⟨न 3/3⟩’)."""
     lines = list(DOT_HEADER)
     counter = 0
     clipped = False
+    root = picked.vocab[token_id]
+    parsed = glyphs.units(root)
 
-    def add(tid: int) -> str:
+    def add(tid: int, offset: int) -> str:
         nonlocal counter, clipped
         node = f"n{counter}"
         counter += 1
-        lines.append(dot_node(picked, tid, node))
+        size = len(picked.vocab[tid])
+        lines.append(dot_node(picked, tid, node, glyphs.span_label(root, offset, offset + size, parsed=parsed)))
         parts = picked.forest.parts(tid)
         if parts is not None:
             if counter + 2 > MAX_TREE_NODES:
                 clipped = True
             else:
-                left, right = add(parts[0]), add(parts[1])
+                left = add(parts[0], offset)
+                right = add(parts[1], offset + len(picked.vocab[parts[0]]))
                 lines.extend([f"{node} -> {left};", f"{node} -> {right};"])
         return node
 
-    add(token_id)
+    add(token_id, 0)
     lines.append("}")
     return "\n".join(lines), clipped
 
 
 def find_by_text(picked: Picked, default_id: int) -> int | None:
-    """A text box for a token; when the text is not one token, a choice among the merged tokens it encodes to."""
+    """A text box for a token; when the text is not one token, its tokens drawn as a strip and a
+    choice among the merged tokens it encodes to."""
     key = f"forest.query:{picked.choice.key}"
     if key not in st.session_state:
-        st.session_state[key] = picked.shown(default_id)
+        st.session_state[key] = picked.typed(default_id)
     query = st.text_input(
-        "Token text, as the pages show it (␣ is a space, → a tab, ↵ a newline, \\xNN a byte) or typed plainly",
-        key=key, help="A leading space matters: ␣the and the are different tokens.",
+        "Token text, typed plainly or with marks (␣ a space, → a tab, ↵ a newline)", key=key,
+        help="A leading space matters: ␣the and the are different tokens. A byte that is not a whole character is "
+        "typed as a backslash, x and its two hex digits (\\\\xe0).",
     )  # fmt: skip
     if not query:
         return None
@@ -92,17 +100,31 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
         return found
     text = parse_token_display(query).decode("utf-8", "replace")
     pieces = picked.tokenizer.encode(text, disallowed_special=())
+    st.info(f"{md(token_quote(text))} is not a single token of {md(picked.choice.label)}; it encodes as "
+            f"{len(pieces):,} tokens (hover one for its id and bytes):")  # fmt: skip
+    shown = pieces[:MAX_STRIP_TOKENS]
+    st.html(render.sequence_html([picked.vocab[i] for i in shown], ids=shown))
+    if len(pieces) > MAX_STRIP_TOKENS:
+        st.caption(f"The first {MAX_STRIP_TOKENS:,} of {len(pieces):,} tokens.")
     merged = list(dict.fromkeys(i for i in pieces if i in picked.forest.rank_of))
-    st.info(
-        f"{md(token_quote(text))} is not a single token of {md(picked.choice.label)}; it encodes as "
-        + " · ".join(md(picked.quote(i)) for i in pieces[:40])
-        + ("…" if len(pieces) > 40 else "")
-    )
     if not merged:
         return None
+    where = in_context(picked, pieces)
     state.ensure_option("forest.pick", merged)
-    return st.selectbox("Pick one of its merged tokens", merged, format_func=lambda i: f"{picked.quote(i)} (id {i})",
+    return st.selectbox("Pick one of its merged tokens", merged, format_func=lambda i: f"{where[i]} (id {i})",
                         key="forest.pick")  # fmt: skip
+
+
+def in_context(picked: Picked, pieces: list[int]) -> dict[int, str]:
+    """Each id of ``pieces`` written as it stands in the text, ‘⟨न 1–2/3⟩’ (the first few places
+    when it stands for parts of several characters)."""
+    labels: dict[int, list[str]] = {}
+    for token_id, label in zip(pieces, glyphs.labels_in([picked.vocab[i] for i in pieces]), strict=True):
+        seen = labels.setdefault(token_id, [])
+        if label not in seen:
+            seen.append(label)
+    return {i: ", ".join(glyphs.quote(x) for x in found[:3]) + (" …" if len(found) > 3 else "")
+            for i, found in labels.items()}  # fmt: skip
 
 
 def find_by_id(picked: Picked, default_id: int) -> int | None:
@@ -123,20 +145,25 @@ def show_facts(picked: Picked, token_id: int) -> None:
     forest = picked.forest
     rank = forest.rank_of.get(token_id)
     st.subheader(md(picked.quote(token_id)), anchor=False)
-    facts = [("id", token_id), ("bytes", len(picked.vocab[token_id])), ("merge rank", f"{rank:,}" if rank is not None else "—"),
+    token = picked.vocab[token_id]
+    if picked.shown(token_id) != picked.typed(token_id):
+        st.caption(f"Its bytes: {md(token.hex(' '))}. ⟨…⟩ names a character the token holds part of, or what its bytes "
+                   "can be part of: ⟨CJK 1–2/3⟩ is the first 2 of the 3 bytes of a CJK character.")  # fmt: skip
+    facts = [("id", token_id), ("bytes", len(token)), ("merge rank", f"{rank:,}" if rank is not None else "—"),
              ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
-    for column, (label, value) in zip(st.columns(4), facts):
+    for column, (label, value) in zip(st.columns(4), facts, strict=True):
         column.metric(label, value)  # plain: constant labels, numbers
     if picked.tokenizer.is_special_token(token_id):
         st.info("A special token: added whole, never built by merges.")
     elif rank is None:
-        st.info(md(tokenizers.unmerged_note(picked.tokenizer, token_id, picked.vocab[token_id])))
+        st.info(md(tokenizers.unmerged_note(picked.tokenizer, token_id, token)))
     else:
         left, right, count = forest.left[rank], forest.right[rank], forest.counts[rank]
+        left_text, right_text = picked.parts(rank)
         seen = f", seen {count:,} times when it was chosen" if count is not None else ""
         st.markdown(
-            f"Made by merge rank **{rank:,}**: {md(picked.quote(left))} (id {left:d}) + "
-            f"{md(picked.quote(right))} (id {right:d}){md(seen)}."
+            f"Made by merge rank **{rank:,}**: {md(glyphs.quote(left_text))} (id {left:d}) + "
+            f"{md(glyphs.quote(right_text))} (id {right:d}){md(seen)}."
         )
         dot, clipped = derivation_dot(picked, token_id)
         st.graphviz_chart(dot)
@@ -144,36 +171,21 @@ def show_facts(picked: Picked, token_id: int) -> None:
             st.caption(f"The tree is cut at {MAX_TREE_NODES:,} nodes.")
 
 
-def built_from_icicle(picked: Picked, token_id: int, rows: list[tuple[int, int, int]]) -> go.Figure:
-    """The tokens built from ``token_id`` as an icicle: each under the token it was reached through."""
+def built_from_outline(picked: Picked, token_id: int, rows: list[tuple[int, int, int]]) -> str:
+    """The tokens built from ``token_id`` as a collapsible tree: each under the token it was reached through."""
     forest = picked.forest
-    ids = [str(token_id)] + [str(forest.made[rank]) for _, rank, _ in rows]
-    labels = [plot_text(picked.shown(token_id))] + [plot_text(picked.shown(forest.made[rank])) for _, rank, _ in rows]
-    parents = [""] + [str(parent) for _, _, parent in rows]
-    hover = [plot_text(f"{picked.quote(token_id)} · id {token_id}")] + [
-        plot_text(f"{picked.quote(forest.made[rank])} = {picked.how_built(forest.made[rank])} · rank {rank:,} · depth {depth}")
-        for depth, rank, _ in rows
-    ]
-    figure = go.Figure(go.Icicle(ids=ids, labels=labels, parents=parents, hovertext=hover, hoverinfo="text",
-                                 maxdepth=4, tiling=dict(orientation="v")))  # fmt: skip
-    return charts.compact(figure, 420, top=10)
-
-
-def icicle_rows(picked: Picked, rows: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """The rows the icicle shows: the MAX_ICICLE_BRANCHES direct users with the largest subtrees
-    (in the breadth-first tree), each with its nearest descendants, MAX_ICICLE_NODES in all."""
-    made = picked.forest.made
-    branch: dict[int, int] = {}  # token -> the direct user it was reached through
-    sizes: dict[int, int] = {}
+    lines = {str(token_id): Line(picked.shown(token_id), f"id {token_id}")}
+    children: dict[str, list[str]] = {}
     for depth, rank, parent in rows:
-        branch[made[rank]] = made[rank] if depth == 1 else branch[parent]
-        sizes[branch[made[rank]]] = sizes.get(branch[made[rank]], 0) + 1
-    kept = set(sorted(sizes, key=lambda token: -sizes[token])[:MAX_ICICLE_BRANCHES])
-    return [row for row in rows if branch[made[row[1]]] in kept][:MAX_ICICLE_NODES]
+        made = forest.made[rank]
+        lines[str(made)] = Line(picked.shown(made), f"= {picked.how_built(made)} · rank {rank:,} · id {made}",
+                                f"depth {depth} · bytes {picked.vocab[made].hex(' ')}")  # fmt: skip
+        children.setdefault(str(parent), []).append(str(made))
+    return outline_html([str(token_id)], lines, children, open_roots=1)
 
 
 def show_built_from(picked: Picked, token_id: int) -> None:
-    """The tokens built from this one, level by level: a table (depth 1: merges that use it) and an icicle."""
+    """The tokens built from this one, level by level: a table (depth 1: merges that use it) and a tree."""
     direct = len(picked.forest.used_in.get(token_id, []))
     rows = picked.forest.built_from(token_id, limit=MAX_BUILT_ROWS)
     st.markdown(f"**Tokens built from it**: {direct:,} directly" + (f", {len(rows):,} in all shown" if rows else ""))
@@ -185,13 +197,8 @@ def show_built_from(picked: Picked, token_id: int) -> None:
     show_table(pd.DataFrame(table), height=240)
     if len(rows) >= MAX_BUILT_ROWS:
         st.caption(f"The first {MAX_BUILT_ROWS:,} tokens built from it, nearest first.")
-    shown = icicle_rows(picked, rows)
-    st.plotly_chart(built_from_icicle(picked, token_id, shown), key="forest.built_icicle")
-    st.caption(
-        f"Each token sits under the token it was built from (click a box to zoom in, the top to zoom out). "
-        f"Shown: {len(shown):,} of the {len(rows):,} in the table, under the {MAX_ICICLE_BRANCHES} tokens built "
-        "directly from it that most is built from; more boxes would be too thin to read."
-    )
+    st.html(built_from_outline(picked, token_id, rows))
+    st.caption("Each token sits under the token it was built from; click a token to open or close what is built on it.")
 
 
 def token_tab(picked: Picked) -> int | None:

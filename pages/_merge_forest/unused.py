@@ -19,6 +19,8 @@ from pages._ui.widgets import show_table
 from .index import Picked
 
 MAX_TABLE_ROWS = 1_000
+#: Characters of text per merge before the share of merged tokens a text never produces is shown.
+MIN_CHARS_PER_MERGE = 20
 SOURCES = {"corpus": "training text (or the built-in samples)", "mine": "my text"}
 
 
@@ -64,11 +66,46 @@ def never_produced(fingerprint: str, text_signature: str, _picked: Picked, _usag
 
 
 def unused_table(picked: Picked, ranks: list[int]) -> pd.DataFrame:
+    """The merged tokens of ``ranks`` (the first MAX_TABLE_ROWS); a training count column only for
+    tokenizers that recorded one."""
     forest = picked.forest
     rows = [{"rank": r, "token": picked.shown(forest.made[r]), "id": forest.made[r],
              "bytes": len(picked.vocab[forest.made[r]]), "training count": forest.counts[r],
              "built into": len(forest.used_in.get(forest.made[r], []))} for r in ranks[:MAX_TABLE_ROWS]]  # fmt: skip
-    return pd.DataFrame(rows, columns=["rank", "token", "id", "bytes", "training count", "built into"])
+    frame = pd.DataFrame(rows, columns=["rank", "token", "id", "bytes", "training count", "built into"])
+    return frame if any(count is not None for count in forest.counts) else frame.drop(columns="training count")
+
+
+def enough_text(characters: int, merges: int) -> bool:
+    """Whether ``characters`` of text are enough to call a merged token unused: MIN_CHARS_PER_MERGE
+    per merge (a 30,000-character text cannot produce most of GPT-2's 50,000 merged tokens).
+
+    >>> enough_text(30_000, 50_000), enough_text(30_000, 500)
+    (False, True)
+    """
+    return characters >= MIN_CHARS_PER_MERGE * merges
+
+
+def headline(picked: Picked, unused: list[int], usage: dict[int, int], characters: int, label: str) -> None:
+    """The counts, each naming the size of the text it rests on; the share of unused tokens only when
+    the text is long enough to mean much (``enough_text``), else why not."""
+    n_merges = len(picked.forest)
+    columns = st.columns(3)
+    columns[0].metric("merged tokens", f"{n_merges:,}")
+    produced = sum(1 for token_id in usage if token_id in picked.forest.rank_of)
+    if enough_text(characters, n_merges):
+        columns[1].metric(f"never produced in {characters:,} characters", f"{len(unused):,}")
+        columns[2].metric(f"share, in {characters:,} characters", f"{len(unused) / n_merges:.1%}")
+        return
+    columns[1].metric(f"merged tokens produced by {characters:,} characters", f"{produced:,}")
+    columns[2].metric("characters needed for a share", f"{MIN_CHARS_PER_MERGE * n_merges:,}")
+    st.warning(
+        f"{md(label)} has {characters:,} characters: too little text to call {md(picked.choice.label)}'s merged "
+        f"tokens unused (a text produces at most one token per character or so; {MIN_CHARS_PER_MERGE:,} characters "
+        f"per merge, {MIN_CHARS_PER_MERGE * n_merges:,} in all, are needed before the share of unused tokens means "
+        "much). The "
+        "table lists the merged tokens this text does not produce; upload more text under *my text* for a share."
+    )
 
 
 def corpus_texts(picked: Picked) -> tuple[str, list[str]]:
@@ -102,7 +139,8 @@ def user_texts() -> tuple[str, list[str]] | None:
 
 def unused_tab(picked: Picked) -> None:
     """Merged tokens that encoding the chosen text never produces, and the most used ones."""
-    source = st.radio("Text to encode", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="forest.unused_source")
+    source = st.radio("Text to encode", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                      key="forest.unused_source")  # fmt: skip
     found = corpus_texts(picked) if source == "corpus" else user_texts()
     if found is None:
         return
@@ -118,16 +156,12 @@ def unused_tab(picked: Picked) -> None:
         st.error(md(exc))
         return
     unused = never_produced(picked.choice.fingerprint, signature, picked, usage)
-    n_merges = len(picked.forest)
-    columns = st.columns(3)
-    columns[0].metric("merged tokens", f"{n_merges:,}")
-    columns[1].metric("never produced", f"{len(unused):,}")
-    columns[2].metric("share", f"{len(unused) / n_merges:.1%}")
+    headline(picked, unused, usage, min(total_chars, MAX_STATS_CHARS), label)
     st.caption("A merged token can go unused because later merges always absorb it into longer tokens, or because "
                "the text differs from what the tokenizer was trained on.")  # fmt: skip
     left, right = st.columns(2)
     with left:
-        st.markdown("**Never produced** (by rank)")
+        st.markdown("**Never produced** by this text (by rank)")
         show_table(unused_table(picked, unused), height=360)
         if len(unused) > MAX_TABLE_ROWS:
             st.caption(f"First {MAX_TABLE_ROWS:,} of {len(unused):,}.")

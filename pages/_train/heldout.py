@@ -3,7 +3,8 @@ the rest only, and after training the new tokenizer's compression on the held-ou
 cl100k and the modern built-in tokenizers, measured on the same text (a table and a bar chart).
 Without a split it says that the page's figures are measured on the training text (in-sample).
 
-The split is ``bpe_core.analysis.heldout.split_heldout``; the numbers are ``bpe_core.analysis.heldout.heldout_measures``.
+The split is ``bpe_core.analysis.heldout.split_heldout``; the numbers are
+``bpe_core.analysis.heldout.heldout_measures``.
 A split is remembered per tokenizer (by a digest of its merges, so saving it to the library keeps it)
 for this session only. This module draws; it trains nothing itself.
 """
@@ -140,7 +141,7 @@ def _others(choices) -> list[str]:
     else:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
     return st.multiselect(
-        "Measure beside it (on the same held-out text)", list(others), format_func=lambda k: others[k].label,
+        "Measure beside it (on the same held-out text)", list(others), format_func=lambda k: others[k].option,
         key=K_OTHERS,
     )  # fmt: skip
 
@@ -226,7 +227,8 @@ def evaluation_section(result_key: str, tokenizer) -> None:
     by_key = {choices[k].label: k for k in keys if k in choices}
     colour_keys = [result_key] + [by_key[n] for n in frame["tokenizer"][1:] if n in by_key]
     colours = charts.tokenizer_colours(colour_keys)
-    named = {tokenizer.name: colours[result_key]} | {n: colours[by_key[n]] for n in frame["tokenizer"][1:] if n in by_key}
+    others = {n: colours[by_key[n]] for n in frame["tokenizer"][1:] if n in by_key}
+    named = {tokenizer.name: colours[result_key]} | others
     st.plotly_chart(_figure(frame, named), key="train.heldout.chart")
     sentence = comparison_sentence(rows)
     show_sentences([sentence] if sentence else [])

@@ -6,6 +6,8 @@ palette long enough for 21 languages. Builders only (they return figures; pages 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -32,6 +34,22 @@ OTHER_COLOURS = [
 #: 24 distinct colours for one line per sample (21 languages, 7 programs): plotly's Dark24.
 SERIES_COLOURS = px.colors.qualitative.Dark24
 SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
+
+
+#: plotly's modebar for every chart: its camera button saves the chart as SVG, drawn by plotly.js in the
+#: browser (no kaleido, no server, no network); no plotly logo, no link to plotly's cloud.
+PLOT_CONFIG: dict = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "scale": 1}}
+
+
+def plot_config(name: str) -> dict:
+    """``st.plotly_chart``'s ``config``: ``PLOT_CONFIG`` with the file name the camera button saves to
+    (``name``.svg; anything but letters, digits, ``-`` and ``_`` becomes ``-``).
+
+    >>> plot_config("Compression: cl100k")["toImageButtonOptions"]["filename"]
+    'Compression-cl100k'
+    """
+    filename = "-".join(part for part in re.split(r"[^\w-]+", name, flags=re.ASCII) if part) or "chart"
+    return {**PLOT_CONFIG, "toImageButtonOptions": {**PLOT_CONFIG["toImageButtonOptions"], "filename": filename}}
 
 
 def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figure:
@@ -161,3 +179,58 @@ def count_bars(values: Iterable[int], x_title: str, y_title: str, title: str) ->
     labels = {"x": plot_text(x_title), "y": plot_text(y_title)}
     figure = px.bar(x=keys, y=[counts[k] for k in keys], labels=labels, title=plot_text(title))
     return compact(figure, 300, top=40)
+
+
+#: Lines not in the spotlight: thin and light, named on hover.
+BACKGROUND_LINE = "#ced4da"
+
+
+def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "other samples (hover for names)",
+              ) -> go.Figure:  # fmt: skip
+    """A line chart read at a glance: the series named in ``highlight`` (a trace's ``legendgroup``,
+    else its name) keep their colours, drawn thick and on top, each named at its last point; every
+    other series is a thin grey line that shows its name and value in its own colour on hover, and all
+    of them share one legend entry (``others``, a click hides or shows them). The legend is one row
+    under the chart that wraps: it never scrolls."""
+    wanted = set(highlight)
+    front: list = []
+    back: list = []
+    for trace in figure.data:
+        (front if (trace.legendgroup or trace.name) in wanted else back).append(trace)
+    for trace in back:
+        trace.update(line=dict(color=BACKGROUND_LINE, width=1), showlegend=False, legendgroup="others",
+                     hoverlabel=dict(bgcolor=trace.line.color or BACKGROUND_LINE))  # fmt: skip
+    labels = []
+    log_x = figure.layout.xaxis.type == "log"
+    for trace in front:
+        trace.update(line=dict(width=3))
+        points = [(x, y) for x, y in zip(trace.x or (), trace.y or (), strict=False) if x is not None and y is not None]
+        if points and trace.showlegend is not False:
+            x, y = points[-1]
+            labels.append(dict(x=math.log10(x) if log_x and x > 0 else x, y=y, text=trace.name, showarrow=False,
+                               xanchor="left", xshift=4, font=dict(color=trace.line.color, size=12)))  # fmt: skip
+    figure.data = tuple(back + front)
+    if back:
+        figure.add_scatter(x=[None], y=[None], mode="lines", name=plot_text(others), legendgroup="others",
+                           line=dict(color=BACKGROUND_LINE, width=1), hoverinfo="skip")  # fmt: skip
+    figure.update_layout(
+        annotations=list(figure.layout.annotations) + labels, hovermode="closest",
+        legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
+        margin={**MARGIN, "t": figure.layout.margin.t or MARGIN["t"], "r": 110, "b": 40},
+    )  # fmt: skip
+    return figure
+
+
+def default_spotlight(final: Mapping[str, float], reference: str | None, count: int = 2) -> list[str]:
+    """The series to highlight first: the reference, the ``count`` with the lowest final value (the
+    costliest, for characters per token) and the one with the highest.
+
+    >>> default_spotlight({"en": 4.0, "hi": 1.0, "zh": 1.5, "de": 3.5, "my": 0.8}, "en")
+    ['en', 'my', 'hi']
+    """
+    ordered = sorted(final, key=lambda name: final[name])
+    chosen = [reference] if reference is not None and reference in final else []
+    chosen += [name for name in ordered[:count] if name not in chosen]
+    if ordered and ordered[-1] not in chosen:
+        chosen.append(ordered[-1])
+    return chosen

@@ -1,29 +1,25 @@
-"""Training a corpus through files (the Train page's, and Compare's *Train to see the difference*): the
-documents are written to a temporary folder and trained on with ``bpe_core.train_files``, so counting
-reports bytes read and one large document moves the bar block by block (``bpe_core.train`` on a list
-can only report documents).
+"""A corpus as files to train on (the Train page's, and Compare's *Train to see the difference*): the
+documents are written to a job's folder and trained on with ``bpe_core.train_files`` in a process of
+its own (``training_jobs``), so counting reports bytes read and one large document moves the bar block
+by block (``bpe_core.train`` on a list can only report documents).
 
 The files hold exactly the documents, in order: a long document that UTF-8 writes and reads back
 unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
 ``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
 tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
-``tests/app/test_train_formats.py`` and ``test_compare.py``). This module trains and draws the bar; reading uploads is
-``uploads``'s.
+``tests/app/test_train_formats.py`` and ``test_compare.py``). This module writes the files and words the
+bar (``ByteProgress``); running the training is ``training_jobs``', reading uploads ``uploads``'.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
 from collections.abc import Iterator, Sequence
 
-import streamlit as st
-
-import bpe_core
 from bpe_core.cli.common import byte_size
 
-from .render import markdown_text
 from .widgets import TrainingProgress, format_seconds, progress_text
 
 #: A document at least this long is written as its own text file, so counting streams through it.
@@ -91,19 +87,22 @@ class ByteProgress(TrainingProgress):
         return fraction, text
 
 
-def train_documents(documents: Sequence[str], vocab_size: int, **options) -> tuple[bpe_core.Tokenizer | None, object]:
-    """``bpe_core.train(documents, vocab_size, **options)``'s tokenizer, trained through files under a
-    progress bar in bytes: (tokenizer, bar), or (None, bar) after showing "Training failed: …" (the
-    bar removed)."""
-    bar = st.progress(0.0, text="Starting…")
-    try:
-        with tempfile.TemporaryDirectory(prefix="bpe-train-") as folder:
-            paths = write_documents(folder, list(documents))
-            if not paths:
-                raise ValueError("the corpus is empty: add files, samples or text")
-            tokenizer = bpe_core.train_files(paths, int(vocab_size), progress=ByteProgress(bar), **options)
-    except (ValueError, TypeError, OSError) as exc:
-        bar.empty()
-        st.error(f"Training failed: {markdown_text(exc)}")
-        return None, bar
-    return tokenizer, bar
+def name_hint(file_name: str) -> str:
+    """A file's name without its folder and suffixes, in a name's characters: ``shakes.jsonl.gz`` -> ``shakes``.
+
+    >>> name_hint("data/Shakes Peare.jsonl.gz"), name_hint(".hidden")
+    ('shakes-peare', 'hidden')
+    """
+    stem = os.path.basename(file_name).lstrip(".").split(".")[0]
+    return re.sub(r"[^\w]+", "-", stem.lower()).strip("-") or "file"
+
+
+def trained_name(hint: str, tokenizer) -> str:
+    """A trained tokenizer's name when the user gave none: what it is, its corpus and the vocabulary it
+    reached (which a corpus that runs out of pairs keeps below the size asked for).
+
+    >>> class Trained: vocab_size = 560
+    >>> trained_name("mix-eng-hin-mya", Trained())
+    'mix-eng-hin-mya-560'
+    """
+    return f"{hint or 'corpus'}-{tokenizer.vocab_size}"

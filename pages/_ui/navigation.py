@@ -21,7 +21,7 @@ string. Only a session's first run does this: a rerun drops widget events, and a
 ``tests/app/test_navigation.py`` (AppTest) and ``tests/app/test_browser.py`` (a fresh server in
 Chromium) fail if Streamlit stops switching this way.
 
-Draws nothing but the navigation; knows no page's content.
+Draws nothing but the navigation; knows no page's content (it only starts ``builtins.warm_up``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import state
+from . import builtins, state
 
 PAGES_FOLDER = Path(__file__).resolve().parents[1]
 
@@ -46,13 +46,16 @@ def app_pages() -> list:
         st.Page(PAGES_FOLDER / "step_through.py", title="Step through", icon=":material/footprint:"),
         st.Page(PAGES_FOLDER / "library.py", title="Library", icon=":material/folder_open:"),
         st.Page(PAGES_FOLDER / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(PAGES_FOLDER / "languages.py", title="Languages side by side", icon=":material/translate:"),
         st.Page(PAGES_FOLDER / "vocab_diff.py", title="Vocabulary diff", icon=":material/difference:"),
         st.Page(PAGES_FOLDER / "lab.py", title="Lab", icon=":material/science:"),
     ]
 
 
 def navigate():
-    """app.py's navigation: marks this run as framed by app.py and returns the page to run."""
+    """app.py's navigation: marks this run as framed by app.py and returns the page to run. The first
+    run on a server also starts loading, in the background, the tokenizers the pages open with."""
+    builtins.warm_up()
     st.session_state[state.FRAMED] = True
     return st.navigation(app_pages())
 

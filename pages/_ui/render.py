@@ -1,83 +1,32 @@
-r"""HTML for the pages: token spans (split characters drawn as fragments, right-to-left text isolated),
-cut differences, pre-token pieces, sentences, and escaping of user text for Markdown and plotly.
+r"""HTML for the pages: the one token strip (split characters drawn once over their numbered pieces,
+grapheme clusters whole, right-to-left runs in reading order), cut differences, pre-token pieces,
+sentences, and escaping of user text for Markdown and plotly.
 
 Every piece of user text (typed text, file and tokenizer names, token texts, error messages) is escaped
 here: HTML by the builders below, Markdown sinks by ``markdown_text``, plotly by ``plot_text``. Whitespace
-and stray bytes follow ``bpe_core.bpe.tokens``' one display convention (␣ → ↵, ``\xNN``). Pure functions of
-their arguments: no streamlit import, no state, nothing drawn (pages pass the result to ``st.html``).
+follows ``bpe_core.bpe.tokens``' marks (␣ → ↵); tokens written as text (cells, prose, hover titles) come
+from ``glyphs`` (characters, never ``\xNN``). Pure functions of their arguments: no streamlit import, no
+state, nothing drawn (pages pass the result to ``st.html``). The style sheets are in ``styles``.
 """
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Sequence
 
 from bpe_core import TokenInfo
-from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display, token_display
+from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
 
-#: Fonts for every script the samples use, so no text falls back to boxes: Linux (Noto: the Debian
-#: packages fonts-noto-core, fonts-noto-cjk, fonts-noto-color-emoji), macOS and Windows equivalents.
-SCRIPT_FONTS = (
-    '"Noto Sans", "Noto Sans Devanagari", "Noto Sans Bengali", "Noto Sans Tamil", "Noto Sans Thai", '
-    '"Noto Sans Myanmar", "Noto Sans Ethiopic", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans CJK SC", '
-    '"Noto Sans CJK JP", "Noto Sans CJK KR", "PingFang SC", "Hiragino Sans", "Apple SD Gothic Neo", '
-    '"Kohinoor Devanagari", "Microsoft YaHei", "Yu Gothic", "Malgun Gothic", "Nirmala UI", "Leelawadee UI", '
-    '"Myanmar Text", "Ebrima", "Segoe UI", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", '
-    '"Segoe UI Symbol", "Noto Sans Symbols 2"'
-)
-MONO_FONTS = f'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", {SCRIPT_FONTS}, monospace'
+from .glyphs import cluster_starts, labels_in, sequence_infos, text_direction, token_label
+from .styles import APP_CSS, MONO_FONTS, SCRIPT_FONTS, SENTENCES_CSS, TOKEN_CSS, WORDS_CSS
+
+__all__ = ["APP_CSS", "MONO_FONTS", "SCRIPT_FONTS", "TOKEN_CSS", "WORDS_CSS", "text_direction"]  # re-exported
+
 _MARK_CHARS = "".join(WHITESPACE_MARKS.values()) + "".join(chr(0x2400 + c) for c in range(32)) + "␡"
 # Space and tab marks (class "w wb": blanked by ``toggle_css``) apart from the other marks (class "w").
 _MARK_RUN = re.compile(f"([␣→]+)|([{re.escape(_MARK_CHARS.replace('␣', '').replace('→', ''))}]+)")
-
-# Square, opaque boxes: rounded backgrounds cost paint, a translucent piece a compositing effect (bench/PERFORMANCE.md,
-# "The Tokenize page in a browser").
-TOKEN_CSS = (
-    "<style>"
-    f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "
-    "border: 1px solid rgba(128,128,128,0.25); border-radius: 0.4rem; overflow: auto; tab-size: 4; }"
-    """
-.bpe-tokens { line-height: 2.1; white-space: pre-wrap; max-height: 32rem; }
-.bpe-tokens .t { display: inline-block; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%;
-  vertical-align: top; unicode-bidi: isolate; padding: 0 1px; margin: 0 1px 2px 0;
-  color: #1a1a1a; line-height: 1.6; }
-.bpe-tokens .c0 { background: #ffd8a8; } .bpe-tokens .c1 { background: #a5d8ff; }
-.bpe-tokens .c2 { background: #b2f2bb; } .bpe-tokens .c3 { background: #fcc2d7; }
-.bpe-tokens .c4 { background: #d0bfff; } .bpe-tokens .c5 { background: #ffec99; }
-.bpe-tokens .s { background: #343a40; color: #fff; font-weight: 600; }
-.bpe-tokens .x { box-shadow: -3px 0 0 0 #e03131; } .bpe-tokens .a { outline: 1px dotted #868e96; }
-.bpe-tokens .w, .bpe-cuts .w { color: #868e96; }
-.bpe-tokens .hl, .bpe-ids .hl { outline: 2px solid #1c7ed6; outline-offset: 0; background: #74c0fc; } .bpe-tokens[data-k] [data-i] { cursor: pointer; }
-.bpe-tokens .g { display: inline-flex; flex-direction: column; vertical-align: top; margin: 0 1px 2px 0;
-  unicode-bidi: isolate; line-height: 1.6; }
-.bpe-tokens .g .gc { text-align: center; white-space: pre; padding: 0 1px; border: 1px dashed #868e96;
-  border-bottom: none; color: #1a1a1a; }
-.bpe-tokens .g .p { flex: 1 1 0; min-width: max-content; padding: 0 2px; margin: 0; border: 1px dashed #868e96;
-  font-size: 0.6rem; line-height: 1.3; text-align: center; color: #343a40; white-space: nowrap; }
-.bpe-tokens .g .p + .p { border-left: none; } .bpe-tokens .g .gb { display: flex; }
-.bpe-tokens .g.hex .p { flex-basis: auto; } .bpe-tokens .p .ph { display: none; }
-.bpe-tokens .g .n2 { flex-grow: 2; } .bpe-tokens .g .n3 { flex-grow: 3; } .bpe-tokens .g .n4 { flex-grow: 4; }
-.bpe-cuts { line-height: 2.1; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; }
-.bpe-cuts span { unicode-bidi: isolate; } .bpe-cuts .both { border-left: 1px solid #adb5bd; }
-.bpe-cuts .a { border-left: 3px solid #1971c2; background: #d0ebff; } .bpe-cuts .b { border-left: 3px solid #e8590c; background: #ffe8cc; }
-.bpe-legend span { padding: 0 0.4rem; border-radius: 3px; margin-right: 0.6rem; }
-.bpe-tokens .sw { border-bottom: 3px solid #5f3dc4; font-weight: 600; }
-</style>
-"""
-)
-#: Page-wide CSS (app.py draws it on every page): chips of a multiselect wrap onto new lines and button
-#: labels wrap, instead of being cut at the right edge of a narrow column.
-APP_CSS = """<style>
-[data-testid="stMultiSelect"] .react-aria-ComboBox > [role="group"] { height: auto !important; max-height: none !important; }
-[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; height: auto !important;
-  overflow: visible !important; mask-image: none !important; -webkit-mask-image: none !important; }
-[data-testid="stMultiSelectTagsContainer"] > [role="group"] { flex-wrap: wrap !important; }
-[data-testid="stButton"] button .stMarkdownEllipsis, [data-testid="stButton"] button .stMarkdownEllipsis p {
-  white-space: normal !important; text-overflow: clip !important; overflow: visible !important; }
-</style>"""
-SENTENCES_CSS = "<style>.cmp-summary p{margin:0.15rem 0;font-size:0.95rem}.cmp-summary{border-left:3px solid #4c6ef5;padding:0.2rem 0.7rem;margin:0.2rem 0 0.8rem}</style>"
 
 
 def _text(text: str) -> str:  # element text: <, > and & escaped
@@ -126,8 +75,8 @@ def plot_text(text: object) -> str:
 
 def token_quote(token: bytes | str) -> str:
     """A token (bytes, or a textbook symbol as text) in running prose, headings and table cells:
-    ``token_display`` between curly quotes, e.g. ‘␣the’."""
-    shown = token_display(token) if isinstance(token, bytes) else text_display(token)
+    ``glyphs.token_label`` between curly quotes, e.g. ‘␣the’, ‘⟨CJK 1–2/3⟩’."""
+    shown = token_label(token) if isinstance(token, bytes) else text_display(token)
     return f"‘{shown}’"
 
 
@@ -135,7 +84,11 @@ def visible_html(text: str, *, marks: bool = True) -> str:
     """Escaped HTML of ``text`` with whitespace as dim marks (␣ → ↵); with ``marks`` off, spaces and
     tabs stay blank (never collapsed: the boxes are ``pre``) and only newlines are marked."""
     shown = text_display(text) if marks else "".join(ch if ch in " \t" else text_display(ch) for ch in text)
-    return _MARK_RUN.sub(lambda m: f'<span class="w wb">{m[1]}</span>' if m[1] else f'<span class="w">{m[2]}</span>', _text(shown))
+    return _MARK_RUN.sub(_mark_span, _text(shown))
+
+
+def _mark_span(match: re.Match) -> str:
+    return f'<span class="w wb">{match[1]}</span>' if match[1] else f'<span class="w">{match[2]}</span>'
 
 
 def _lines(text: str) -> list[str]:
@@ -177,29 +130,10 @@ def token_title(info: TokenInfo, rank: int | None) -> str:
     return f"id {info.id} · {origin} · bytes {hex_bytes}"
 
 
-def _inside_grapheme(text: str, position: int) -> bool:
-    """Whether a cut before ``text[position]`` would split what a reader sees as one character: a
-    combining mark, an emoji modifier, a variation selector or a zero-width joiner next to it, or a
-    virama before it (Devanagari, Burmese and other conjuncts)."""
-    if not 0 < position < len(text):
-        return False
-    after, before = text[position], text[position - 1]
-    if before == "\u200d" or unicodedata.combining(before) == 9:
-        return True
-    code = ord(after)
-    return (
-        unicodedata.category(after) in ("Mn", "Mc", "Me")
-        or after == "\u200d"
-        or 0xFE00 <= code <= 0xFE0F
-        or 0x1F3FB <= code <= 0x1F3FF
-        or 0xE0020 <= code <= 0xE007F
-    )
-
-
 def token_groups(infos: Sequence[TokenInfo], text: str = "") -> list[list[int]]:
     r"""Indexes of the tokens drawn together: tokens whose character spans overlap (pieces of a
-    character split between tokens), and with ``text``, tokens that meet inside what a reader sees as
-    one character (a letter and its combining mark, an emoji and its modifier), form one group;
+    character split between tokens), and with ``text``, tokens that meet inside a grapheme cluster
+    (a letter and its vowel sign, a conjunct, an emoji and its skin tone or joiners), form one group;
     every other token is a group of its own.
 
     >>> a = TokenInfo(1, b"\xe4\xbd", 0, 1, True, False); b = TokenInfo(2, b"\xa0", 0, 1, True, False)
@@ -208,8 +142,9 @@ def token_groups(infos: Sequence[TokenInfo], text: str = "") -> list[list[int]]:
     """
     groups: list[list[int]] = []
     end = -1
+    starts = _cluster_starts_under(infos, text)
     for index, info in enumerate(infos):
-        joins = info.start < end or (info.start == end and _inside_grapheme(text, info.start))
+        joins = info.start < end or (info.start == end and starts is not None and info.start not in starts)
         if groups and not info.special and not infos[groups[-1][-1]].special and info.end > info.start and joins:
             groups[-1].append(index)
             end = max(end, info.end)
@@ -219,53 +154,53 @@ def token_groups(infos: Sequence[TokenInfo], text: str = "") -> list[list[int]]:
     return groups
 
 
-def text_direction(text: str) -> str | None:
-    """"rtl" or "ltr" from the first strongly directional character of ``text``; None when it has none
-    (spaces, digits, punctuation)."""
-    if text.isascii():  # the common case, without a lookup per character
-        return "ltr" if any(ch.isalpha() for ch in text) else None
-    for ch in text:
-        kind = unicodedata.bidirectional(ch)
-        if kind == "L":
-            return "ltr"
-        if kind in ("R", "AL"):
-            return "rtl"
-    return None
+def _cluster_starts_under(infos: Sequence[TokenInfo], text: str) -> set[int] | None:
+    """Where grapheme clusters start in the part of ``text`` the tokens cover; None when every
+    character there is a cluster of its own (ASCII but CR LF) or there is no text."""
+    if not text or not infos:
+        return None
+    low, high = min(i.start for i in infos), max(i.end for i in infos)
+    part = text[low:high]
+    if part.isascii() and "\r\n" not in part:
+        return None
+    return cluster_starts(text, low, high)
 
 
 def span_data(info: TokenInfo) -> str:
     """The token's character span (``data-s``, ``data-e``) and id (``data-i``, not for special tokens)
     as attributes: what the linked hover and the click to the merge tree read (ints: drawn unsanitised)."""
-    return f' data-s="{int(info.start)}" data-e="{int(info.end)}"' + ("" if info.special else f' data-i="{int(info.id)}"')
+    span = f' data-s="{int(info.start)}" data-e="{int(info.end)}"'
+    return span + ("" if info.special else f' data-i="{int(info.id)}"')
 
 
-def _token_html(text: str, index: int, info: TokenInfo, rank: int | None, marks: bool, marked: bool,
-                superword: bool = False) -> str:  # fmt: skip
-    classes = f"t c{index % 6}" + (" s" if info.special else "") + (" x" if marked else "")
-    classes += " sw" if superword else ""
+TitleOf = Callable[[TokenInfo], str]
+
+
+def _token_html(text: str, index: int, info: TokenInfo, title: str, marks: bool, classes: str) -> str:
+    classes = f"t c{index % 6}{classes}" + (" s" if info.special else "")
     if info.end <= info.start:  # added by the pre-tokenizer (a prefix space): not in the text
-        title = token_title(info, rank) + " · not in the text"
-        return _boxes(token_display(info.bytes), classes + " a", title, raw=True, data=span_data(info))
-    title = token_title(info, rank)
+        title += " · not in the text"
+        return _boxes(token_label(info.bytes), classes + " a", title, raw=True, data=span_data(info))
     return _boxes(text[info.start : info.end], classes, title, marks=marks, raw=info.special, data=span_data(info))
 
 
-def _fragment_html(text: str, group: Sequence[int], infos: Sequence[TokenInfo], rank_of, show_bytes: bool, marked,
-                   superwords: Collection[int] = ()) -> str:  # fmt: skip
+def _fragment_html(
+    text: str, group: Sequence[int], infos: Sequence[TokenInfo], title_of: TitleOf, show_bytes: bool | None,
+    extra: Callable[[int], str],
+) -> str:
     """Tokens that share characters (``token_groups``): the characters drawn once, above one dashed piece per token
     (numbered, or its bytes when ``show_bytes``), each with its own hover title."""
     start, end = infos[group[0]].start, max(infos[i].end for i in group)
     chars = text_display(text[start:end])
-    pieces, previous_start = [], None
+    pieces = []
     for number, index in enumerate(group, 1):
         info = infos[index]
-        cut = info.start in marked and info.start != previous_start
-        previous_start = info.start
-        title = f"{token_title(info, rank_of(info.id))} · piece {number} of {len(group)} of ‘{chars}’"
-        label = f'<span class="pn">{number}</span><span class="ph">{info.bytes.hex(" ")}</span>' if show_bytes is None else (
-            info.bytes.hex(" ") if show_bytes else f"{number}")  # fmt: skip
-        classes = f"t c{index % 6} p n{min(len(info.bytes), 4)}{' x' if cut else ''}"
-        classes += " sw" if superwords and info.id in superwords else ""
+        title = f"{title_of(info)} · piece {number} of {len(group)} of ‘{chars}’"
+        if show_bytes is None:  # both labels: toggle_css shows one
+            label = f'<span class="pn">{number}</span><span class="ph">{info.bytes.hex(" ")}</span>'
+        else:
+            label = info.bytes.hex(" ") if show_bytes else f"{number}"
+        classes = f"t c{index % 6} p n{min(len(info.bytes), 4)}{extra(index)}"
         pieces.append(f'<span class="{classes}" title="{_attribute(title)}"{span_data(info)}>{label}</span>')
     title = f"‘{chars}’ in {len(group)} tokens"
     return (
@@ -297,6 +232,37 @@ def _isolate_rtl(parts: Sequence[tuple[str | None, str]]) -> str:
     return "".join(out)
 
 
+def ranked_titles(rank_of: Callable[[int], int | None]) -> TitleOf:
+    """``token_title`` with the merge rank ``rank_of`` gives (a tokenizer's ``merge_rank_of``)."""
+    return lambda info: token_title(info, None if info.special else rank_of(info.id))
+
+
+def tokens_inner(text: str, infos: Sequence[TokenInfo], *, title_of: TitleOf, show_whitespace: bool = True,
+                 show_bytes: bool | None = False, marked: set[int] | None = None,
+                 emphasis: Callable[[TokenInfo], bool] | None = None,
+                 superwords: Collection[int] = ()) -> str:  # fmt: skip
+    """The token boxes of ``render_tokens_html`` without the panel around them (for strips drawn in
+    rows: Step through's words, the languages side by side). ``show_bytes`` None: both piece labels."""
+    marked = marked or set()
+
+    def extra(index: int) -> str:  # a red bar for a marked cut (once per start), the emphasis class, a superword
+        info = infos[index]
+        cut = info.start in marked and (index == 0 or infos[index - 1].start != info.start)
+        emphasised = " new" if emphasis is not None and emphasis(info) else ""
+        return (" x" if cut else "") + emphasised + (" sw" if superwords and info.id in superwords else "")
+
+    parts = []
+    for group in token_groups(infos, text):
+        info = infos[group[0]]
+        if len(group) == 1 and not info.partial:
+            markup = _token_html(text, group[0], info, title_of(info), show_whitespace, extra(group[0]))
+        else:
+            markup = _fragment_html(text, group, infos, title_of, show_bytes, extra)
+        shown = text[info.start : max(infos[i].end for i in group)]
+        parts.append(("break" if "\n" in shown else text_direction(shown), markup))
+    return _isolate_rtl(parts)
+
+
 def render_tokens_html(
     text: str,
     infos: Sequence[TokenInfo],
@@ -308,6 +274,7 @@ def render_tokens_html(
     key: str | None = None,
     switchable: bool = False,
     style: bool = True,
+    title_of: TitleOf | None = None,
     superwords: Collection[int] = (),
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
@@ -315,31 +282,49 @@ def render_tokens_html(
     A box never breaks inside (unless it is wider than the panel); whitespace is drawn as ␣ → ↵ (as
     blank space with ``show_whitespace`` off); a token spanning lines is one box per line. Tokens
     that hold parts of a character are drawn as that character once, above one numbered dashed piece
-    per token (their bytes with ``show_bytes``; always in the hover); so are tokens that meet inside
-    what a reader sees as one character (a letter and its combining mark). Right-to-left runs read
-    right to left. ``marked`` holds cut positions to highlight (a red bar before the token). Each
+    per token (their bytes with ``show_bytes``; always in the hover); so are tokens that meet inside a
+    grapheme cluster (a letter and its vowel sign, an emoji and its skin tone). Right-to-left runs
+    read right to left. ``marked`` holds cut positions to highlight (a red bar before the token). Each
     token carries its character span and id as ``data-`` attributes, and the panel the tokenizer's
     ``key`` (``data-k``, escaped) when given: the linked hover and the click to the merge tree. With
     ``switchable``, the markup holds both forms of each toggle (marks and both piece labels) and
     ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it. Without
-    ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page). Tokens
-    whose id is in ``superwords`` (SuperBPE's tokens across a space) are underlined (``superword_legend_html``).
+    ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page).
+    ``title_of`` writes a token's hover text (default: ``token_title`` with ``rank_of``'s rank).
+    Tokens whose id is in ``superwords`` (SuperBPE's tokens across a space) are underlined in bold
+    (``superword_legend_html`` says so).
     """
-    show_whitespace, show_bytes = (True, None) if switchable else (show_whitespace, show_bytes)
-    marked = marked or set()
-    parts = []
-    for group in token_groups(infos, text):
-        info = infos[group[0]]
-        if len(group) == 1 and not info.partial:
-            rank = None if info.special else rank_of(info.id)
-            superword = bool(superwords) and info.id in superwords
-            markup = _token_html(text, group[0], info, rank, show_whitespace, info.start in marked, superword)
-        else:
-            markup = _fragment_html(text, group, infos, rank_of, show_bytes, marked, superwords)
-        shown = text[info.start : max(infos[i].end for i in group)]
-        parts.append(("break" if "\n" in shown else text_direction(shown), markup))
+    shown_bytes: bool | None = None if switchable else show_bytes
+    inner = tokens_inner(text, infos, title_of=title_of or ranked_titles(rank_of), marked=marked,
+                         show_whitespace=True if switchable else show_whitespace, show_bytes=shown_bytes,
+                         superwords=superwords)  # fmt: skip
     panel = f' data-k="{_attribute(key)}"' if key else ""
-    return f'{TOKEN_CSS if style else ""}<div class="bpe-tokens"{panel}>{_isolate_rtl(parts)}</div>'
+    return f'{TOKEN_CSS if style else ""}<div class="bpe-tokens"{panel}>{inner}</div>'
+
+
+def sequence_html(tokens: Sequence[bytes], *, ids: Sequence[int] | None = None, title_of: TitleOf | None = None) -> str:
+    """A strip of tokens that follow each other (a text's encoding), drawn as ``render_tokens_html``
+    draws a text; tokens that spell no valid UTF-8 are written one per box (``glyphs.labels_in``)."""
+    spelled = sequence_infos(tokens, ids)
+    if spelled is None:
+        return f'{TOKEN_CSS}<div class="bpe-tokens">{labelled_boxes(tokens)}</div>'
+    titles = title_of or (lambda info: (f"id {info.id} · " if ids is not None else "") + titles_of_bytes(info.bytes))
+    text, infos = spelled
+    return f'{TOKEN_CSS}<div class="bpe-tokens">{tokens_inner(text, infos, title_of=titles)}</div>'
+
+
+def titles_of_bytes(token: bytes) -> str:
+    """A token's hover text when only its bytes are known."""
+    return f"bytes {token.hex(' ')}"
+
+
+def labelled_boxes(tokens: Sequence[bytes], highlight: bytes | None = None) -> str:
+    """Tokens that spell no valid UTF-8, one box each, written by ``glyphs.labels_in``."""
+    boxes = []
+    for number, (token, label) in enumerate(zip(tokens, labels_in(tokens), strict=True)):
+        classes = f"t c{number % 6}" + (" new" if token == highlight else "")
+        boxes.append(f'<span class="{classes}" title="{_attribute(titles_of_bytes(token))}">{_text(label)}</span>')
+    return "".join(boxes)
 
 
 def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
@@ -347,23 +332,49 @@ def toggle_css(*, show_whitespace: bool, show_bytes: bool) -> str:
     nothing moves) or not, bytes or numbers as labels. Outranks ``TOKEN_CSS`` (later in the page, in each panel)."""
     rules = [] if show_whitespace else [".bpe-tokens .w.wb { color: transparent; }"]
     if show_bytes:
-        rules.append(".bpe-tokens .g .p .ph { display: inline; } .bpe-tokens .g .p .pn { display: none; } .bpe-tokens .g .gb .p { flex-basis: auto; }")
+        rules.append(
+            ".bpe-tokens .g .p .ph { display: inline; } .bpe-tokens .g .p .pn { display: none; } "
+            ".bpe-tokens .g .gb .p { flex-basis: auto; min-width: 0; white-space: normal; overflow-wrap: anywhere; }"
+        )
     return f"<style>{' '.join(rules) or '.bpe-tokens {}'}</style>"
 
 
 def render_cuts_html(text: str, cuts_a: set[int], cuts_b: set[int], *, style: bool = True) -> str:
     """The text once, split at every cut of either tokenizer; a piece starting at a cut only the
-    first (second) tokenizer makes is blue (orange); cuts both make are thin grey lines. Whitespace
-    is marked as everywhere (␣ → ↵). Without ``style``, no ``TOKEN_CSS`` (the page draws it once)."""
-    positions = sorted({0, len(text)} | cuts_a | cuts_b)
-    parts = [TOKEN_CSS if style else "", '<div class="bpe-cuts">']
-    for start, end in zip(positions, positions[1:]):
-        in_a, in_b = start in cuts_a, start in cuts_b
-        css = "a" if in_a and not in_b else "b" if in_b and not in_a else "both" if start else ""
+    first (second) tokenizer makes is blue (orange); cuts both make are thin grey lines. A cut inside
+    a grapheme cluster (between a letter and its vowel sign, inside a conjunct or an emoji) does not
+    split it: the cluster is underlined, dotted, in the tokenizer's colour. Pieces are not isolated
+    from each other, so Arabic letters stay joined and right-to-left lines read right to left.
+    Whitespace is marked as everywhere (␣ → ↵). Without ``style``, no ``TOKEN_CSS``."""
+    starts = cluster_starts(text) if not text.isascii() or "\r\n" in text else None
+
+    def snapped(cuts: set[int]) -> tuple[set[int], set[int]]:  # (cuts on cluster starts, clusters cut inside)
+        if starts is None:
+            return set(cuts), set()
+        ordered = sorted(starts)
+        on, inside = set(), set()
+        for cut in cuts:
+            if cut in starts:
+                on.add(cut)
+            else:
+                inside.add(ordered[bisect.bisect_right(ordered, cut) - 1])
+        return on, inside
+
+    on_a, in_a = snapped(cuts_a)
+    on_b, in_b = snapped(cuts_b)
+    positions = sorted({0, len(text)} | on_a | on_b | in_a | in_b)
+    parts = []
+    for start, end in zip(positions, positions[1:], strict=False):
+        a, b = start in on_a, start in on_b
+        css = ["a" if a and not b else "b" if b and not a else "both" if a and b else ""]
+        css += ["ia"] if start in in_a else []
+        css += ["ib"] if start in in_b else []
         piece = text[start:end]
-        parts.append(f'<span class="{css}">{visible_html(piece)}</span>' + "\n" * piece.count("\n"))
-    parts.append("</div>")
-    return "".join(parts)
+        title = ' title="cut inside this character"' if start in in_a or start in in_b else ""
+        classes = " ".join(c for c in css if c)
+        markup = f'<span class="{classes}"{title}>{visible_html(piece)}</span>' + "\n" * piece.count("\n")
+        parts.append(("break" if "\n" in piece else text_direction(piece), markup))
+    return f'{TOKEN_CSS if style else ""}<div class="bpe-cuts">{_isolate_rtl(parts)}</div>'
 
 
 def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, shared: int, *, style: bool = True) -> str:
@@ -388,7 +399,7 @@ def superword_legend_html(*, style: bool = True) -> str:
 
 def pieces_html(pieces: Sequence[str], show_whitespace: bool = True) -> str:
     """Pre-tokenization pieces as alternating coloured boxes (for regex previews), whitespace marked."""
-    boxes = (_boxes(piece, f"t c{index % 6}", token_quote(piece), marks=show_whitespace) for index, piece in enumerate(pieces))
+    boxes = (_boxes(piece, f"t c{n % 6}", token_quote(piece), marks=show_whitespace) for n, piece in enumerate(pieces))
     return f'{TOKEN_CSS}<div class="bpe-tokens">{"".join(boxes)}</div>'
 
 
@@ -403,30 +414,27 @@ def bold_html(text: str) -> str:
     return f"<b>{_text(text)}</b>"
 
 
-WORDS_CSS = (
-    f"<style>.bpe-words{{font-family:{MONO_FONTS};font-size:0.95rem;line-height:2.3;overflow-wrap:anywhere;}}"
-    ".bpe-words .sym{display:inline-block;white-space:pre;border:1px solid #adb5bd;border-radius:4px;"
-    "padding:0 5px;margin:0 2px 2px 0;line-height:1.6;background:#f8f9fa;color:#212529;unicode-bidi:isolate;}"
-    ".bpe-words .new{background:#ffd43b;border-color:#f08c00;font-weight:700;}"
-    ".bpe-words .freq{display:inline-block;color:#868e96;margin-left:6px;margin-right:18px;}</style>"
-)
-
-
 def symbol_text(symbol: bytes | str) -> str:
-    """A training symbol as text in the display convention: bytes through ``token_display`` (␣ for a
-    space, ``\\xNN`` for a stray byte); a textbook symbol (already text) with its whitespace marked."""
-    return token_display(symbol) if isinstance(symbol, bytes) else text_display(symbol)
+    """A training symbol seen alone as text: bytes through ``glyphs.token_label`` (␣ for a space,
+    ⟨CJK 1–2/3⟩ for part of a character); a textbook symbol (already text) with its whitespace marked."""
+    return token_label(symbol) if isinstance(symbol, bytes) else text_display(symbol)
 
 
 def words_html(words: Sequence[tuple[Sequence[bytes | str], int]], highlight: bytes | str | None) -> str:
-    """Each unique word as boxed symbols with its frequency; the newly merged symbol highlighted. The
-    boxes wrap at the panel's edge (a one-stream input is one long word)."""
-    parts = [WORDS_CSS, '<div class="bpe-words">']
+    """Each unique word as a strip of its symbols (``tokens_inner``: a character split between symbols
+    drawn once over its numbered pieces) with its frequency; the newly merged symbol highlighted.
+    The boxes wrap at the panel's edge (a one-stream input is one long word)."""
+    target = highlight.encode("utf-8") if isinstance(highlight, str) else highlight
+    parts = [TOKEN_CSS, WORDS_CSS, '<div class="bpe-tokens bpe-words">']
     for symbols, freq in words:
-        parts.append("<div>")
-        for symbol in symbols:
-            css = "sym new" if highlight is not None and symbol == highlight else "sym"
-            parts.append(f'<span class="{css}">{_text(symbol_text(symbol))}</span><wbr>')
-        parts.append(f'<span class="freq">×{freq:,}</span></div>')
+        tokens = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in symbols]
+        spelled = sequence_infos(tokens)
+        if spelled is None:  # not valid UTF-8 (a byte stream cut mid-character): one labelled box each
+            inner = labelled_boxes(tokens, target)
+        else:
+            text, infos = spelled
+            inner = tokens_inner(text, infos, title_of=lambda info: titles_of_bytes(info.bytes),
+                                 emphasis=lambda info: target is not None and info.bytes == target)  # fmt: skip
+        parts.append(f'<div class="wd">{inner}<span class="freq">×{freq:,}</span></div>')
     parts.append("</div>")
     return "".join(parts)

@@ -22,6 +22,7 @@ CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts it was trained 
 LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
 UPLOADS = "wb.uploads"  # uploader widget key -> file_id -> uploads.Upload
 IMPORTED_FILES = "wb.imported_files"  # (uploader key, file_id) of tokenizer files already imported
+PENDING_RANKS = "wb.pending_ranks"  # (uploader key, file_id) -> imports.RankFile waiting for its pattern
 FLASH = "wb.flash"  # (kind, message) to show after a rerun
 KEPT = "wb.kept"  # widget key -> last value, so page widgets survive visits to other pages
 PAGE_NOW = "wb.page_now"  # title of the page this run draws
@@ -31,10 +32,13 @@ FRAMED = "wb.framed"  # set by app.py's navigation, taken by the page it runs (n
 
 # keys of one page each
 TRAIN_RESULT = "wb.train.result"  # key of the tokenizer the Train page shows
+TRAIN_JOB = "wb.train.job"  # the Train page's running training (training_jobs.TrainingJob)
+TRAIN_JOB_NAMES = "wb.train.job_names"  # (name typed, corpus hint) of that training, to name its tokenizer
 TRAIN_IN_CORPUS = "wb.train.in_corpus"  # file_ids in the Train corpus when the page last ran
 TRAIN_PREVIEW_FOR = "wb.train.preview_for"  # corpus signature the preview text was taken from
 CMP_PENDING_SELECT = "wb.cmp.pending_select"  # tokenizer keys to put first in the selection next run
 CMP_TRAIN_RESULT = "wb.cmp.train_result"  # key of the tokenizer trained on the Compare page last
+CMP_TRAIN_JOB = "wb.cmp.train_job"  # the Compare page's running training, and what it was asked (versus.Mix)
 CMP_TRAIN_MESSAGE = "wb.cmp.train_message"  # what that training did, shown once under the button
 CMP_TRAIN_INFO = "wb.cmp.train_info"  # tokenizer key -> labels of the samples it was trained on
 TOKENIZE_URL_READ = "wb.tokenize.url_read"  # set once the Tokenize page took its options from the URL

@@ -1,16 +1,18 @@
-"""pandas tables that describe tokenizers: merge records, a Picky BPE tokenizer's removals and the
-one-row summary of a tokenizer. Pure functions (no streamlit): pages show the frames with
-``st.dataframe``."""
+"""pandas tables that describe tokenizers (merge records, a Picky BPE tokenizer's removals, the
+one-row summary of a tokenizer) and the one rule for cells every table follows: tokens written by
+``glyphs`` (characters, never ``\\xNN``) and no empty value shown as "None". Pure functions (no
+streamlit): pages show the frames with ``st.dataframe`` (through ``widgets.show_table``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import Removal
-from bpe_core.bpe.tokens import token_display
+
+from .glyphs import labels_in, token_label
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 
@@ -26,17 +28,11 @@ def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | 
     for rank in ranks:
         if 0 <= rank < len(records):
             r = records[rank]
-            rows.append(
-                {
-                    "rank": r.rank,
-                    "left": token_display(vocab[r.left]),
-                    "right": token_display(vocab[r.right]),
-                    "new token": token_display(vocab[r.id]),
-                    "id": r.id,
-                    "count": r.count,
-                }
-            )
-    return pd.DataFrame(rows, columns=MERGE_COLUMNS)
+            left, right = labels_in([vocab[r.left], vocab[r.right]])  # parts of one character named as such
+            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(vocab[r.id]),
+                         "id": r.id, "count": r.count})  # fmt: skip
+    frame = pd.DataFrame(rows, columns=MERGE_COLUMNS)
+    return frame if frame["count"].notna().any() else frame.drop(columns="count")
 
 
 def pattern_label(tokenizer: Tokenizer) -> str:
@@ -74,13 +70,64 @@ def ratio_text(numerator: float, denominator: float) -> str:
     return f"{numerator / denominator:.2f}" if denominator else "—"
 
 
+#: What a table shows where it has no value.
+MISSING = "—"
+
+
+def _cell(value, whole: bool, is_id: bool, number: str | None = None) -> str:
+    if pd.isna(value):
+        return MISSING
+    if number == "percent":
+        return f"{value:.0%}"
+    if number:  # printf style, as st.column_config.NumberColumn takes it: "%.2f"
+        return number % value
+    if is_id:
+        return f"{int(value)}"
+    if whole:
+        return f"{int(value):,}"
+    return f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def without_missing(frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mapping[str, str] | None = None,
+                    ) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
+    """``frame`` with every empty value (None, NaN, NA) shown as "—" instead of Streamlit's "None":
+    text columns filled, number columns with a gap written as text in the tables' convention (12,345;
+    ids plain; 1.234; or a column's printf format from ``formats``, "%.2f", or "percent"); and the
+    names of those number columns (to align right). Frames without a gap come back as they are.
+
+    >>> gaps = pd.DataFrame({"n": [1234, None], "id": [15496, None], "t": ["a", None]})
+    >>> frame, written = without_missing(gaps, ["id"])
+    >>> frame.values.tolist(), sorted(written)
+    ([['1,234', '15496', 'a'], ['—', '—', '—']], ['id', 'n'])
+    """
+    gaps = [column for column in frame.columns if frame[column].isna().any()]
+    if not gaps:
+        return frame, {}
+    frame = frame.copy()
+    written: dict[str, str] = {}
+    ids = set(ids)
+    for column in gaps:
+        values = frame[column]
+        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+        if not numeric and values.dropna().map(lambda v: isinstance(v, (int, float))).all() and values.notna().any():
+            numeric = True  # an object column of numbers and None
+        if not numeric:
+            frame[column] = values.astype(object).where(values.notna(), MISSING)
+            continue
+        present = values.dropna().astype(float)
+        whole = bool(((present % 1) == 0).all())
+        frame[column] = [_cell(v, whole, column in ids, (formats or {}).get(column)) for v in values]
+        written[column] = "right"
+    return frame, written
+
+
 def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
     """Picky BPE's removals: when (the merge step that removed it, from 0), what (the token and the
     parts it was split into), why (its IoS), and whether a later merge brought it back."""
     rows = [{
         "merge step": removal.merge_step,
-        "removed token": token_display(removal.token),
-        "split into": " + ".join(token_display(part) for part in removal.parts),
+        "removed token": token_label(removal.token),
+        "split into": " + ".join(labels_in(removal.parts)),
         "IoS": removal.ios,
         "frequency then": removal.frequency,
         "made again later": "yes" if removal.restored else "no",

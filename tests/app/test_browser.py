@@ -4,17 +4,22 @@ Starts ``streamlit run app.py`` on a free port with a temporary workspace, then:
 Train and trains, sees token spans on Tokenize, opens the merge forest, steps through a few merges,
 and checks that no page shows a Streamlit exception; a fresh server's first session, opened on / or on
 a deep link, gets app.py's frame and menu. Screenshots go to tests/artifacts/ (gitignored).
-Skips when Chromium or Playwright is missing; never downloads a browser.
+Skips when Chromium or Playwright is missing; never downloads a browser. Nothing here can hang: every
+wait has a limit, a browser session that outlives BROWSER_DEADLINE_S is killed, and each server's whole
+process group is ended at teardown.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -89,19 +94,31 @@ def _serving(workspace: Path):
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]
-    log = open(workspace / "streamlit.log", "w")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield {"url": url, "chromium": browser_path, "workspace": workspace}
-    finally:
-        process.terminate()
+    with open(workspace / "streamlit.log", "w") as log:
+        # A session of its own: the teardown ends the server and every process it started (training jobs
+        # start their own sessions and end when the server's pipe to them closes).
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=10)
+            _wait_healthy(url, process)
+            yield {"url": url, "chromium": browser_path, "workspace": workspace}
+        finally:
+            _stop_server(process)
+
+
+def _stop_server(process: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group, SIGKILL after 10 s, then reaped: never left running."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 30)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:  # the group is gone already
+            pass
+        try:
+            process.wait(timeout=wait)
+            return
         except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+            continue
 
 
 @pytest.fixture(scope="module")
@@ -115,10 +132,21 @@ def _no_exception(page, where: str) -> None:
     assert exceptions.count() == 0, f"{where}: Streamlit exception shown: {exceptions.first.inner_text()[:500]}"
 
 
-def _settle(page, timeout: float = 30_000) -> None:
-    """Wait until the script run finishes (the 'Running…' status widget disappears)."""
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+#: How long any wait on page state may take (milliseconds): a busy machine (other tests, other
+#: developers' builds on the same two CPUs) makes a page that takes a second alone take tens of seconds.
+#: Every wait is for a state of the page, never a fixed delay that would be too short on such a day.
+PATIENCE_MS = 180_000
+
+
+def _settle(page, timeout: float = PATIENCE_MS) -> None:
+    """Wait until the script run finishes: the 'Running…' status widget, once it shows (a run may take a
+    moment to start on a busy machine), is gone."""
+    status = page.locator('[data-testid="stStatusWidget"]')
+    try:
+        status.wait_for(state="attached", timeout=1_500)
+    except Exception:  # the run was over before the status showed, or has not needed one
+        pass
+    status.wait_for(state="detached", timeout=timeout)
 
 
 def _nav(page, title: str, heading: str) -> None:
@@ -135,24 +163,80 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-@contextlib.contextmanager
-def _browser_page(server, failure_shot: str, *, timeout_ms: int = 60_000):
-    """A Chromium page (1400 x 2200) on the test server; a screenshot named ``failure_shot`` when the
-    test fails inside it, and the browser closed either way."""
-    from playwright.sync_api import sync_playwright
+#: Seconds one browser session may last in all. Every wait has its own limit, but a call Playwright
+#: does not time out (``page.evaluate`` on a renderer that stopped answering) would wait for ever:
+#: past this, the session's browser processes are killed, and the call fails instead of hanging.
+BROWSER_DEADLINE_S = 1_800
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2200})
-            page.set_default_timeout(timeout_ms)
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (children, their children...), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
             try:
-                yield page
-            except BaseException:
-                _shot(page, failure_shot)
-                raise
-        finally:
-            browser.close()
+                with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue  # gone since, or not ours to read
+            children.setdefault(parent, []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _kill(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _browser_page(server, failure_shot: str, *, timeout_ms: int = PATIENCE_MS):
+    """A Chromium page (1400 x 2200) on the test server; a screenshot named ``failure_shot`` when the
+    test fails inside it, and the browser closed either way (killed, with Playwright's driver, if the
+    session outlives BROWSER_DEADLINE_S)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=timeout_ms)  # expect()'s own default is 5 s: far too short on a busy machine
+    before = _descendants(os.getpid())  # the test server, when this module's fixture started it
+    watchdog = threading.Timer(BROWSER_DEADLINE_S, lambda: _kill(_descendants(os.getpid()) - before))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS,
+                                                 headless=True, timeout=timeout_ms)  # fmt: skip
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 2200})
+                page.set_default_timeout(timeout_ms)
+                try:
+                    yield page
+                except BaseException:
+                    with contextlib.suppress(Exception):  # a page that cannot be shot: the test's own error
+                        _shot(page, failure_shot)
+                    raise
+            finally:
+                browser.close()
+    finally:
+        watchdog.cancel()
+
+
+def test_a_page_that_stops_answering_fails_the_test_instead_of_hanging_it(monkeypatch):
+    """``page.evaluate`` has no time limit of its own: a script that never returns is ended by the browser
+    session's deadline (its browser killed), and the call raises."""
+    from playwright.sync_api import Error
+
+    monkeypatch.setattr(sys.modules[__name__], "BROWSER_DEADLINE_S", 5)
+    browser = {"chromium": _needs_a_browser()}
+    with pytest.raises(Error), _browser_page(browser, "failure_hung", timeout_ms=20_000) as page:
+        page.goto("data:text/html,<p>a page</p>")
+        page.evaluate("() => { while (true) {} }")
 
 
 def test_train_tokenize_forest_steps(server, tmp_path):
@@ -186,7 +270,9 @@ def test_train_tokenize_forest_steps(server, tmp_path):
         expect(page.get_by_text("unique pre-tokens").first).to_be_visible()
         _settle(page)
         page.get_by_role("button", name="Train", exact=True).click()
-        expect(page.get_by_text("4 · Result: my-bpe")).to_be_visible()
+        result = page.get_by_text(re.compile(r"^4 · Result: fox-\d+$"))  # named after its corpus and vocabulary
+        expect(result).to_be_visible()
+        trained = result.inner_text().removeprefix("4 · Result: ")
         _settle(page)
         expect(page.get_by_text("Compression as merges accrue").first).to_be_visible()
         _no_exception(page, "Train")
@@ -195,11 +281,11 @@ def test_train_tokenize_forest_steps(server, tmp_path):
         # Tokenize: coloured spans; add the freshly trained tokenizer to the selection
         _nav(page, "Tokenize", "Tokenize")
         page.get_by_role("combobox", name="Tokenizers").click()
-        page.keyboard.type("my-bpe")  # the list is long (modern tokenizers) and draws only what is in view
-        page.get_by_role("option", name="✱ my-bpe (unsaved)").click()
+        # the user's own tokenizers lead the list: in sight without typing, however many built-ins follow
+        page.get_by_role("option", name=re.compile(rf"^✱ {trained} \(unsaved\) · [\d,]+$")).click()
         page.keyboard.press("Escape")
         _settle(page)
-        expect(page.get_by_text("✱ my-bpe (unsaved) ·").first).to_be_visible()
+        expect(page.get_by_text(f"✱ {trained} (unsaved) ·").first).to_be_visible()
         page.wait_for_function("document.querySelectorAll('.bpe-tokens').length >= 2")
         assert page.locator('.bpe-tokens span.t').count() > 10
         _no_exception(page, "Tokenize")
@@ -236,7 +322,7 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 
         # Compare: charts for the default selection and a sentence naming the costliest language
         _nav(page, "Compare", "Compare tokenizers across languages and code")
-        expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
+        expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
         expect(page.get_by_text("more tokens for").first).to_be_visible()
         _no_exception(page, "Compare")
         _shot(page, "06_compare")
@@ -245,8 +331,8 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # --------------------------------------------------------------------------------------------------
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
-ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare", "Vocabulary diff",
-             "Lab"]  # fmt: skip
+ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare",
+             "Languages side by side", "Vocabulary diff", "Lab"]
 
 
 @pytest.mark.parametrize(
@@ -259,7 +345,8 @@ def test_a_fresh_servers_first_page_load(tmp_path, path, heading):
     found", the deep link's token open, and the menu leads on to another page."""
     from playwright.sync_api import expect
 
-    with _serving(tmp_path) as served, _browser_page(served, f"failure_fresh_{path.strip('/').split('?')[0] or 'root'}") as page:
+    shot = f"failure_fresh_{path.strip('/').split('?')[0] or 'root'}"
+    with _serving(tmp_path) as served, _browser_page(served, shot) as page:
         page.goto(f"{served['url']}{path}")
         expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
         _settle(page)
@@ -303,7 +390,7 @@ def _no_live_markup(page, where: str, fetched: list[str]) -> None:
 def _shows_text(page, text: str) -> None:
     """Wait until the page shows ``text`` as written (invisible word joiners aside)."""
     page.wait_for_function(
-        "text => document.body.innerText.replaceAll('\\u2060', '').includes(text)", arg=text, timeout=60_000
+        "text => document.body.innerText.replaceAll('\\u2060', '').includes(text)", arg=text, timeout=PATIENCE_MS
     )
 
 
@@ -324,7 +411,7 @@ def _train_hostile(page) -> None:
     paste.fill((HOSTILE + "\n") * 30)
     paste.press("Control+Enter")
     _settle(page)
-    name = page.get_by_label("Tokenizer name")
+    name = page.get_by_role("textbox", name="Tokenizer name", exact=True)
     name.fill(HOSTILE)
     name.press("Enter")
     _settle(page)
@@ -385,6 +472,13 @@ def _installed_modern(limit: int) -> list[str]:
     return [name for name in wanted if catalogue.is_installed(name)][:limit]
 
 
+def _label(name: str) -> str:
+    """What the pickers and panels call a built-in (the catalogue's label)."""
+    from bpe_core.pretrained import catalogue
+
+    return catalogue.BUILTINS[name].label
+
+
 def test_modern_tokenizers_on_tokenize_and_compare(server):
     """Tokenize: o200k (and one more installed modern tokenizer) picked in the tokenizer picker each
     get their token panel; Compare: the modern tokenizers are in the default selection and the chart;
@@ -394,17 +488,17 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
     modern = _installed_modern(2)
     if "o200k" not in modern:
         pytest.skip("o200k's package is not installed (pip install mbpe)")
-    # a 200k vocabulary loads in seconds on a busy machine
-    with _browser_page(server, "failure_modern", timeout_ms=120_000) as page:
+    with _browser_page(server, "failure_modern") as page:
         page.goto(f"{server['url']}/tokenize_text?text=Hello%20world%2C%20vi%E1%BB%87c&tok=gpt2")
         expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
-        _settle(page, timeout=120_000)
+        _settle(page)
         for name in modern:
             page.get_by_role("combobox", name="Tokenizers").click()
-            page.get_by_role("option", name=name, exact=True).click()
+            # a human label with the vocabulary's size, not the bare key
+            page.get_by_role("option", name=re.compile(rf"^{re.escape(_label(name))} · [\d,]+$")).click()
             page.keyboard.press("Escape")
-            _settle(page, timeout=120_000)
-            expect(page.get_by_text(f"{name} ·").first).to_be_visible(timeout=120_000)
+            _settle(page)
+            expect(page.get_by_text(f"{_label(name)} ·").first).to_be_visible()
             _no_exception(page, f"Tokenize with {name}")
         page.wait_for_function(f"document.querySelectorAll('.bpe-tokens').length >= {1 + len(modern)}")
         panels = page.locator(".bpe-tokens")
@@ -413,14 +507,13 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
         _shot(page, "09_modern_tokenize")
 
         _nav(page, "Compare", "Compare tokenizers across languages and code")
-        _settle(page, timeout=300_000)
-        chosen = page.locator('[data-testid="stMultiSelect"]').filter(has_text="o200k").first
+        chosen = page.locator('[data-testid="stMultiSelect"]').filter(has_text=_label("o200k")).first
         for name in modern:
-            expect(chosen.get_by_text(name, exact=True).first).to_be_visible(timeout=120_000)
+            expect(chosen.get_by_text(re.compile(rf"^{re.escape(_label(name))} · ")).first).to_be_visible()
         chart = page.locator('[data-testid="stPlotlyChart"]').first
-        expect(chart).to_be_visible(timeout=300_000)
+        expect(chart).to_be_visible()
         for name in modern:
-            expect(chart.get_by_text(name, exact=True).first).to_be_attached(timeout=120_000)
+            expect(chart.get_by_text(_label(name), exact=True).first).to_be_attached()
         _no_exception(page, "Compare with the modern tokenizers")
         _shot(page, "10_modern_compare")
 
@@ -428,7 +521,9 @@ def test_modern_tokenizers_on_tokenize_and_compare(server):
 # --------------------------------------------------------------------------------------------------
 # legible in every script
 
-MULTILINGUAL = "नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\nمرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽"
+MULTILINGUAL = (
+    "नमस्ते दुनिया, यह एक परीक्षण है।\n你好世界，机器学习正在改变世界。\nمرحبا بالعالم، اللغة العربية جميلة.\n🙂👍🏽"
+)
 # Each of these returns a list of problems (empty when the page is right).
 BOXES_UNBROKEN = """() => [...document.querySelectorAll('.bpe-tokens .t, .bpe-tokens .g')]
     .filter(e => e.getClientRects().length !== 1).map(e => e.outerHTML.slice(0, 120))"""
@@ -524,7 +619,7 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
         before = page.evaluate(f"() => getComputedStyle(document.querySelector('{other}')).outlineStyle")
         assert page.evaluate(LIT_IN, other) == 0
         page.locator('.bpe-tokens[data-k="gpt2"] .t[data-s="0"]').first.hover()  # 'Hello'
-        page.wait_for_function(f"() => document.querySelector('{other}').classList.contains('hl')", timeout=5_000)
+        page.wait_for_function(f"() => document.querySelector('{other}').classList.contains('hl')")
         assert page.evaluate(f"() => getComputedStyle(document.querySelector('{other}')).outlineStyle") != before
         assert page.evaluate(LIT_IN, '.bpe-ids[data-k="cl100k"] [data-s]') >= 1
         assert page.evaluate(LIT_IN, '.bpe-ids[data-k="gpt2"] [data-s]') >= 1
@@ -550,7 +645,10 @@ def test_linked_hover_and_click_to_the_merge_tree(server):
 # --------------------------------------------------------------------------------------------------
 # Tokenize's panels are drawn without st.html's sanitiser (pages/_tokenize_text/markup.py): hostile text stays text
 
-INERT = '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> " onmouseover="window.__bpeRan=3'
+INERT = (
+    '<img src=x onerror="window.__bpeRan=1"> </style><script>window.__bpeRan=2</script> '
+    '" onmouseover="window.__bpeRan=3'
+)
 
 
 def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
@@ -571,13 +669,17 @@ def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
         blocks = ".bpe-tokens, .bpe-ids, .bpe-cuts"
         assert page.evaluate(f"() => document.querySelectorAll('{blocks.replace(', ', ' img, ')} img').length") == 0
         assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"], [onerror], [onmouseover]').length") == 0
-        scripts = page.evaluate(f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length")
+        inside = f"() => [...document.querySelectorAll('script')].filter(s => s.closest('{blocks}')).length"
+        scripts = page.evaluate(inside)
         assert scripts == 0
         shown = page.locator(".bpe-tokens").first.inner_text().replace("␣", " ")
         assert "<img src=x onerror=" in shown and "</style><script>" in shown, shown[:200]
         page.locator('.bpe-tokens[data-k="gpt2"] .t').nth(3).hover()
-        page.wait_for_timeout(200)
+        page.wait_for_timeout(500)  # a negative check: give a handler, were there one, the time to run
         assert page.evaluate("() => window.__bpeRan") is None
-        sheets = page.evaluate("() => [...document.querySelectorAll('style')].filter(s => s.textContent.includes('.bpe-tokens .t {')).length")
+        sheets = page.evaluate(
+            "() => [...document.querySelectorAll('style')]"
+            ".filter(s => s.textContent.includes('.bpe-tokens .t {')).length"
+        )
         assert sheets == 1  # once for the page, not once per panel
         _no_exception(page, "Tokenize, hostile text")

@@ -2,8 +2,8 @@
 
 Every test starts the app with BPE_WORKBENCH_DIR in a temporary folder, opens the Compare page,
 drives its widgets and checks the charts, sentences and table against bpe_core.analysis.metrics computed
-here directly, and that no exception reached the page. cl100k is left out of the selections (it
-takes seconds to load) except where the default selection includes it.
+here directly, and that no exception reached the page. The big tokenizers are left out of the
+selections except where the default selection (today's models) includes them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import bpe_core  # noqa: E402
 from bpe_core.analysis import metrics  # noqa: E402
 from bpe_core.corpora.samples import get_sample, load_samples  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from pages._ui.builtins import OPENING  # noqa: E402
 
 COMPARE = "pages/compare.py"
 NATURAL = load_samples("natural")
@@ -68,7 +70,8 @@ def choose(at: AppTest, tokenizers: list[str], samples: list[str]) -> AppTest:
 
 def test_defaults_show_charts_table_and_the_burmese_sentence(page):
     selected = page.multiselect(key="cmp.tokenizers").value
-    assert selected[:2] == ["default", "gpt2"]
+    assert selected == [name for name in OPENING if catalogue.is_installed(name)]  # today's models, no example
+    assert "default" not in selected
     assert page.multiselect(key="cmp.samples").value == [s.id for s in NATURAL]
     headers = texts(page.subheader)
     for header in ("Characters per token", "Token premium against English", "Heatmap", "Full table",
@@ -89,7 +92,8 @@ def test_defaults_show_charts_table_and_the_burmese_sentence(page):
 
     premium = chart_titled(page, "relative to English")
     assert any(shape.get("y0") == 1.0 for shape in premium["layout"].get("shapes", []))  # the parity line
-    assert page.get("download_button") and page.get("download_button")[0].proto.label.startswith("⬇ Table as CSV")
+    buttons = {button.key: button.proto.label for button in page.get("download_button")}
+    assert buttons["cmp.csv"].startswith("⬇ Table as CSV") and buttons["cmp.report"].startswith("⬇ Report as HTML")
     assert not page.error and not page.warning
 
 
@@ -134,8 +138,8 @@ def test_code_and_data_have_no_premium_but_do_have_chars_per_token(page):
     run(page)
     rows = table(page)
     assert set(rows["kind"]) == {"code", "data"}
-    assert rows["premium"].isna().all()
-    assert rows["chars_per_token"].notna().all()
+    assert (rows["premium"] == "—").all()  # no premium for code: a dash, never "None"
+    assert rows["chars_per_token"].notna().all() and not rows.isna().any().any()
     assert any("No premium to show" in i for i in texts(page.info))
     assert page.selectbox(key="cmp.heat_metric").value == "chars_per_token"
     assert "GPT-2 fits the most characters into a token for" in sentences(page)
@@ -278,31 +282,51 @@ def test_train_shortcut_adds_a_tokenizer_and_compares_it_with_gpt2(page):
     page.button(key="cmp.train.go").click()
     run(page)
     assert "new:mix-eng-mya-400 2" in page.multiselect(key="cmp.tokenizers").value  # the session's "name 2"
-    assert "✱ mix-eng-mya-400 (unsaved)" in page.multiselect(key="cmp.tokenizers").options
+    assert "✱ mix-eng-mya-400 (unsaved) · 400" in page.multiselect(key="cmp.tokenizers").options
 
 
-def test_train_shortcut_trains_through_files_and_equals_bpe_core_train(page, monkeypatch):
-    # Compare trains as Train does (corpus_files.train_documents: train_files, progress in bytes read);
-    # the tokenizer is bpe_core.train's on the same texts and settings, statistics included
+def test_train_shortcut_trains_through_files_and_equals_bpe_core_train(page):
+    # Compare trains as Train does (training_jobs: train_files in a process of its own, progress in bytes
+    # read); the tokenizer is bpe_core.train's on the same texts and settings, statistics included
     texts_used = [get_sample("eng").text, get_sample("deu").text]
-    expected = bpe_core.train(texts_used, 420, min_frequency=2, pattern="gpt2", name="mix-eng-deu-420")
-    calls = []
-    real = bpe_core.train_files
-
-    def recording(paths, *args, **options):
-        calls.append(options.get("progress"))
-        return real(paths, *args, **options)
-
-    monkeypatch.setattr(bpe_core, "train_files", recording)
+    expected = bpe_core.train(texts_used, 420, min_frequency=2, pattern="gpt2")
     page.multiselect(key="cmp.train.samples").set_value(["eng", "deu"])
     page.number_input(key="cmp.train.vocab").set_value(420)
     page.button(key="cmp.train.go").click()
     run(page)
-    assert len(calls) == 1 and type(calls[0]).__name__ == "ByteProgress"
-    trained = page.session_state["wb.session_tokenizers"]["mix-eng-deu-420"].tokenizer
+    trained = page.session_state["wb.session_tokenizers"][f"mix-eng-deu-{expected.vocab_size}"].tokenizer
     assert trained.merges == expected.merges and trained.vocab_size == expected.vocab_size
     assert trained.training["corpus"] == expected.training["corpus"]
     assert trained.training["tokens_after_merge"] == expected.training["tokens_after_merge"]
+
+
+def test_a_trained_tokenizer_is_named_after_the_vocabulary_it_reached_and_drops_no_choice(page):
+    chosen = page.multiselect(key="cmp.tokenizers").value
+    page.multiselect(key="cmp.train.samples").set_value(["eng", "hin", "mya"])
+    page.number_input(key="cmp.train.vocab").set_value(1000)
+    page.button(key="cmp.train.go").click()
+    run(page)
+    (name,) = page.session_state["wb.session_tokenizers"]
+    reached = page.session_state["wb.session_tokenizers"][name].tokenizer.vocab_size
+    assert reached < 1000 and name == f"mix-eng-hin-mya-{reached}"  # not "-1000": it stopped short
+    assert any(f"vocabulary {reached:,} (of the 1,000 asked for)" in s for s in texts(page.success))
+    selected = page.multiselect(key="cmp.tokenizers").value
+    assert set(chosen) <= set(selected) and f"new:{name}" in selected  # added beside the choice
+
+
+def test_a_full_comparison_keeps_the_users_choice_and_says_why_the_new_one_is_not_in(page):
+    full = ["default", "gpt2", "cl100k", "llama3", "qwen", "mistral"]
+    full = [k for k in full if k in ("default", "gpt2") or catalogue.is_installed(k)]
+    page.multiselect(key="cmp.tokenizers").set_value(full)
+    page.multiselect(key="cmp.samples").set_value(["eng"])
+    run(page)
+    page.multiselect(key="cmp.train.samples").set_value(["eng"])
+    page.number_input(key="cmp.train.vocab").set_value(300)
+    page.button(key="cmp.train.go").click()
+    run(page)
+    if len(full) == 6:
+        assert page.multiselect(key="cmp.tokenizers").value == full
+        assert any("is not in the comparison" in w and "Remove one above" in w for w in texts(page.warning))
 
 
 def test_train_shortcut_needs_samples_and_takes_a_name(page):

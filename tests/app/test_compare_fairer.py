@@ -87,7 +87,7 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     # the premium chart: a bar group per tokenizer, error bars from the intervals, the parity line
     spec = chart_titled(at, "Held-out premium against English")
     bars = [trace for trace in spec["data"] if trace["type"] == "bar"]
-    assert [bar["name"] for bar in bars] == [STANDARD, PARITY, "gpt2"]
+    assert [bar["name"] for bar in bars] == [STANDARD, PARITY, "GPT-2"]  # the picker's label
     burmese = want.fairness[PARITY].premiums["mya"]
     parity_bar = bars[1]
     index = parity_bar["x"].index("Burmese")
@@ -97,13 +97,23 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert any(shape.get("y0") == 1.0 for shape in spec["layout"].get("shapes", []))
     # one line per language and trained tokenizer against vocabulary size
     curves = chart_titled(at, "Premium against vocabulary size")["data"]
-    assert len(curves) == 2 * len(LANGUAGES) and max(curves[0]["x"]) == VOCAB
-    assert [c["name"] for c in curves if c.get("showlegend", True)] == ["English", "German", "Hindi", "Burmese"]
+    lines = [c for c in curves if c["x"] != [None]]  # the rest is the legend entry of the grey lines
+    assert len(lines) == 2 * len(LANGUAGES) and max(lines[0]["x"]) == VOCAB
+    # in colour: English (the reference) and the two languages standard BPE charges most; the rest grey
+    standard = want.fairness[STANDARD].premiums
+    dearest = sorted((code for code in LANGUAGES if code != "eng"), key=lambda code: -standard[code].premium)[:2]
+    coloured = {c["legendgroup"] for c in lines if c["legendgroup"] != "others"}
+    assert coloured == {"eng", *dearest}
+    grey = [c for c in lines if c["legendgroup"] == "others"]
+    assert len(grey) == 2 * (len(LANGUAGES) - 3) and {c["line"]["color"] for c in grey} == {"#ced4da"}
+    legend = [c["name"] for c in curves if c.get("showlegend", True)]
+    assert len(legend) == 4 and "other languages" in legend and "English" in legend
+    assert chart_titled(at, "Premium against vocabulary size")["layout"]["legend"]["orientation"] == "h"  # no scroll
     served = chart_titled(at, "by the language they served")["data"][0]
     languages = want.parity.training["parity"]["merge_language"]
     assert dict(zip(served["x"], served["y"], strict=True))["Burmese"] == languages.count(3)
     table = at.dataframe[-1].value
-    assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "gpt2"}
+    assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "GPT-2"}
     at.toggle(key="cmp.fair.trained_only").set_value(True)
     bars = chart_titled(run(at), "Held-out premium")["data"]
     assert [bar["name"] for bar in bars if bar["type"] == "bar"] == [STANDARD, PARITY]
@@ -166,8 +176,8 @@ def upload(at: AppTest, files: dict[str, str]) -> AppTest:
 def test_uploads_with_different_line_counts_say_which(page):
     at = upload(page, {"eng.txt": "One.\nTwo.\nThree.\n", "deu.txt": "Eins.\nZwei.\n"})
     errors = [shown_text(e.value) for e in at.error]
-    assert any("same number of lines" in e and "eng.txt: 3 lines" in e and "deu.txt: 2 lines" in e
-               for e in errors), errors
+    wanted = ("same number of lines", "eng.txt: 3 lines", "deu.txt: 2 lines")
+    assert any(all(w in e for w in wanted) for e in errors), errors
     assert at.button(key="cmp.fair.go").disabled
 
 

@@ -48,6 +48,7 @@ def train_on_natural_samples(app: AppTest, *, held_out: bool, others: list[str] 
     run(app)
     if others is not None:
         app.session_state["train.heldout.others"] = others
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     return run(app)
 
@@ -69,17 +70,19 @@ def test_train_held_out_trains_on_the_rest_and_measures_beside_the_references(ap
     expected = ["gpt2", "cl100k"] + [n for n in ("o200k", "llama3", "qwen3.5") if n in INSTALLED]
     assert app.multiselect(key="train.heldout.others").value == expected
     assert len(names) == 1 + len(expected)
-    assert names[1:3] == ["gpt2", "cl100k"]
+    assert names[1:3] == ["GPT-2", "cl100k (GPT-4)"]  # the built-ins' labels
 
     characters = sum(map(len, split.heldout))
-    for name, tokenizer in (("my-bpe", trained), ("gpt2", bpe_core.load("gpt2")), ("cl100k", bpe_core.load("cl100k"))):
+    for name, tokenizer in (("my-bpe", trained), ("GPT-2", bpe_core.load("gpt2")),
+                            ("cl100k (GPT-4)", bpe_core.load("cl100k"))):  # fmt: skip
         tokens = sum(len(tokenizer.encode_ordinary(t)) for t in split.heldout)
         row = frame[frame["tokenizer"] == name].iloc[0]
         assert row["tokens"] == tokens and row["characters"] == characters
         assert row["chars/token"] == pytest.approx(characters / tokens)
         assert row["tokens per 1,000 chars"] == pytest.approx(1000 * tokens / characters)
-    chart = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "held-out" in json.dumps(json.loads(c.proto.spec)["layout"].get("title", "")))
-    assert chart["data"][0]["x"][:3] == ["my-bpe", "gpt2", "cl100k"]
+    specs = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    chart = next(spec for spec in specs if "held-out" in json.dumps(spec["layout"].get("title", "")))
+    assert chart["data"][0]["x"][:3] == ["my-bpe", "GPT-2", "cl100k (GPT-4)"]
     assert "On the held-out text, my-bpe needs" in html_of(app)
     assert not any("in-sample" in i for i in texts(app.info))
 
@@ -155,12 +158,14 @@ def test_compare_marks_the_default_tokenizer_in_sample_on_the_builtin_samples(ap
     rows = comparison_table(app)
     assert set(rows["tokenizer"]) == {"sample-bpe †", "GPT-2"}
     mine = rows[rows["tokenizer"] == "sample-bpe †"]
-    assert list(mine["seen_in_training"]) == [1.0] * len(NATURAL)
-    assert rows[rows["tokenizer"] == "GPT-2"]["seen_in_training"].isna().all()  # its training text is unknown
+    # the full table as shown: a share as a percentage, a dash where it does not apply
+    assert list(mine["seen_in_training"]) == ["100%"] * len(NATURAL)
+    assert (rows[rows["tokenizer"] == "GPT-2"]["seen_in_training"] == "—").all()  # its training text is unknown
     assert "sample-bpe †" in chart_names(app, "Characters per token")
     assert "sample-bpe †" in chart_names(app, "Tokens needed relative to")
     assert "sample-bpe †" in chart_names(app, "token premium")  # the heatmap's columns
-    assert any("sample-bpe †: characters per token" in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
+    assert any("sample-bpe †: characters per token"
+               in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
                for c in app.get("plotly_chart"))  # the curve
     shown = html_of(app)
     assert "† sample-bpe was trained on all the samples shown: its numbers there are in-sample" in shown
@@ -173,7 +178,7 @@ def test_compare_on_the_held_out_sentences_leaves_the_default_unmarked(app):
     run(app)
     rows = comparison_table(app)
     assert set(rows["tokenizer"]) == {"sample-bpe", "GPT-2"}
-    assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == 0.0).all()
+    assert (rows[rows["tokenizer"] == "sample-bpe"]["seen_in_training"] == "0%").all()
     assert "was trained on" not in html_of(app)
     # the numbers are those of the held-out lines 91-120, each language one text
     from bpe_core.corpora.samples import parallel_text
@@ -195,8 +200,8 @@ def test_compare_marks_a_session_tokenizer_only_where_it_saw_the_text(app):
     app.multiselect(key="cmp.samples").set_value(["eng", "deu"])
     run(app)
     rows = comparison_table(app).set_index(["tokenizer", "sample"])
-    assert rows.loc[("mix-eng-300 †", "eng"), "seen_in_training"] == 1.0
-    assert rows.loc[("mix-eng-300 †", "deu"), "seen_in_training"] == 0.0
+    assert rows.loc[("mix-eng-300 †", "eng"), "seen_in_training"] == "100%"
+    assert rows.loc[("mix-eng-300 †", "deu"), "seen_in_training"] == "0%"
     assert "† mix-eng-300 was trained on English:" in html_of(app)
 
     app.multiselect(key="cmp.samples").set_value(["deu", "fra"])  # text it never saw: no mark
@@ -223,5 +228,6 @@ def test_the_star_follows_the_text_not_the_language(app):
     run(app)
     app.multiselect(key="cmp.heldout_languages").set_value(["eng", "deu"])
     run(app)
-    xs = [x for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"] for x in trace.get("x") or []]
+    traces = [trace for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"]]
+    xs = [x for trace in traces for x in trace.get("x") or []]
     assert "English" in xs and not any(str(x).startswith("★") for x in xs)

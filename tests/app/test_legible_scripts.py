@@ -7,7 +7,6 @@ the fonts named in the font stacks, one colour per tokenizer, and the controls a
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
 from bpe_core.bpe.tokens import parse_token_display, text_display, token_display  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
 from pages._ui import charts, render, tables, widgets  # noqa: E402
 from pages.merge_forest import token_by_text  # noqa: E402
 
@@ -156,8 +156,8 @@ def test_cut_view_pieces_and_words_use_the_convention():
     assert "␣␣" in cuts and "→" in cuts and "↵" in cuts
     assert "␣" in render.pieces_html([" x", "\n"]) and "↵" in render.pieces_html(["\n"])
     words = render.words_html([([b" ", b"\xe4"], 1)], highlight=None)
-    assert "␣" in words and "\\xe4" in words and "<wbr>" in words  # a long byte stream wraps
-    assert "display:inline-block" in render.WORDS_CSS
+    assert "␣" in words and "⟨CJK 1/3⟩" in words and "\\x" not in words  # a stray byte named, never \xNN
+    assert 'class="bpe-tokens bpe-words"' in words  # the token strip's boxes: inline blocks that wrap
     assert render.token_quote(b" the") == "‘␣the’" and render.symbol_text(b"\n") == "↵"
 
 
@@ -177,7 +177,7 @@ def test_font_stacks_name_cjk_emoji_and_script_fonts():
     for family in ["Noto Sans CJK SC", "Noto Color Emoji", "Noto Sans Devanagari", "Noto Sans Myanmar",
                    "Apple Color Emoji", "Segoe UI Emoji", "Microsoft YaHei", "PingFang SC"]:  # fmt: skip
         assert family in render.SCRIPT_FONTS and family in theme["font"] and family in theme["codeFont"]
-        assert family in render.TOKEN_CSS and family in render.WORDS_CSS
+        assert family in render.TOKEN_CSS and family in render.words_html([([b"a"], 1)], None)
     assert theme["font"].replace("'", '"').find(render.SCRIPT_FONTS) > 0  # the same list, in order
 
 
@@ -188,7 +188,8 @@ def test_one_colour_per_tokenizer_whatever_else_is_chosen():
     assert alone["new:mine"] == charts.tokenizer_colours(["lib:mine"])["lib:mine"]  # saving keeps it
     assert len(set(crowded.values())) == len(crowded)
     frame = pd.DataFrame([{"tokenizer": n, "label": "x", "v": 1.0} for n in ("GPT-2", "mine")])
-    figure = charts.grouped_bars(frame, "v", ["mine", "GPT-2"], ["x"], "t", "v", {"GPT-2": "#e03131", "mine": "#123456"})
+    colours = {"GPT-2": "#e03131", "mine": "#123456"}
+    figure = charts.grouped_bars(frame, "v", ["mine", "GPT-2"], ["x"], "t", "v", colours)
     assert [bar.marker.color for bar in figure.data] == ["#123456", "#e03131"]
 
 
@@ -240,7 +241,8 @@ def test_forest_finds_tokens_by_what_the_pages_show(app, gpt2):
     app.selectbox(key="forest.tokenizer").set_value("gpt2")
     run(app)
     box = app.text_input(key="forest.query:gpt2")
-    assert box.value == token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))  # shown as the pages show it
+    shown = token_display(gpt2.decode_single_token_bytes(int(app.metric[0].value)))
+    assert box.value == shown  # as the search boxes read it
     box.set_value("␣the")
     run(app)
     assert {m.label: m.value for m in app.metric}["id"] == "262"
@@ -255,6 +257,7 @@ def test_merge_ranks_count_from_zero_on_every_page(app):
     app.text_area(key="train.paste").set_value("low lower lowest newer wider " * 40)
     app.number_input(key="train.vocab_size").set_value(270)
     run(app)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     first = [table.value for table in app.dataframe if "rank" in table.value.columns][0]  # the first merges
@@ -278,11 +281,13 @@ def test_merge_ranks_count_from_zero_on_every_page(app):
     assert app.dataframe[-1].value["rank"].tolist() == [0]
 
 
-def test_home_note_column_has_room(app):
+def test_home_table_cuts_no_name_or_column(app):
+    """Home's tokenizers are a Markdown table (its cells wrap, so nothing is cut at any width; no data
+    frame, so Home's first load needs no pandas), one row a built-in: what it is, its number of ids,
+    licence and package."""
     go(app, HOME)
-    table = app.dataframe[0]
-    assert "note" in table.value.columns
-    widths = json.loads(table.proto.columns)
-    assert widths["note"]["width"] == 330 and widths["special tokens"]["width"] == 200
-    assert table.value.columns.tolist()[-2:] == ["note", "special tokens"]
-    assert all(len(text) < 120 for text in table.value["special tokens"])  # a few, then "and N more"
+    assert not app.dataframe and not app.table  # a scrolling grid cuts long cells at its column width
+    header = "| tokenizer | used by | ids | licence | package |"
+    (table,) = [m.value for m in app.markdown if m.value.startswith(header)]
+    labels = [line.split(" | ")[0].removeprefix("| ") for line in table.splitlines()[2:]]
+    assert [label.replace("\\", "") for label in labels] == [b.label for b in catalogue.BUILTINS.values()]

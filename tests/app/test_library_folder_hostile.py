@@ -95,7 +95,7 @@ def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, 
     assert ws.rename("deep", "still deep").name == "still deep"  # kept as it is, like any corrupt file
     assert (ws.folder / "still deep.json").read_text(encoding="utf-8") == text
     capsys.readouterr()
-    assert cli.main(["inspect", str(ws.folder / "still deep.json")]) == 2
+    assert cli.main(["inspect", "-t", str(ws.folder / "still deep.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "nested too deeply" in err and "Traceback" not in err
 

@@ -5,6 +5,7 @@ where a token occurs for a session tokenizer, and what is built from a token."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -93,7 +94,7 @@ def test_the_merges_table_filters_and_pages(app):
     assert app.number_input(key="forest.merges_page:gpt2").value == 1  # the filter shrank the table
     assert 0 < len(filtered) <= 500
     assert all("␣the" in a or "␣the" in b or "␣the" in c
-               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"]))  # fmt: skip
+               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"], strict=True))  # fmt: skip
     assert any("merges match" in c for c in texts(app.caption))
 
 
@@ -107,7 +108,29 @@ def test_never_produced_on_the_users_text(app):
     run(app)
     gpt2 = bpe_core.load("gpt2")
     used = {i for i in gpt2.encode(text) if gpt2.merge_rank_of(i) is not None}
-    assert int(metrics(app)["never produced"].replace(",", "")) == 50_000 - len(used)
+    # 55 characters cannot say which of 50,000 merged tokens go unused: no headline share, the size named
+    shown = metrics(app)
+    assert int(shown[f"merged tokens produced by {len(text)} characters"]) == len(used)
+    assert not any(label.startswith(("never produced", "share")) for label in shown), shown
+    assert any("too little text" in w and f"{len(text)} characters" in w for w in texts(app.warning))
+    table = frame_with(app, "built into")[0]
+    assert "training count" not in table.columns  # GPT-2 recorded no counts: no column of None
+    assert len(table) == 1_000 and not table.isna().any().any()
+
+
+def test_never_produced_is_a_share_of_enough_text(app):
+    go(app, "pages/train.py")
+    app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
+    run(app)
+    app.number_input(key="train.vocab_size").set_value(300)
+    app.button(key="train.go").click()
+    run(app)
+    go(app, FOREST)
+    shown = metrics(app)
+    size = f"{len(CORPUS.decode()):,} characters"
+    assert f"never produced in {size}" in shown and shown[f"share, in {size}"].endswith("%"), shown
+    table = frame_with(app, "built into")[0]
+    assert "training count" in table.columns and not table.isna().any().any()
 
 
 def test_a_deep_link_opens_the_token(workspace_dir):
@@ -145,6 +168,7 @@ def test_where_a_token_occurs_for_a_session_tokenizer(app):
     app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
     run(app)
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     go(app, FOREST)
@@ -172,7 +196,8 @@ def test_what_is_built_from_a_token(app):
     run(app)
     assert len(frame_with(app, "depth")[0]) == 1_000
     assert any("The first 1,000 tokens built from it" in c for c in texts(app.caption))
-    assert any(chart.proto.spec and "icicle" in chart.proto.spec for chart in app.get("plotly_chart"))
+    outline = [e.value for e in app.get("html") if "bpe-outline" in e.value]
+    assert outline and outline[0].count("<li") == 1_001  # the byte itself, then every token in the table
 
 
 def test_a_link_followed_again_from_another_page_reopens_its_token(workspace_dir):
@@ -191,27 +216,24 @@ def test_a_link_followed_again_from_another_page_reopens_its_token(workspace_dir
     assert metrics(at)["id"] == "262"
 
 
-def test_the_built_from_icicle_has_the_token_itself_as_its_top_bar():
-    # a token whose text is markup: the root's label and hover are escaped like every other box's
+def test_the_built_from_tree_has_the_token_itself_at_its_root():
+    # a token whose text is markup: the root's label and every line are escaped
     sys.path.insert(0, str(ROOT))
     from bpe_core.analysis.forest import MergeForest
     from pages._merge_forest import token
     from pages._merge_forest.index import Picked
-    from pages._ui.render import plot_text
 
     tokenizer = bpe_core.train(["<b> <b>& <b>&x " * 30], 270, min_frequency=1, pattern=None)
     forest = MergeForest.of(tokenizer)
     root = next(i for i in forest.made if forest.display[i] == "<b>")
     rows = forest.built_from(root)
-    shown = token.icicle_rows(Picked(None, tokenizer, forest), rows)
-    icicle = token.built_from_icicle(Picked(None, tokenizer, forest), root, shown).data[0]
-    assert (icicle.ids[0], icicle.parents[0], icicle.labels[0]) == (str(root), "", "&lt;b&gt;")
-    assert icicle.hovertext[0] == plot_text(f"‘<b>’ · id {root}")
-    assert list(icicle.parents).count("") == 1  # one top bar: everything else hangs under it
-    assert set(icicle.parents[1:]) <= set(icicle.ids) and len(icicle.ids) == len(shown) + 1
-    assert [p for (depth, _, _), p in zip(shown, icicle.parents[1:]) if depth == 1] == [str(root)] * sum(
-        1 for depth, _, _ in shown if depth == 1
-    )
+    outline = token.built_from_outline(Picked(None, tokenizer, forest), root, rows)
+    body = outline.split("</style>", 1)[1]
+    assert "<b>" not in body and body.count("<li") == len(rows) + 1  # the token itself, then every row
+    first = re.search(r'<span class="tk"[^>]*>(.*?)</span>', body).group(1)
+    assert first == "&lt;b&gt;"  # the root is the first line
+    parents = {parent for _, _, parent in rows}
+    assert body.count("<details") == len(parents)  # a branch for each token something is built on
 
 
 def test_never_produced_hashes_and_encodes_only_the_first_characters(monkeypatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import tempfile
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -47,19 +48,58 @@ def test_parquet_json_and_compressed_uploads_are_documents(app):
     ]  # fmt: skip
     app.file_uploader(key="train.uploads").set_value(files)
     run(app)
-    errors = texts(app.error)
-    assert any("a.parquet has no column 'text'" in e and "body" in e for e in errors)  # the field is named next
-    app.text_input(key="train.text_field").set_value("body")
-    run(app)
-    assert not app.error
+    assert not app.error  # the one field with text is found in each file
+    assert any("a.parquet: the text is in the field **body**" in c for c in texts(app.caption))
     assert metrics(app)["documents"] == f"{len(DOCS):,}"
     assert any("c.jsonl: 1 line(s) skipped" in w and "line 11" in w and "null" in w for w in texts(app.warning))
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     tokenizer = app.session_state["wb.session_tokenizers"]["my-bpe"].tokenizer
     assert tokenizer.merges == bpe_core.train(DOCS, 300).merges
     assert tokenizer.training["corpus"]["documents"] == len(DOCS)
+
+
+def test_each_file_has_its_own_text_field(app):
+    """A JSONL with ``content`` and a Parquet with ``text`` train together, each read from its own field."""
+    go(app, TRAIN)
+    files = [
+        ("shakes.jsonl", "\n".join(json.dumps({"id": i, "content": d}) for i, d in enumerate(DOCS[:25])).encode(),
+         "application/json"),
+        ("shakes.parquet", parquet_bytes({"id": list(range(15)), "text": DOCS[25:]}), "application/octet-stream"),
+    ]  # fmt: skip
+    app.file_uploader(key="train.uploads").set_value(files)
+    run(app)
+    assert not app.error and metrics(app)["documents"] == f"{len(DOCS):,}"
+    shown = texts(app.caption)
+    assert any("shakes.jsonl: the text is in the field **content**" in c for c in shown)
+    assert any("shakes.parquet: the text is in the field **text**" in c for c in shown)
+
+
+def test_a_file_with_several_text_fields_asks_which(app):
+    go(app, TRAIN)
+    data = parquet_bytes({"title": [d[:6] for d in DOCS[:5]], "text": DOCS[:5], "other": DOCS[5:10]})
+    app.file_uploader(key="train.uploads").set_value(("t.parquet", data, "application/octet-stream"))
+    run(app)
+    (box,) = [b for b in app.selectbox if b.key.startswith("train.field.")]
+    assert box.value == "text" and set(box.options) == {"title", "text", "other"}
+    assert metrics(app)["documents"] == "5" and app.text_area(key="train.preview_text").value.startswith(DOCS[0][:20])
+    box.set_value("other")
+    run(app)  # the file is read again from the field chosen
+    assert app.text_area(key="train.preview_text").value.startswith(DOCS[5][:20])
+
+
+def test_a_file_without_text_says_so_in_plain_words(app):
+    go(app, TRAIN)
+    app.file_uploader(key="train.uploads").set_value(
+        ("numbers.parquet", parquet_bytes({"id": [1, 2, 3]}), "application/octet-stream")
+    )
+    run(app)
+    (error,) = [e.replace("\\", "") for e in texts(app.error)]  # as shown: Markdown escapes removed
+    assert "numbers.parquet holds no text: none of its columns (id) holds strings" in error
+    assert "bpe-upload" not in error and "/tmp" not in error
+    assert "text_field" not in error and "--text-field" not in error
 
 
 def test_the_bad_row_report_is_escaped(app):
@@ -70,18 +110,6 @@ def test_the_bad_row_report_is_escaped(app):
     run(app)
     warning = next(w for w in app.warning if "skipped" in str(w.value))
     assert "](https://" not in str(warning.value) and "<b>" not in str(warning.value)
-
-
-def test_a_text_field_change_reads_earlier_uploads_again(app):
-    go(app, TRAIN)
-    data = parquet_bytes({"text": DOCS[:5], "other": DOCS[5:10]})
-    app.file_uploader(key="train.uploads").set_value(("t.parquet", data, "application/octet-stream"))
-    run(app)
-    first = app.text_area(key="train.preview_text").value
-    assert metrics(app)["documents"] == "5" and first.startswith(DOCS[0][:20])
-    app.text_input(key="train.text_field").set_value("other")
-    run(app)
-    assert app.text_area(key="train.preview_text").value.startswith(DOCS[5][:20])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -97,7 +125,7 @@ def test_training_through_files_equals_train(pattern, monkeypatch):
     documents = ["", "\ufeffstarts with a mark " * 4, "lone \ud800 surrogate", "x" * 60, "short", "line\r\nbreaks " * 9,
                  "\ufeff", "tail " * 30] * 2  # fmt: skip
     calls = []
-    with corpus_files.tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
         assert any(p.endswith(".txt") for p in paths) and any(p.endswith(".jsonl") for p in paths)
         through = bpe_core.train_files(paths, 300, pattern=pattern, tie_break="first",
@@ -113,7 +141,7 @@ def test_written_documents_read_back_unchanged(documents):
     from bpe_core.corpora.documents import DocumentReader
     from pages._ui import corpus_files
 
-    with corpus_files.tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
         read = ["".join(d) for d in DocumentReader(paths).documents()] if paths else []
     assert read == documents

@@ -26,13 +26,15 @@ def test_train_page_offers_every_tie_rule_and_trains_with_the_one_picked(app):
     run(app)
     app.radio(key="train.tie_break").set_value("rustbpe")
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     trained = app.session_state["wb.session_tokenizers"]["my-bpe"].tokenizer
     assert trained.training["settings"]["tie_break"] == "rustbpe"
     settings = trained.training["settings"]
     expected = bpe_core.train(
-        [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"], tie_break="rustbpe"
+        [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"],
+        tie_break="rustbpe",
     )
     assert trained.merges == expected.merges
     assert trained.merges != bpe_core.train(

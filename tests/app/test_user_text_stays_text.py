@@ -257,8 +257,9 @@ def test_merge_forest_shows_token_texts_as_text(hostile):
     assert any(line.startswith("‘") and "](https://e.x/i.png)␣**b**␣<b>z</b>" in line for line in shown)
     assert shows(shown, "Made by merge", "**b**")
     assert shows(shown, "own training text", f"{HOSTILE}.txt")
-    strings = figure_strings(at)
-    assert any("&lt;b&gt;z" in s for s in strings), "the sunburst's labels hold the token text, escaped"
+    outline = [body for body in drawn_html(at) if "bpe-outline" in body]
+    assert outline and all("<b>z" not in body for body in outline)
+    assert any("&lt;b&gt;z" in body for body in outline), "the trees' lines hold the token text, escaped"
     at.text_input(key=f"forest.query:new:{HOSTILE}").set_value(HOSTILE + " [more](https://e.x/)")
     run(at)
     shown = assert_no_live_markup(at)
@@ -322,7 +323,7 @@ def test_library_and_home_show_names_as_text(hostile):
     at, folder = hostile
     go(at, HOME)
     shown = assert_no_live_markup(at)
-    assert shows(shown, "could not be read", HOSTILE_FILE)
+    assert shows(shown, "Yours:", HOSTILE_FILE)  # by name: Home loads no tokenizer
     go(at, LIBRARY)
     junk = (f"{HOSTILE}.json", b"{not json", "application/json")
     tokenizer = bpe_core.train(CORPUS.decode(), 270, pattern=None, name=HOSTILE)

@@ -102,6 +102,7 @@ def test_a_tokenizer_trained_in_the_session_is_set_against_gpt2(app):
     app.file_uploader(key="train.uploads").set_value(("corpus.txt", CORPUS, "text/plain"))
     run(app)
     app.number_input(key="train.vocab_size").set_value(300)
+    app.text_input(key="train.name").set_value("my-bpe")
     app.button(key="train.go").click()
     run(app)
     go(app)

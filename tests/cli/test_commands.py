@@ -26,7 +26,9 @@ def test_train_inspect_encode_decode_export(tmp_path, corpus, capsys):
     tok = bpe_core.load(out)
     assert tok.special_tokens == {"<|eot|>": 256}
 
-    assert main(["inspect", str(out), "--merges", "3"]) == 0
+    assert tok.name == f"corpus-{tok.vocab_size}"  # no --name: its corpus and the vocabulary it reached
+
+    assert main(["inspect", "-t", str(out), "--merges", "3"]) == 0
     printed = capsys.readouterr().out
     assert "first 3 merges" in printed and "tie_break=lexicographic" in printed
 
@@ -38,8 +40,30 @@ def test_train_inspect_encode_decode_export(tmp_path, corpus, capsys):
     assert capsys.readouterr().out == "the cat<|eot|>\n"
 
     hf = tmp_path / "tokenizer.json"
-    assert main(["export", str(out), "--format", "huggingface", "-o", str(hf)]) == 0
+    assert main(["export", "-t", str(out), "--format", "huggingface", "-o", str(hf)]) == 0
     assert json.loads(hf.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+
+
+@pytest.mark.parametrize("command", [["inspect", "--merges", "1"], ["export", "--format", "bpe_core"]])
+def test_every_subcommand_takes_the_tokenizer_as_t_and_still_the_positional_form(tmp_path, capsys, command):
+    extra = ["-o", str(tmp_path / "out.json")] if command[0] == "export" else []
+    assert main([*command, "-t", "gpt2", *extra]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert main([command[0], "gpt2", *command[1:], *extra]) == 0  # the older form keeps working...
+    assert f"note: give the tokenizer with -t ({command[0]} -t gpt2)" in capsys.readouterr().err  # ...with a note
+    assert main([*command, *extra]) == 2
+    assert "name the tokenizer with -t" in capsys.readouterr().err
+    assert main([command[0], "gpt2", *command[1:], "-t", "cl100k", *extra]) == 2
+    assert "two tokenizers named" in capsys.readouterr().err
+
+
+def test_a_trained_tokenizer_is_named_after_its_corpus_and_vocabulary(tmp_path, corpus, capsys):
+    out = tmp_path / "named.json"
+    assert main(["train", str(corpus), str(corpus), "--vocab-size", "290", "-o", str(out)]) == 0
+    tokenizer = bpe_core.load(out)
+    assert tokenizer.name == f"corpus-and-1-more-{tokenizer.vocab_size}" and tokenizer.name != "trained"
+    assert main(["train", str(corpus), "--vocab-size", "290", "--name", "mine", "-o", str(out)]) == 0
+    assert bpe_core.load(out).name == "mine"
 
 
 def test_encode_tokens_format_and_vocab_dump(capsys):
@@ -111,7 +135,8 @@ def test_compare_files_with_reference_and_csv(tmp_path, capsys):
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     by_sample = {r["sample"]: r for r in rows}
     gpt2 = bpe_core.load("gpt2")
-    expected = len(gpt2.encode(russian.read_text(encoding="utf-8"))) / len(gpt2.encode(english.read_text(encoding="utf-8")))
+    tokens = {path: len(gpt2.encode(path.read_text(encoding="utf-8"))) for path in (russian, english)}
+    expected = tokens[russian] / tokens[english]
     assert float(by_sample["ru.txt"]["premium"]) == pytest.approx(expected)
     assert float(by_sample["en.txt"]["premium"]) == 1.0
     assert main(["compare", str(russian)]) == 0

@@ -49,7 +49,7 @@ def _cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
     lambda p: ["encode", "-t", str(p), "--text", "hi"],
     lambda p: ["encode", str(p)],
     lambda p: ["compare", str(p)],
-    lambda p: ["inspect", str(p)],
+    lambda p: ["inspect", "-t", str(p)],
 ])  # fmt: skip
 def test_fifos_are_refused_at_once(tmp_path, argv):
     path = fifo(tmp_path)
@@ -170,6 +170,6 @@ def test_gpt2_export_into_a_folder_holding_a_device_node_writes_nothing(tmp_path
 @pytest.mark.parametrize("fmt", ["gpt2", "huggingface", "tiktoken", "bpe_core"])
 def test_exports_on_a_full_disk_leave_nothing(tmp_path, capsys, fmt):
     with small_disk(tmp_path / "disk") as disk:
-        assert main(["export", "gpt2", "--format", fmt, "-o", str(disk / "out")]) == 2
+        assert main(["export", "-t", "gpt2", "--format", fmt, "-o", str(disk / "out")]) == 2
         assert "No space left on device" in _one_line_error(capsys)
         assert _listing(disk) == []

@@ -1,0 +1,149 @@
+"""A built-in tokenizer's model tables kept on disk between runs: a later load rebuilds the model from
+columns of ids (``tokenizer_from_tables``) instead of parsing its files, recovering the structure of
+its ranks and proving its merges again.
+
+Why the tables are not proved again: a table file is used only for the files whose SHA-256 names it,
+and the caller has checked those files against the hashes the catalogue pins. The table file holds
+that SHA-256 too, and the SHA-256 of its own content, so a damaged, truncated, renamed or older-format
+copy is refused and written again. What the tables say was proved when they were written, from a
+tokenizer built with every check (``Tokenizer.from_ranks``, or the constructor for GPT-2). Files a
+user gives (``bpe_core.load(path)``) never come here: they are checked in full on every load.
+
+This module does not know which tokenizers are built in (``catalogue``) nor how files become a
+tokenizer (the caller's ``build``); a cache that cannot be read or written only costs the checked
+build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from array import array
+from collections.abc import Callable, Mapping
+from itertools import accumulate
+from pathlib import Path
+
+from bpe_core import safe_io
+from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
+from bpe_core.bpe.ranks import STRUCTURE_FORMAT
+from bpe_core.bpe.vocabulary import resolve_special_tokens
+from bpe_core.errors import BpeError
+from bpe_core.pretokenization.stages import Pipeline
+from bpe_core.tokenizer import Tokenizer
+
+#: Changes whenever the tables' layout or meaning does; the structure's format is part of it (a change
+#: in how ranks are sorted into merges makes older tables wrong).
+TABLES_FORMAT = b"bpe_core model tables 1\n" + STRUCTURE_FORMAT
+_DIGEST = 32  # bytes of a SHA-256
+_RULES = ("bpe", "tiktoken")
+#: rule, tokens, bytes of all tokens, merges, late merges, whole-word tokens, self-encoding ids, whole pieces
+_COUNTS = 8
+
+
+def tables_to_bytes(tables: ModelTables, source_sha256: bytes) -> bytes:
+    """``tables`` of the files whose SHA-256 is ``source_sha256`` as bytes: the format, the SHA-256 of
+    what follows, then the source's SHA-256, counts, id columns and the tokens' bytes."""
+    tokens = list(tables.token_to_id)
+    blob = b"".join(tokens)
+    columns = [array("q", tables.token_to_id.values()), array("q", map(len, tokens)), *tables.merges,
+               *tables.late_merges, tables.whole_tokens, tables.self_encoding, tables.whole_pieces]  # fmt: skip
+    numbers = array("q", [_RULES.index(tables.rule), len(tokens), len(blob), len(tables.merges[0]),
+                          len(tables.late_merges[0]), len(tables.whole_tokens), len(tables.self_encoding),
+                          len(tables.whole_pieces)])  # fmt: skip
+    for column in columns:
+        numbers.extend(column)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    payload = source_sha256 + numbers.tobytes() + blob
+    return TABLES_FORMAT + hashlib.sha256(payload).digest() + payload
+
+
+def _numbers(data: bytes) -> array:
+    numbers = array("q")
+    numbers.frombytes(data)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return numbers
+
+
+def tables_from_bytes(data: bytes, source_sha256: bytes) -> ModelTables:
+    """The ``ModelTables`` that ``tables_to_bytes`` wrote for the files whose SHA-256 is
+    ``source_sha256``. ``BpeError`` when ``data`` is another format, damaged or written for other files."""
+    head = len(TABLES_FORMAT)
+    payload = data[head + _DIGEST :]
+    if not data.startswith(TABLES_FORMAT) or hashlib.sha256(payload).digest() != data[head : head + _DIGEST]:
+        raise BpeError("not model tables of this bpe_core version, or a damaged copy")
+    if payload[:_DIGEST] != source_sha256:
+        raise BpeError("model tables of other files")
+    rule, n_tokens, n_bytes, n_merges, n_late, n_whole, n_self, n_pieces = _numbers(
+        payload[_DIGEST : _DIGEST + 8 * _COUNTS]
+    )
+    sizes = [n_tokens, n_tokens, n_merges, n_merges, n_merges, n_late, n_late, n_late, n_whole, n_self, n_pieces]
+    start = _DIGEST + 8 * _COUNTS
+    numbers = _numbers(payload[start : start + 8 * sum(sizes)])
+    ends = list(accumulate(sizes))
+    ids, lengths, *columns = (numbers[end - size : end] for size, end in zip(sizes, ends, strict=True))
+    blob = payload[start + 8 * sum(sizes) :]
+    offsets = list(accumulate(lengths, initial=0))
+    if len(blob) != n_bytes or offsets[-1] != n_bytes:
+        raise BpeError("model tables of the wrong size")
+    tokens = map(blob.__getitem__, map(slice, offsets, offsets[1:]))
+    return ModelTables(
+        rule=_RULES[rule],
+        token_to_id=dict(zip(tokens, ids, strict=True)),
+        merges=(columns[0], columns[1], columns[2]),
+        late_merges=(columns[3], columns[4], columns[5]),
+        whole_tokens=columns[6],
+        self_encoding=columns[7],
+        whole_pieces=columns[8],
+    )
+
+
+def tokenizer_from_tables(
+    tables: ModelTables, *, special_tokens: Mapping[str, int], pattern: str | Pipeline | None, name: str
+) -> Tokenizer:
+    """A tokenizer rebuilt from the ``ModelTables`` of one that passed every check, checking none of
+    the tables again (this module's docstring says why that is enough, and only here: the tables of
+    pinned, hash-checked files). The special tokens are checked as always. ``BpeError`` when a special
+    token takes the id of a token (the caller then builds the tokenizer the checked way)."""
+    with gc_paused():
+        vocab = dict(zip(tables.token_to_id.values(), tables.token_to_id.keys(), strict=True))
+        specials = resolve_special_tokens(special_tokens, vocab)
+        if len(vocab) != len(tables.token_to_id) + len(specials):
+            raise BpeError("a special token has the id of an ordinary token: the tables do not describe it")
+        tokenizer = Tokenizer.__new__(Tokenizer)
+        tokenizer._assemble(BpeModel.from_tables(vocab, tables), specials, pattern, name, None, None)
+    return tokenizer
+
+
+def cached_tokenizer(
+    folder: Path | None,
+    data: bytes,
+    build: Callable[[], Tokenizer],
+    *,
+    special_tokens: Callable[[int], Mapping[str, int]],
+    pattern: str | Pipeline | None,
+    name: str,
+) -> Tokenizer:
+    """The tokenizer of the pinned, hash-checked files ``data`` (their bytes, one after the other):
+    from its tables in ``folder`` when they are there and sound, else ``build()`` (every check), whose
+    tables are then written for next time. ``special_tokens`` gives the special tokens for the number
+    of ordinary tokens."""
+    digest = hashlib.sha256(data).digest()
+    path = folder / f"{digest.hex()}.tables" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            tables = tables_from_bytes(path.read_bytes(), digest)
+            specials = special_tokens(len(tables.token_to_id))
+            return tokenizer_from_tables(tables, special_tokens=specials, pattern=pattern, name=name)
+        except (OSError, ValueError, IndexError):
+            pass  # built the checked way and written again below
+    tokenizer = build()
+    if path is not None:
+        try:
+            tables = tokenizer._model_tables()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            safe_io.write_atomic(path, tables_to_bytes(tables, digest))
+        except (OSError, ValueError):
+            pass  # a read-only or full disk: the next load builds it the checked way again
+    return tokenizer
