@@ -5,14 +5,13 @@ token renderer, superwords underlined (with a legend). Superwords are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 import streamlit as st
 
-from bpe_core import Tokenizer
-from bpe_core.analysis.picky_removals import merge_steps, picky_removals
+from bpe_core.analysis.picky_removals import picky_removals
 from bpe_core.analysis.variants import VariantComparison, superword_ids
-from pages._ui import state, tables
+from pages._ui import state, tables, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, superword_legend_html
 from pages._ui.widgets import show_table
@@ -58,14 +57,6 @@ def removals_section(run: LabRun) -> None:
         gone = sum(not removal.restored for removal in removals)
         st.markdown(f"**{md(label)}**: {len(removals):,} removals; {gone:,} of them left the vocabulary for good.")
         show_table(tables.removals_frame(removals), height=min(38 + 35 * len(removals), 320))
-
-
-def _rank_function(tokenizer: Tokenizer) -> Callable[[int], int | None]:
-    """Merge rank for the hover titles; a Picky tokenizer's merge step (it has no ranked merges)."""
-    if tokenizer.rule != "picky":
-        return tokenizer.merge_rank_of
-    steps, vocab = merge_steps(tokenizer), tokenizer.vocab
-    return lambda token_id: steps.get(vocab[token_id])
 
 
 def excerpt(text: str, limit: int = EXAMPLE_CHARS) -> str:
@@ -114,7 +105,7 @@ def strips_section(run: LabRun, comparison: VariantComparison) -> None:
         marked = superword_ids(tokenizer)
         count = sum(info.id in marked for info in infos)
         st.markdown(f"**{md(label)}**: {len(infos):,} tokens" + (f", {count:,} of them superwords" if marked else ""))
-        st.html(render_tokens_html(text, infos, rank_of=_rank_function(tokenizer), superwords=marked.keys()))
+        st.html(render_tokens_html(text, infos, rank_of=tokenizers.rank_function(tokenizer), superwords=marked.keys()))
     if len(text) < len(samples[chosen].text):
         st.caption(f"The first {len(text):,} of the text's {len(samples[chosen].text):,} characters.")
 
