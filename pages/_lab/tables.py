@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bpe_core.analysis.variants import VariantComparison
+from bpe_core.bpe.tokens import parse_token_display
+from pages._ui.glyphs import token_label
 
 #: comparison field -> column title; the fields in percent are PERCENT.
 MEASURES = {
@@ -68,7 +70,8 @@ def rows_frame(comparison: VariantComparison) -> pd.DataFrame:
 
 
 def superwords_frame(found: Sequence[tuple[str, int]]) -> pd.DataFrame:
-    """A SuperBPE variant's most frequent superwords (as ``compare_variants`` gives them) and their
-    counts on the held-out text."""
-    return pd.DataFrame([{"superword": text, "held-out count": count} for text, count in found],
-                        columns=["superword", "held-out count"])  # fmt: skip
+    """A SuperBPE variant's most frequent superwords (as ``compare_variants`` gives them: in
+    ``token_display``'s convention) and their counts on the held-out text, each written as the app
+    writes tokens (``glyphs.token_label``: characters, never ``\\xNN``)."""
+    rows = [{"superword": token_label(parse_token_display(text)), "held-out count": count} for text, count in found]
+    return pd.DataFrame(rows, columns=["superword", "held-out count"])

@@ -25,6 +25,7 @@ from pages._lab.examples import excerpt, in_latin_letters, most_superwords
 from pages._lab.keeping import default_name
 from pages._lab.tables import per_text_frame, rows_frame, summary_frame, superwords_frame
 from pages._lab.training import LabProgress, done_line, overall_fraction
+from pages._ui.glyphs import token_label
 from pages._ui.tables import removals_frame
 
 # --------------------------------------------------------------------------------------------------
@@ -163,6 +164,8 @@ def test_the_tables_show_the_comparison():
     assert per_text_frame(comparison, "tokens")["pairs"].tolist() == [5, 3]
     assert len(rows_frame(comparison)) == 4
     assert superwords_frame([("of␣the", 3)]).to_dict("records") == [{"superword": "of␣the", "held-out count": 3}]
+    assert superwords_frame([("\\xe0\\xa4␣a", 1)])["superword"].tolist() == [token_label(b"\xe0\xa4 a")]
+    assert "\\x" not in superwords_frame([("\\xe0\\xa4␣a", 1)])["superword"][0]
 
 
 def test_the_removals_table_says_when_what_and_why():
