@@ -24,6 +24,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.analysis.picky_removals import merge_steps
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from pages._ui.library_folder import LibraryFolder, describe_age, sanitize_name
@@ -276,6 +277,16 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
         choices[choice.key] = choice
     choices[DEFAULT_KEY] = example_choice()
     return choices
+
+
+def rank_function(tokenizer: Tokenizer) -> Callable[[int], int | None]:
+    """A token id -> the rank of the merge that made it (None for bytes and special tokens), for the
+    token panels' hover text. A Picky BPE tokenizer has no ranked merges: its tokens get the merge step
+    (from 0) that last made them (``bpe_core.analysis.picky_removals.merge_steps``)."""
+    if getattr(tokenizer, "rule", "bpe") != "picky":
+        return tokenizer.merge_rank_of
+    steps, vocab = merge_steps(tokenizer), tokenizer.vocab
+    return lambda token_id: steps.get(vocab[token_id])
 
 
 def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:

@@ -21,6 +21,7 @@ from bpe_core.analysis.variants import (
     builtin_heldout,
     compare_variants,
     parse_variants,
+    superword_ids,
     train_variants,
 )
 from bpe_core.errors import BpeError
@@ -120,3 +121,21 @@ def test_bad_input():
         compare_variants({}, SAMPLES)
     with pytest.raises(BpeError):
         train_variants({}, 300, parse_variants("bpe,picky"))
+
+
+def test_the_renyi_order_is_a_choice():
+    counts = Counter(CharTokenizer(1).encode_ordinary("abab abab"))
+    for alpha in (1, 2.5, 4):
+        result = compare_variants({"BPE": CharTokenizer(1)}, SAMPLES, alpha=alpha)
+        assert result.rows[0]["renyi_efficiency"] == intrinsic.renyi_efficiency(counts, 1000, alpha=alpha)
+        assert result.alpha == alpha and f"($\\alpha$={alpha:g})" in result.to_latex()
+    with pytest.raises(BpeError):
+        compare_variants({"BPE": CharTokenizer(1)}, SAMPLES, alpha=-1)
+
+
+def test_superwords_are_the_superbpe_tokens_across_a_space(trained):
+    _, tokenizers = trained
+    found = superword_ids(tokenizers["SuperBPE t=0.7"])
+    assert found and all(b" " in token.strip(b" ") for token in found.values())
+    assert all(tokenizers["SuperBPE t=0.7"].decode_single_token_bytes(i) == token for i, token in found.items())
+    assert superword_ids(tokenizers["BPE"]) == {} and superword_ids(CharTokenizer(1)) == {}
