@@ -4,6 +4,7 @@ page shows it. Draws nothing but the picker and the messages about it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -32,7 +33,7 @@ class Picked:
     forest: MergeForest
 
     @property
-    def vocab(self) -> dict[int, bytes]:
+    def vocab(self) -> Mapping[int, bytes]:
         return self.forest.vocab
 
     def shown(self, token_id: int) -> str:

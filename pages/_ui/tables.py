@@ -18,18 +18,18 @@ MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 
 
 def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
-                 vocab: dict | None = None) -> pd.DataFrame:
+                 vocab: Mapping[int, bytes] | None = None) -> pd.DataFrame:
     """Rows for the given merge ranks: rank, left, right, new token, id, count. ``records`` and
     ``vocab`` are the tokenizer's when the caller keeps them (building them is slow at 200k tokens:
     bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     records = tokenizer.merge_records if records is None else records
-    vocab = tokenizer.vocab if vocab is None else vocab
+    tokens: Mapping[int, bytes] = tokenizer.vocab if vocab is None else vocab
     rows = []
     for rank in ranks:
         if 0 <= rank < len(records):
             r = records[rank]
-            left, right = labels_in([vocab[r.left], vocab[r.right]])  # parts of one character named as such
-            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(vocab[r.id]),
+            left, right = labels_in([tokens[r.left], tokens[r.right]])  # parts of one character named as such
+            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(tokens[r.id]),
                          "id": r.id, "count": r.count})  # fmt: skip
     frame = pd.DataFrame(rows, columns=MERGE_COLUMNS)
     return frame if frame["count"].notna().any() else frame.drop(columns="count")
