@@ -331,7 +331,10 @@ def test_workers_without_bpe_core_are_named(tmp_path, corpus):
 
 def test_a_scheduler_without_workers_says_to_start_some(corpus):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, silence_logs=50) as empty:
+    with distributed.LocalCluster(
+        n_workers=0, processes=False, dashboard_address=None, silence_logs=50,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server on a free port: no warning
+    ) as empty:
         with pytest.raises(ValueError, match=r"has no worker after 1 s: start some with `dask worker"):
             bd.count_on_dask(corpus, scheduler=empty.scheduler_address, timeout=1)
 
