@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from bpe_core.bpe import token_ids
 from bpe_core.bpe.fast import PieceEncoder
@@ -36,8 +36,11 @@ from bpe_core.errors import BpeError
 from bpe_core.formats import bpe_json
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import special_token_regex
-from bpe_core.pretokenization.stages import Pipeline, build_pretokenizer
+from bpe_core.pretokenization.stages import Pipeline, StagedPreTokenizer, build_pretokenizer
 from bpe_core.safe_io import write_atomic
+
+if TYPE_CHECKING:
+    import tiktoken
 
 #: Why tiktoken's engine (and its file) cannot encode a Picky BPE tokenizer.
 _PICKY_ENGINE = (
@@ -130,7 +133,7 @@ class Tokenizer(Codec, TiktokenSurface):
         ranks: Mapping[bytes, int] | Iterable[tuple[bytes, int]],
         *,
         special_tokens: Mapping[str, int] | Sequence[str] = (),
-        pattern: str | None = "gpt2",
+        pattern: str | Pipeline | None = "gpt2",
         name: str = "tokenizer",
         structure: RankStructure | None = None,
     ) -> Tokenizer:
@@ -223,8 +226,8 @@ class Tokenizer(Codec, TiktokenSurface):
         return set(self._special_tokens)
 
     @property
-    def pattern(self) -> str | None:
-        """The pre-tokenization regex source (None: no pre-splitting)."""
+    def pattern(self) -> str | Pipeline | None:
+        """The pre-tokenization regex source (None: no pre-splitting), or the ``Pipeline`` it was built with."""
         return self._pretokenizer.source
 
     @property
@@ -233,7 +236,7 @@ class Tokenizer(Codec, TiktokenSurface):
         return preset_name(self._pretokenizer.source)
 
     @property
-    def pretokenizer(self) -> PreTokenizer:
+    def pretokenizer(self) -> PreTokenizer | StagedPreTokenizer:
         return self._pretokenizer
 
     @property
@@ -397,7 +400,7 @@ class Tokenizer(Codec, TiktokenSurface):
         except (ValueError, TypeError) as exc:
             raise BpeError(f"{source} is not a valid bpe_core tokenizer: {exc}") from None
 
-    def save(self, path, *, overwrite: bool = True) -> None:
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
         """Write bpe_core's JSON file, atomically. With ``overwrite=False`` an existing file is left
         alone and ``FileExistsError`` raised (exclusive even against another writer at that moment)."""
         if not isinstance(overwrite, bool):
@@ -422,7 +425,7 @@ class Tokenizer(Codec, TiktokenSurface):
             ranks, special_tokens=dict(specials), pattern=preset_name(pattern) or pattern, name=name or encoding.name
         )
 
-    def to_tiktoken(self, *, name: str | None = None):
+    def to_tiktoken(self, *, name: str | None = None) -> tiktoken.Encoding:
         """A ``tiktoken.Encoding`` with the same ids on every input (fast bulk encoding); ValueError
         when tiktoken cannot express this tokenizer (see ``tiktoken_engine``)."""
         if self._model.rule == "picky":

@@ -10,7 +10,7 @@ fonts-noto-cjk fonts-noto-color-emoji``) or those scripts are boxes.
 
     .venv/bin/python docs/screenshots.py            # all pages
     .venv/bin/python docs/screenshots.py tokenize   # only some (home, train, tokenize, merge-forest,
-                                                    # step-through, library, compare, vocab-diff)
+                                                    # step-through, library, compare, vocab-diff, lab)
 
 Never downloads a browser: it uses /usr/bin/chromium (``apt-get install chromium``).
 """
@@ -209,9 +209,19 @@ def vocab_diff(page, url: str) -> None:
     shot(page, "vocab-diff")
 
 
+def lab(page, url: str) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, f"{url}/lab", "Lab: BPE variants")
+    page.get_by_role("button", name="Train 4 variants").click()
+    expect(page.get_by_role("heading", name="One held-out text, cut by each variant")).to_be_visible()
+    settle(page)
+    shot(page, "lab", at=page.get_by_role("heading", name="One held-out text, cut by each variant"))
+
+
 PAGES: dict[str, Callable] = {
     "home": home, "train": train, "tokenize": tokenize, "merge-forest": merge_forest,
-    "step-through": step_through, "library": library, "compare": compare, "vocab-diff": vocab_diff,
+    "step-through": step_through, "library": library, "compare": compare, "vocab-diff": vocab_diff, "lab": lab,
 }  # fmt: skip
 
 

@@ -263,7 +263,7 @@ def heatmap_section(
     st.subheader("Heatmap", divider="gray")
     available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
     state.ensure_option(K_HEAT_METRIC, available, "premium" if "premium" in available else "chars_per_token")
-    metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.get, key=K_HEAT_METRIC)
+    metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.__getitem__, key=K_HEAT_METRIC)
     grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
     figure = shared_figure(view, f"heat:{metric}",
                            lambda: charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER))  # fmt: skip

@@ -27,6 +27,8 @@ new token. This workbench lets you watch and measure that:
   token premium over parallel translations of one passage, for today's models and your own tokenizers.
 * **Vocabulary diff** of two tokenizers: the tokens only one has, how much their first *k* tokens share
   as *k* grows, and where their merge orders agree.
+* **Lab**: train BPE, SuperBPE, Picky BPE and parity-aware BPE on one corpus in one go and compare them
+  on held-out text, with SuperBPE's superwords and Picky BPE's removed tokens as examples.
 """
 #: (page file, link label, icon, caption) of the "Where to start" links.
 STARTS = [

@@ -35,6 +35,8 @@ def library_row(entry: LibraryEntry, choice: tokenizers.TokenizerChoice | None) 
 def rename_selected() -> None:
     """Button callback (runs before the widgets are drawn, so it may change their values)."""
     old = st.session_state.get(SELECTED)
+    if not isinstance(old, str):
+        return  # nothing selected (no tokenizer was left to select)
     try:
         entry = tokenizers.library().rename(old, st.session_state.get(NEW_NAME, ""))
     except ValueError as exc:
@@ -47,6 +49,8 @@ def rename_selected() -> None:
 
 def delete_selected() -> None:
     name = st.session_state.get(SELECTED)
+    if not isinstance(name, str):
+        return  # nothing selected (no tokenizer was left to select)
     try:
         tokenizers.library().delete(name)
     except ValueError as exc:

@@ -1,7 +1,8 @@
 """Merge forest: how a token was built and what it builds, where it occurs, vocabulary search, all
 merges, segmentation with the first k merges, an overview of the whole forest, and tokens that
 encoding never produces. Each tab is a module of ``pages/_merge_forest/``; the index behind them is
-``bpe_core.analysis.forest`` (built once per tokenizer). ``?tokenizer=<key>&token=<id>`` opens a token."""
+``bpe_core.analysis.forest`` (built once per tokenizer). ``?tokenizer=<key>&token=<id>`` opens a token.
+A Picky BPE tokenizer has no forest: ``pages/_merge_forest/picky.py`` shows its tokens and removals."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pages._merge_forest.index import KEPT, Picked, pick_tokenizer, token_by_tex
 from pages._merge_forest.link import link_token, read_link
 from pages._merge_forest.merges import merges_tab
 from pages._merge_forest.overview import overview_tab
+from pages._merge_forest.picky import Picky, picky_view
 from pages._merge_forest.search import search_tab
 from pages._merge_forest.token import token_tab
 from pages._merge_forest.unused import unused_tab
@@ -43,6 +45,9 @@ def main() -> None:
     if picked is None:
         return
     link_token(link, picked.choice.key, picked.vocab)
+    if isinstance(picked, Picky):  # a Picky BPE tokenizer: its removals instead of a forest
+        picky_view(picked)
+        return
     tabs = st.tabs(TABS)
     for tab, draw in zip(tabs, [find_tab, search_tab, merges_tab, first_k_tab, overview_tab, unused_tab], strict=True):
         with tab:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
@@ -10,7 +11,7 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.bpe.textbook import TextbookResult, train_textbook
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.training.trace import trace_training
+from bpe_core.training.trace import TraceResult, trace_training
 from pages._ui import charts, glyphs, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html
@@ -21,7 +22,19 @@ MODES = {
     "stream": "Byte-level, one byte stream (no pre-tokenization)",
     "textbook": "Textbook: characters + </w> (Sennrich)",
 }
-EXAMPLES = {
+
+
+class Example(TypedDict):
+    """A ready-made input: what the Example box shows, and the text and settings it puts in place."""
+
+    label: str
+    text: str
+    per_line: bool
+    mode: str
+    probe: str
+
+
+EXAMPLES: dict[str, Example] = {
     "low-lower": {
         "label": "low lower newer wider (the textbook trace)",
         "text": "low low low low low lower newer newer newer newer wider",
@@ -60,7 +73,7 @@ class Trace:
     """A training run on the input, step by step, in either mode's terms."""
 
     textbook: bool
-    result: object  # TextbookResult or the byte-level trace
+    result: TextbookResult | TraceResult
     initial: list  # (symbols, frequency) of every unique word before any merge
     steps: list
     stop_reason: str
@@ -97,20 +110,20 @@ def go_to(position: int) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def byte_trace(documents: tuple[str, ...], num_merges: int, pattern: str | None, tie_break: str):
+def byte_trace(documents: tuple[str, ...], num_merges: int, pattern: str | None, tie_break: str) -> TraceResult:
     return trace_training(list(documents), num_merges, pattern=pattern, tie_break=tie_break, min_frequency=1, top=10)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def textbook_trace(documents: tuple[str, ...], num_merges: int):
+def textbook_trace(documents: tuple[str, ...], num_merges: int) -> TextbookResult:
     return train_textbook(list(documents), num_merges, top=10)
 
 
 def trace_of(documents: tuple[str, ...], num_merges: int, mode: str, tie_break: str) -> Trace:
     if mode == "textbook":
-        result = textbook_trace(documents, num_merges)
-        stop = "no pair left to merge" if len(result.steps) < num_merges else "reached the number of merges"
-        return Trace(True, result, list(result.initial), result.steps, stop)
+        textbook = textbook_trace(documents, num_merges)
+        stop = "no pair left to merge" if len(textbook.steps) < num_merges else "reached the number of merges"
+        return Trace(True, textbook, list(textbook.initial), textbook.steps, stop)
     result = byte_trace(documents, num_merges, "gpt2" if mode == "bytes" else None, tie_break)
     return Trace(False, result, [(w.symbols, w.freq) for w in result.initial], result.steps, result.stop_reason)
 
@@ -124,7 +137,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     top[0].selectbox(
         "Example", list(EXAMPLES), format_func=lambda k: EXAMPLES[k]["label"], key=EXAMPLE, on_change=apply_example
     )
-    mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.get, key="steps.mode")
+    mode = top[1].selectbox("Mode", list(MODES), format_func=MODES.__getitem__, key="steps.mode")
     num_merges = top[2].number_input("Merges", min_value=1, max_value=300, key="steps.merges")
     text = st.text_area("Input", key="steps.text", height=90, max_chars=MAX_INPUT_CHARS, on_change=own_text)
     options = st.columns(3)
@@ -286,7 +299,7 @@ def show_probe(trace: Trace, position: int, mode: str) -> None:
     if not probe.strip():
         return
     steps = trace.steps[:position]
-    if trace.textbook:
+    if isinstance(trace.result, TextbookResult):
         partial = TextbookResult(trace.result.initial, steps)
         rows = [f"{word:>12}  →  {' '.join(partial.encode_word(word))}" for word in probe.split()]
         st.code("\n".join(rows), language=None)

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from pages._tokenize_text import linked, markup
+from pages._tokenize_text import dropout, linked, markup
 from pages._tokenize_text.decode import decode_box
 from pages._tokenize_text.paging import page_controls
 from pages._ui import render, state, tokenizers
@@ -79,8 +79,9 @@ def tokens_html_cached(
         starts = sorted(render.cut_positions(_infos))
         marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
     # no style: main() draws TOKEN_CSS once for the page
-    return render.render_tokens_html(_text, _infos, rank_of=_tokenizer.merge_rank_of, marked=marked, key=key,
-                                     switchable=True, style=False)  # fmt: skip
+    rank_of = tokenizers.rank_function(_tokenizer)
+    return render.render_tokens_html(_text, _infos, rank_of=rank_of, marked=marked, key=key, switchable=True,
+                                     style=False)  # fmt: skip
 
 
 #: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
@@ -406,6 +407,7 @@ def main() -> None:
     window_views(view, choices, encoded, loaded, page, cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
+    dropout.dropout_section(choices, loaded, text, digest)
     decode_box(choices, next(iter(encoded), None))
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 

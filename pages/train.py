@@ -122,10 +122,10 @@ def settings_section(corpus: Corpus) -> Settings:
         )  # fmt: skip
     with right:
         pattern_choice = st.selectbox(
-            "Pre-tokenization", list(PATTERN_OPTIONS), format_func=PATTERN_OPTIONS.get, key="train.pattern",
+            "Pre-tokenization", list(PATTERN_OPTIONS), format_func=PATTERN_OPTIONS.__getitem__, key="train.pattern",
             help="Text is split into pieces with this regex before BPE; merges never cross pieces.",
         )  # fmt: skip
-        pattern: str | None = {"none": None}.get(pattern_choice, pattern_choice)
+        pattern: str | None = None if pattern_choice == "none" else pattern_choice
         if pattern_choice == "custom":
             pattern = st.text_input("Custom regex (Python 'regex' module syntax)", key="train.custom_regex")
         pattern_error = pattern_preview(pattern, corpus)
@@ -225,20 +225,43 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
     if tokenizer is None:
         return
     tokenizer.name = typed or trained_name(hint, tokenizer)
-    st.caption(f"Done in {format_seconds(tokenizer.training.get('seconds'))}.")  # plain: a duration
+    st.caption(f"Done in {format_seconds(recorded_seconds(tokenizer.training))}.")  # plain: a duration
     key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
     st.session_state[state.TRAIN_RESULT] = key
     st.session_state[SAVE_NAME] = tokenizer.name
 
 
+def recorded_fields(value: object) -> dict[str, object]:
+    """An object of a tokenizer's training record (its ``settings`` or ``corpus``); {} when absent or not one."""
+    return {str(key): item for key, item in value.items()} if isinstance(value, dict) else {}
+
+
+def recorded_count(fields: dict[str, object], key: str) -> int:
+    """An integer of a training record, 0 when absent or not an integer."""
+    value = fields.get(key)
+    return value if isinstance(value, int) else 0
+
+
+def recorded_counts(training: dict[str, object]) -> list[int]:
+    """The token count of the training corpus after each merge; [] when not recorded."""
+    after = training.get("tokens_after_merge")
+    return [count for count in after if isinstance(count, int)] if isinstance(after, list) else []
+
+
+def recorded_seconds(training: dict[str, object]) -> float | None:
+    """How long the training took, None when not recorded."""
+    seconds = training.get("seconds")
+    return seconds if isinstance(seconds, (int, float)) else None
+
+
 def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
     """The compression curve over the training corpus, and the first and last merges."""
-    training = tokenizer.training or {}
-    corpus = training.get("corpus", {})
-    after = list(training.get("tokens_after_merge", []))
-    characters = corpus.get("characters", 0)
+    training = tokenizer.training
+    corpus = recorded_fields(training.get("corpus"))
+    after = recorded_counts(training)
+    characters = recorded_count(corpus, "characters")
     if after and characters:
-        tokens = [corpus.get("bytes", 0)] + after
+        tokens = [recorded_count(corpus, "bytes")] + after
         figure = charts.line(
             range(len(tokens)), [characters / t if t else None for t in tokens], name="chars/token",
             title="Compression as merges accrue", x_title="merges learned",
@@ -264,21 +287,22 @@ def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
 
 
 def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
-    training = tokenizer.training or {}
-    corpus = training.get("corpus", {})
-    after = list(training.get("tokens_after_merge", []))
+    training = tokenizer.training
+    corpus = recorded_fields(training.get("corpus"))
+    after = recorded_counts(training)
     columns = st.columns(5)
     columns[0].metric("merges learned", f"{training.get('merges_learned', len(tokenizer.merges)):,}")
     columns[1].metric("vocabulary", f"{tokenizer.vocab_size:,}")
-    columns[2].metric("training time", format_seconds(training.get("seconds")))
-    columns[3].metric("chars / token", tables.ratio_text(corpus.get("characters", 0), after[-1]) if after else "—")
-    columns[4].metric("bytes / token", tables.ratio_text(corpus.get("bytes", 0), after[-1]) if after else "—")
+    columns[2].metric("training time", format_seconds(recorded_seconds(training)))
+    characters, size = recorded_count(corpus, "characters"), recorded_count(corpus, "bytes")
+    columns[3].metric("chars / token", tables.ratio_text(characters, after[-1]) if after else "—")
+    columns[4].metric("bytes / token", tables.ratio_text(size, after[-1]) if after else "—")
     st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
     with st.expander("Settings and corpus"):
         def shown(value: object) -> str:  # numbers as every page writes them (4,000)
             return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
-        table = {f"setting: {k}": shown(v) for k, v in training.get("settings", {}).items()}
+        table = {f"setting: {k}": shown(v) for k, v in recorded_fields(training.get("settings")).items()}
         table |= {f"corpus: {k}": shown(v) for k, v in corpus.items()}
         st.dataframe(pd.DataFrame({"field": list(table), "value": list(table.values())}), hide_index=True)
 

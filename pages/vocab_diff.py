@@ -250,7 +250,7 @@ def tokens_section(d: VocabDiff) -> None:
         "and its two hex digits (\\\\xe4). ASCII letters match in either case.",
     )  # fmt: skip
     state.ensure_option(K_ORDER, list(ORDERS), "rank")
-    order = right.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key=K_ORDER)
+    order = right.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key=K_ORDER)
     needle = parse_token_display(query) if query else b""
     counts = d.sets.counts
     specials = len(special_rows(d))

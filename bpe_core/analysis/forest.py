@@ -13,7 +13,9 @@ token, which merges use it, tree depth, length, display text), and answers, each
 - ``never_produced(used_ids)``: the ranks of merges whose token is not among ``used_ids``.
 
 It does not encode corpora (callers count usage with the tokenizer), draw, or find where a token
-occurs in text (``contexts``).
+occurs in text (``contexts``). A Picky BPE tokenizer (``rule="picky"``) has no such forest: its
+tokens are made and removed by events, and a token's parts may have been removed by the end, so
+``MergeForest.of`` refuses it (its removals are ``picky_removals``').
 """
 
 from __future__ import annotations
@@ -90,6 +92,12 @@ class MergeForest:
         >>> [forest.display[i] for i in forest.made], forest.depth[forest.made[-1]]
         (['ab', '␣ab', '␣abc'], 3)
         """
+        if getattr(tokenizer, "rule", "bpe") == "picky":
+            raise BpeError(
+                f"{tokenizer.name!r} is a Picky BPE tokenizer: its merges and removals are events "
+                "(picky_events), and a token's parts may have been removed, so it has no forest of ranked merges; "
+                "its removals are bpe_core.analysis.picky_removals.picky_removals(tokenizer)"
+            )
         vocab = tokenizer.vocab
         pairs, counts = _merge_tables(tokenizer, vocab)
         left = [a for a, _ in pairs]  # pairs are in rank order

@@ -172,13 +172,14 @@ class VariantComparison:
     both dicts with ``ROW_FIELDS`` (``sample`` is the group in the summary); ``superwords`` (SuperBPE:
     its most frequent multi-word tokens on the samples, with counts) and ``removed`` (Picky BPE: its
     removed tokens, first removed first), by variant; ``baseline`` is the BPE variant savings are
-    against (None: no savings)."""
+    against (None: no savings); ``alpha`` the order of the Rényi efficiencies."""
 
     rows: list[dict[str, Any]]
     summary: list[dict[str, Any]]
     superwords: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     removed: dict[str, list[str]] = field(default_factory=dict)
     baseline: str | None = None
+    alpha: float = intrinsic.RENYI_ALPHA
 
     def to_csv(self, *, summary: bool = False) -> str:
         """The rows (or the summary) as CSV, ``ROW_FIELDS`` as the header."""
@@ -190,8 +191,9 @@ class VariantComparison:
 
     def to_latex(self, groups: Sequence[str] = ("natural", "code", "all")) -> str:
         """The summary of ``groups`` as a LaTeX ``tabular`` (booktabs rules: ``\\usepackage{booktabs}``)."""
+        renyi = f"R\\'enyi eff. ($\\alpha$={self.alpha:g})"
         columns = [("tokens/byte", "tokens_per_byte", "{:.3f}"), ("saved", "saved_vs_bpe", "{:+.1%}"),
-                   ("R\\'enyi eff.", "renyi_efficiency", "{:.3f}"), ("unique", "unique_tokens", "{:,}"),
+                   (renyi, "renyi_efficiency", "{:.3f}"), ("unique", "unique_tokens", "{:,}"),
                    ("avg rank", "avg_token_rank", "{:.0f}"), ("fertility", "fertility", "{:.2f}"),
                    ("Zipf slope", "zipf_slope", "{:.2f}")]  # fmt: skip
         header = " & ".join(["Variant", "Text"] + [title for title, _, _ in columns]) + " \\\\"
@@ -222,8 +224,9 @@ def _latex(text: str) -> str:
     return "".join(_LATEX.get(char, char) for char in text)
 
 
-def _superword_ids(tokenizer: Any) -> dict[int, bytes]:
-    """A SuperBPE tokenizer's stage-2 tokens of two or more words (id -> bytes); empty for others."""
+def superword_ids(tokenizer: Any) -> dict[int, bytes]:
+    """A SuperBPE tokenizer's *superwords*: its stage-2 tokens of two or more words, which bridge a
+    space (id -> bytes); empty for any other tokenizer."""
     training = getattr(tokenizer, "training", {}) or {}
     if training.get("settings", {}).get("algorithm") != "superbpe":
         return {}
@@ -233,7 +236,7 @@ def _superword_ids(tokenizer: Any) -> dict[int, bytes]:
 
 
 def _row(variant: str, sample: str, label: str, kind: str, counts: Counter, size: int, words: int | None,
-         tokenizer: Any, superwords: dict[int, bytes]) -> dict[str, Any]:  # fmt: skip
+         tokenizer: Any, superwords: dict[int, bytes], alpha: float) -> dict[str, Any]:  # fmt: skip
     tokens = sum(counts.values())
     zipf = intrinsic.zipf_fit(counts)
     vocab_size = metrics.vocab_size_of(tokenizer)
@@ -241,8 +244,10 @@ def _row(variant: str, sample: str, label: str, kind: str, counts: Counter, size
         "variant": variant, "sample": sample, "label": label, "kind": kind, "bytes": size, "tokens": tokens,
         "tokens_per_byte": tokens / size if size else None, "bytes_per_token": size / tokens if tokens else None,
         "saved_vs_bpe": None, "fertility": tokens / words if words else None,
-        "renyi_efficiency": intrinsic.renyi_efficiency(counts, vocab_size) if tokens and vocab_size else None,
-        "renyi_efficiency_observed": intrinsic.renyi_efficiency(counts, normalize_by="observed") if tokens else None,
+        "renyi_efficiency": (intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha)
+                             if tokens and vocab_size else None),
+        "renyi_efficiency_observed": (intrinsic.renyi_efficiency(counts, normalize_by="observed", alpha=alpha)
+                                      if tokens else None),
         "unique_tokens": len(counts), "avg_token_rank": intrinsic.average_token_rank(counts),
         "zipf_slope": zipf.slope if zipf else None, "zipf_mae": zipf.power_law_mae if zipf else None,
         "zipf_auc": zipf.auc_simpson if zipf else None,
@@ -252,10 +257,12 @@ def _row(variant: str, sample: str, label: str, kind: str, counts: Counter, size
 
 def compare_variants(
     tokenizers: Mapping[str, Any], samples: Sequence[HeldOutSample] | None = None, *, baseline: str | None = "BPE",
+    alpha: float = intrinsic.RENYI_ALPHA,
 ) -> VariantComparison:
     """Each tokenizer (label -> a bpe_core ``Tokenizer`` or anything with ``encode_ordinary``) on each
     held-out sample (default ``builtin_heldout()``); savings against the tokenizer labelled
-    ``baseline`` (None, or a label not given: no savings)."""
+    ``baseline`` (None, or a label not given: no savings); Rényi efficiencies of order ``alpha``."""
+    intrinsic.renyi_entropy([1], alpha)  # a bad alpha fails here, before any encoding
     samples = builtin_heldout() if samples is None else list(samples)
     if not tokenizers or not samples:
         raise BpeError("compare_variants needs at least one tokenizer and one held-out sample")
@@ -265,18 +272,19 @@ def compare_variants(
     groups = list(dict.fromkeys([sample.kind for sample in samples] + ["all"]))  # kinds in order, then all
     rows, summary, superwords, removed = [], [], {}, {}
     for variant, tokenizer in tokenizers.items():
-        multi = _superword_ids(tokenizer)
+        multi = superword_ids(tokenizer)
         pooled: dict[str, list] = {group: [Counter(), 0, 0] for group in groups}
         for sample, text, size, count in zip(samples, texts, sizes, words, strict=True):
             counts = Counter(tokenizer.encode_ordinary(text))
-            rows.append(_row(variant, sample.id, sample.label, sample.kind, counts, size, count, tokenizer, multi))
+            row = _row(variant, sample.id, sample.label, sample.kind, counts, size, count, tokenizer, multi, alpha)
+            rows.append(row)
             for group in (sample.kind, "all"):
                 pooled[group][0].update(counts)
                 pooled[group][1] += size
                 pooled[group][2] += count or 0
         for group, (counts, size, count) in pooled.items():
             if size:
-                summary.append(_row(variant, group, group, group, counts, size, count, tokenizer, multi))
+                summary.append(_row(variant, group, group, group, counts, size, count, tokenizer, multi, alpha))
         if multi:
             found = pooled["all"][0]
             top = sorted(multi, key=lambda i: (-found[i], multi[i]))[:EXAMPLES]
@@ -290,7 +298,7 @@ def compare_variants(
         _add_savings(summary, baseline)
     else:
         baseline = None
-    return VariantComparison(rows, summary, superwords, removed, baseline)
+    return VariantComparison(rows, summary, superwords, removed, baseline, alpha)
 
 
 def _entry_bytes(entry: Mapping[str, str]) -> bytes:

@@ -50,6 +50,7 @@ def compression_by_vocab_size(
     truncated tokenizer, every distinct pre-token is run through BPE once, recording the rank of
     each merge it applies; the token count at k follows from how many of those ranks are below k
     (equal to ``truncated(k).encode_ordinary`` by construction, see ``Tokenizer.applied_merge_ranks``).
+    A Picky BPE tokenizer has no such prefixes: BpeError.
 
     ``texts`` maps a label to a text. By default ``steps`` merge counts are spread evenly (or
     geometrically with ``spacing="log"``) from 0 to all merges; ``merges`` lists them explicitly.
@@ -93,6 +94,11 @@ def compression_by_vocab_size(
 
 
 def _as_tokenizer(tokenizer: Any) -> Tokenizer:
+    if getattr(tokenizer, "rule", None) == "picky":
+        raise BpeError(
+            f"{tokenizer.name!r} is a Picky BPE tokenizer: a prefix of its events is no smaller tokenizer (later "
+            "events remove tokens), so it has no compression by vocabulary size; compare it at its own size"
+        )
     if hasattr(tokenizer, "merge_records"):
         return tokenizer
     if hasattr(tokenizer, "_mergeable_ranks"):

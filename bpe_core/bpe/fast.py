@@ -299,7 +299,15 @@ def _chain(token: int, rank: int, part: dict[int, int], made_at: dict[int, int])
     return chain
 
 
-def _crosses(left, right, rank, right_of, left_part, right_part, made_at) -> bool:
+def _crosses(
+    left: int,
+    right: int,
+    rank: int,
+    right_of: dict[int, dict[int, int]],
+    left_part: dict[int, int],
+    right_part: dict[int, int],
+    made_at: dict[int, int],
+) -> bool:
     """Whether a merge joins a last symbol of ``left`` to a first symbol of ``right`` before the two
     are complete (see ``self_encoding_ids``)."""
     firsts = None

@@ -36,7 +36,8 @@ from bpe_core.training.count_shards import (
     write_count_shards,
 )
 from bpe_core.training.counting import WordCounts, count_files
-from bpe_core.training.distributed import count_on_dask, is_scheduler_address
+from bpe_core.training.dask_cluster import is_scheduler_address
+from bpe_core.training.distributed import count_on_dask
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
@@ -175,6 +176,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     variant = variants.chosen_variant(args)  # SuperBPE or Picky BPE, else None
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
+    pattern: str | None
+    specials: Sequence[str]
     if variant == "superbpe":
         pattern, specials = None, ()  # its recipe's patterns; superbpe.train_superbpe_files checks the rest
     elif args.counts:

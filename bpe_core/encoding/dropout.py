@@ -28,8 +28,9 @@ tokens therefore never appear when p > 0. With p = 0 no draw is made and the ids
 always decode to what ``tokenizer.encode``'s decode to (the text itself, unless the tokenizer's
 pipeline normalizes or drops characters).
 
-Not here: SuperBPE's variant (only merges whose right part starts with a space droppable), and
-dropout during training. This module encodes one text at a time and keeps no cache.
+Not here: SuperBPE's variant (only merges whose right part starts with a space droppable),
+dropout during training, and Picky BPE tokenizers (events, not ranked merges: refused). This module
+encodes one text at a time and keeps no cache.
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from bpe_core.bpe.fast import PairRanks
+from bpe_core.bpe.tokens import TokenInfo
+from bpe_core.encoding.details import token_details
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.special_tokens import (
@@ -134,7 +137,13 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
 def _merge_parts(tokenizer: Any) -> tuple[PairRanks, list[int], Mapping[str, tuple[int, ...]]]:
     """The tokenizer's own merge table (pair -> (rank, merged id); for ranks with late merges,
     tiktoken's pairs ranked by the id they make), the ids of the 256 single bytes, and its table of
-    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder."""
+    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder.
+    A Picky BPE tokenizer has no merge table to drop merges from (it replays events): BpeError."""
+    if getattr(tokenizer, "rule", None) == "picky":
+        raise BpeError(
+            f"{tokenizer.name!r} is a Picky BPE tokenizer: it replays merge and removal events, not ranked merges, "
+            "so BPE-dropout (which skips ranked merges) does not apply to it; encode it without dropout"
+        )
     try:
         pieces = tokenizer._model.piece_encoder
         return pieces.ranks, pieces.byte_ids, tokenizer._text_encoder.whole_pieces
@@ -172,21 +181,11 @@ def encode_with_dropout(
     >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
     ['un', 'rel', 'ated']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str, not {type(text).__name__}")
-    dropout = check_dropout(dropout)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
-    pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
+    encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, allowed_special, disallowed_special)
     specials = tokenizer.special_tokens
-    allowed, disallowed = allowed_and_disallowed(
-        allowed_special, disallowed_special, specials=specials, owner=tokenizer.name
-    )
-    check_disallowed(text, disallowed)
-    rng = random.Random(seed)
     pretokenizer = tokenizer.pretokenizer
     out: list[int] = []
-    for segment, is_special in split_on_special_tokens(text, special_token_regex(allowed)):
+    for segment, is_special in split_on_special_tokens(text, specials_found):
         if is_special:
             out.append(specials[segment])
             continue
@@ -195,10 +194,63 @@ def encode_with_dropout(
         except UnicodeEncodeError:
             segment = replace_surrogates(segment)
         for piece in pretokenizer.pieces(segment):
-            whole = whole_pieces.get(piece) if dropout == 0 else None
-            if whole is not None:
-                out.extend(whole)
-            else:
-                symbols = [byte_ids[b] for b in piece.encode("utf-8")]
-                out.extend(merge_with_dropout(symbols, pairs, dropout=dropout, rng=rng))
+            out.extend(encode_piece(piece))
     return out
+
+
+def _dropout_encoder(
+    tokenizer: Any, text: object, dropout: object, seed: object, allowed_special: SpecialTokens,
+    disallowed_special: SpecialTokens,
+) -> tuple[Callable[[str], list[int]], Any]:
+    """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
+    with dropout (its draws from one ``random.Random(seed)``, in the order pieces are given), with
+    the regex of the special tokens to find in the text."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    rate = check_dropout(dropout)
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
+    pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
+    allowed, disallowed = allowed_and_disallowed(
+        allowed_special, disallowed_special, specials=tokenizer.special_tokens, owner=tokenizer.name
+    )
+    check_disallowed(text, disallowed)
+    rng = random.Random(seed)
+
+    def encode_piece(piece: str) -> list[int]:
+        whole = whole_pieces.get(piece) if rate == 0 else None
+        if whole is not None:
+            return list(whole)
+        return merge_with_dropout([byte_ids[b] for b in piece.encode("utf-8")], pairs, dropout=rate, rng=rng)
+
+    return encode_piece, special_token_regex(allowed)
+
+
+def dropout_details(
+    tokenizer: Any,
+    text: str,
+    *,
+    dropout: float,
+    seed: int | None = None,
+    allowed_special: SpecialTokens = frozenset(),
+    disallowed_special: SpecialTokens = "all",
+) -> list[TokenInfo]:
+    """``encode_with_dropout``'s tokens (the same ids for the same arguments and seed) with their
+    details, as ``Tokenizer.encode_with_details`` gives them: id, bytes, character span in ``text``,
+    whether the token holds part of a character, whether it is special.
+
+    >>> import bpe_core
+    >>> gpt2 = bpe_core.load("gpt2")
+    >>> [(i.bytes, i.start, i.end) for i in dropout_details(gpt2, "unrelated", dropout=0.5, seed=1)]
+    [(b'un', 0, 2), (b'rel', 2, 5), (b'ated', 5, 9)]
+    """
+    encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, allowed_special, disallowed_special)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = replace_surrogates(text)
+    return token_details(
+        split_on_special_tokens(text, specials_found), pretokenizer=tokenizer.pretokenizer,
+        special_tokens=tokenizer.special_tokens, vocab=tokenizer.vocab,
+        encode_piece=lambda piece: tuple(encode_piece(piece)),
+    )  # fmt: skip

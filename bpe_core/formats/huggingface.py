@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ def oniguruma_pattern(source: str) -> str:
 # writing
 
 
-def _normalizer_dict(normalizers: tuple[str, ...]) -> dict[str, Any] | None:
+def _normalizer_dict(normalizers: Sequence[str]) -> dict[str, Any] | None:
     hf_names = {ours: theirs for theirs, ours in _NORMALIZERS.items()}
     nodes = [{"type": hf_names[name]} for name in normalizers]
     if len(nodes) <= 1:

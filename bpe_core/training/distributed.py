@@ -11,50 +11,39 @@ on the worker. Adding the per-partition counts in partition order keeps the orde
 (the ``"first"`` tie rule relies on it), so counts, order and statistics equal in-process counting
 whatever the number of workers and partitions.
 
-What it does not do: move data. Workers open the inputs themselves, so they must see them at the same
+What it does not do: reach the cluster (``dask_cluster``: starting or connecting, checking
+versions), or move data. Workers open the inputs themselves, so they must see them at the same
 absolute paths (one machine, a shared filesystem or a mounted object store), and they and the
-scheduler run the same bpe_core version (checked). Dask is optional: this module imports it only when called, and its
-absence is an error naming ``pip install -r requirements-distributed.txt``.
+scheduler run the same bpe_core version (checked). Dask is optional: this module imports it only
+when called, and its absence is an error naming ``pip install -r requirements-distributed.txt``.
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import re
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-from bpe_core import __version__
 from bpe_core.corpora.documents import DocumentReader, FileFormat, expand_inputs, file_format
 from bpe_core.corpora.streams import ByteStream
 from bpe_core.corpora.text_files import iter_text_blocks
 from bpe_core.errors import BpeError
-from bpe_core.parallel import available_cpus, batches
+from bpe_core.parallel import batches
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
 from bpe_core.safe_io import open_regular
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
+from bpe_core.training.dask_cluster import CONNECT_TIMEOUT, dask_client, import_distributed
 from bpe_core.training.merge_loop import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
-_Answer = TypeVar("_Answer")
-
 if TYPE_CHECKING:  # dask.distributed is optional: never imported at run time here
     from distributed import Client
 
-INSTALL_HINT = "pip install -r requirements-distributed.txt (or pip install 'bpe-core[distributed]')"
-#: Seconds to wait for a scheduler to answer and for it to have a worker.
-CONNECT_TIMEOUT = 10.0
-#: Seconds the workers and the scheduler get, at least, to answer the version check once connected.
-CHECK_TIMEOUT = 60.0
 #: Automatic partition sizes: about this many partitions per worker, within these bounds.
 PARTITIONS_PER_WORKER = 4
 MIN_PARTITION_BYTES = 4 << 20
@@ -62,19 +51,6 @@ MAX_PARTITION_BYTES = 256 << 20
 #: Ranges are read in blocks of this many bytes.
 BLOCK_BYTES = 1 << 20
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
-
-
-class DaskMissing(BpeError):
-    """dask.distributed is not installed; the message names the install command."""
-
-
-def import_distributed() -> ModuleType:
-    """The ``distributed`` module, or DaskMissing naming the install command."""
-    try:
-        import distributed
-    except ImportError:
-        raise DaskMissing(f"counting on Dask needs dask.distributed, which is not installed: {INSTALL_HINT}") from None
-    return distributed
 
 
 @dataclass(frozen=True)
@@ -207,145 +183,6 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
             result.counts.update(counts)
             stats.pretokens += pretokens
     return result
-
-
-def is_scheduler_address(value: str) -> bool:
-    """Whether ``value`` reads as a Dask scheduler address (``scheme://...`` or ``host:port``), not a path.
-
-    >>> [is_scheduler_address(v) for v in ("tcp://10.0.0.5:8786", "head-node:8786", "data/*.jsonl")]
-    [True, True, False]
-    """
-    return "://" in value or re.fullmatch(r"[\w.-]+:\d+", value) is not None
-
-
-def worker_version(pattern: str | None = None) -> str:
-    """bpe_core's version on a worker (run there to check it can import bpe_core at all), with the
-    pre-tokenizer of ``pattern`` built, so the first partition does not pay for it."""
-    PreTokenizer.build(pattern)
-    return __version__
-
-
-@contextmanager
-def dask_client(
-    scheduler: str | Client | None = None,
-    *,
-    workers: int | None = None,
-    timeout: float = CONNECT_TIMEOUT,
-    pattern: str | None = None,
-) -> Iterator[Client]:
-    """A ``distributed.Client`` for the duration of a ``with``: a new ``LocalCluster`` of ``workers``
-    processes (None: one per CPU) when ``scheduler`` is None, closed afterwards; a connection to the
-    scheduler at an address (``"tcp://host:8786"``); or a ``Client`` the caller made, used as is.
-    Every error names its fix: a bad address, no answer within ``timeout`` seconds, no worker, or a
-    scheduler or worker without this bpe_core. Each worker builds ``pattern``'s pre-tokenizer up front."""
-    distributed = import_distributed()
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise BpeError(f"workers must be a whole number of at least 1, got {workers!r}")
-    if workers is not None and scheduler is not None:
-        raise BpeError(
-            "workers applies only to the local cluster bpe_core starts; a cluster's workers are the "
-            "`dask worker` processes started for its scheduler"
-        )
-    if isinstance(scheduler, distributed.Client):
-        _check_workers(scheduler, timeout, "the given Client's scheduler", pattern)
-        yield scheduler
-        return
-    if scheduler is None:
-        cluster = distributed.LocalCluster(
-            n_workers=workers or available_cpus(), threads_per_worker=1, processes=True, dashboard_address=None,
-            silence_logs=logging.CRITICAL,  # a failed task is reported once, as one line, not as worker tracebacks
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server: a free port, never a warning
-        )
-        client = distributed.Client(cluster)
-        try:
-            _check_workers(client, timeout, "the local cluster", pattern)
-            yield client
-        finally:
-            client.close()
-            cluster.close()
-        return
-    client = _connect(distributed, scheduler, timeout)
-    try:
-        _check_workers(client, timeout, f"the scheduler at {scheduler}", pattern)
-        yield client
-    finally:
-        client.close()
-
-
-def _connect(distributed: ModuleType, address: object, timeout: float) -> Client:
-    if not isinstance(address, str) or not address.strip():
-        raise TypeError(
-            f"scheduler must be an address such as 'tcp://host:8786', a distributed.Client or None, "
-            f"not {type(address).__name__}"
-        )
-    try:
-        return distributed.Client(address, timeout=timeout)
-    except ValueError as exc:  # no port, unknown scheme
-        raise BpeError(
-            f"{address!r} is not a Dask scheduler address ({exc}): give one such as tcp://host:8786"
-        ) from None
-    except OSError as exc:  # nobody answered
-        raise BpeError(
-            f"no Dask scheduler answered at {address} within {timeout:g} s ({exc}): start one with "
-            f"`dask scheduler` on that machine, check the host, port and firewall, or pass no address "
-            f"for a local cluster"
-        ) from None
-
-
-def _check_workers(client: Client, timeout: float, where: str, pattern: str | None) -> None:
-    """At least one worker, every worker imports the same bpe_core, and so does the scheduler: else a
-    ValueError that says so (tasks would otherwise wait forever, or fail one by one)."""
-    try:
-        client.wait_for_workers(1, timeout=timeout)
-    except TimeoutError:
-        raise BpeError(f"{where} has no worker after {timeout:g} s: start some with "
-                         "`dask worker <scheduler address>`") from None
-    who = f"Dask workers of {where}"
-    wait = max(timeout, CHECK_TIMEOUT)
-    try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
-        versions = _answer_within(wait, who, lambda: client.run(worker_version, pattern))
-        who = f"Dask scheduler ({where})"
-        versions["the scheduler"] = _answer_within(
-            wait, who, lambda: client.run_on_scheduler(worker_version, pattern)
-        )
-    except BpeError:
-        raise
-    except Exception as exc:  # an ImportError there arrives here as a plain Exception
-        raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
-                         "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
-                         "PYTHONPATH)") from None
-    wrong = {address: version for address, version in versions.items() if version != __version__}
-    if wrong:
-        address, version = next(iter(wrong.items()))
-        raise BpeError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
-                         f"client {__version__}: install the same version everywhere, so counts mean the same")
-
-
-def _answer_within(seconds: float, who: str, ask: Callable[[], _Answer]) -> _Answer:
-    """``ask()``'s answer, or a BpeError once ``seconds`` have passed without one. Dask's ``run`` has no
-    time limit of its own, and a worker that accepted the call but never answers (a stuck process, a
-    network that drops replies) would otherwise hold the caller for ever. The asking thread is a daemon:
-    left behind, it never keeps the interpreter from exiting."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["answer"] = ask()
-        except BaseException as exc:  # handed to the caller, who raises it
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, name="bpe_core-dask-check", daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        raise BpeError(
-            f"the {who} did not answer a version check within {seconds:g} s: check that the workers and "
-            f"the scheduler are running and reachable (their logs say why), or pass a longer timeout"
-        )
-    if "error" in outcome:
-        raise outcome["error"]
-    answer: _Answer = outcome["answer"]
-    return answer
 
 
 def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> int:

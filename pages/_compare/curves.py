@@ -96,6 +96,11 @@ def curve_section(result: Comparison | None, selection: Selection, choices, repo
         st.info("Pick tokenizers and samples above to see how compression grows with the vocabulary.")
         return
     keys = [k for k, tok in result.loaded.items() if len(getattr(tok, "merges", ())) > 0]
+    picky = [k for k in keys if getattr(result.loaded[k], "rule", "bpe") == "picky"]
+    if picky:  # events, not ranked merges: a prefix of them is no smaller tokenizer
+        keys = [k for k in keys if k not in picky]
+        st.caption("Not drawn here: " + md(", ".join(result.names[k] for k in picky)) + " (Picky BPE: a prefix of "
+                   "its merge and removal events is no smaller tokenizer, so it has no curve).")  # fmt: skip
     if not keys:
         st.info("None of the chosen tokenizers has merges: train one (below or on the Train page) to see its curve.")
         return

@@ -202,8 +202,7 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     english = [label for label in labels if label.lower() in ("en", "eng", "english")]
     if st.session_state.get(K_REFERENCE) not in labels:
         st.session_state[K_REFERENCE] = english[0] if english else labels[0]
-    # ignore: streamlit's selectbox types need 3.11's typing.Never; mypy at 3.10 reads None
-    reference: str = st.selectbox("Reference language (the premium's 1.0)", labels, key=K_REFERENCE)  # type: ignore[assignment]
+    reference: str = st.selectbox("Reference language (the premium's 1.0)", labels, key=K_REFERENCE)
     held = len(next(iter(heldout.values())))
     st.caption(f"{len(labels)} languages, {len(next(iter(train.values()))):,} sentences each to train on, "
                f"the last {held:,} held out for measuring.")  # fmt: skip
@@ -216,8 +215,7 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
     columns = st.columns(3)
     vocab = int(columns[0].number_input("Vocabulary size", min_value=300, max_value=50_000, value=DEFAULT_VOCAB,
                                         step=500, key=K_VOCAB, help="The same for both trainings."))  # fmt: skip
-    # ignore: streamlit's selectbox types need 3.11's typing.Never; mypy at 3.10 reads None
-    pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)  # type: ignore[assignment]
+    pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)
     variant = columns[2].radio("Parity variant", list(VARIANTS), index=list(VARIANTS).index(DEFAULT_VARIANT),
                                format_func=VARIANTS.get, key=K_VARIANT)  # fmt: skip
     st.caption(PATTERN_NOTE)

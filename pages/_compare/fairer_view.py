@@ -115,12 +115,22 @@ def language_picker(result: ParityComparison) -> list[str]:
                           max_selections=6)  # fmt: skip
 
 
+def parity_record(result: ParityComparison) -> tuple[list[str], list[int]]:
+    """The parity-aware training's languages and, for each of its merges, the index of the language it
+    served (negative: chosen by global frequency); empty lists when its training record lacks them."""
+    parity = result.parity.training.get("parity")
+    if not isinstance(parity, dict):
+        return [], []
+    languages, served = parity.get("languages"), parity.get("merge_language")
+    return ([str(language) for language in languages] if isinstance(languages, list) else [],
+            [index for index in served if isinstance(index, int)] if isinstance(served, list) else [])  # fmt: skip
+
+
 def served_frame(result: ParityComparison) -> pd.DataFrame:
     """Merges of the parity-aware tokenizer by the language they served (the global ones, chosen by
     frequency over all languages, are ``global_merges`` in the caption)."""
-    parity = (result.parity.training or {}).get("parity", {})
-    languages = parity.get("languages", [])
-    counts = Counter(parity.get("merge_language", []))
+    languages, served = parity_record(result)
+    counts = Counter(served)
     rows = [{"served": result.names.get(language, language), "merges": counts.get(index, 0)}
              for index, language in enumerate(languages)]  # fmt: skip
     return pd.DataFrame(rows, columns=["served", "merges"])
@@ -153,7 +163,7 @@ def show_result(result: ParityComparison) -> None:
     bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
     title = "Parity merges of the parity-aware tokenizer, by the language they served"
     figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
-    chosen = sum(1 for index in (result.parity.training or {}).get("parity", {}).get("merge_language", []) if index < 0)
+    chosen = sum(1 for index in parity_record(result)[1] if index < 0)
     st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
     st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
                "global share), as standard BPE chooses them.")

@@ -149,5 +149,4 @@ def heldout_input(selection: Selection, builtin: Builtin) -> None:
             "Reference for the premium", ids, format_func=lambda sid: by_id[sid].label, key=K_REFERENCE,
             help="The premium of a language is its token count divided by the reference's for the same sentences.",
         )  # fmt: skip
-        # ignore: streamlit's selectbox types need 3.11's typing.Never; mypy at 3.10 reads None
-        selection.reference_label = by_id[selection.reference].label  # type: ignore[index]
+        selection.reference_label = by_id[selection.reference].label

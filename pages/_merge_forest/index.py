@@ -4,6 +4,7 @@ page shows it. Draws nothing but the picker and the messages about it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -15,6 +16,8 @@ from pages._ui import glyphs, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import tokenizer_picker
+
+from .picky import Picky
 
 #: Widgets whose values survive visits to other pages.
 KEPT = ["forest.tokenizer", "forest.mode", "forest.seg_text", "forest.search_mode", "forest.unused_source",
@@ -30,7 +33,7 @@ class Picked:
     forest: MergeForest
 
     @property
-    def vocab(self) -> dict[int, bytes]:
+    def vocab(self) -> Mapping[int, bytes]:
         return self.forest.vocab
 
     def shown(self, token_id: int) -> str:
@@ -79,8 +82,9 @@ def token_by_text(tokenizer: Tokenizer, query: str) -> int | None:
     return None
 
 
-def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> Picked | None:
-    """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown."""
+def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> Picked | Picky | None:
+    """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown; a ``Picky``
+    for a Picky BPE tokenizer, which has no forest (``picky`` draws it)."""
     if external:  # WordPiece, Unigram, SentencePiece files: no merges to draw
         st.caption("Not offered here: " + md(", ".join(external))
                    + ": external tokenizers have no merge list (see Tokenize and Compare for them).")  # fmt: skip
@@ -91,6 +95,8 @@ def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> 
     except ValueError as exc:
         st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
         return None
+    if tokenizer.rule == "picky":  # merge and removal events, not ranked merges: no forest
+        return Picky(choice, tokenizer)
     picked = Picked(choice, tokenizer, forest_of(choice.fingerprint, tokenizer))
     if not len(picked.forest):
         st.warning(f"{md(choice.label)} has no merges: every token is a single byte (or a special token).")

@@ -6,6 +6,7 @@ message, never a traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -47,7 +48,7 @@ def read_link(choices: dict[str, TokenizerChoice]) -> Link | None:
     return Link(tokenizer, token, fresh)
 
 
-def link_token(link: Link | None, choice_key: str, vocab: dict[int, bytes]) -> None:
+def link_token(link: Link | None, choice_key: str, vocab: Mapping[int, bytes]) -> None:
     """Open the link's token (find by id) when the link is fresh and its id is one of the picked
     tokenizer's; say what is wrong with the id otherwise. Call before the token widgets are drawn."""
     if link is None or link.token is None or (link.tokenizer is not None and link.tokenizer != choice_key):

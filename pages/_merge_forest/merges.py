@@ -46,7 +46,7 @@ def merges_tab(picked: Picked) -> None:
     left, middle = st.columns([3, 1])
     query = left.text_input("Filter merges by text (a typed space means ␣)",
                             key=f"forest.merges_filter:{picked.choice.key}")  # fmt: skip
-    where = middle.selectbox("in", list(WHERE), format_func=WHERE.get, key="forest.merges_where")
+    where = middle.selectbox("in", list(WHERE), format_func=WHERE.__getitem__, key="forest.merges_where")
     ranks = matching_ranks(picked.choice.fingerprint, where, query, picked) if query else None
     total = n_merges if ranks is None else len(ranks)
     if total == 0:

@@ -42,15 +42,15 @@ def search_tab(picked: Picked) -> None:
         "processor time at most. ⟨न 1–2/3⟩ in the list is bytes 1 to 2 of the 3 bytes of न."
     )
     left, right = st.columns([1, 3])
-    mode = left.radio("Search", list(MODES), format_func=MODES.get, key="forest.search_mode", horizontal=False)
+    mode = left.radio("Search", list(MODES), format_func=MODES.__getitem__, key="forest.search_mode", horizontal=False)
     query = right.text_input("Search the vocabulary", key=f"forest.search:{picked.choice.key}",
                              placeholder="e.g. ␣token, ing, ^␣[A-Z][a-z]+$", help=BYTE_HELP)  # fmt: skip
     if not query:
         st.info("Type a prefix, a part of a token or a regex to list the matching tokens.")
         return
     result, error = search_once(picked.choice.fingerprint, mode, query, picked)
-    if error is not None:
-        st.error(md(error))
+    if result is None:  # the search refused the query: error says why
+        st.error(md(error or "The search could not run."))
         return
     if not result.total:
         st.info(f"No token of {md(picked.choice.label)} matches.")

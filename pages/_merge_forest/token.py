@@ -149,8 +149,10 @@ def show_facts(picked: Picked, token_id: int) -> None:
     if picked.shown(token_id) != picked.typed(token_id):
         st.caption(f"Its bytes: {md(token.hex(' '))}. ⟨…⟩ names a character the token holds part of, or what its bytes "
                    "can be part of: ⟨CJK 1–2/3⟩ is the first 2 of the 3 bytes of a CJK character.")  # fmt: skip
-    facts = [("id", token_id), ("bytes", len(token)), ("merge rank", f"{rank:,}" if rank is not None else "—"),
-             ("tree depth", forest.depth.get(token_id, 0))]  # fmt: skip
+    facts: list[tuple[str, int | str]] = [
+        ("id", token_id), ("bytes", len(token)), ("merge rank", f"{rank:,}" if rank is not None else "—"),
+        ("tree depth", forest.depth.get(token_id, 0)),
+    ]  # fmt: skip
     for column, (label, value) in zip(st.columns(4), facts, strict=True):
         column.metric(label, value)  # plain: constant labels, numbers
     if picked.tokenizer.is_special_token(token_id):

@@ -114,7 +114,7 @@ def corpus_texts(picked: Picked) -> tuple[str, list[str]]:
     if corpus is not None:
         st.markdown(f"Encoding the tokenizer's own training text: **{md(corpus[0])}**.")
         return corpus
-    label, texts = tokenizers.corpus_for(tokenizers.DEFAULT_KEY)
+    label, texts = tokenizers.default_corpus()
     st.markdown(f"The training text of **{md(picked.choice.label)}** is not available in this session, so the check "
                 f"uses **{md(label)}** instead.")  # fmt: skip
     return label, texts

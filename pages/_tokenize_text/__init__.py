@@ -1,4 +1,4 @@
 """The Tokenize page's parts (``pages/tokenize_text.py``): ``paging`` (previous / next and jumps
 through a long text), ``linked`` (the linked hover and the click to the merge tree), ``markup`` (the
-token panels drawn without ``st.html``'s second sanitiser), ``decode`` (the "Decode ids" box). Used by that
-page only."""
+token panels drawn without ``st.html``'s second sanitiser), ``decode`` (the "Decode ids" box),
+``dropout`` (the BPE-dropout expander: sampled segmentations). Used by that page only."""

@@ -29,7 +29,7 @@ def parse_ids(text: str) -> list[int]:
 
 
 
-def decode_box(choices: dict[str, TokenizerChoice], default: str) -> None:
+def decode_box(choices: dict[str, TokenizerChoice], default: str | None) -> None:
     st.subheader("Decode ids")
     columns = st.columns([1, 3])
     with columns[0]:

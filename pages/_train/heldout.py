@@ -27,6 +27,7 @@ from bpe_core.analysis.heldout import (
     heldout_measures,
     split_heldout,
 )
+from pages._train.corpus import Corpus
 from pages._ui import charts, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
@@ -84,7 +85,7 @@ def _split(signature: str, share: int, seed: int, _documents: list[str]) -> Held
     return split_heldout(_documents, fraction=share / 100, seed=seed)
 
 
-def split_controls(corpus) -> tuple[HeldOutSplit | None, str | None]:
+def split_controls(corpus: Corpus) -> tuple[HeldOutSplit | None, str | None]:
     """Draw the controls; (the split or None, the error that stops training or None)."""
     state.keep_widget_state(KEPT_DEFAULTS)
     on = st.toggle(
@@ -112,7 +113,7 @@ def split_controls(corpus) -> tuple[HeldOutSplit | None, str | None]:
 
 
 @contextmanager
-def recording(corpus) -> Iterator[object]:
+def recording(corpus: Corpus) -> Iterator[Corpus]:
     """Draw the controls, give the corpus to train on (without the held-out part; empty when the split
     is impossible, so Train stays disabled), and remember the split for the tokenizer trained inside."""
     split, error = split_controls(corpus)

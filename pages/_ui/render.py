@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from bpe_core import TokenInfo
 from bpe_core.bpe.tokens import WHITESPACE_MARKS, text_display
@@ -239,15 +239,17 @@ def ranked_titles(rank_of: Callable[[int], int | None]) -> TitleOf:
 
 def tokens_inner(text: str, infos: Sequence[TokenInfo], *, title_of: TitleOf, show_whitespace: bool = True,
                  show_bytes: bool | None = False, marked: set[int] | None = None,
-                 emphasis: Callable[[TokenInfo], bool] | None = None) -> str:  # fmt: skip
+                 emphasis: Callable[[TokenInfo], bool] | None = None,
+                 superwords: Collection[int] = ()) -> str:  # fmt: skip
     """The token boxes of ``render_tokens_html`` without the panel around them (for strips drawn in
     rows: Step through's words, the languages side by side). ``show_bytes`` None: both piece labels."""
     marked = marked or set()
 
-    def extra(index: int) -> str:  # a red bar for a marked cut (once per start), the emphasis class
+    def extra(index: int) -> str:  # a red bar for a marked cut (once per start), the emphasis class, a superword
         info = infos[index]
         cut = info.start in marked and (index == 0 or infos[index - 1].start != info.start)
-        return (" x" if cut else "") + (" new" if emphasis is not None and emphasis(info) else "")
+        emphasised = " new" if emphasis is not None and emphasis(info) else ""
+        return (" x" if cut else "") + emphasised + (" sw" if superwords and info.id in superwords else "")
 
     parts = []
     for group in token_groups(infos, text):
@@ -273,6 +275,7 @@ def render_tokens_html(
     switchable: bool = False,
     style: bool = True,
     title_of: TitleOf | None = None,
+    superwords: Collection[int] = (),
 ) -> str:
     """Coloured boxes, one per token, with a hover title; every piece of user text is escaped.
 
@@ -288,10 +291,13 @@ def render_tokens_html(
     ``toggle_css`` picks one, so flipping a toggle restyles the panel instead of replacing it. Without
     ``style`` the page draws ``TOKEN_CSS`` once (each style sheet added restyles the whole page).
     ``title_of`` writes a token's hover text (default: ``token_title`` with ``rank_of``'s rank).
+    Tokens whose id is in ``superwords`` (SuperBPE's tokens across a space) are underlined in bold
+    (``superword_legend_html`` says so).
     """
     shown_bytes: bool | None = None if switchable else show_bytes
     inner = tokens_inner(text, infos, title_of=title_of or ranked_titles(rank_of), marked=marked,
-                         show_whitespace=True if switchable else show_whitespace, show_bytes=shown_bytes)  # fmt: skip
+                         show_whitespace=True if switchable else show_whitespace, show_bytes=shown_bytes,
+                         superwords=superwords)  # fmt: skip
     panel = f' data-k="{_attribute(key)}"' if key else ""
     return f'{TOKEN_CSS if style else ""}<div class="bpe-tokens"{panel}>{inner}</div>'
 
@@ -379,6 +385,15 @@ def cuts_legend_html(label_a: str, label_b: str, only_a: int, only_b: int, share
         + f'<span class="a">cut only by {html.escape(label_a)}: {only_a:,}</span>'
         + f'<span class="b">cut only by {html.escape(label_b)}: {only_b:,}</span>'
         + f'<span class="both">cut by both: {shared:,}</span></div>'
+    )
+
+
+def superword_legend_html(*, style: bool = True) -> str:
+    """The legend beside panels that mark superwords (``render_tokens_html(superwords=...)``)."""
+    return (
+        (TOKEN_CSS if style else "")
+        + '<div class="bpe-tokens bpe-legend" style="max-height:none"><span class="t c0 sw">of␣the</span> a '
+        + "superword: one token across a space (SuperBPE's second stage); other tokens as everywhere</div>"
     )
 
 

@@ -45,6 +45,8 @@ TOKENIZE_URL_READ = "wb.tokenize.url_read"  # set once the Tokenize page took it
 TOKENIZE_MISSING = "wb.tokenize.missing"  # tokenizer keys a shared URL named that this machine lacks
 STEPS_POSITION = "wb.steps.position"  # merge shown on the Step through page
 STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
+LAB_RUN = "wb.lab.run"  # the Lab page's last training: pages/_lab/training.LabRun (its variants, by label)
+LAB_KEEP_FOR = "wb.lab.keep_for"  # (run uid, variant) the Lab page's keep name was last filled in for
 
 
 # ------------------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ TOKEN_CSS = (
 .bpe-cuts .ia { text-decoration: underline dotted #1971c2 2px; }
 .bpe-cuts .ib { text-decoration: underline dotted #e8590c 2px; } .bpe-cuts .ia.ib { text-decoration-color: #495057; }
 .bpe-legend span { padding: 0 0.4rem; border-radius: 3px; margin-right: 0.6rem; }
+.bpe-tokens .sw { border-bottom: 3px solid #5f3dc4; font-weight: 600; }
 </style>
 """
 )

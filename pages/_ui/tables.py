@@ -1,15 +1,16 @@
-"""pandas tables that describe tokenizers (merge records, the one-row summary of a tokenizer) and the
-one rule for cells every table follows: tokens written by ``glyphs`` (characters, never ``\\xNN``) and
-no empty value shown as "None". Pure functions (no streamlit): pages show the frames with
-``st.dataframe`` (through ``widgets.show_table``)."""
+"""pandas tables that describe tokenizers (merge records, a Picky BPE tokenizer's removals, the
+one-row summary of a tokenizer) and the one rule for cells every table follows: tokens written by
+``glyphs`` (characters, never ``\\xNN``) and no empty value shown as "None". Pure functions (no
+streamlit): pages show the frames with ``st.dataframe`` (through ``widgets.show_table``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from bpe_core import Tokenizer
+from bpe_core.analysis.picky_removals import Removal
 
 from .glyphs import labels_in, token_label
 
@@ -17,18 +18,18 @@ MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 
 
 def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
-                 vocab: dict | None = None) -> pd.DataFrame:
+                 vocab: Mapping[int, bytes] | None = None) -> pd.DataFrame:
     """Rows for the given merge ranks: rank, left, right, new token, id, count. ``records`` and
     ``vocab`` are the tokenizer's when the caller keeps them (building them is slow at 200k tokens:
     bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     records = tokenizer.merge_records if records is None else records
-    vocab = tokenizer.vocab if vocab is None else vocab
+    tokens: Mapping[int, bytes] = tokenizer.vocab if vocab is None else vocab
     rows = []
     for rank in ranks:
         if 0 <= rank < len(records):
             r = records[rank]
-            left, right = labels_in([vocab[r.left], vocab[r.right]])  # parts of one character named as such
-            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(vocab[r.id]),
+            left, right = labels_in([tokens[r.left], tokens[r.right]])  # parts of one character named as such
+            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(tokens[r.id]),
                          "id": r.id, "count": r.count})  # fmt: skip
     frame = pd.DataFrame(rows, columns=MERGE_COLUMNS)
     return frame if frame["count"].notna().any() else frame.drop(columns="count")
@@ -118,3 +119,18 @@ def without_missing(frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mappi
         frame[column] = [_cell(v, whole, column in ids, (formats or {}).get(column)) for v in values]
         written[column] = "right"
     return frame, written
+
+
+def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
+    """Picky BPE's removals: when (the merge step that removed it, from 0), what (the token and the
+    parts it was split into), why (its IoS), and whether a later merge brought it back."""
+    rows = [{
+        "merge step": removal.merge_step,
+        "removed token": token_label(removal.token),
+        "split into": " + ".join(labels_in(removal.parts)),
+        "IoS": removal.ios,
+        "frequency then": removal.frequency,
+        "made again later": "yes" if removal.restored else "no",
+    } for removal in removals]  # fmt: skip
+    columns = ["merge step", "removed token", "split into", "IoS", "frequency then", "made again later"]
+    return pd.DataFrame(rows, columns=columns)

@@ -18,11 +18,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.analysis.picky_removals import merge_steps
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from pages._ui.library_folder import LibraryFolder, describe_age, sanitize_name
@@ -97,7 +99,7 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
         choices.append(TokenizerChoice(
             key=f"ext:{path.stem}", label=f"🔌 {path.stem} (external)", kind="external",
             fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
-            loader=lambda tokenizer=tokenizer: tokenizer, note=kind, vocab_size=tokenizer.vocab_size,
+            loader=_loaded(tokenizer), note=kind, vocab_size=tokenizer.vocab_size,
         ))  # fmt: skip
     return choices, problems
 
@@ -166,6 +168,18 @@ class TokenizerChoice:
         return f"{self.label} · {self.vocab_size:,}" if self.vocab_size else self.label
 
 
+def _loaded(tokenizer: Tokenizer | ExternalTokenizer) -> Callable[[], Tokenizer]:
+    """The loader of a tokenizer already in memory. An ``ExternalTokenizer`` stands in for a ``Tokenizer``:
+    it has the part of the API every page uses, and pages that need merges leave it out (``with_merges``)."""
+    loaded = cast(Tokenizer, tokenizer)
+    return lambda: loaded
+
+
+def _held(held: SessionTokenizer) -> Callable[[], Tokenizer]:
+    """The loader of a tokenizer trained in this session."""
+    return lambda: held.tokenizer
+
+
 @dataclass
 class LibraryProblem:
     name: str
@@ -211,7 +225,7 @@ def library_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
                 label=f"📁 {entry.name}",
                 kind="library",
                 fingerprint=f"lib:{ws.root}:{entry.name}:{entry.modified_ns}:{entry.size}",
-                loader=lambda tokenizer=tokenizer: tokenizer,
+                loader=_loaded(tokenizer),
                 note=f"saved {describe_age(entry.modified)}",
                 vocab_size=tokenizer.vocab_size,
             )
@@ -250,7 +264,7 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
             label=f"✱ {name} (unsaved)",
             kind="session",
             fingerprint=f"new:{name}:{held.uid}",
-            loader=lambda held=held: held.tokenizer,
+            loader=_held(held),
             note="trained in this session, not saved",
             vocab_size=held.tokenizer.vocab_size,
         )
@@ -263,6 +277,16 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
         choices[choice.key] = choice
     choices[DEFAULT_KEY] = example_choice()
     return choices
+
+
+def rank_function(tokenizer: Tokenizer) -> Callable[[int], int | None]:
+    """A token id -> the rank of the merge that made it (None for bytes and special tokens), for the
+    token panels' hover text. A Picky BPE tokenizer has no ranked merges: its tokens get the merge step
+    (from 0) that last made them (``bpe_core.analysis.picky_removals.merge_steps``)."""
+    if getattr(tokenizer, "rule", "bpe") != "picky":
+        return tokenizer.merge_rank_of
+    steps, vocab = merge_steps(tokenizer), tokenizer.vocab
+    return lambda token_id: steps.get(vocab[token_id])
 
 
 def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:

@@ -246,8 +246,8 @@ def file_uploader(
     ``remember_removed`` keeps files the user removed (or that the uploader lost when the page was
     left) in ``session_uploads(key)``; otherwise they are forgotten.
     """
-    files = st.file_uploader(label, accept_multiple_files=multiple, key=key, help=help)  # plain: callers' text
-    files = list(files or []) if multiple else ([files] if files is not None else [])
+    given = st.file_uploader(label, accept_multiple_files=multiple, key=key, help=help)  # plain: callers' text
+    files = list(given) if isinstance(given, list) else ([given] if given is not None else [])
     read = session_uploads(key)
     if not remember_removed:
         current = {f.file_id for f in files}

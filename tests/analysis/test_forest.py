@@ -198,3 +198,12 @@ def test_simple_regexes_skip_the_time_limit_with_the_same_result(gpt2):
         compiled = regex.compile(pattern)
         expected = [i for i, shown in forest.display.items() if compiled.search(shown)]
         assert forest.search(pattern, mode="regex", limit=10**6).ids == expected, pattern
+
+
+def test_a_picky_tokenizer_has_no_forest_and_says_why():
+    from bpe_core.training.picky import train_picky
+
+    picky = train_picky(["the then there the then; other others mother"] * 3, 300, threshold=0.6, min_frequency=1)
+    assert picky.rule == "picky"
+    with pytest.raises(bpe_core.BpeError, match="Picky BPE tokenizer.*picky_removals"):
+        MergeForest.of(picky)

@@ -13,7 +13,9 @@ from bpe_core.analysis.metrics import compare, measure, summary_sentence
 from bpe_core.analysis.vocab_sweep import compression_by_vocab_size
 from bpe_core.analysis.words import word_spans
 from bpe_core.corpora.samples import get_sample, load_samples
+from bpe_core.errors import BpeError
 from bpe_core.pretrained.package_files import gpt2_encoding
+from bpe_core.training.picky import train_picky
 
 
 class Stub:
@@ -247,6 +249,10 @@ def test_compression_default_steps(toy):
         compression_by_vocab_size(toy, {"toy": TOY}, merges=[total + 1])
     with pytest.raises(TypeError):
         compression_by_vocab_size(CountingStub(), {"toy": TOY})
+    picky = train_picky(TOY, 300, threshold=0.5, min_frequency=1)
+    assert picky.rule == "picky"
+    with pytest.raises(BpeError, match="Picky BPE tokenizer: a prefix of its events is no smaller tokenizer"):
+        compression_by_vocab_size(picky, {"toy": TOY})
 
 
 def test_compression_gpt2_matches_truncated_and_grows():

@@ -21,6 +21,7 @@ from bpe_core.analysis.variants import (
     builtin_heldout,
     compare_variants,
     parse_variants,
+    superword_ids,
     train_variants,
 )
 from bpe_core.errors import BpeError
@@ -34,9 +35,11 @@ class CharTokenizer:
 
     def __init__(self, width: int) -> None:
         self.width, self.vocab_size = width, 1000
+        self.ids: dict[str, int] = {}  # a new id per new piece: distinct pieces never share one
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return [hash(text[i : i + self.width]) % 1000 for i in range(0, len(text), self.width)]
+        pieces = [text[i : i + self.width] for i in range(0, len(text), self.width)]
+        return [self.ids.setdefault(piece, len(self.ids)) for piece in pieces]
 
 
 SAMPLES = [HeldOutSample("a", "A", "natural", "abab abab"), HeldOutSample("py", "Python", "code", "x = 1\n")]
@@ -118,3 +121,21 @@ def test_bad_input():
         compare_variants({}, SAMPLES)
     with pytest.raises(BpeError):
         train_variants({}, 300, parse_variants("bpe,picky"))
+
+
+def test_the_renyi_order_is_a_choice():
+    counts = Counter(CharTokenizer(1).encode_ordinary("abab abab"))
+    for alpha in (1, 2.5, 4):
+        result = compare_variants({"BPE": CharTokenizer(1)}, SAMPLES, alpha=alpha)
+        assert result.rows[0]["renyi_efficiency"] == intrinsic.renyi_efficiency(counts, 1000, alpha=alpha)
+        assert result.alpha == alpha and f"($\\alpha$={alpha:g})" in result.to_latex()
+    with pytest.raises(BpeError):
+        compare_variants({"BPE": CharTokenizer(1)}, SAMPLES, alpha=-1)
+
+
+def test_superwords_are_the_superbpe_tokens_across_a_space(trained):
+    _, tokenizers = trained
+    found = superword_ids(tokenizers["SuperBPE t=0.7"])
+    assert found and all(b" " in token.strip(b" ") for token in found.values())
+    assert all(tokenizers["SuperBPE t=0.7"].decode_single_token_bytes(i) == token for i, token in found.items())
+    assert superword_ids(tokenizers["BPE"]) == {} and superword_ids(CharTokenizer(1)) == {}

@@ -332,7 +332,7 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
 ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare",
-             "Languages side by side", "Vocabulary diff"]
+             "Languages side by side", "Vocabulary diff", "Lab"]
 
 
 @pytest.mark.parametrize(

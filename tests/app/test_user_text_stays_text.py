@@ -42,6 +42,7 @@ LIBRARY = "pages/library.py"
 HOME = "pages/home.py"
 COMPARE = "pages/compare.py"
 VOCAB_DIFF = "pages/vocab_diff.py"
+LAB = "pages/lab.py"
 #: Element types whose value is a Markdown body.
 MARKDOWN_BODIES = {
     "markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success", "toast",
@@ -341,3 +342,30 @@ def test_library_and_home_show_names_as_text(hostile):
     assert shows(shown, "Saved") or shows(shown, "Could not save")
     go(at, LIBRARY)
     assert_no_live_markup(at)  # the delete checkbox's label names the selected tokenizer
+
+
+def test_the_lab_shows_file_names_tokens_and_names_as_text(workspace_dir):
+    at = go(run(AppTest.from_file(APP, default_timeout=180)), LAB)
+    at.radio(key="lab.corpus").set_value("files")
+    at.checkbox(key="lab.parity").uncheck()
+    at.text_input(key="lab.transitions").set_value("0.9")
+    at.number_input(key="lab.vocab_size").set_value(300)
+    run(at)
+    lines = "".join(f"{HOSTILE} {number}\n" for number in range(40)).encode()  # identical lines are held out together
+    at.file_uploader(key="lab.uploads").set_value((f"{HOSTILE}.txt", lines, "text/plain"))
+    run(at)
+    at.button(key="lab.go").click()
+    run(at)
+    assert not at.error, [e.value for e in at.error]
+    shown = assert_no_live_markup(at)
+    assert shows(shown, "Trained on", f"{HOSTILE}.txt")
+    held = [t for frame in at.dataframe if "kind" in frame.value.columns for t in frame.value["text"]]
+    assert f"{HOSTILE}.txt (held out)" in held  # table cells are text, not markup
+    at.selectbox(key="lab.example").set_value(f"{HOSTILE}.txt")
+    at.text_input(key="lab.keep.name").set_value(HOSTILE)
+    run(at)
+    assert "&lt;b&gt;z&lt;/b&gt;" in html_bodies(at)  # the strips show the text, escaped
+    at.button(key="lab.keep.save").click()
+    run(at)
+    shown = assert_no_live_markup(at)
+    assert shows(shown, "Saved") or shows(shown, "Could not save")

@@ -15,9 +15,11 @@ import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.encoding.dropout import (
     check_dropout,
+    dropout_details,
     encode_with_dropout,
     merge_with_dropout,
 )
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import catalogue
 
@@ -256,3 +258,39 @@ def test_tokenizer_encode_takes_dropout_and_seed():
     assert gpt2.encode(text, dropout=0.0, seed=7) == gpt2.encode(text)
     samples = {tuple(gpt2.encode(text, dropout=0.5, seed=s)) for s in range(8)}
     assert len(samples) > 1 and all(gpt2.decode(list(s)) == text for s in samples)
+
+
+def test_a_picky_tokenizer_is_refused_with_the_reason():
+    from bpe_core.training.picky import train_picky
+
+    picky = train_picky(["the then there the then; other others mother"] * 3, 300, threshold=0.6, min_frequency=1)
+    assert picky.rule == "picky"
+    with pytest.raises(BpeError, match="Picky BPE tokenizer.*does not apply"):
+        picky.encode("the other", dropout=0.1, seed=1)
+    assert picky.encode("the other", dropout=0) == picky.encode("the other")  # p = 0 is no dropout
+
+
+@pytest.mark.parametrize("tokenizer", TOKENIZERS, ids=lambda t: t.name)
+@settings(max_examples=40, deadline=None)
+@given(text=TEXT, seed=st.integers(0, 2**32), dropout=st.sampled_from([0, 0.1, 0.5, 1]))
+def test_the_details_are_the_sampled_ids_with_their_spans(tokenizer, text, seed, dropout):
+    options = {"dropout": dropout, "seed": seed, "disallowed_special": ()}
+    infos = dropout_details(tokenizer, text, **options)
+    assert [i.id for i in infos] == encode_with_dropout(tokenizer, text, **options)
+    if dropout == 0:
+        assert infos == tokenizer.encode_with_details(text, disallowed_special=())
+    assert all(0 <= i.start <= i.end <= len(text) for i in infos)
+    assert [i.start for i in infos] == sorted(i.start for i in infos)
+
+
+def test_the_details_follow_a_normalizing_pipeline_and_special_tokens():
+    trained = bpe_core.train("The Quick Brown Fox jumps over the lazy dog. " * 20, 300, min_frequency=1,
+                             special_tokens=["<|end|>"])  # fmt: skip
+    pipeline = Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"])
+    lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=pipeline, special_tokens=trained.special_tokens)
+    text = "THE QUICK brown<|end|> fox"
+    for seed in range(5):
+        infos = dropout_details(lower, text, dropout=0.4, seed=seed, allowed_special="all")
+        assert [i.id for i in infos] == encode_with_dropout(lower, text, dropout=0.4, seed=seed, allowed_special="all")
+        special = [i for i in infos if i.special]
+        assert [(text[i.start : i.end], i.bytes) for i in special] == [("<|end|>", b"<|end|>")]

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
+from bpe_core.training import dask_cluster
 from bpe_core.training import distributed as bd
 from bpe_core.training.counting import WordCounts, count_files, count_words
 
@@ -485,19 +486,19 @@ class _SilentClient:
 
 
 def test_workers_that_never_answer_the_version_check_are_an_error_not_a_hang(monkeypatch):
-    monkeypatch.setattr(bd, "CHECK_TIMEOUT", 0.2)
+    monkeypatch.setattr(dask_cluster, "CHECK_TIMEOUT", 0.2)
     client = _SilentClient()
     try:
         with pytest.raises(ValueError, match=r"did not answer a version check within 0.2 s: check that the workers"):
-            bd._check_workers(client, 0.1, "the scheduler at tcp://x:1", None)
+            dask_cluster._check_workers(client, 0.1, "the scheduler at tcp://x:1", None)
     finally:
         client.released.set()
 
 
 def test_a_check_that_answers_passes_its_answer_and_errors_through():
-    assert bd._answer_within(5, "workers", lambda: {"a": 1}) == {"a": 1}
+    assert dask_cluster._answer_within(5, "workers", lambda: {"a": 1}) == {"a": 1}
     with pytest.raises(KeyError):
-        bd._answer_within(5, "workers", lambda: {}["missing"])
+        dask_cluster._answer_within(5, "workers", lambda: {}["missing"])
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")

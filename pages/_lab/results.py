@@ -1,0 +1,89 @@
+"""The Lab page's comparison of the trained variants on held-out text: the Rényi order (alpha), the
+summary per group of texts, tokens per byte and tokens saved against BPE per language, programming
+language and data format, every measure per text, and the CSV and LaTeX downloads. The numbers are
+``bpe_core.analysis.variants.compare_variants``', cached per run and alpha; the frames ``tables``'."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core.analysis.intrinsic import RENYI_ALPHA
+from bpe_core.analysis.variants import VariantComparison, compare_variants
+from bpe_core.errors import BpeError
+from pages._ui.render import markdown_text as md
+from pages._ui.widgets import format_seconds, show_table
+
+from .tables import per_text_frame, rows_frame, summary_frame
+from .training import LabRun
+
+TABS = ["Summary", "Tokens per byte per text", "Tokens saved vs BPE per text", "Every measure per text"]
+
+
+@st.cache_data(show_spinner="Measuring every variant on the held-out text…", max_entries=16)
+def measure(uid: str, alpha: float, _run: LabRun) -> VariantComparison:
+    """``compare_variants`` of the run ``uid`` (``_run``) on its held-out texts, Rényi order ``alpha``."""
+    return compare_variants(_run.tokenizers, _run.corpus.samples, baseline="BPE", alpha=alpha)
+
+
+def _formats(frame, *, percent: bool = False) -> dict:
+    """Fractional columns with three decimals, percentages (``percent``: all of them) with one."""
+    return {column: st.column_config.NumberColumn(format="%.1f" if percent or column.endswith("%") else "%.3f")
+            for column in frame.columns if frame[column].dtype.kind == "f"}  # fmt: skip
+
+
+def downloads(comparison: VariantComparison) -> None:
+    columns = st.columns(3)
+    columns[0].download_button("⬇ Every text (CSV)", comparison.to_csv(), file_name="lab.csv", mime="text/csv",
+                               key="lab.dl.csv", help="One row per variant and held-out text.")  # fmt: skip
+    columns[1].download_button("⬇ Summary (CSV)", comparison.to_csv(summary=True), file_name="lab-summary.csv",
+                               mime="text/csv", key="lab.dl.summary", help="One row per variant and group of texts.")
+    columns[2].download_button(
+        "⬇ Summary (LaTeX)", comparison.to_latex(), file_name="lab.tex", mime="text/x-tex", key="lab.dl.latex",
+        help="The natural, code and all rows as a booktabs tabular (\\usepackage{booktabs}).",
+    )  # fmt: skip
+
+
+def describe(run: LabRun) -> None:
+    total = sum(run.seconds.values())
+    st.caption(f"{len(run.tokenizers)} variants at vocabulary size {run.vocab_size:,}, trained on "
+               f"{md(run.corpus.label)} in {format_seconds(total)}; measured on {len(run.corpus.samples)} "
+               "held-out texts.")  # fmt: skip
+
+
+def results_section(run: LabRun) -> VariantComparison | None:
+    """The comparison's tables and downloads; the comparison, or None (its error shown)."""
+    st.header("2 · Compared on held-out text", divider="gray")
+    describe(run)
+    alpha = st.columns([1, 2])[0].number_input(
+        "Rényi order α of the efficiency", min_value=0.0, max_value=100.0, step=0.5, key="lab.alpha",
+        help=f"Zouhar et al. 2023 recommend {RENYI_ALPHA} (the default); 1 is Shannon's entropy. Changing it "
+        "measures again without training again.",
+    )  # fmt: skip
+    try:
+        comparison = measure(run.uid, float(alpha), run)
+    except BpeError as exc:
+        st.error(f"Could not measure the variants: {md(exc)}")
+        return None
+    tabs = st.tabs(TABS)
+    with tabs[0]:
+        frame = summary_frame(comparison)
+        show_table(frame, column_config=_formats(frame))
+        st.caption("Pooled per group: tokens and bytes added over its texts, the intrinsic measures computed on "
+                   "the added token counts. Lower tokens/byte is better compression; saved vs BPE is 1 - tokens / "
+                   "BPE's tokens on the same text. Formulas and sources: docs/library/variants.md.")  # fmt: skip
+    with tabs[1]:
+        frame = per_text_frame(comparison, "tokens_per_byte")
+        show_table(frame, column_config=_formats(frame))
+    with tabs[2]:
+        if comparison.baseline is None:
+            st.info("Tick BPE among the variants to see the tokens each variant saves against it.")
+        else:
+            frame = per_text_frame(comparison, "saved_vs_bpe")
+            show_table(frame, column_config=_formats(frame, percent=True))
+            st.caption("Percent of BPE's tokens saved on each text (negative: more tokens than BPE).")
+    with tabs[3]:
+        frame = rows_frame(comparison)
+        show_table(frame, column_config=_formats(frame), height=420)
+    downloads(comparison)
+    return comparison
+
