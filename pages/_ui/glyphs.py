@@ -152,11 +152,11 @@ def char_text(char: str) -> str:
 
 
 def _cluster_label(cluster: str) -> str:
-    """One grapheme cluster: its first character by ``char_text``; the marks after a visible first
-    character, and the joiners between two, as they are (they draw on it: स्ते, 👨‍👩‍👧); the rest by
-    ``char_text`` (a joiner that joins nothing here is ``⟨U+200D⟩``)."""
+    """One grapheme cluster: its first character by ``char_text`` (a mark on a dotted circle); the marks
+    after it, and the joiners between two characters, as they are (they draw on it: स्ते, ◌ें,
+    👨‍👩‍👧); the rest by ``char_text`` (a joiner that joins nothing here is ``⟨U+200D⟩``)."""
     first, last = cluster[0], len(cluster) - 1
-    based = unicodedata.category(first) not in (*_MARKS, "Cf")
+    based = unicodedata.category(first) != "Cf"  # a mark first stands on its dotted circle: ◌ें
     shown = [char_text(first)]
     for index, ch in enumerate(cluster[1:], 1):
         category = unicodedata.category(ch)
