@@ -291,6 +291,8 @@ def span_label(data: bytes, start: int, end: int, *, parsed: Sequence[Unit] | No
         first, last = max(start, unit.start) - unit.start + 1, min(end, unit.end) - unit.start
         name = char_text(unit.char)
         name = name[1:-1] if name.startswith("⟨") else name  # ⟨U+200D 1/3⟩, not ⟨⟨U+200D⟩ 1/3⟩
+        if text_direction(name) == "rtl":  # a left-to-right mark after ا: ⟨ا 1/2⟩, not drawn ⟨1/2 ا⟩
+            name += "\u200e"
         out.append(f"⟨{name} {_byte_range(first, last)}/{unit.end - unit.start}⟩")
     if whole:
         out.append(text_label("".join(whole)))

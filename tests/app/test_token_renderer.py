@@ -206,6 +206,8 @@ def test_joiners_and_bidi_controls_alone_are_named_and_whole_words_keep_their_vo
     assert glyphs.span_label(word, 2, len(word)) == "⟨न 3/3⟩मस्ते"
     assert glyphs.token_label("\u093f".encode()) == "◌ि"  # a vowel sign alone: on a dotted circle
     assert glyphs.token_label("\u0947\u0902".encode()) == "◌ें"  # two marks alone: on one dotted circle
+    alef = "ا".encode()  # the byte numbers stay after an Arabic letter (a left-to-right mark between)
+    assert glyphs.labels_in([alef[:1], alef[1:]]) == ["⟨ا\u200e 1/2⟩", "⟨ا\u200e 2/2⟩"]
 
 
 def test_a_split_character_is_drawn_once_over_its_numbered_pieces_with_bytes_on_hover(gpt2):
