@@ -1,6 +1,6 @@
 """A Streamlit server and a headless Chromium for the browser benchmarks (``first_view_bench``,
 ``sessions_bench``): ``serving`` starts ``streamlit run`` on a free port (a fresh server each time, a
-temporary library folder) and stops it after; ``chromium`` launches Debian's Chromium through
+temporary library folder, removed after) and stops it after; ``chromium`` launches Debian's Chromium through
 Playwright (never downloading one); ``settled`` waits until a page's script run is over. Measures
 nothing itself."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -61,6 +62,7 @@ def serving(script: str | Path = "app.py", env: dict[str, str] | None = None) ->
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+    shutil.rmtree(workspace, ignore_errors=True)  # kept (with its log) when the server failed
 
 
 def settled(page, *, timeout: float = PATIENCE_MS) -> None:

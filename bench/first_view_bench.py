@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
@@ -87,6 +89,16 @@ def tokenize_as_first_page(browser, env: dict[str, str], panels: int) -> float:
     return seconds
 
 
+@contextlib.contextmanager
+def cache_env(cold: bool) -> Iterator[dict[str, str]]:
+    """The server's environment: ``cold``, an empty bpe_core cache folder (removed after); else none."""
+    if not cold:
+        yield {}
+        return
+    with tempfile.TemporaryDirectory(prefix="bpe-cold-") as folder:
+        yield {"BPE_CORE_CACHE_DIR": folder}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -101,11 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         for round_number in range(args.rounds):
-            env = {"BPE_CORE_CACHE_DIR": tempfile.mkdtemp(prefix="bpe-cold-")} if args.cold_disk else {}
             bare = bare_first_load(browser)
-            home, tokenize = workbench_first_views(browser, env, panels)
-            env = {"BPE_CORE_CACHE_DIR": tempfile.mkdtemp(prefix="bpe-cold-")} if args.cold_disk else {}
-            first = tokenize_as_first_page(browser, env, panels)
+            with cache_env(args.cold_disk) as env:
+                home, tokenize = workbench_first_views(browser, env, panels)
+            with cache_env(args.cold_disk) as env:
+                first = tokenize_as_first_page(browser, env, panels)
             for key, value in zip(rows, (bare, home, tokenize, first), strict=True):
                 rows[key].append(value)
             ratios.append(home / bare)

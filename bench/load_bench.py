@@ -6,7 +6,8 @@ for bpe_core ``bpe_core.load(name)`` (the pinned file read and hash-checked, the
 from its cached rank tables when the cache is warm); for tiktoken, the file read with
 ``tiktoken.load.load_tiktoken_bpe`` (or ``data_gym_to_mergeable_bpe_ranks`` for GPT-2) and
 ``tiktoken.Encoding(...)`` built with bpe_core's pattern and special tokens for that name. The cache
-is warmed once before the rounds (``--cold`` empties it instead, for the first-load cost). Ratios are
+is warmed once before the rounds (``--cold`` gives every bpe_core round an empty one instead, for the first
+load's cost: the tables built from the file, then written to the cache). Ratios are
 medians of the per-round ratios, so a busy phase of the machine hits both sides.
 
 Run: ``.venv/bin/python bench/load_bench.py [--rounds 5] [names...]``. It does not measure encoding
@@ -74,13 +75,15 @@ def tiktoken_spec(name: str) -> dict:
             "specials": tokenizer.special_tokens}  # fmt: skip
 
 
-def child_seconds(code: str, *args: str) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True)
+def child_seconds(code: str, *args: str, cold: bool = False) -> float:
+    """The seconds a child reports; ``cold``: with an empty cache folder of its own."""
+    with tempfile.TemporaryDirectory(prefix="bpe-cold-") as empty:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **({"BPE_CORE_CACHE_DIR": empty} if cold else {})}
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True)
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def measure(names: list[str], rounds: int) -> list[dict]:
+def measure(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
     from bpe_core.pretrained import catalogue
 
     rows = []
@@ -93,7 +96,7 @@ def measure(names: list[str], rounds: int) -> list[dict]:
             spec_path.write_text(json.dumps(tiktoken_spec(name)))  # also warms the cache (a load)
             ours, theirs = [], []
             for _ in range(rounds):
-                ours.append(child_seconds(_BPE_CORE_CHILD, name))
+                ours.append(child_seconds(_BPE_CORE_CHILD, name, cold=cold))
                 theirs.append(child_seconds(_TIKTOKEN_CHILD, str(spec_path)))
             ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
             rows.append({"name": name, "bpe_core": statistics.median(ours), "tiktoken": statistics.median(theirs),
@@ -109,12 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="an empty cache folder (the first load's cost)")
     args = parser.parse_args(argv)
-    if args.cold:
-        os.environ["BPE_CORE_CACHE_DIR"] = tempfile.mkdtemp(prefix="bpe-cold-")
     from bench.app_server import commit, machine
 
     started, before = time.strftime("%Y-%m-%d %H:%M"), machine()
-    rows = measure(args.names, args.rounds)
+    rows = measure(args.names, args.rounds, cold=args.cold)
     print(f"\n{started}, commit {commit()}, {machine()} (at the start: {before}); {args.rounds} rounds, "
           f"disk cache {'empty' if args.cold else 'warm'}\n")  # fmt: skip
     print("| tokenizer | bpe_core.load (median) | tiktoken Encoding (median) | bpe_core / tiktoken (median of rounds) |"

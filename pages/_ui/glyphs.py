@@ -7,7 +7,9 @@ derivation tree's root), such a token is written as the character with the bytes
 ``⟨न 1–2/3⟩`` is bytes 1 to 2 of the 3 bytes of न. A token seen alone is written with what its bytes
 can be part of: ``⟨Devanagari 1–2/3⟩`` (the first 2 of 3 bytes of a Devanagari character),
 ``⟨byte a8⟩`` (a byte that only continues a character). Whitespace follows ``bpe_core.bpe.tokens``'
-marks (␣ → ↵); a character that shows as nothing (U+00A0, U+2028...) is written ``⟨U+00A0⟩``.
+marks (␣ → ↵); a character that shows as nothing (U+00A0, U+2028, a zero-width joiner or a bidi
+control outside a cluster it joins...) is written ``⟨U+00A0⟩``, a combining mark with no letter
+before it on a dotted circle (``◌ि``).
 
 Grapheme clusters (a letter with its vowel signs, a conjunct such as न्दी, an emoji with its skin
 tone or its zero-width joiners) come from the ``regex`` module's ``\X``, here and nowhere else.
@@ -127,29 +129,55 @@ def units(data: bytes) -> list[Unit]:
     return out
 
 
-def char_text(char: str) -> str:
-    """One character as the pages write it: whitespace marked (␣ → ↵), an invisible one as ``⟨U+00A0⟩``,
-    a combining mark alone on a dotted circle (◌ि).
+_MARKS = ("Mn", "Mc", "Me")
+_FORMAT = regex.compile(r"\p{Cf}")  # zero-width joiners, bidi controls, soft hyphen...: drawn as nothing
 
-    >>> char_text(" "), char_text("\\u00a0"), char_text("\\u093f")
-    ('␣', '⟨U+00A0⟩', '◌ि')
+
+def char_text(char: str) -> str:
+    """One character as the pages write it: whitespace marked (␣ → ↵), an invisible one (a format
+    character too) as ``⟨U+00A0⟩``, a combining mark alone on a dotted circle (◌ि).
+
+    >>> char_text(" "), char_text("\\u00a0"), char_text("\\u200d"), char_text("\\u093f")
+    ('␣', '⟨U+00A0⟩', '⟨U+200D⟩', '◌ि')
     """
     shown = text_display(char)
     if shown != char:
         return shown
-    if escape_invisible(char) != char:
+    category = unicodedata.category(char)
+    if category == "Cf" or escape_invisible(char) != char:
         return f"⟨U+{ord(char):04X}⟩"
-    if unicodedata.category(char) in ("Mn", "Mc", "Me"):
+    if category in _MARKS:
         return "◌" + char
     return char
 
 
+def _cluster_label(cluster: str) -> str:
+    """One grapheme cluster: its first character by ``char_text`` (a mark on a dotted circle); the marks
+    after it, and the joiners between two characters, as they are (they draw on it: स्ते, ◌ें,
+    👨‍👩‍👧); the rest by ``char_text`` (a joiner that joins nothing here is ``⟨U+200D⟩``)."""
+    first, last = cluster[0], len(cluster) - 1
+    based = unicodedata.category(first) != "Cf"  # a mark first stands on its dotted circle: ◌ें
+    shown = [char_text(first)]
+    for index, ch in enumerate(cluster[1:], 1):
+        category = unicodedata.category(ch)
+        drawn_on = based and (category in _MARKS or (category == "Cf" and index < last))
+        shown.append(ch if drawn_on else char_text(ch))
+    return "".join(shown)
+
+
 def text_label(text: str) -> str:
-    """Whole text as the pages write it in cells and prose (``char_text`` of each character)."""
+    """Whole text as the pages write it in cells and prose: each grapheme cluster whole, whitespace
+    and invisible characters as ``char_text`` writes them, a joiner alone never an empty cell.
+
+    >>> text_label("नमस्ते"), text_label("\\u093fx"), text_label("\\u200d👩"), text_label("👨\\u200d👩")
+    ('नमस्ते', '◌िx', '⟨U+200D⟩👩', '👨\u200d👩')
+    """
     if text.isascii() and text.isprintable() and " " not in text:
         return text
     shown = text_display(text)
-    return shown if escape_invisible(shown) == shown else "".join(map(char_text, text))
+    if escape_invisible(shown) == shown and unicodedata.category(text[0]) not in _MARKS and not _FORMAT.search(text):
+        return shown
+    return "".join(map(_cluster_label, clusters(text)))
 
 
 def _byte_range(first: int, last: int) -> str:
@@ -242,22 +270,32 @@ def span_label(data: bytes, start: int, end: int, *, parsed: Sequence[Unit] | No
     """
     parsed = units(data) if parsed is None else parsed
     out: list[str] = []
+    whole: list[str] = []  # whole characters in a row: written together (``text_label``), clusters kept
     runs = iter(_stray_runs(data, parsed))
     run = next(runs, None)
     for unit in parsed:
         if unit.end <= start or unit.start >= end:
             continue
+        if unit.char is not None and start <= unit.start and unit.end <= end:
+            whole.append(unit.char)
+            continue
+        if whole:
+            out.append(text_label("".join(whole)))
+            whole.clear()
         if unit.char is None:
             while run is not None and run[1] <= unit.start:
                 run = next(runs, None)
             if run is not None and (unit.start == run[0] or unit.start == start):
                 out.append(_run_label(data, run, start, end))
             continue
-        if start <= unit.start and unit.end <= end:
-            out.append(char_text(unit.char))
-        else:
-            first, last = max(start, unit.start) - unit.start + 1, min(end, unit.end) - unit.start
-            out.append(f"⟨{char_text(unit.char)} {_byte_range(first, last)}/{unit.end - unit.start}⟩")
+        first, last = max(start, unit.start) - unit.start + 1, min(end, unit.end) - unit.start
+        name = char_text(unit.char)
+        name = name[1:-1] if name.startswith("⟨") else name  # ⟨U+200D 1/3⟩, not ⟨⟨U+200D⟩ 1/3⟩
+        if text_direction(name) == "rtl":  # a left-to-right mark after ا: ⟨ا 1/2⟩, not drawn ⟨1/2 ا⟩
+            name += "\u200e"
+        out.append(f"⟨{name} {_byte_range(first, last)}/{unit.end - unit.start}⟩")
+    if whole:
+        out.append(text_label("".join(whole)))
     return "".join(out)
 
 

@@ -1,7 +1,8 @@
 """pandas tables that describe tokenizers (merge records, a Picky BPE tokenizer's removals, the
-one-row summary of a tokenizer) and the one rule for cells every table follows: tokens written by
-``glyphs`` (characters, never ``\\xNN``) and no empty value shown as "None". Pure functions (no
-streamlit): pages show the frames with ``st.dataframe`` (through ``widgets.show_table``)."""
+one-row summary of a tokenizer) and the rules for cells every table follows: tokens written by
+``glyphs`` (characters, never ``\\xNN``), no empty value shown as "None", every cell laid out left to
+right (``left_to_right``). Pure functions (no streamlit): pages show the frames with ``st.dataframe``
+(through ``widgets.show_table``)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import pandas as pd
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import Removal
 
-from .glyphs import labels_in, token_label
+from .glyphs import labels_in, text_direction, token_label
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
+#: A left-to-right mark: leading a cell, it makes the data grid lay the cell out left to right.
+LRM = "\u200e"
 
 
 def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
@@ -134,3 +137,28 @@ def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
     } for removal in removals]  # fmt: skip
     columns = ["merge step", "removed token", "split into", "IoS", "frequency then", "made again later"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def left_to_right(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each text cell whose first strong character is right-to-left (Arabic, Hebrew)
+    led by a left-to-right mark. The data grid lays such a cell out right to left against the right
+    edge, so ‘⟨ا 1/2⟩’ was drawn ‘⟨1/2 ا⟩’ and hidden in a column wider than the table; with the mark
+    it reads as every other cell, its Arabic still right to left inside. Other cells are untouched.
+
+    >>> left_to_right(pd.DataFrame({"t": ["⟨ا 1/2⟩", "abc", "हि"], "n": [1, 2, 3]}))["t"].tolist()
+    ['\u200e⟨ا 1/2⟩', 'abc', 'हि']
+    """
+    changed: dict[str, pd.Series] = {}
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        rtl = values.map(lambda v: isinstance(v, str) and not v.isascii() and text_direction(v) == "rtl").astype(bool)
+        if rtl.any():
+            changed[column] = values.astype(object).where(~rtl, LRM + values.astype(str))
+    if not changed:
+        return frame
+    frame = frame.copy()
+    for column, values in changed.items():
+        frame[column] = values
+    return frame

@@ -96,6 +96,7 @@ def show_table(
     """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
     them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
     frame, written = tables.without_missing(frame, ids)  # "—" where a cell is empty, never "None"
+    frame = tables.left_to_right(frame)  # Arabic and Hebrew cells laid out as the others
     config = number_formats(frame, ids=ids) | (column_config or {})
     for column in written:  # numbers written as text there: right-aligned, the caller's label kept
         label = (config.get(column) or {}).get("label")

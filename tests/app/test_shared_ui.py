@@ -169,6 +169,17 @@ def test_merges_table_and_ratio(small):
     assert tables.pattern_label(small) == "gpt2"
 
 
+def test_right_to_left_cells_are_laid_out_left_to_right_and_others_left_alone():
+    import pandas as pd
+
+    frame = pd.DataFrame({"token": ["⟨ا 1/2⟩", "␣القديمة", "שלום", "abc", "हिन्दी", "—"], "rank": range(6)})
+    shown = tables.left_to_right(frame)
+    assert shown["token"].tolist() == ["\u200e⟨ا 1/2⟩", "\u200e␣القديمة", "\u200eשלום", "abc", "हिन्दी", "—"]
+    assert shown["rank"].tolist() == list(range(6)) and frame["token"][0] == "⟨ا 1/2⟩"  # the caller's frame kept
+    latin = pd.DataFrame({"token": ["a", "b"]})
+    assert tables.left_to_right(latin) is latin
+
+
 def test_export_files_read_back(small):
     files = exports.export_files("small-test", small)
     data, _ = files["bpe_core"]

@@ -4,13 +4,14 @@ tokenizer), never a ``\\x`` escape for valid text, grapheme clusters (ZWJ emoji,
 signs and conjuncts) never split between drawn boxes, right-to-left runs in reading order, a character
 split between tokens drawn once over its numbered pieces with its bytes on hover, and the cut view
 neither isolating its pieces nor cutting inside a cluster. Tokens written as text (``glyphs``) name
-characters, never ``\\xNN``, whatever the bytes.
+characters, never ``\\xNN``, whatever the bytes, and are never an empty cell (a joiner alone is named).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -155,14 +156,21 @@ def test_zwj_emoji_skin_tones_and_conjuncts_stay_whole(gpt2):
         assert not s or glyphs.cluster_starts(s) >= {0, len(s)}
 
 
+#: Categories drawn as nothing (or only on another character): a label made of these alone is an empty cell.
+UNSEEN = {"Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"}
+
+
 @given(token=st.binary(max_size=12))
 @example(token=b"\xe0\xa4")
 @example(token=b"\xa8")
 @example(token="न".encode()[:1] + b"\xff")
+@example(token="\u200d".encode())
+@example(token="\u093f\u200f".encode())
 def test_tokens_written_alone_name_characters_never_escapes(token):
     label = glyphs.token_label(token)
     assert "\\x" not in label
     assert label or not token
+    assert not token or any(unicodedata.category(ch) not in UNSEEN for ch in label), (token, label)
     try:
         text = token.decode("utf-8")
     except UnicodeDecodeError:
@@ -185,6 +193,21 @@ def test_tokens_in_sequence_name_the_character_and_the_bytes_they_hold(text, cut
             token.decode("utf-8")
         except UnicodeDecodeError:
             assert re.search(r"⟨.+ \d(–\d)?/\d⟩", label), (token, label)  # ⟨न 1–2/3⟩
+
+
+def test_joiners_and_bidi_controls_alone_are_named_and_whole_words_keep_their_vowel_signs():
+    for char in ("\u200d", "\u200c", "\u200f", "\u202e", "\u2066"):  # ZWJ, ZWNJ, RLM, RLO, LRI
+        assert glyphs.token_label(char.encode()) == f"⟨U+{ord(char):04X}⟩"
+    assert glyphs.labels_in(["\u200d".encode(), "👩".encode()[:3]]) == ["⟨U+200D⟩", "⟨emoji 1–3/4⟩"]
+    assert glyphs.token_label("\u200d".encode() + "👩".encode()[:3]) == "⟨U+200D⟩⟨emoji 1–3/4⟩"
+    assert glyphs.token_label("👨\u200d👩".encode()) == "👨\u200d👩"  # a joiner inside its sequence joins
+    word = "नमस्ते".encode()  # whole characters beside a split one: no dotted circle inside the word
+    assert glyphs.labels_in([word, "न".encode()[:2]]) == ["नमस्ते", "⟨Devanagari 1–2/3⟩"]
+    assert glyphs.span_label(word, 2, len(word)) == "⟨न 3/3⟩मस्ते"
+    assert glyphs.token_label("\u093f".encode()) == "◌ि"  # a vowel sign alone: on a dotted circle
+    assert glyphs.token_label("\u0947\u0902".encode()) == "◌ें"  # two marks alone: on one dotted circle
+    alef = "ا".encode()  # the byte numbers stay after an Arabic letter (a left-to-right mark between)
+    assert glyphs.labels_in([alef[:1], alef[1:]]) == ["⟨ا\u200e 1/2⟩", "⟨ا\u200e 2/2⟩"]
 
 
 def test_a_split_character_is_drawn_once_over_its_numbered_pieces_with_bytes_on_hover(gpt2):
