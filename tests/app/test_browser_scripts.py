@@ -135,6 +135,24 @@ def test_forest_step_through_vocab_diff_languages(server):
         _shot(page, "face_languages")
 
 
+def _download(page, button, target, *, attempts: int = 3) -> None:
+    """Click a download button until its file arrives, each try waiting a minute. A rerun of the page
+    between drawing the button and the click can replace the button and the file it serves, and the
+    click then fetches nothing: seen once on a quiet machine, where one wait of LONG outlasted the
+    test's own time limit."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(attempts):
+        try:
+            with page.expect_download(timeout=60_000) as download:
+                button.click(timeout=LONG)
+            download.value.save_as(target)
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
+
+
 def test_compare_legends_do_not_scroll_charts_save_and_the_report_opens_offline(server, tmp_path):
     from playwright.sync_api import expect
 
@@ -160,10 +178,8 @@ def test_compare_legends_do_not_scroll_charts_save_and_the_report_opens_offline(
         _shot(page, "face_compare")
         chart.screenshot(path=str(ARTIFACTS / "face_compare_curve.png"))
         button = page.get_by_role("button", name="⬇ Report as HTML (charts, tables, settings)")
-        with page.expect_download(timeout=LONG) as download:
-            button.click()
         report = tmp_path / "report.html"
-        download.value.save_as(report)
+        _download(page, button, report)
     fetched: list[str] = []
     with _browser_page(server, "failure_face_report") as page:  # the report alone, the network cut off
         page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else (
