@@ -55,6 +55,8 @@ def serving(script: str | Path = "app.py", env: dict[str, str] | None = None) ->
                             break
                 except OSError:
                     time.sleep(0.2)
+            else:  # never healthy: a figure measured against no server would be meaningless
+                raise RuntimeError(f"streamlit did not answer /_stcore/health within 120 s (see {log.name})")
             yield url
         finally:
             process.terminate()
