@@ -113,7 +113,7 @@ class Tokenizer(Codec, TiktokenSurface):
         self._model = model
         self._vocab = full_vocab
         self._token_to_id = model.token_to_id
-        self._merge_counts = list(merge_counts) if merge_counts is not None else [None] * model.merge_count
+        self._counts = list(merge_counts) if merge_counts is not None else None  # None: unknown (_merge_counts)
         self._special_tokens = specials
         self._special_ids = frozenset(specials.values())
         self._max_token_id = max(full_vocab)
@@ -123,7 +123,7 @@ class Tokenizer(Codec, TiktokenSurface):
         self._pretokenizer = build_pretokenizer(pattern)
         # TextEncoder only calls the piece encoder's ``encode``, which Picky BPE's replaying one has too.
         pieces = cast("PieceEncoder", model.piece_encoder)
-        self._text_encoder = TextEncoder(self._pretokenizer, pieces, model.whole_pieces())
+        self._text_encoder = TextEncoder(self._pretokenizer, pieces, model.whole_piece_lookup())
         self._engines = Engines(self._text_encoder, self._engine_facts, vocabulary_size=len(model.token_to_id),
                                 rule_obstacle=_PICKY_ENGINE if model.rule == "picky" else None)  # fmt: skip
 
@@ -167,6 +167,13 @@ class Tokenizer(Codec, TiktokenSurface):
             self_encoding=None, rule="tiktoken", structure=structure,
         )
         return tokenizer
+
+    @property
+    def _merge_counts(self) -> list[int | None]:
+        """Each merge's training count (None where unknown), listed once the merges are known."""
+        if self._counts is None:
+            self._counts = [None] * self._model.merge_count
+        return self._counts
 
     def _model_tables(self) -> ModelTables:
         """This tokenizer's model as ``ModelTables``, for ``pretrained.model_cache``."""

@@ -203,7 +203,7 @@ class TiktokenPieceEncoder(PieceEncoder):
     _parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]]
 
     def __init__(self, merge_ranks: PairRanks, late: Mapping[tuple[int, int], int], byte_ids: Sequence[int]) -> None:
-        super().__init__(_tiktoken_pairs(merge_ranks, late), byte_ids)
+        super().__init__(tiktoken_pairs(merge_ranks, late), byte_ids)
         self.merge_ranks = merge_ranks
 
     @classmethod
@@ -238,10 +238,10 @@ class TiktokenPieceEncoder(PieceEncoder):
 def _tiktoken_pairs_of(
     parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
 ) -> dict[tuple[int, int], tuple[int, int]]:
-    return _tiktoken_pairs(*parts())  # a function, not a lambda: encoders are pickled
+    return tiktoken_pairs(*parts())  # a function, not a lambda: encoders are pickled
 
 
-def _tiktoken_pairs(
+def tiktoken_pairs(
     merge_ranks: PairRanks, late: Mapping[tuple[int, int], int]
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """The merges and the late merges, each ranked by the id it makes: (merged id, merged id)."""

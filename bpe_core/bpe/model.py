@@ -17,12 +17,14 @@ import functools
 import gc
 import threading
 from array import array
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, pack_columns, self_encoding_ids
 from bpe_core.bpe.picky_replay import MERGE, Event, PickyPieceEncoder, PickyReplay
+from bpe_core.bpe.rank_pieces import RankPieceEncoder, WholeTokens
 from bpe_core.bpe.ranks import RankStructure, tiktoken_rule_parts
 from bpe_core.bpe.tokens import token_display
 from bpe_core.bpe.vocabulary import index_tokens, rank_merges
@@ -94,7 +96,11 @@ class BpeModel:
     ((256, 256), 0)
     """
 
-    _tables: ModelTables
+    # A model read from its tables, or a deferred one once it has them (see ``_tables``).
+    _table_columns: ModelTables | None = None
+    _tables_source: Callable[[dict[bytes, int]], ModelTables] | None = None
+    _whole_lookup: Mapping[str, tuple[int]] | None = None
+    _tables_lock: threading.Lock
 
     def __init__(
         self,
@@ -175,7 +181,7 @@ class BpeModel:
             raise BpeError(f"model tables hold ranked merges: rule {tables.rule!r} has none")
         model = cls.__new__(cls)
         token_to_id = tables.token_to_id
-        model._tables = tables
+        model._table_columns = tables
         model.vocab = vocab
         model.token_to_id = token_to_id
         model.rule = tables.rule
@@ -204,6 +210,62 @@ class BpeModel:
             model.structure = None
         return model
 
+    @classmethod
+    def deferred(
+        cls, vocab: dict[int, bytes], token_to_id: dict[bytes, int], tables: Callable[[dict[bytes, int]], ModelTables]
+    ) -> BpeModel:
+        """The model of tiktoken-style ranks ``token_to_id`` (the ordinary tokens; ``vocab`` adds the
+        special tokens'), ready to encode at once: tiktoken's rule runs on the ranks themselves
+        (``rank_pieces``), which needs no merges. What does need them (``merges``, ``pair_rank``,
+        ``structure``, ``merge_count``, ``tables()``, the merge table of ``piece_encoder``) comes from
+        ``tables(token_to_id)``, called once on first use, under a lock (threads asking together wait
+        for the one call), and kept. Only for ranks checked already (``pretrained.model_cache``); the
+        caller has checked the vocab (``check_vocab``, the special tokens) and ``tables`` proves the
+        merges (or reads the tables proved when they were written) before returning them."""
+        missing = [b for b in range(256) if bytes([b]) not in token_to_id]
+        if missing or b"" in token_to_id:
+            raise BpeError(f"the ranks lack the single byte {bytes(missing[:1])!r} or hold an empty token: "
+                           "byte-level ranks hold each of the 256 bytes, and no empty token")  # fmt: skip
+        model = cls.__new__(cls)
+        model.vocab = vocab
+        model.token_to_id = token_to_id
+        model.rule = "tiktoken"
+        model.byte_ids = [token_to_id[bytes([b])] for b in range(256)]
+        model._tables_source = tables
+        model._tables_lock = threading.Lock()
+        model.piece_encoder = RankPieceEncoder(token_to_id, model.byte_ids, model._rule_parts)
+        model.self_encoding = frozenset(token_to_id.values())  # tiktoken looks every piece up whole first
+        model._bpe_self_encoding = None
+        model._rank_by_id = None
+        model._whole_pieces = None
+        model._whole_lookup = WholeTokens(token_to_id)
+        model.events = []
+        return model
+
+    @property
+    def _tables(self) -> ModelTables:
+        """The tables ``from_tables`` read, or a deferred model's, fetched on first use (once)."""
+        tables = self._table_columns
+        if tables is None:
+            source = self._tables_source
+            if source is None:
+                raise RuntimeError("a model built by __init__ has no tables to read")  # a bug, never input
+            with self._tables_lock:
+                tables = self._table_columns
+                if tables is None:
+                    tables = self._table_columns = source(self.token_to_id)
+        return tables
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_tables_lock", None)  # a deferred model's source is picklable (its caller's duty)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_tables_source" in state:
+            self._tables_lock = threading.Lock()
+
     def _pair_rank_now(self) -> dict[tuple[int, int], tuple[int, int]]:
         return self.pair_rank  # a bound method, not a lambda: models are pickled
 
@@ -215,6 +277,11 @@ class BpeModel:
     def _encoder_from_parts(self) -> PieceEncoder:
         pair_rank, late = self._rule_parts()
         return TiktokenPieceEncoder(pair_rank, late, self.byte_ids) if late else PieceEncoder(pair_rank, self.byte_ids)
+
+    @functools.cached_property
+    def merge_count(self) -> int:
+        """The number of merges (set by ``__init__``; from the tables on first use, as ``merges``)."""
+        return len(self._tables.merges[0])
 
     @functools.cached_property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -246,6 +313,8 @@ class BpeModel:
         are no columns of ranked merges (a Picky BPE tokenizer is never a cached built-in)."""
         if self.rule not in ("bpe", "tiktoken"):
             raise BpeError(f"model tables hold ranked merges: a {self.rule!r} model has none")
+        if self._tables_source is not None:
+            return self._tables
         whole = self.whole_pieces()
         late = self.structure.late_merges if self.structure else []
         return ModelTables(
@@ -269,6 +338,10 @@ class BpeModel:
             except UnicodeDecodeError:  # a partial character is never a piece
                 pass
         return whole
+
+    def whole_piece_lookup(self) -> Mapping[str, tuple[int]]:
+        """``whole_pieces()``, or for a deferred model the same as a lookup (no pass over the vocab)."""
+        return self._whole_lookup if self._whole_lookup is not None else self.whole_pieces()
 
     def merge_rank_of(self, token_id: int) -> int | None:
         """The rank of the merge that made ``token_id``; None for single bytes, special tokens and ids

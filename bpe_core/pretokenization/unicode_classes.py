@@ -310,7 +310,7 @@ class ExactPattern:
     every text whatever the `regex` release (see above). ``finditer`` on text holding a character this
     `regex` disagrees on matches the translated text: use the matches' spans, not their text."""
 
-    __slots__ = ("pattern", "_fast", "_fast_findall", "_suspect", "_suspects", "_wrong", "_table", "_spelled")
+    __slots__ = ("pattern", "_fast", "_fast_findall", "_suspect", "_suspects", "_wrong", "_names", "_careful")
 
     def __init__(self, source: str, names: frozenset[str]) -> None:
         import regex
@@ -319,10 +319,8 @@ class ExactPattern:
         self._fast = regex.compile(source)
         codes = sorted({code for name in names for a, b in disagreeing(name) for code in range(a, b + 1)})
         self._wrong = frozenset(map(chr, codes))
-        table = _translation(names)
-        # Matching translated text when that is exact; the spelled-out pattern when it is not.
-        self._table: dict[int, int] = table if table is not None else {}
-        self._spelled = None if table is not None else regex.compile(spelled_out(source, names))
+        self._names = names
+        self._careful: tuple[dict[int, int], regex.Pattern[str] | None] | None = None  # see _care
         # A standard-library `re` class of the BMP code points in dispute (one bitmap lookup per
         # character) and of all astral characters (one range): a quick first look; only the few
         # characters it finds are then looked up exactly.
@@ -346,10 +344,22 @@ class ExactPattern:
             return self._fast_findall(text)
         return self._careful_findall(text)
 
+    def _care(self) -> tuple[dict[int, int], regex.Pattern[str] | None]:
+        """(translation, None) when matching translated text is exact, else ({}, the spelled-out pattern):
+        found on the first text that needs it (tens of milliseconds), not when the pattern is built."""
+        if self._careful is None:
+            import regex
+
+            table = _translation(self._names)
+            spelled = None if table is not None else regex.compile(spelled_out(self.pattern, self._names))
+            self._careful = (table or {}, spelled)
+        return self._careful
+
     def _careful_findall(self, text: str) -> list[str]:
-        if self._spelled is not None:
-            return self._spelled.findall(text)
-        translated = text.translate(self._table)
+        table, spelled = self._care()
+        if spelled is not None:
+            return spelled.findall(text)
+        translated = text.translate(table)
         ends = list(accumulate(map(len, self._fast.findall(translated))))
         if ends and ends[-1] == len(text):  # the pieces tile the text, as the presets' always do
             return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
@@ -358,9 +368,10 @@ class ExactPattern:
     def finditer(self, text: str, *args: Any, **kwargs: Any) -> Iterator[regex.Match[str]]:
         if not self._needs_care(text):
             return self._fast.finditer(text, *args, **kwargs)
-        if self._spelled is not None:
-            return self._spelled.finditer(text, *args, **kwargs)
-        return self._fast.finditer(text.translate(self._table), *args, **kwargs)
+        table, spelled = self._care()
+        if spelled is not None:
+            return spelled.finditer(text, *args, **kwargs)
+        return self._fast.finditer(text.translate(table), *args, **kwargs)
 
 
 @functools.lru_cache(maxsize=32)

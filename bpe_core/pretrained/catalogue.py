@@ -152,14 +152,10 @@ def _ranks_tokenizer(
     name: str, pattern: str | Pipeline, specials: Callable[[int], Mapping[str, int]]
 ) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
-        def checked() -> Tokenizer:
-            ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
-            return Tokenizer.from_ranks(ranks, special_tokens=dict(specials(len(ranks))), pattern=pattern, name=name,
-                                        structure=cached_structure(ranks, data))
-
-        # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
-        return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=specials, pattern=pattern,
-                                           name=name)  # fmt: skip
+        ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
+        # the file passed its pinned SHA-256: ready to encode now, its merges proved or read on first use
+        return model_cache.ranks_tokenizer(cache_folder(), data, ranks, special_tokens=specials(len(ranks)),
+                                           pattern=pattern, name=name)  # fmt: skip
 
     return build
 
@@ -218,14 +214,12 @@ def _tekken(data: bytes) -> Tokenizer:
     specials = config["default_num_special_tokens"]
     names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
 
-    def checked() -> Tokenizer:
-        kept = document["vocab"][: config["default_vocab_size"] - specials]
-        ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
-        return Tokenizer.from_ranks(ranks, special_tokens=_numbered(names, 0), pattern=config["pattern"],
-                                    name="mistral", structure=cached_structure(ranks, data))
-
-    # the file passed its pinned SHA-256: its cached tables need no proof again (model_cache says why)
-    return model_cache.cached_tokenizer(cache_folder(), data, checked, special_tokens=lambda _: _numbered(names, 0),
+    kept = document["vocab"][: config["default_vocab_size"] - specials]
+    ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
+    if len(ranks) != len(kept):
+        raise BpeError("mistral's Tekken file lists a token twice: reinstall mistral-common")
+    # the file passed its pinned SHA-256: ready to encode now, its merges proved or read on first use
+    return model_cache.ranks_tokenizer(cache_folder(), data, ranks, special_tokens=_numbered(names, 0),
                                        pattern=config["pattern"], name="mistral")
 
 

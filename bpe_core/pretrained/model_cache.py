@@ -16,6 +16,7 @@ build.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 from array import array
@@ -25,8 +26,8 @@ from pathlib import Path
 
 from bpe_core import safe_io
 from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
-from bpe_core.bpe.ranks import STRUCTURE_FORMAT
-from bpe_core.bpe.vocabulary import resolve_special_tokens
+from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure
+from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
 from bpe_core.tokenizer import Tokenizer
@@ -114,6 +115,61 @@ def tokenizer_from_tables(
         tokenizer = Tokenizer.__new__(Tokenizer)
         tokenizer._assemble(BpeModel.from_tables(vocab, tables), specials, pattern, name, None, None)
     return tokenizer
+
+
+def ranks_tokenizer(
+    folder: Path | None,
+    data: bytes,
+    ranks: dict[bytes, int],
+    *,
+    special_tokens: Mapping[str, int],
+    pattern: str | Pipeline | None,
+    name: str,
+) -> Tokenizer:
+    """The tokenizer of the ranks read from the pinned, hash-checked file ``data``, ready to encode and
+    decode at once (``BpeModel.deferred``: tiktoken's rule on the ranks). Checked now, as
+    ``Tokenizer.from_ranks`` checks them: ranks distinct, ids in range, the 256 single bytes there, no
+    empty token, the special tokens' ids free. Its merges, late merges and whole-word tokens come on
+    first use from ``ranks_tables`` (its tables in ``folder``, else recovered and proved, then written
+    there). ``BpeError`` for ranks that fail a check."""
+    with gc_paused():
+        vocab = check_vocab(dict(zip(ranks.values(), ranks.keys(), strict=True)))
+        if len(vocab) != len(ranks):
+            raise BpeError("two tokens share a rank: ranks must be distinct")
+        specials = resolve_special_tokens(special_tokens, vocab)
+        if len(vocab) != len(ranks) + len(specials):
+            raise BpeError("a special token has the id of an ordinary token: give it an id the ranks do not use")
+        digest = hashlib.sha256(data).digest()
+        model = BpeModel.deferred(vocab, ranks, functools.partial(ranks_tables, folder, digest))
+        tokenizer = Tokenizer.__new__(Tokenizer)
+        tokenizer._assemble(model, specials, pattern, name, None, None)
+    return tokenizer
+
+
+def ranks_tables(folder: Path | None, digest: bytes, ranks: dict[bytes, int]) -> ModelTables:
+    """The ``ModelTables`` of tiktoken-style ranks read from the file whose SHA-256 is ``digest``: from
+    ``folder`` when its copy is sound and holds these very ranks, else proved here (the structure
+    recovered by ``ranks.rank_structure`` and the model built with every check of ``BpeModel``) and
+    written there for next time. A folder that cannot be read or written only costs the recovery."""
+    path = folder / f"{digest.hex()}.tables" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            tables = tables_from_bytes(path.read_bytes(), digest)
+            if tables.rule == "tiktoken" and tables.token_to_id == ranks:
+                return tables
+        except (OSError, ValueError, IndexError):
+            pass  # proved and written again below
+    with gc_paused():
+        vocab = dict(zip(ranks.values(), ranks.keys(), strict=True))
+        structure = rank_structure(ranks)
+        tables = BpeModel(vocab, structure.merges, special_ids=(), rule="tiktoken", structure=structure).tables()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            safe_io.write_atomic(path, tables_to_bytes(tables, digest))
+        except (OSError, ValueError):
+            pass  # a read-only or full disk: the next process proves them again
+    return tables
 
 
 def cached_tokenizer(
