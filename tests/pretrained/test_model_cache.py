@@ -139,7 +139,8 @@ def test_no_folder_and_an_unwritable_one_only_cost_the_checked_build(tmp_path):
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "llama3", "qwen3.5"])
 def test_a_built_in_from_its_tables_is_the_checked_one(tmp_path, monkeypatch, name):
-    """Each built-in's own build, cold (every check, the tables written) then warm (from the tables)."""
+    """Each built-in's own build, cold (every check, the tables written: by a rank file's built-in once
+    its merges are first asked for) then warm (from the tables)."""
     if not catalogue.is_installed(name):
         pytest.skip(f"{name}'s package is not installed")
     monkeypatch.setenv(catalogue.CACHE_ENV_VAR, str(tmp_path))
@@ -147,6 +148,7 @@ def test_a_built_in_from_its_tables_is_the_checked_one(tmp_path, monkeypatch, na
     path = pretrained.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint)
     data = pretrained.read_checked(path, builtin.sha256)
     cold = builtin.build(data)
+    assert cold.merges  # proved on first use (a rank file's built-in), the tables written
     assert any(p.suffix == ".tables" for p in (tmp_path / "rank-structures").iterdir())
     warm = builtin.build(data)
     text = "Hello world, việc 1234567 <|endoftext|>   spaces\n\n" + "x" * 90 + " naïve 你好世界 🙂"
