@@ -75,6 +75,26 @@ class ModelTables:
     whole_pieces: array  # those whose bytes are whole UTF-8 text (``BpeModel.whole_pieces``)
 
 
+class _ProvedWholePieces(Mapping[str, tuple[int]]):
+    """``model.whole_pieces()`` for a model whose self-encoding proof waits for its first use: the first
+    lookup proves it (``BpeModel.self_encoding``), so that no piece is taken whole unproved."""
+
+    def __init__(self, model: BpeModel) -> None:
+        self._model = model
+
+    def get(self, piece: str, default: tuple[int] | None = None) -> tuple[int] | None:  # type: ignore[override]
+        return self._model.whole_pieces().get(piece, default)
+
+    def __getitem__(self, piece: str) -> tuple[int]:
+        return self._model.whole_pieces()[piece]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._model.whole_pieces())
+
+    def __len__(self) -> int:
+        return len(self._model.whole_pieces())
+
+
 def _columns(pairs: Sequence[tuple[bytes, bytes]], token_to_id: Mapping[bytes, int]) -> tuple[array, array, array]:
     return (
         array("q", [token_to_id[left] for left, _ in pairs]),
@@ -142,10 +162,11 @@ class BpeModel:
             self.piece_encoder = PieceEncoder(pair_rank, self.byte_ids)
         if self_encoding is None and rule == "tiktoken":
             self_encoding = frozenset(token_to_id.values())  # tiktoken looks every piece up whole first
-        elif self_encoding is None:
-            self_encoding = frozenset(self_encoding_ids(pair_rank, self.byte_ids))
-        self.self_encoding = self_encoding
         self._bpe_self_encoding = self_encoding if rule == "bpe" else None
+        if self_encoding is None:  # the BPE rule's proof waits for its first use (``self_encoding``)
+            self._whole_lookup = _ProvedWholePieces(self)
+        else:
+            self.self_encoding = self_encoding
 
     def _replay_events(self, events: Sequence[Event], self_encoding: frozenset[int] | None) -> None:
         """The Picky rule's encoder: ``events`` checked (``PickyReplay``), their present tokens
@@ -279,6 +300,12 @@ class BpeModel:
         return TiktokenPieceEncoder(pair_rank, late, self.byte_ids) if late else PieceEncoder(pair_rank, self.byte_ids)
 
     @functools.cached_property
+    def self_encoding(self) -> frozenset[int]:
+        """The ids proved to encode to themselves (set at construction when known; under the BPE rule
+        otherwise proved on first use: the first piece looked up whole, tiktoken's engine, the tables)."""
+        return self.plain_bpe_self_encoding()
+
+    @functools.cached_property
     def merge_count(self) -> int:
         """The number of merges (set by ``__init__``; from the tables on first use, as ``merges``)."""
         return len(self._tables.merges[0])
@@ -337,6 +364,7 @@ class BpeModel:
                 whole[self.vocab[token_id].decode("utf-8")] = (token_id,)
             except UnicodeDecodeError:  # a partial character is never a piece
                 pass
+        self._whole_pieces = whole  # computed once (the tables ask again): the proved set never changes
         return whole
 
     def whole_piece_lookup(self) -> Mapping[str, tuple[int]]:

@@ -4,6 +4,9 @@ ByteLevel BPE: each byte is written as one printable character. Only the mapping
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Sequence
+from itertools import repeat
 
 from bpe_core.errors import BpeError
 
@@ -30,6 +33,27 @@ def unicode_to_byte() -> dict[str, int]:
 def bytes_to_printable(token: bytes) -> str:
     table = byte_to_unicode()
     return "".join(table[b] for b in token)
+
+
+@functools.lru_cache(maxsize=1)
+def _to_latin1() -> tuple[dict[int, int], re.Pattern[str]]:
+    """``str.translate``'s table turning each printable character into the character whose code is its
+    byte, and a pattern finding any character outside the alphabet."""
+    table = {ord(ch): b for ch, b in unicode_to_byte().items()}
+    return table, re.compile(f"[^{re.escape(''.join(unicode_to_byte()))}]")
+
+
+def printable_tokens(texts: Sequence[str]) -> list[bytes] | None:
+    """``printable_to_bytes`` of every text, with no Python step per text (a 50k vocabulary in
+    milliseconds); None when a character is outside the alphabet (``printable_to_bytes`` names it).
+
+    >>> printable_tokens(["Ġhello", "!"]), printable_tokens(["a b"])
+    ([b' hello', b'!'], None)
+    """
+    table, outside = _to_latin1()
+    if outside.search("".join(texts)):
+        return None
+    return list(map(str.encode, map(str.translate, texts, repeat(table)), repeat("latin-1")))
 
 
 def printable_to_bytes(text: str, *, what: str = "token") -> bytes:

