@@ -10,6 +10,7 @@ This module only plans and reassembles the work; the encoding itself is ``Tokeni
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -74,7 +75,7 @@ def encode_task(encode_ordinary: Callable[[str], list[int]], texts: list[str]) -
 def plan(
     texts: Iterable[str],
     *,
-    special_regex: regex.Pattern[str] | None,
+    special_regex: re.Pattern[str] | None,
     special_ids: Mapping[str, int],
     cut_regex: regex.Pattern[str] | None,
     check: Callable[[str], None],

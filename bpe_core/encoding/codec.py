@@ -10,12 +10,11 @@ parts these read, declared below; this module builds none of them, and reads or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from operator import itemgetter
 from typing import Any
-
-import regex
 
 from bpe_core.bpe import token_ids
 from bpe_core.bpe.model import BpeModel
@@ -50,7 +49,7 @@ class Codec:
     _token_to_id: dict[bytes, int]
     _model: BpeModel
     _special_tokens: dict[str, int]
-    _special_regex: regex.Pattern[str] | None  # special_token_regex's
+    _special_regex: re.Pattern[str] | None  # special_token_regex's
     _pretokenizer: PreTokenizer | StagedPreTokenizer
     _engines: Engines
 
@@ -113,7 +112,7 @@ class Codec:
             allowed_special, disallowed_special, specials=self._special_tokens, owner=self.name
         )
 
-    def _allowed_regex(self, allowed: set[str]) -> regex.Pattern[str] | None:
+    def _allowed_regex(self, allowed: set[str]) -> re.Pattern[str] | None:
         return self._special_regex if allowed == set(self._special_tokens) else special_token_regex(allowed)
 
     def _segments(self, text: str, allowed: set[str]) -> Iterator[tuple[str, bool]]:

@@ -28,6 +28,7 @@ patterns; this module only runs a compiled one.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -122,7 +123,7 @@ class RegexBudget:
 def stream_custom(
     chunks: Iterable[str],
     compiled: regex.Pattern[str],
-    special_regex: regex.Pattern[str] | None,
+    special_regex: re.Pattern[str] | None,
     *,
     guard: int,
     check: Callable[[str], None] | None,
@@ -188,7 +189,7 @@ def _settle(
     done: int,
     segment: int,
     compiled: regex.Pattern[str],
-    special_regex: regex.Pattern[str] | None,
+    special_regex: re.Pattern[str] | None,
     guard: int,
     budget: RegexBudget,
     *,

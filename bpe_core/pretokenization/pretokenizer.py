@@ -12,6 +12,7 @@ of its own, so encoding always round-trips. It does not count words or apply mer
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -354,7 +355,7 @@ def replace_surrogates(text: str) -> str:
 def stream_pieces(
     chunks: Iterable[str],
     pretokenizer: PreTokenizer,
-    special_regex: regex.Pattern[str] | None = None,
+    special_regex: re.Pattern[str] | None = None,
     *,
     guard: int = 0,
     check: Callable[[str], None] | None = None,
@@ -403,7 +404,7 @@ def stream_pieces(
 
 
 def _settled_pieces(
-    buffer: str, pretokenizer: PreTokenizer, special_regex: regex.Pattern[str] | None, limit: int
+    buffer: str, pretokenizer: PreTokenizer, special_regex: re.Pattern[str] | None, limit: int
 ) -> tuple[list[tuple[str, bool]], int]:
     """The pieces at the start of ``buffer`` that no later text can change (each ending before
     ``limit``), and where they end (see ``stream_pieces``)."""

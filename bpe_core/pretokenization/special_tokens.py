@@ -6,10 +6,9 @@ This module matches and splits text at them; it does not pre-tokenize or encode.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Literal
-
-import regex
 
 from bpe_core.bpe.vocabulary import special_token_bytes
 from bpe_core.errors import BpeError
@@ -17,15 +16,17 @@ from bpe_core.errors import BpeError
 SpecialTokens = Literal["all"] | Collection[str]
 
 
-def special_token_regex(special_tokens: Iterable[str]) -> regex.Pattern[str] | None:
-    """A regex matching any of ``special_tokens``, longest first, or None when there are none."""
+def special_token_regex(special_tokens: Iterable[str]) -> re.Pattern[str] | None:
+    """A regex matching any of ``special_tokens``, longest first, or None when there are none: an
+    alternation of literals, which the standard library's `re` matches as `regex` does and compiles
+    several times faster (Llama 4's 2,048 special tokens in tens of milliseconds)."""
     tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
     if not tokens:
         return None
-    return regex.compile("|".join(regex.escape(t) for t in tokens))
+    return re.compile("|".join(map(re.escape, tokens)))
 
 
-def split_on_special_tokens(text: str, special_regex: regex.Pattern[str] | None) -> Iterator[tuple[str, bool]]:
+def split_on_special_tokens(text: str, special_regex: re.Pattern[str] | None) -> Iterator[tuple[str, bool]]:
     """Yield ``(segment, is_special)`` covering ``text``; special tokens come out whole."""
     if special_regex is None:
         if text:

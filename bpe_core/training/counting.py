@@ -128,7 +128,7 @@ def _count_documents(
 def independent_parts(
     blocks: Iterable[str],
     cut_regex: regex.Pattern[str] | None,
-    special_regex: regex.Pattern[str] | None,
+    special_regex: re.Pattern[str] | None,
     guard: int,
     size: int,
     stats: CorpusStats,
