@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from bpe_core.bpe import token_ids
 from bpe_core.bpe.fast import PieceEncoder
-from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
+from bpe_core.bpe.model import BpeModel, gc_paused
 from bpe_core.bpe.picky_replay import Event, PickyPieceEncoder
 from bpe_core.bpe.ranks import RankStructure, rank_structure
 from bpe_core.bpe.tokens import MergeRecord
@@ -54,7 +54,7 @@ class Tokenizer(Codec, TiktokenSurface):
     pre-tokenization pattern.
 
     Any id layout works: ids need not put the single bytes at 0..255 (GPT-2 does not). A piece whose
-    text is a token that encodes to itself (see ``bpe.self_encoding_ids``, proved at construction)
+    text is a token that encodes to itself (see ``bpe.self_encoding_ids``, proved on first use)
     is looked up whole instead of merged. It is also a drop-in for ``tiktoken.Encoding``: the methods
     with tiktoken's names take tiktoken's arguments (the rest of that surface is ``TiktokenSurface``).
 
@@ -162,22 +162,15 @@ class Tokenizer(Codec, TiktokenSurface):
             raise TypeError(f"structure must be ranks.rank_structure(ranks) or None, not {type(structure).__name__}")
         tokenizer = cls.__new__(cls)
         # Ranks are tiktoken's: its rule (which needs no proof that tokens encode to themselves).
-        tokenizer._build(
-            vocab, structure.merges, special_tokens, pattern, name, None, None,
-            self_encoding=None, rule="tiktoken", structure=structure,
-        )
+        tokenizer._build(vocab, structure.merges, special_tokens, pattern, name, None, None, self_encoding=None,
+                         rule="tiktoken", structure=structure)  # fmt: skip
         return tokenizer
 
     @property
     def _merge_counts(self) -> list[int | None]:
         """Each merge's training count (None where unknown), listed once the merges are known."""
-        if self._counts is None:
-            self._counts = [None] * self._model.merge_count
+        self._counts = self._counts if self._counts is not None else [None] * self._model.merge_count
         return self._counts
-
-    def _model_tables(self) -> ModelTables:
-        """This tokenizer's model as ``ModelTables``, for ``pretrained.model_cache``."""
-        return self._model.tables()
 
     # ----------------------------------------------------------------------------------------------
     # properties

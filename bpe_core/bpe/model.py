@@ -107,7 +107,8 @@ class BpeModel:
     """A checked vocabulary (id -> bytes, special tokens' ids included), ranked merges and a rule.
 
     ``self_encoding`` is the set of ids proved to encode to themselves when the caller knows it (a
-    model derived from one that proved it), else None to prove it here. ``events`` are Picky BPE's
+    model derived from one that proved it), else None to prove it here on first use (the attribute
+    ``self_encoding``; until then no piece is looked up whole). ``events`` are Picky BPE's
     (``rule="picky"`` only, with no merges): the tokens present after them must be the vocabulary's.
 
     >>> vocab = {b: bytes([b]) for b in range(256)} | {256: b"ab"}

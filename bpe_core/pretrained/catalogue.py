@@ -8,11 +8,11 @@ package is never an error until that tokenizer is asked for). Where the ranks ar
 ids equal tiktoken's (or the package's own encoder's) on every input; see ``ranks`` for the few
 tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
 
-A later load of a rank-file tokenizer rebuilds it from model tables cached on disk, keyed by the
-file's SHA-256 (``model_cache``, which says why they need no proof again), in a fraction of the time
-parsing and checking take. This module knows the files, their settings and what Home says of them
-(``ABOUT``: the models, number of ids and licence, read without loading anything); reading formats is
-``formats``, and GPT-2's first load is ``pretrained``'s.
+A rank-file tokenizer is checked and ready to encode as soon as its file is parsed; its merges are
+proved on first use, or read from the model tables cached on disk, keyed by the file's SHA-256
+(``model_cache.ranks_tokenizer``, which says what is checked when). This module knows the files,
+their settings and what Home says of them (``ABOUT``: the models, number of ids and licence, read
+without loading anything); reading formats is ``formats``, and reading GPT-2's files ``pretrained``'s.
 """
 
 from __future__ import annotations

@@ -1,17 +1,23 @@
-"""A built-in tokenizer's model tables kept on disk between runs: a later load rebuilds the model from
-columns of ids (``tokenizer_from_tables``) instead of parsing its files, recovering the structure of
-its ranks and proving its merges again.
+"""A built-in tokenizer's model tables kept on disk between runs, and the built-ins of rank files that
+encode before their merges are known.
+
+``ranks_tokenizer`` makes the tokenizer of a pinned rank file: at once, the checks encoding depends on
+(the ranks, the special tokens; tiktoken's rule then runs on the ranks themselves); on first use of its
+merges, ``ranks_tables``: the tables of that file from disk, else the structure of its ranks recovered
+and the model proved with every check, its tables then written for the next process.
+``cached_tokenizer`` keeps the tables of any checked build and rebuilds the model from their columns
+of ids (``tokenizer_from_tables``).
 
 Why the tables are not proved again: a table file is used only for the files whose SHA-256 names it,
 and the caller has checked those files against the hashes the catalogue pins. The table file holds
 that SHA-256 too, and the SHA-256 of its own content, so a damaged, truncated, renamed or older-format
 copy is refused and written again. What the tables say was proved when they were written, from a
-tokenizer built with every check (``Tokenizer.from_ranks``, or the constructor for GPT-2). Files a
-user gives (``bpe_core.load(path)``) never come here: they are checked in full on every load.
+tokenizer or model built with every check (``Tokenizer.from_ranks``, ``BpeModel``; ``ranks_tables``
+also holds the tables' tokens against the ranks just read). Files a user gives
+(``bpe_core.load(path)``) never come here: they are checked in full on every load.
 
-This module does not know which tokenizers are built in (``catalogue``) nor how files become a
-tokenizer (the caller's ``build``); a cache that cannot be read or written only costs the checked
-build.
+This module does not know which tokenizers are built in (``catalogue``) nor how their files are read;
+a cache that cannot be read or written only costs the checked build (or proof).
 """
 
 from __future__ import annotations
@@ -197,7 +203,7 @@ def cached_tokenizer(
     tokenizer = build()
     if path is not None:
         try:
-            tables = tokenizer._model_tables()
+            tables = tokenizer._model.tables()
             path.parent.mkdir(parents=True, exist_ok=True)
             safe_io.write_atomic(path, tables_to_bytes(tables, digest))
         except (OSError, ValueError):

@@ -44,7 +44,7 @@ def same_merges(ours: Tokenizer, reference: Tokenizer) -> None:
     assert ours._late_merges == reference._late_merges
     assert ours.whole_word_tokens == reference.whole_word_tokens
     assert [ours.merge_rank_of(i) for i in ours.vocab] == [reference.merge_rank_of(i) for i in reference.vocab]
-    assert ours._model_tables() == reference._model_tables()
+    assert ours._model.tables() == reference._model.tables()
     assert repr(ours) == repr(reference)
 
 
@@ -138,7 +138,7 @@ def test_cached_tables_are_used_and_damaged_or_foreign_ones_proved_again(tmp_pat
         written.write_bytes(damaged)
         same_merges(deferred(tmp_path), checked())
         assert written.read_bytes() == good  # rewritten
-    other = checked({**RANKS, b"zz": 299})._model_tables()  # other ranks' tables under this file's SHA-256
+    other = checked({**RANKS, b"zz": 299})._model.tables()  # other ranks' tables under this file's SHA-256
     written.write_bytes(model_cache.tables_to_bytes(other, hashlib.sha256(DATA).digest()))
     same_merges(deferred(tmp_path), checked())
     assert proved == [1, 1, 1, 1]

@@ -100,14 +100,14 @@ def test_tables_encode_as_the_checked_tokenizer(text):
     ],
 )
 def test_damaged_tables_are_refused(damage):
-    data = model_cache.tables_to_bytes(checked_ranks()._model_tables(), b"s" * 32)
-    assert model_cache.tables_from_bytes(data, b"s" * 32).token_to_id == checked_ranks()._model_tables().token_to_id
+    data = model_cache.tables_to_bytes(checked_ranks()._model.tables(), b"s" * 32)
+    assert model_cache.tables_from_bytes(data, b"s" * 32).token_to_id == checked_ranks()._model.tables().token_to_id
     with pytest.raises(ValueError):
         model_cache.tables_from_bytes(damage(data), b"s" * 32)
 
 
 def test_tables_of_other_files_are_refused():
-    data = model_cache.tables_to_bytes(checked_ranks()._model_tables(), b"s" * 32)
+    data = model_cache.tables_to_bytes(checked_ranks()._model.tables(), b"s" * 32)
     with pytest.raises(ValueError, match="other files"):
         model_cache.tables_from_bytes(data, b"t" * 32)
 
@@ -168,7 +168,7 @@ def test_a_picky_tokenizer_is_never_written_to_tables(tmp_path):
     reference = picky()
     assert reference.rule == "picky" and reference.picky_events
     with pytest.raises(BpeError, match="ranked merges"):
-        reference._model_tables()
+        reference._model.tables()
     ours = cached(tmp_path, picky, specials={}, pattern="gpt2", name=reference.name)
     assert ours.rule == "picky" and not list(tmp_path.iterdir())
     assert ours.encode(" hug chug ug") == reference.encode(" hug chug ug")
