@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -75,20 +77,23 @@ class EmulatedVisitor:
 
     async def _fetch_files(self) -> None:
         """Every recorded path, received whole and left compressed (a browser's decoding is its own
-        machine's work, not the server's)."""
-        import httpx
+        machine's work, not the server's), at most ``BROWSER_CONNECTIONS`` at a time."""
+        connections = asyncio.Semaphore(BROWSER_CONNECTIONS)
 
-        limits = httpx.Limits(max_connections=BROWSER_CONNECTIONS)
-        headers = {"Accept-Encoding": "gzip, deflate, br"}
-        async with httpx.AsyncClient(base_url=self.url, limits=limits, headers=headers, timeout=600) as client:
+        def fetch(path: str) -> int:
+            request = urllib.request.Request(self.url + path, headers={"Accept-Encoding": "gzip, deflate, br"})
+            try:
+                with urllib.request.urlopen(request, timeout=600) as answer:
+                    answer.read()
+                    return answer.status
+            except urllib.error.HTTPError as refused:
+                return refused.code
 
-            async def fetch(path: str) -> int:
-                async with client.stream("GET", path) as answer:
-                    async for _ in answer.aiter_raw():
-                        pass
-                    return answer.status_code
+        async def one(path: str) -> int:
+            async with connections:
+                return await asyncio.to_thread(fetch, path)
 
-            statuses = await asyncio.gather(*(fetch(path) for path in self.paths))
+        statuses = await asyncio.gather(*(one(path) for path in self.paths))
         # a 404 is what the browser got too (its frontend probes for the server's base path)
         failed = [path for path, status in zip(self.paths, statuses, strict=True) if status >= 500]
         if failed:
