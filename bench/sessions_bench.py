@@ -252,9 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.sessions < 2 or args.waves < 1 or args.train_mb < 1:
         parser.error("--sessions must be at least 2, --waves and --train-mb at least 1")
-    started_at, load_before = time.strftime("%Y-%m-%d %H:%M"), machine()
+    # the commit the server starts from (a commit made while the benchmark runs is not what it measured)
+    started_at, load_before, measured = time.strftime("%Y-%m-%d %H:%M"), machine(), commit()
     found = asyncio.run(measure(args.sessions, args.waves, args.train_mb))
-    print(f"\n{started_at}, commit {commit()}, {machine()} (at the start: {load_before}); "
+    print(f"\n{started_at}, commit {measured}, {machine()} (at the start: {load_before}); "
           f"{args.sessions} sessions, {args.waves} waves, a training on {args.train_mb} MB\n")  # fmt: skip
     print("\n".join(report(found, args.sessions, args.train_mb)))
     return 0
