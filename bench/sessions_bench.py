@@ -6,8 +6,8 @@ session training on about 80 MB; each against one session alone in the same run.
     .venv/bin/python bench/sessions_bench.py [--sessions 9] [--waves 5] [--train-mb 80]
 
 One fresh server (``streamlit run app.py``; bpe_core's disk cache as after any earlier run). A first
-visitor opens Tokenize then Compare (the server's caches fill: reported, not a target); then one
-session alone does the same, twice (the reference: the median). A page's content time runs from
+visitor opens Tokenize then Compare (the server's caches fill: reported, not a target); then, before
+each wave below, one session alone does the same (the reference: the median of them). A page's content time runs from
 ``goto`` (or the click on Compare in the menu) until it shows what it should (Tokenize: a panel per
 default tokenizer; Compare: its charts and full table) and its script run is over.
 
@@ -109,12 +109,17 @@ async def emulated(url: str, paths: list[str], between=None) -> dict[str, float]
     return {"tokenize": seconds["tokenize_text"], "compare": seconds["compare"]}
 
 
-async def waves(browser, url: str, panels: int, paths: list[str], count: int, others: int):
+async def waves(browser, url: str, panels: int, paths: list[str], count: int, others: int, alone=None):
     """``count`` waves of one Chromium session and ``others`` emulated visitors opening Tokenize at once,
-    then (when all have it) Compare at once: the Chromium sessions' times, and the emulated visitors'."""
+    then (when all have it) Compare at once: the Chromium sessions' times, and the emulated visitors'.
+    With ``alone`` (a dict of two lists), one Chromium session and one emulated visitor alone go before
+    each wave, so the reference meets the machine's busy and quiet phases as the waves do."""
     timed: list[dict[str, float]] = []
     rest: list[dict[str, float]] = []
     for _ in range(count):
+        if alone is not None:
+            alone["chromium"].append(await visit(browser, url, panels))
+            alone["emulated"].append(await emulated(url, paths))
         compare_together = Barrier(1 + others)
         first, *more = await asyncio.gather(
             visit(browser, url, panels, between=compare_together.wait),
@@ -185,9 +190,9 @@ async def measure(sessions: int, wave_count: int, train_mb: int) -> dict:
         with serving() as url:
             paths: list[str] = []
             found["first"] = await visit(browser, url, panels, record=paths)
-            found["alone"] = [await visit(browser, url, panels) for _ in range(2)]
-            found["emulated alone"] = [await emulated(url, paths) for _ in range(2)]
-            found["elsewhere"] = await waves(browser, url, panels, paths, wave_count, sessions - 1)
+            alone: dict[str, list] = {"chromium": [], "emulated": []}
+            found["elsewhere"] = await waves(browser, url, panels, paths, wave_count, sessions - 1, alone)
+            found["alone"], found["emulated alone"] = alone["chromium"], alone["emulated"]
             compare_together = Barrier(sessions)
             found["all chromium"] = await asyncio.gather(
                 *(visit(browser, url, panels, between=compare_together.wait) for _ in range(sessions))
@@ -202,7 +207,7 @@ async def measure(sessions: int, wave_count: int, train_mb: int) -> dict:
             found["requests"] = len(paths)
         with serving("bench/bare_app.py") as url:
             await bare_visit(browser, url)  # the server's first page, as for the workbench's first visitor
-            found["bare alone"] = [await bare_visit(browser, url) for _ in range(2)]
+            found["bare alone"] = [await bare_visit(browser, url) for _ in range(3)]
             found["bare together"] = await asyncio.gather(*(bare_visit(browser, url) for _ in range(sessions)))
         await browser.close()
     return found
@@ -228,18 +233,19 @@ def report(found: dict, sessions: int, train_mb: int) -> list[str]:
                          [v[what] for v in busy], alone))  # fmt: skip
         targets += verdicts(name, [v[what] for v in calm], [v[what] for v in busy], alone)
         server_alone = statistics.median(v[f"{what} server"] for v in found["alone"])
-        lines.append(f"| {name} (server time), one session alone | {server_alone:.2f} s | | | | 2 |")
+        count = len(found["alone"])
+        lines.append(f"| {name} (server time), one session alone | {server_alone:.2f} s | | | | {count} |")
         lines.append(row(f"{name} (server time), one of {sessions} at once", [v[f"{what} server"] for v in calm],
                          server_alone))  # fmt: skip
         emulated_alone = statistics.median(v[what] for v in found["emulated alone"])
-        lines.append(f"| {name}, emulated visitor alone | {emulated_alone:.2f} s | | | | 2 |")
+        lines.append(f"| {name}, emulated visitor alone | {emulated_alone:.2f} s | | | | {count} |")
         lines.append(row(f"{name}, emulated visitors among {sessions}", [v[what] for v in calm_rest], emulated_alone))
         lines.append(row(f"{name}, emulated visitors among {sessions}, one training",
                          [v[what] for v in busy_rest], emulated_alone))  # fmt: skip
         lines.append(row(f"{name}, all {sessions} in Chromium on this machine",
                          [v[what] for v in found["all chromium"]], alone))  # fmt: skip
     bare = statistics.median(found["bare alone"])
-    lines.append(f"| bare Streamlit page, alone | {bare:.2f} s | | | | 2 |")
+    lines.append(f"| bare Streamlit page, alone | {bare:.2f} s | | | | {len(found['bare alone'])} |")
     lines.append(row(f"bare Streamlit page, all {sessions} in Chromium on this machine", found["bare together"], bare))
     return [*lines, "", *targets]
 
