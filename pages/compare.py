@@ -264,9 +264,12 @@ def heatmap_section(
     available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
     state.ensure_option(K_HEAT_METRIC, available, "premium" if "premium" in available else "chars_per_token")
     metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.__getitem__, key=K_HEAT_METRIC)
-    grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
-    figure = shared_figure(view, f"heat:{metric}",
-                           lambda: charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER))  # fmt: skip
+
+    def build():  # only when no session has built it yet: the pivot is most of the cost
+        grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
+        return charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER)
+
+    figure = shared_figure(view, f"heat:{metric}", build)
     st.plotly_chart(figure, key="cmp.chart.heat", config=charts.plot_config(f"heatmap-{metric}"))
     report.figure(f"Heatmap: {METRIC_LABELS[metric]}", figure)
     better = "greener is better" if metric in HIGHER_IS_BETTER else "redder costs more"

@@ -288,7 +288,8 @@ def show_history(trace: Trace, position: int) -> None:
             range(len(totals)), totals, name="symbols", title="Symbols in the corpus after each merge",
             x_title="merges", y_title="symbols", height=280, markers=True, top=30,
         )  # fmt: skip
-        figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
+        with charts.PLOTLY_LOCK:
+            figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
         st.plotly_chart(figure, key="steps.curve", config=charts.plot_config("symbols-after-each-merge"))
 
 

@@ -305,7 +305,8 @@ def merges_section(d: VocabDiff) -> None:
         ks, [p.share for p in m.curve], name="merges", title="Share of the first k merges both lists make",
         x_title="k (the first k merges of each, log scale)", y_title="in both", height=300,
     )  # fmt: skip
-    figure.update_layout(xaxis_type="log", yaxis_tickformat=".0%")
+    with charts.PLOTLY_LOCK:
+        figure.update_layout(xaxis_type="log", yaxis_tickformat=".0%")
     st.plotly_chart(figure, key="vdiff.chart.merges", config=charts.plot_config("merge-order-agreement"))
 
 

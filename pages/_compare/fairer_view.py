@@ -45,6 +45,7 @@ def metric_cards(result: ParityComparison) -> None:
                    f"{excess[1]:.2f}: {1 - excess[1] / excess[0]:.0%} of it removed.")  # fmt: skip
 
 
+@charts.plotly_work
 def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> go.Figure:
     """Premium per language (sorted by standard BPE's, dearest first), one bar group per tokenizer
     (the two trained ones alone when ``trained_only``), error bars from the bootstrap interval, and
@@ -73,6 +74,7 @@ def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> g
     return figure
 
 
+@charts.plotly_work
 def curves_figure(result: ParityComparison, highlight: list[str], steps: int = 20) -> go.Figure:
     """Premium against vocabulary size, one colour per language: standard BPE solid, parity dashed;
     one legend entry per language; the ``highlight`` languages in colour, the rest grey and named
@@ -160,9 +162,10 @@ def show_result(result: ParityComparison) -> None:
                "the vocabulary grows (solid: standard BPE, dashed: parity-aware). Click a name in the legend to hide "
                "it, double-click to show only it.")
     served = served_frame(result)
-    bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
     title = "Parity merges of the parity-aware tokenizer, by the language they served"
-    figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
+    with charts.PLOTLY_LOCK:
+        bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
+        figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
     chosen = sum(1 for index in parity_record(result)[1] if index < 0)
     st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
     st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "

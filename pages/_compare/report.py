@@ -22,7 +22,7 @@ import plotly.offline
 import streamlit as st
 
 import bpe_core
-from pages._ui import tables
+from pages._ui import charts, tables
 
 REPORT_CSS = (
     "body{font-family:'Noto Sans','Segoe UI',Helvetica,Arial,sans-serif;max-width:1100px;margin:2rem auto;"
@@ -48,10 +48,9 @@ class Report:
         self.settings.append((name, str(value)))
 
     def figure(self, title: str, figure: go.Figure) -> None:
-        copy = go.Figure(figure)  # a copy: the page may change its own
-        # Streamlit's template is styled by its front end; the file has none, so plotly's own light one
-        copy.update_layout(template=REPORT_TEMPLATE)
-        self.parts.append(("figure", title, copy))
+        """Keeps ``figure`` itself, restyled only when the report is written (a click, not every run of
+        the page): it must not change after (Compare's figures are shared, built once and never changed)."""
+        self.parts.append(("figure", title, figure))
 
     def table(self, title: str, frame: pd.DataFrame) -> None:
         self.parts.append(("table", title, frame.copy()))
@@ -65,8 +64,12 @@ class Report:
         return not self.parts
 
 
+@charts.plotly_work
 def _figure_html(index: int, figure: go.Figure) -> str:
-    """A div and the script that draws ``figure`` in it; the JSON with ``</`` as ``<\\/``."""
+    """A div and the script that draws ``figure`` (a restyled copy) in it; the JSON with ``</`` as ``<\\/``."""
+    figure = go.Figure(figure)
+    # Streamlit's template is styled by its front end; the file has none, so plotly's own light one
+    figure.update_layout(template=REPORT_TEMPLATE)
     payload = figure.to_json().replace("</", "<\\/")
     config = json.dumps(REPORT_PLOT_CONFIG)
     height = int(figure.layout.height or 450)

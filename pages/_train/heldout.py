@@ -195,6 +195,7 @@ def comparison_sentence(rows: list[dict]) -> str | None:
     return f"On the held-out text, {rows[0]['tokenizer']} needs {listed}."
 
 
+@charts.plotly_work
 def _figure(frame: pd.DataFrame, colours: dict[str, str]):
     figure = go.Figure()
     figure.add_bar(

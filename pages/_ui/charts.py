@@ -1,15 +1,25 @@
 """plotly figures the pages draw: grouped bars with a parity line, a heatmap, line charts, count
 bars, and the colours: one per tokenizer (the same on every chart, whatever else is chosen) and a
 palette long enough for 21 languages. Builders only (they return figures; pages call
-``st.plotly_chart``). Every label that can come from the user goes through ``render.plot_text``."""
+``st.plotly_chart``). Every label that can come from the user goes through ``render.plot_text``.
+
+plotly is not thread-safe while it builds (its cache of property validators shares parameter dicts
+between lookups, and a figure's nested properties are created on first read without a lock), and
+every browser session runs its script in a thread of its own: two sessions building charts at once
+could get "Invalid property specified for object of type Scatter: 'colorbar'". So every figure is
+built or changed under ``PLOTLY_LOCK`` (``plotly_work`` for a function; ``with PLOTLY_LOCK:`` for
+a line). Sending a built figure (``st.plotly_chart``) only copies its dicts and needs no lock."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
+import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import ParamSpec, TypeVar
 
 import pandas as pd
 import plotly.express as px
@@ -35,6 +45,23 @@ OTHER_COLOURS = [
 SERIES_COLOURS = px.colors.qualitative.Dark24
 SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
 
+#: Held while any plotly figure is built or changed (the module's docstring says why); reentrant, as
+#: builders call builders.
+PLOTLY_LOCK = threading.RLock()
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def plotly_work(build: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``build``, run under ``PLOTLY_LOCK``."""
+
+    @functools.wraps(build)
+    def locked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with PLOTLY_LOCK:
+            return build(*args, **kwargs)
+
+    return locked
+
 
 #: plotly's modebar for every chart: its camera button saves the chart as SVG, drawn by plotly.js in the
 #: browser (no kaleido, no server, no network); no plotly logo, no link to plotly's cloud.
@@ -52,6 +79,7 @@ def plot_config(name: str) -> dict:
     return {**PLOT_CONFIG, "toImageButtonOptions": {**PLOT_CONFIG["toImageButtonOptions"], "filename": filename}}
 
 
+@plotly_work
 def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figure:
     """Give a figure the app's small margins and a height."""
     figure.update_layout(height=height, margin={**MARGIN, "t": top}, **layout)
@@ -89,6 +117,7 @@ def tokenizer_colours(keys: Sequence[str]) -> dict[str, str]:
     return {key: colours[key] for key in keys}
 
 
+@plotly_work
 def grouped_bars(
     frame: pd.DataFrame,
     metric: str,
@@ -116,6 +145,7 @@ def grouped_bars(
     )
 
 
+@plotly_work
 def add_parity_line(figure: go.Figure, reference_label: str) -> None:
     """The dashed line at premium 1.0, named in the legend (an annotation would hide behind bars)."""
     figure.add_hline(y=1.0, line_dash="dash", line_color=PARITY_COLOUR, line_width=2)
@@ -129,6 +159,7 @@ def add_parity_line(figure: go.Figure, reference_label: str) -> None:
     )
 
 
+@plotly_work
 def heatmap(grid: pd.DataFrame, title: str, higher_is_better: bool) -> go.Figure:
     """Rows of ``grid`` (sample labels) against its columns (tokenizer names), values written in the cells."""
     values = grid.astype(float)
@@ -147,6 +178,7 @@ def heatmap(grid: pd.DataFrame, title: str, higher_is_better: bool) -> go.Figure
     return compact(figure, max(300, 26 * len(grid.index) + 120), title=plot_text(title), yaxis_autorange="reversed")
 
 
+@plotly_work
 def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: int, **layout) -> go.Figure:
     """One line per named (x, y) series; ``hover`` is the hover template before the series name.
     Each series has its own colour up to 24 (SERIES_COLOURS), then colour and dash together."""
@@ -161,6 +193,7 @@ def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: i
     return compact(figure, height, **layout)
 
 
+@plotly_work
 def line(x: Sequence, y: Sequence, *, name: str, title: str, x_title: str, y_title: str, height: int,
          markers: bool = False, top: int = 40) -> go.Figure:  # fmt: skip
     """A single line (with markers if asked) under a title."""
@@ -172,6 +205,7 @@ def line(x: Sequence, y: Sequence, *, name: str, title: str, x_title: str, y_tit
     )
 
 
+@plotly_work
 def count_bars(values: Iterable[int], x_title: str, y_title: str, title: str) -> go.Figure:
     """How often each value occurs, as bars in value order."""
     counts = Counter(values)
@@ -185,6 +219,7 @@ def count_bars(values: Iterable[int], x_title: str, y_title: str, title: str) ->
 BACKGROUND_LINE = "#ced4da"
 
 
+@plotly_work
 def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "other samples (hover for names)",
               ) -> go.Figure:  # fmt: skip
     """A line chart read at a glance: the series named in ``highlight`` (a trace's ``legendgroup``,

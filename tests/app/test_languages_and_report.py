@@ -140,3 +140,13 @@ def test_the_forest_overview_is_a_readable_tree(app):
     assert "<details open>" in tree and "␣the" in tree and "\\x" not in tree
     kinds = {trace["type"] for c in app.get("plotly_chart") for trace in json.loads(c.proto.spec)["data"]}
     assert "icicle" not in kinds
+
+
+def test_the_report_restyles_a_copy_and_leaves_the_shared_figure_as_the_page_drew_it():
+    figure = charts.count_bars([1, 2, 2], "length", "tokens", "lengths")  # as shared by every session
+    before = figure.to_json()
+    report = Report()
+    report.figure("lengths", figure)
+    page = report_html(report).decode("utf-8")
+    assert figure.to_json() == before  # the page's figure keeps Streamlit's styling
+    assert '"template":' in page.split("<script>")[2]  # the report's copy carries its own light template
