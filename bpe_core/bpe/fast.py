@@ -17,13 +17,10 @@ import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter, lshift, or_
-from typing import TypeVar
 
 from bpe_core.bpe.ranks import rank_structure
 from bpe_core.bpe.reference import PairRanks, encode_reference
 from bpe_core.errors import BpeError
-
-_Encoder = TypeVar("_Encoder", bound="PieceEncoder")
 
 #: Pieces longer than this (in bytes) use the heap-based loop instead of rescanning.
 LONG_PIECE = 64
@@ -118,22 +115,10 @@ class PieceEncoder:
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
         self._pair_keys: dict[int, int] | None = _packed_pairs(ranks, max(self.byte_ids))
 
-    @classmethod
-    def packed(cls: type[_Encoder], pair_keys: dict[int, int], byte_ids: Sequence[int],
-               ranks: Callable[[], PairRanks]) -> _Encoder:  # fmt: skip
-        """The encoder whose ``encode_short`` table is ``pair_keys`` (``pack_columns``' result for its
-        ranks), with the ranks themselves made by ``ranks()`` on first use: only pieces longer than
-        LONG_PIECE and ``applied_ranks`` need them, and a model read from its tables builds them late."""
-        encoder = cls.__new__(cls)
-        encoder._ranks_source = ranks
-        encoder.byte_ids = list(byte_ids)
-        encoder._byte_table = bytes(encoder.byte_ids) if max(encoder.byte_ids) < 256 else None
-        encoder._pair_keys = pair_keys
-        return encoder
-
     @functools.cached_property
     def ranks(self) -> PairRanks:
-        """(left id, right id) -> (rank, merged id) (set by ``__init__``; built on first use for ``packed``)."""
+        """(left id, right id) -> (rank, merged id) (set by ``__init__``; built on first use by a subclass
+        that gives ``_ranks_source``, as ``rank_pieces.RankPieceEncoder``)."""
         return self._ranks_source()
 
     def byte_symbols(self, piece: bytes) -> list[int]:
@@ -206,19 +191,10 @@ class TiktokenPieceEncoder(PieceEncoder):
         super().__init__(tiktoken_pairs(merge_ranks, late), byte_ids)
         self.merge_ranks = merge_ranks
 
-    @classmethod
-    def packed_parts(
-        cls, pair_keys: dict[int, int], byte_ids: Sequence[int],
-        parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
-    ) -> TiktokenPieceEncoder:
-        """As ``PieceEncoder.packed``: ``parts()`` gives the merge ranks and the late merges on first use."""
-        encoder = cls.packed(pair_keys, byte_ids, functools.partial(_tiktoken_pairs_of, parts))
-        encoder._parts = parts
-        return encoder
-
     @functools.cached_property
     def merge_ranks(self) -> PairRanks:
-        """The plain merges' (rank, merged id) (set by ``__init__``; built on first use for ``packed_parts``)."""
+        """The plain merges' (rank, merged id) (set by ``__init__``; built on first use from ``_parts`` by
+        ``rank_pieces.RankPieceEncoder``)."""
         return self._parts()[0]
 
     def encode(self, piece: bytes) -> tuple[int, ...]:
@@ -233,12 +209,6 @@ class TiktokenPieceEncoder(PieceEncoder):
         applied: list[int] = []
         encode_reference(self.byte_symbols(piece), self.merge_ranks, applied)
         return applied
-
-
-def _tiktoken_pairs_of(
-    parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
-) -> dict[tuple[int, int], tuple[int, int]]:
-    return tiktoken_pairs(*parts())  # a function, not a lambda: encoders are pickled
 
 
 def tiktoken_pairs(

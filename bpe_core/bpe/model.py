@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, pack_columns, self_encoding_ids
+from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, self_encoding_ids
 from bpe_core.bpe.picky_replay import MERGE, Event, PickyPieceEncoder, PickyReplay
 from bpe_core.bpe.rank_pieces import RankPieceEncoder, WholeTokens
 from bpe_core.bpe.ranks import RankStructure, tiktoken_rule_parts
@@ -62,9 +62,9 @@ def gc_paused() -> Iterator[None]:
 @dataclass(frozen=True)
 class ModelTables:
     """What a model holds, as columns of ids: written by ``BpeModel.tables`` from a model built and
-    checked the usual way, and read back by ``BpeModel.from_tables`` without proving any of it again.
-    Only for a cache the caller trusts (``bpe_core.pretrained.model_cache``: keyed by the SHA-256 of a
-    pinned file, its own content hash-checked)."""
+    checked the usual way, and given to a deferred model (``BpeModel.deferred``) without proving any of
+    it again. Only from a cache the caller trusts (``bpe_core.pretrained.model_cache``: keyed by the
+    SHA-256 of a pinned file, its own content hash-checked)."""
 
     rule: str  # "bpe" or "tiktoken" (see the module's docstring)
     token_to_id: dict[bytes, int]  # the ordinary tokens, in id order
@@ -117,7 +117,7 @@ class BpeModel:
     ((256, 256), 0)
     """
 
-    # A model read from its tables, or a deferred one once it has them (see ``_tables``).
+    # A deferred model's tables, once it has them (see ``_tables``).
     _table_columns: ModelTables | None = None
     _tables_source: Callable[[dict[bytes, int]], ModelTables] | None = None
     _whole_lookup: Mapping[str, tuple[int]] | None = None
@@ -193,46 +193,6 @@ class BpeModel:
         self.self_encoding = self_encoding
 
     @classmethod
-    def from_tables(cls, vocab: dict[int, bytes], tables: ModelTables) -> BpeModel:
-        """The model that ``tables`` describe, built from their columns with no check: the tables were
-        written from a model that passed every check of ``__init__`` (see ``ModelTables``). ``vocab`` is
-        the tables' tokens by id and the special tokens'. What encoding needs is built now (the
-        short-piece table, the whole pieces); the merges as bytes, the pair ranks and the structure on
-        first use (the merge forest, the engine's proof, saving)."""
-        if tables.rule not in ("bpe", "tiktoken"):
-            raise BpeError(f"model tables hold ranked merges: rule {tables.rule!r} has none")
-        model = cls.__new__(cls)
-        token_to_id = tables.token_to_id
-        model._table_columns = tables
-        model.vocab = vocab
-        model.token_to_id = token_to_id
-        model.rule = tables.rule
-        model.merge_count = len(tables.merges[0])
-        model.byte_ids = byte_ids = [token_to_id[bytes([b])] for b in range(256)]
-        lefts, rights, made = tables.merges
-        late_lefts, late_rights, late_made = tables.late_merges
-        if late_made:  # pairs ranked by the id they make, as __init__'s TiktokenPieceEncoder
-            packed = pack_columns(lefts + late_lefts, rights + late_rights, made + late_made, made + late_made,
-                                  max(byte_ids))  # fmt: skip
-        else:  # a plain merge list: pairs ranked by merge rank, as __init__'s PieceEncoder
-            packed = pack_columns(lefts, rights, range(len(made)), made, max(byte_ids))
-        if packed is None:
-            model.piece_encoder = model._encoder_from_parts()
-        elif late_made:
-            model.piece_encoder = TiktokenPieceEncoder.packed_parts(packed, byte_ids, model._rule_parts)
-        else:
-            model.piece_encoder = PieceEncoder.packed(packed, byte_ids, model._pair_rank_now)
-        model.self_encoding = frozenset(tables.self_encoding)
-        model._bpe_self_encoding = model.self_encoding if model.rule == "bpe" else None
-        model._rank_by_id = None
-        model.events = []
-        ids = tables.whole_pieces
-        model._whole_pieces = dict(zip(map(bytes.decode, map(vocab.__getitem__, ids)), zip(ids), strict=True))
-        if model.rule == "bpe":
-            model.structure = None
-        return model
-
-    @classmethod
     def deferred(
         cls, vocab: dict[int, bytes], token_to_id: dict[bytes, int], tables: Callable[[dict[bytes, int]], ModelTables]
     ) -> BpeModel:
@@ -266,7 +226,7 @@ class BpeModel:
 
     @property
     def _tables(self) -> ModelTables:
-        """The tables ``from_tables`` read, or a deferred model's, fetched on first use (once)."""
+        """A deferred model's tables, fetched on first use (once)."""
         tables = self._table_columns
         if tables is None:
             source = self._tables_source
@@ -288,17 +248,10 @@ class BpeModel:
         if "_tables_source" in state:
             self._tables_lock = threading.Lock()
 
-    def _pair_rank_now(self) -> dict[tuple[int, int], tuple[int, int]]:
-        return self.pair_rank  # a bound method, not a lambda: models are pickled
-
     def _rule_parts(self) -> tuple[dict[tuple[int, int], tuple[int, int]], dict[tuple[int, int], int]]:
-        """(pair ranks, late merges by ids) of a model read from its tables."""
+        """(pair ranks, late merges by ids) of a deferred model, from its tables."""
         late_lefts, late_rights, late_made = self._tables.late_merges
         return self.pair_rank, dict(zip(zip(late_lefts, late_rights, strict=True), late_made, strict=True))
-
-    def _encoder_from_parts(self) -> PieceEncoder:
-        pair_rank, late = self._rule_parts()
-        return TiktokenPieceEncoder(pair_rank, late, self.byte_ids) if late else PieceEncoder(pair_rank, self.byte_ids)
 
     @functools.cached_property
     def self_encoding(self) -> frozenset[int]:
@@ -308,13 +261,13 @@ class BpeModel:
 
     @functools.cached_property
     def merge_count(self) -> int:
-        """The number of merges (set by ``__init__``; from the tables on first use, as ``merges``)."""
+        """The number of merges (set by ``__init__``; a deferred model's from its tables on first use)."""
         return len(self._tables.merges[0])
 
     @functools.cached_property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        """The merges in rank order, as (left bytes, right bytes) (set by ``__init__``; read from the tables
-        on first use by ``from_rank_tables``)."""
+        """The merges in rank order, as (left bytes, right bytes) (set by ``__init__``; a deferred model's
+        read from its tables on first use)."""
         lefts, rights, _ = self._tables.merges
         return list(zip(map(self.vocab.__getitem__, lefts), map(self.vocab.__getitem__, rights), strict=True))
 
@@ -326,8 +279,7 @@ class BpeModel:
 
     @functools.cached_property
     def structure(self) -> RankStructure | None:
-        """What tiktoken's ranks hold (``rule == "tiktoken"``), else None (as ``merges``; ``from_tables``
-        sets None for the "bpe" rule)."""
+        """What tiktoken's ranks hold (``rule == "tiktoken"``), else None (as ``merges``)."""
         late_lefts, late_rights, _ = self._tables.late_merges
         return RankStructure(
             merges=self.merges,
@@ -337,8 +289,9 @@ class BpeModel:
         )
 
     def tables(self) -> ModelTables:
-        """This model as ``ModelTables``, for ``from_tables``. ``BpeError`` for the Picky rule: its events
-        are no columns of ranked merges (a Picky BPE tokenizer is never a cached built-in)."""
+        """This model as ``ModelTables`` (what ``model_cache`` writes; a deferred model's own). ``BpeError``
+        for the Picky rule: its events are no columns of ranked merges (a Picky BPE tokenizer is never a
+        cached built-in)."""
         if self.rule not in ("bpe", "tiktoken"):
             raise BpeError(f"model tables hold ranked merges: a {self.rule!r} model has none")
         if self._tables_source is not None:

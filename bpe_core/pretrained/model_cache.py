@@ -1,23 +1,21 @@
-"""A built-in tokenizer's model tables kept on disk between runs, and the built-ins of rank files that
-encode before their merges are known.
+"""The built-ins of rank files, which encode before their merges are known, and their model tables
+kept on disk between runs.
 
 ``ranks_tokenizer`` makes the tokenizer of a pinned rank file: at once, the checks encoding depends on
 (the ranks, the special tokens; tiktoken's rule then runs on the ranks themselves); on first use of its
 merges, ``ranks_tables``: the tables of that file from disk, else the structure of its ranks recovered
 and the model proved with every check, its tables then written for the next process.
-``cached_tokenizer`` keeps the tables of any checked build and rebuilds the model from their columns
-of ids (``tokenizer_from_tables``).
 
 Why the tables are not proved again: a table file is used only for the files whose SHA-256 names it,
 and the caller has checked those files against the hashes the catalogue pins. The table file holds
 that SHA-256 too, and the SHA-256 of its own content, so a damaged, truncated, renamed or older-format
 copy is refused and written again. What the tables say was proved when they were written, from a
-tokenizer or model built with every check (``Tokenizer.from_ranks``, ``BpeModel``; ``ranks_tables``
-also holds the tables' tokens against the ranks just read). Files a user gives
-(``bpe_core.load(path)``) never come here: they are checked in full on every load.
+model built with every check (``BpeModel``), and ``ranks_tables`` also holds the tables' tokens
+against the ranks just read. Files a user gives (``bpe_core.load(path)``) never come here: they are
+checked in full on every load.
 
 This module does not know which tokenizers are built in (``catalogue``) nor how their files are read;
-a cache that cannot be read or written only costs the checked build (or proof).
+a cache that cannot be read or written only costs the proof.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ import functools
 import hashlib
 import sys
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from itertools import accumulate
 from pathlib import Path
 
@@ -106,23 +104,6 @@ def tables_from_bytes(data: bytes, source_sha256: bytes) -> ModelTables:
     )
 
 
-def tokenizer_from_tables(
-    tables: ModelTables, *, special_tokens: Mapping[str, int], pattern: str | Pipeline | None, name: str
-) -> Tokenizer:
-    """A tokenizer rebuilt from the ``ModelTables`` of one that passed every check, checking none of
-    the tables again (this module's docstring says why that is enough, and only here: the tables of
-    pinned, hash-checked files). The special tokens are checked as always. ``BpeError`` when a special
-    token takes the id of a token (the caller then builds the tokenizer the checked way)."""
-    with gc_paused():
-        vocab = dict(zip(tables.token_to_id.values(), tables.token_to_id.keys(), strict=True))
-        specials = resolve_special_tokens(special_tokens, vocab)
-        if len(vocab) != len(tables.token_to_id) + len(specials):
-            raise BpeError("a special token has the id of an ordinary token: the tables do not describe it")
-        tokenizer = Tokenizer.__new__(Tokenizer)
-        tokenizer._assemble(BpeModel.from_tables(vocab, tables), specials, pattern, name, None, None)
-    return tokenizer
-
-
 def ranks_tokenizer(
     folder: Path | None,
     data: bytes,
@@ -177,35 +158,3 @@ def ranks_tables(folder: Path | None, digest: bytes, ranks: dict[bytes, int]) ->
             pass  # a read-only or full disk: the next process proves them again
     return tables
 
-
-def cached_tokenizer(
-    folder: Path | None,
-    data: bytes,
-    build: Callable[[], Tokenizer],
-    *,
-    special_tokens: Callable[[int], Mapping[str, int]],
-    pattern: str | Pipeline | None,
-    name: str,
-) -> Tokenizer:
-    """The tokenizer of the pinned, hash-checked files ``data`` (their bytes, one after the other):
-    from its tables in ``folder`` when they are there and sound, else ``build()`` (every check), whose
-    tables are then written for next time. ``special_tokens`` gives the special tokens for the number
-    of ordinary tokens."""
-    digest = hashlib.sha256(data).digest()
-    path = folder / f"{digest.hex()}.tables" if folder is not None else None
-    if path is not None and path.is_file():
-        try:
-            tables = tables_from_bytes(path.read_bytes(), digest)
-            specials = special_tokens(len(tables.token_to_id))
-            return tokenizer_from_tables(tables, special_tokens=specials, pattern=pattern, name=name)
-        except (OSError, ValueError, IndexError):
-            pass  # built the checked way and written again below
-    tokenizer = build()
-    if path is not None:
-        try:
-            tables = tokenizer._model.tables()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            safe_io.write_atomic(path, tables_to_bytes(tables, digest))
-        except (OSError, ValueError):
-            pass  # a read-only or full disk: the next load builds it the checked way again
-    return tokenizer

@@ -1,8 +1,9 @@
 """The built-in tokenizers of this server: which are installed and what they are (from the catalogue,
 nothing loaded), each loaded once for every session (``SharedResults``), and those the pages open with
-loaded in a background thread when the server starts (``warm_up``). bpe_core keeps their built models
-on disk (``bpe_core.pretrained.model_cache``), so a restarted server loads them in a fraction of the
-first time. Draws nothing; the pickers' list is ``tokenizers``'.
+loaded in a background thread when the server starts (``warm_up``). bpe_core keeps the model tables
+it proves for a rank file's built-in on disk (``bpe_core.pretrained.model_cache``), so a restarted
+server reads its merges instead of proving them again. Draws nothing; the pickers' list is
+``tokenizers``'.
 """
 
 from __future__ import annotations

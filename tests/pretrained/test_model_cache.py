@@ -1,14 +1,16 @@
-"""The built-ins' model tables on disk (pretrained.model_cache): a tokenizer rebuilt from them is the
-tokenizer built with every check (ids, merges, late merges, whole-word tokens, its file, pickling);
-damaged, foreign or older tables are refused and written again; a cache that cannot be used only
-costs the checked build."""
+"""The model tables of a rank file's built-in on disk (pretrained.model_cache): written when its merges
+are first needed, read back by the next tokenizer of the same file, which then equals the tokenizer
+built with every check (merges, late merges, whole-word tokens, ids, its first-k views, its file,
+pickling); a table file of another format, of another file or cut to its header is refused, proved
+again and rewritten; tables on disk skip none of the load-time checks; the tables' bytes hold either
+rule and refuse any damage; a Picky BPE model has none. Loading before the merges are known, damaged
+copies and folders that cannot be used: tests/pretrained/test_deferred_builtins.py."""
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import pickle
-import tempfile
-from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -26,6 +28,7 @@ BYTES = {bytes([b]): b for b in range(256)}
 RANKS = BYTES | {b"abc": 256, b"ab": 257, b"ca": 258, b"abca": 259, b"xyz": 260, b"xy": 261, b"pq": 262, b"pqrp": 263}
 SPECIALS = {"<|end|>": 264}
 DATA = b"the pinned file the ranks came from"
+DIGEST = hashlib.sha256(DATA).digest()
 HEAD = len(model_cache.TABLES_FORMAT)
 TEXTS = st.text(alphabet="abcxyzpqr <|end>\u00e9", max_size=40)
 
@@ -34,19 +37,17 @@ def checked_ranks() -> Tokenizer:
     return Tokenizer.from_ranks(RANKS, special_tokens=SPECIALS, pattern=None, name="ranks")
 
 
-def checked_trained() -> Tokenizer:
-    return bpe_core.train(["low lower lowest newer wider " * 20, "café naïve 你好 " * 10], 320, name="trained")
+def deferred(folder, specials=SPECIALS) -> Tokenizer:
+    return model_cache.ranks_tokenizer(folder, DATA, dict(RANKS), special_tokens=specials, pattern=None, name="ranks")
 
 
-def cached(folder, build, specials=SPECIALS, pattern=None, name="ranks") -> Tokenizer:
-    return model_cache.cached_tokenizer(folder, DATA, build, special_tokens=lambda _: specials, pattern=pattern,
-                                        name=name)  # fmt: skip
-
-
-def from_tables(tmp_path, build, **options) -> Tokenizer:
-    """``build()``'s tokenizer written to the tables on a first call, then read back from them."""
-    cached(tmp_path, build, **options)
-    return cached(tmp_path, lambda: pytest.fail("built again although its tables are cached"), **options)
+def read_back(folder) -> Tokenizer:
+    """RANKS' tokenizer whose merges come from the tables a first one wrote to ``folder``, proving nothing."""
+    assert deferred(folder).merges
+    ours = deferred(folder)
+    with mock.patch.object(model_cache, "rank_structure", side_effect=AssertionError("proved despite its tables")):
+        assert ours.merges
+    return ours
 
 
 def same_tokenizer(ours: Tokenizer, reference: Tokenizer) -> None:
@@ -60,39 +61,68 @@ def same_tokenizer(ours: Tokenizer, reference: Tokenizer) -> None:
     assert [ours.merge_rank_of(i) for i in ours.vocab] == [reference.merge_rank_of(i) for i in reference.vocab]
 
 
-def test_a_tokenizer_with_late_merges_and_whole_words_round_trips(tmp_path):
-    ours, reference = from_tables(tmp_path, checked_ranks), checked_ranks()
+def test_tables_are_written_on_first_use_of_merges_and_read_back(tmp_path):
+    folder = tmp_path / "not made" / "yet"
+    first = deferred(folder)
+    assert first.encode("abca pqrp", allowed_special="all") and not folder.exists()  # encoding needs no merges
+    assert first.merges
+    assert [p.name for p in folder.iterdir()] == [f"{DIGEST.hex()}.tables"]
+    ours, reference = read_back(folder), checked_ranks()
     assert reference._late_merges and reference.whole_word_tokens
     same_tokenizer(ours, reference)
+    assert ours._model.tables() == reference._model.tables()
     assert ours.to_json() == reference.to_json()
     same_tokenizer(pickle.loads(pickle.dumps(ours)), reference)
 
 
-def test_a_trained_tokenizer_round_trips_under_bpe_rule(tmp_path):
-    reference = checked_trained()
-    ours = from_tables(tmp_path, checked_trained, specials={}, pattern="gpt2", name="trained")
-    same_tokenizer(ours, reference)
-    assert ours.truncated(20).encode("lower newer") == reference.truncated(20).encode("lower newer")
-
-
-@functools.cache
-def ranks_pair() -> tuple[Tokenizer, Tokenizer]:
-    """(from its tables, checked) for RANKS, the tables in a folder of their own."""
-    return from_tables(Path(tempfile.mkdtemp(prefix="bpe-tables-")), checked_ranks), checked_ranks()
+@pytest.fixture(scope="module")
+def read_back_pair(tmp_path_factory) -> tuple[Tokenizer, Tokenizer]:
+    """(merges read from its tables, checked) for RANKS, the tables in a folder of their own."""
+    return read_back(tmp_path_factory.mktemp("tables")), checked_ranks()
 
 
 @settings(max_examples=150, deadline=None)
-@given(TEXTS)
-def test_tables_encode_as_the_checked_tokenizer(text):
-    ours, reference = ranks_pair()
+@given(text=TEXTS, k=st.integers(0, 8))
+def test_tables_read_back_encode_as_the_checked_tokenizer(read_back_pair, text, k):
+    ours, reference = read_back_pair
     assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
-    assert ours.encode_ordinary(text * 5) == reference.encode_ordinary(text * 5)  # long pieces: the heap
+    assert ours.encode_ordinary(text * 5) == reference.encode_ordinary(text * 5)  # long pieces
+    assert ours.truncated(k).encode_ordinary(text) == reference.truncated(k).encode_ordinary(text)  # the merges
+
+
+@pytest.mark.parametrize(
+    "replace",
+    [
+        lambda good, other: b"another format\n" + good[HEAD:],
+        lambda good, other: other,  # another file's tables under this file's name
+        lambda good, other: model_cache.TABLES_FORMAT,
+        lambda good, other: b"",
+    ],
+)
+def test_tables_of_another_format_or_file_are_proved_again_and_rewritten(tmp_path, monkeypatch, replace):
+    assert deferred(tmp_path).merges
+    (written,) = tmp_path.iterdir()
+    good = written.read_bytes()
+    other = model_cache.tables_to_bytes(checked_ranks()._model.tables(), hashlib.sha256(b"another file").digest())
+    written.write_bytes(replace(good, other))
+    proved = []
+    real = model_cache.rank_structure
+    monkeypatch.setattr(model_cache, "rank_structure", lambda ranks: proved.append(1) or real(ranks))
+    same_tokenizer(deferred(tmp_path), checked_ranks())
+    assert proved == [1]
+    assert written.read_bytes() == good
+
+
+def test_tables_on_disk_skip_none_of_the_load_time_checks(tmp_path):
+    assert deferred(tmp_path).merges
+    with pytest.raises(BpeError, match="has id 256"):
+        deferred(tmp_path, specials={"<x>": 256})
 
 
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda data: b"another format\n" + data[len(model_cache.TABLES_FORMAT):],
+        lambda data: b"another format\n" + data[HEAD:],
         lambda data: data[:-3],
         lambda data: data[:-1] + bytes([data[-1] ^ 1]),  # one bit of a token's bytes
         lambda data: data[: HEAD + 40] + b"\x00" + data[HEAD + 41 :],  # the digest
@@ -100,8 +130,9 @@ def test_tables_encode_as_the_checked_tokenizer(text):
     ],
 )
 def test_damaged_tables_are_refused(damage):
-    data = model_cache.tables_to_bytes(checked_ranks()._model.tables(), b"s" * 32)
-    assert model_cache.tables_from_bytes(data, b"s" * 32).token_to_id == checked_ranks()._model.tables().token_to_id
+    tables = checked_ranks()._model.tables()
+    data = model_cache.tables_to_bytes(tables, b"s" * 32)
+    assert model_cache.tables_from_bytes(data, b"s" * 32) == tables
     with pytest.raises(ValueError):
         model_cache.tables_from_bytes(damage(data), b"s" * 32)
 
@@ -112,29 +143,11 @@ def test_tables_of_other_files_are_refused():
         model_cache.tables_from_bytes(data, b"t" * 32)
 
 
-def test_damaged_tables_are_built_again_and_rewritten(tmp_path):
-    cached(tmp_path, checked_ranks)
-    (written,) = tmp_path.iterdir()
-    written.write_bytes(written.read_bytes()[:-5])
-    built = []
-    ours = cached(tmp_path, lambda: built.append(1) or checked_ranks())
-    assert built == [1]
-    same_tokenizer(ours, checked_ranks())
-    same_tokenizer(cached(tmp_path, lambda: pytest.fail("rewritten tables not used")), checked_ranks())
-
-
-def test_a_special_token_on_an_ordinary_id_falls_back_to_the_checked_build(tmp_path):
-    cached(tmp_path, checked_ranks)
-    with pytest.raises(ValueError, match="has id 256"):  # the checked build's own message
-        cached(tmp_path, lambda: Tokenizer.from_ranks(RANKS, special_tokens={"<x>": 256}, pattern=None),
-               specials={"<x>": 256})  # fmt: skip
-
-
-def test_no_folder_and_an_unwritable_one_only_cost_the_checked_build(tmp_path):
-    same_tokenizer(cached(None, checked_ranks), checked_ranks())
-    blocker = tmp_path / "a file"
-    blocker.write_text("not a folder")
-    same_tokenizer(cached(blocker / "tables", checked_ranks), checked_ranks())
+def test_tables_of_the_bpe_rule_round_trip_through_their_bytes():
+    trained = bpe_core.train(["low lower lowest newer wider " * 20, "café naïve 你好 " * 10], 320, name="trained")
+    tables = trained._model.tables()
+    assert tables.rule == "bpe" and len(tables.merges[0])
+    assert model_cache.tables_from_bytes(model_cache.tables_to_bytes(tables, b"s" * 32), b"s" * 32) == tables
 
 
 @pytest.mark.parametrize("name", ["cl100k", "o200k", "llama3", "qwen3.5"])
@@ -159,19 +172,9 @@ def test_a_built_in_from_its_tables_is_the_checked_one(tmp_path, monkeypatch, na
     assert dict(warm.vocab) == dict(cold.vocab)
 
 
-def test_a_picky_tokenizer_is_never_written_to_tables(tmp_path):
-    """Picky BPE's events are no ranked merges: its model has no tables, so the cache keeps nothing and
-    gives the checked build itself (a later call builds it again)."""
-    def picky() -> Tokenizer:
-        return train_picky([" hug" * 20 + " chug" + " ug" * 3], 270, threshold=0.9, min_frequency=1)
-
-    reference = picky()
-    assert reference.rule == "picky" and reference.picky_events
+def test_a_picky_model_has_no_tables():
+    """Picky BPE's events are no ranked merges: its model has no tables to keep (and no built-in is one)."""
+    picky = train_picky([" hug" * 20 + " chug" + " ug" * 3], 270, threshold=0.9, min_frequency=1)
+    assert picky.rule == "picky" and picky.picky_events
     with pytest.raises(BpeError, match="ranked merges"):
-        reference._model.tables()
-    ours = cached(tmp_path, picky, specials={}, pattern="gpt2", name=reference.name)
-    assert ours.rule == "picky" and not list(tmp_path.iterdir())
-    assert ours.encode(" hug chug ug") == reference.encode(" hug chug ug")
-    built = []
-    cached(tmp_path, lambda: built.append(1) or picky(), specials={}, pattern="gpt2", name=reference.name)
-    assert built == [1]
+        picky._model.tables()
