@@ -290,7 +290,9 @@ def show_tokens(view: View, choices, encodings: Encodings, page: Page) -> None:
     """The window's token spans, one panel per tokenizer, in an equal-width grid (or one per row). Each
     panel is drawn as soon as its tokenizer is loaded and the text encoded (``Encodings``), so the
     browser draws the first ones while the next load; the reference loads first (the others mark the
-    cuts it does not make). A tokenizer that fails takes no place in the grid (its message is above)."""
+    cuts it does not make). The grid is laid out for every chosen tokenizer before it is known which
+    load: one that fails leaves its place to the next (its message is above the counts), so the last row
+    is one short."""
     reference = view.reference if view.reference and encodings.ensure(view.reference) else None
     per_row = panels_per_row(len(encodings.keys), bool(st.session_state.get(ONE_PER_ROW)))
     drawn = 0
