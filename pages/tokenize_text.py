@@ -12,6 +12,7 @@ import streamlit as st
 from bpe_core import Tokenizer
 from pages._tokenize_text import dropout, linked, markup
 from pages._tokenize_text.decode import decode_box
+from pages._tokenize_text.encodings import Encodings
 from pages._tokenize_text.paging import page_controls
 from pages._ui import render, state, tokenizers
 from pages._ui.encoding import (
@@ -19,8 +20,6 @@ from pages._ui.encoding import (
     Encoded,
     Page,
     cut_overlap,
-    cuts_of,
-    encode_digest,
     indexed_text,
     page_starts,
     text_digest,
@@ -227,23 +226,6 @@ def share_in_url(view: View) -> None:
         st.caption(f"The text is longer than {MAX_URL_TEXT:,} characters, so it is not put into the URL.")
 
 
-def encode_all(view: View, choices, page: Page) -> tuple[dict[str, Encoded], dict[str, Tokenizer]]:
-    """The whole text encoded by each chosen tokenizer that loads; an error for each one that does not."""
-    encoded: dict[str, Encoded] = {}
-    loaded: dict[str, Tokenizer] = {}
-    # Shown after half a second only: a fresh server's first view loads and builds each tokenizer.
-    with st.spinner(f"Loading {len(view.selected)} tokenizer(s) and encoding {len(page.text):,} characters…"):
-        for key in view.selected:
-            choice = choices[key]
-            try:
-                tokenizer = choice.get()
-                encoded[key] = encode_digest(choice.fingerprint, page.digest, view.treat_special, tokenizer, page.text)
-                loaded[key] = tokenizer
-            except ValueError as exc:
-                st.error(f"{md(choice.label)}: {md(exc)}")
-    return encoded, loaded
-
-
 def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str,
             ) -> tuple[int, ...]:  # fmt: skip
     """``cut_overlap`` of two chosen tokenizers' whole-text cuts: (only first, only second, both)."""
@@ -253,7 +235,7 @@ def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], fir
 
 def summary_table(view: View, page: Page, choices, encoded: dict[str, Encoded], cuts: dict[str, np.ndarray]) -> None:
     """Counts over the whole text, one row per tokenizer."""
-    reference = view.reference
+    reference = view.reference if view.reference in cuts else None  # None when the reference failed to load
     rows = []
     for key, enc in encoded.items():
         if not reference:
@@ -304,17 +286,26 @@ def panels_per_row(count: int, one_per_row: bool) -> int:
     return 2 if count == 4 else max(1, min(3, count))  # no panel (every tokenizer failed): one empty row
 
 
-def show_tokens(view: View, choices, encoded, loaded, page: Page, cuts: dict[str, np.ndarray]) -> None:
-    """The window's token spans, one panel per tokenizer, in an equal-width grid (or one per row)."""
-    keys = list(encoded)
-    reference = view.reference
-    per_row = panels_per_row(len(keys), bool(st.session_state.get(ONE_PER_ROW)))
-    for row_start in range(0, len(keys), per_row):
-        columns = st.columns(per_row)
-        for column, key in zip(columns, keys[row_start : row_start + per_row], strict=False):
-            against = cuts[reference] if reference and key != reference else None
-            with column:
-                show_one(view, page, choices[key], encoded[key], loaded[key], against)
+def show_tokens(view: View, choices, encodings: Encodings, page: Page) -> None:
+    """The window's token spans, one panel per tokenizer, in an equal-width grid (or one per row). Each
+    panel is drawn as soon as its tokenizer is loaded and the text encoded (``Encodings``), so the
+    browser draws the first ones while the next load; the reference loads first (the others mark the
+    cuts it does not make). The grid is laid out for every chosen tokenizer before it is known which
+    load: one that fails leaves its place to the next (its message is above the counts), so the last row
+    is one short."""
+    reference = view.reference if view.reference and encodings.ensure(view.reference) else None
+    per_row = panels_per_row(len(encodings.keys), bool(st.session_state.get(ONE_PER_ROW)))
+    drawn = 0
+    columns: list = []
+    for key in encodings.keys:
+        if not encodings.ensure(key):
+            continue
+        if drawn % per_row == 0:
+            columns = st.columns(per_row)
+        against = encodings.cuts[reference] if reference and key != reference else None
+        with columns[drawn % per_row]:
+            show_one(view, page, choices[key], encodings.encoded[key], encodings.loaded[key], against)
+        drawn += 1
     red = ""
     if reference:
         red = f"A red bar marks a cut (token start) that **{md(choices[reference].label)}** does not make. "
@@ -343,13 +334,15 @@ def show_cut_differences(page: Page, special: bool, choices, keys: list[str], cu
 
 
 @st.fragment
-def window_views(view: View, choices, encoded, loaded, whole: Page, cuts: dict[str, np.ndarray]) -> None:
-    """The paging controls, the window's panels and cut differences: a page turn reruns only this."""
+def window_views(view: View, choices, encodings: Encodings, whole: Page) -> None:
+    """The paging controls, the window's panels and cut differences: a page turn reruns only this (with
+    the full run's ``encodings``, complete by then)."""
     start, end = page_controls(whole.text, page_starts(whole.digest, whole.text), key=PAGE)
     page = Page(whole.text, whole.digest, whole.index, start, end)
-    show_tokens(view, choices, encoded, loaded, page, cuts)
-    if len(encoded) >= 2:
-        show_cut_differences(page, view.treat_special, choices, list(encoded), cuts)
+    show_tokens(view, choices, encodings, page)
+    encodings.ensure_all()
+    if len(encodings.encoded) >= 2:
+        show_cut_differences(page, view.treat_special, choices, list(encodings.encoded), encodings.cuts)
 
 
 def checked(view: View) -> bool:
@@ -398,13 +391,20 @@ def main() -> None:
     digest = text_digest(text)
     index = indexed_text(digest, text)
     page = Page(text, digest, index, 0, len(text))
-    encoded, loaded = encode_all(view, choices, page)
-    cuts = {k: cuts_of(choices[k].fingerprint, digest, view.treat_special, e, index) for k, e in encoded.items()}
-    summary_table(view, page, choices, encoded, cuts)
+    encodings = Encodings(choices, view.selected, page, view.treat_special)
+    problems = st.container()  # the tokenizers that fail to load or encode, said above the counts
+    table = st.empty()  # the counts, once every tokenizer is in: below, the panels are drawn one by one
     # The panels' style, once per page and the same on every run: each style sheet added to the page
     # makes the browser restyle every element its rules match (each panel's own copy cost 0.2-0.7 s a page).
     st.html(render.TOKEN_CSS + linked.IDS_CSS)
-    window_views(view, choices, encoded, loaded, page, cuts)
+    # Shown after half a second only: a fresh server's first view loads and builds each tokenizer.
+    with st.spinner(f"Loading {len(view.selected)} tokenizer(s) and encoding {len(page.text):,} characters…"):
+        window_views(view, choices, encodings, page)
+    for key, message in encodings.errors.items():
+        problems.error(f"{md(choices[key].label)}: {md(message)}")
+    encoded, loaded = encodings.encoded, encodings.loaded
+    with table:
+        summary_table(view, page, choices, encoded, encodings.cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
     dropout.dropout_section(choices, loaded, text, digest)

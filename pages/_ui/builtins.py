@@ -1,14 +1,20 @@
 """The built-in tokenizers of this server: which are installed and what they are (from the catalogue,
 nothing loaded), each loaded once for every session (``SharedResults``), and those the pages open with
-loaded in a background thread when the server starts (``warm_up``). bpe_core keeps the model tables
-it proves for a rank file's built-in on disk (``bpe_core.pretrained.model_cache``), so a restarted
-server reads its merges instead of proving them again. Draws nothing; the pickers' list is
-``tokenizers``'.
+loaded in a background thread when the server starts (``warm_up``), with the merge ranks their panels'
+hover text reads. bpe_core keeps the model tables it proves for a rank file's built-in on disk
+(``bpe_core.pretrained.model_cache``), so a restarted server reads its merges instead of proving them
+again. Draws nothing; the pickers' list is ``tokenizers``'.
+
+One thread, the loads one after another: a load is Python work that holds the GIL from start to end
+(five loads in five threads took as long as one after another), so more threads would only share one
+core. A load that fails in the background is not kept (``SharedResults``): the page that asks for that
+tokenizer loads it again and shows the error as its message (the warm-up only logs it).
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +23,8 @@ from typing import cast
 import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.pretrained import catalogue
+
+LOG = logging.getLogger(__name__)
 
 #: The built-in tokenizers in the pickers' order (``bpe_core.pretrained.catalogue``): today's models first.
 BUILTIN_ORDER = ("o200k", "llama3", "qwen3.5", "cl100k", "gpt2", "mistral", "deepseek4", "deepseek", "qwen",
@@ -97,10 +105,19 @@ def _load_all(names: list[str], after: threading.Thread) -> None:
     _import(TOKENIZE_IMPORTS)
     for name in names:
         try:
-            builtin_tokenizer(name)
-        except ValueError:  # e.g. a file that fails its hash: the page that asks says so
-            pass
+            prepare(builtin_tokenizer(name))
+        except Exception as exc:  # any failure: the others still load, and the page that asks says why
+            LOG.warning("warm-up: %s did not load (%s: %s)", name, type(exc).__name__, exc)
     _import(COMPARE_IMPORTS)
+
+
+def prepare(tokenizer: Tokenizer) -> None:
+    """Build what the first panel of ``tokenizer`` reads besides its encoding: the merge ranks of the
+    hover text (``Tokenizer.merge_rank_of`` builds its table on first use: 0.02-0.1 s a tokenizer)."""
+    try:
+        tokenizer.merge_rank_of(0)
+    except ValueError:  # no such id, or a Picky BPE tokenizer (no merge ranks): nothing to build
+        pass
 
 
 #: Seconds ``builtin_statuses`` keeps its answer (packages are seldom installed while a server runs).
