@@ -67,14 +67,17 @@ def serving(script: str | Path = "app.py", env: dict[str, str] | None = None) ->
     shutil.rmtree(workspace, ignore_errors=True)  # kept (with its log) when the server failed
 
 
+#: Streamlit's app root while no script runs (the attribute its front end keeps for tests, 1.67).
+SCRIPT_OVER = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+STATUS = '[data-testid="stStatusWidget"]'
+
+
 def settled(page, *, timeout: float = PATIENCE_MS) -> None:
-    """Wait until the page's script run is over: the status widget, once it shows, is gone."""
-    status = page.locator('[data-testid="stStatusWidget"]')
-    try:
-        status.wait_for(state="attached", timeout=1_000)
-    except Exception:  # over before it showed
-        pass
-    status.wait_for(state="detached", timeout=timeout)
+    """Wait until the page's script run is over: the app root says no script runs and the status widget
+    is gone. Call it once the page shows what its run draws (so the run has begun): it adds no fixed
+    wait (an earlier version gave the status widget a second to appear, a second in every figure)."""
+    page.locator(SCRIPT_OVER).wait_for(state="attached", timeout=timeout)
+    page.locator(STATUS).wait_for(state="detached", timeout=timeout)
 
 
 def machine() -> str:

@@ -38,7 +38,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.app_server import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, ROOT, commit, machine, serving
+from bench.app_server import CHROMIUM, CHROMIUM_ARGS, PATIENCE_MS, ROOT, SCRIPT_OVER, STATUS, commit, machine, serving
 from bench.emulated_visitor import Barrier, EmulatedVisitor, recorded_requests
 
 CORPUS = ROOT / "bench" / ".data" / "sessions_corpus.txt"
@@ -49,12 +49,9 @@ MEDIAN_TARGET, WORST_TARGET = 2.0, 3.0
 
 
 async def settled(page) -> None:
-    status = page.locator('[data-testid="stStatusWidget"]')
-    try:
-        await status.wait_for(state="attached", timeout=1_000)
-    except Exception:  # over before it showed
-        pass
-    await status.wait_for(state="detached", timeout=PATIENCE_MS)
+    """``app_server.settled``, for the asynchronous API."""
+    await page.locator(SCRIPT_OVER).wait_for(state="attached", timeout=PATIENCE_MS)
+    await page.locator(STATUS).wait_for(state="detached", timeout=PATIENCE_MS)
 
 
 async def tokenize_shown(page, panels: int) -> None:
