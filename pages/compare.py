@@ -285,6 +285,7 @@ def table_section(frame: pd.DataFrame, report: Report) -> None:
     table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
     formats = {column: number for column, (_, number) in NUMBER_COLUMNS.items()}
     shown, written = tables.without_missing(table, formats=formats)  # "—" where a metric does not apply
+    shown = tables.left_to_right(shown)  # an Arabic or Hebrew file name laid out as the other cells
     config = number_formats(shown) | {"label": "sample", "sample": "sample id"} | {
         column: st.column_config.NumberColumn(label, format=number)
         for column, (label, number) in NUMBER_COLUMNS.items() if column not in written

@@ -24,6 +24,7 @@ import bpe_core  # noqa: E402
 from bpe_core.analysis import metrics  # noqa: E402
 from bpe_core.corpora.samples import get_sample, load_samples  # noqa: E402
 from bpe_core.pretrained import catalogue  # noqa: E402
+from pages._ui import tables  # noqa: E402
 from pages._ui.builtins import OPENING  # noqa: E402
 
 COMPARE = "pages/compare.py"
@@ -211,6 +212,20 @@ def test_user_files_are_labelled_by_name_and_bad_files_are_reported(page):
     run(page)
     rows = table(page).set_index("label")
     assert rows.loc["hindi.txt", "premium"] == pytest.approx(1.0)
+
+
+def test_a_right_to_left_file_name_is_laid_out_as_the_other_cells(page):
+    page.multiselect(key="cmp.tokenizers").set_value(["gpt2"])
+    page.radio(key="cmp.source").set_value("My files")
+    run(page)
+    page.file_uploader(key="cmp.uploads").set_value(
+        [("english.txt", get_sample("eng").text.encode("utf-8"), "text/plain"),
+         ("العربية.txt", get_sample("ara").text.encode("utf-8"), "text/plain")]
+    )  # fmt: skip
+    run(page)
+    labels = list(table(page)["label"])
+    # a left-to-right mark first: the grid would otherwise set the cell against the column's right edge
+    assert labels == ["english.txt", tables.LRM + "العربية.txt"]
 
 
 def test_user_labels_are_escaped_in_html(page):
