@@ -273,17 +273,16 @@ def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
     n = len(tokenizer.merges)
     if not n:
         return
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**First merges**")
+    # tabs, not two half-width columns: six columns of merges fit the page's width without scrolling
+    first_tab, last_tab = st.tabs([f"First merges ({min(15, n)})", "Last merges"])
+    with first_tab:
         show_table(tables.merges_table(tokenizer, range(min(15, n))))
-    with right:
-        st.markdown("**Last merges**")
+    with last_tab:
         last = tables.merges_table(tokenizer, range(max(15, n - 15), n))
         if len(last):
             show_table(last)
         else:
-            st.caption("All merges are shown on the left.")
+            st.caption("All merges are shown under First merges.")
 
 
 def result_summary(tokenizer: bpe_core.Tokenizer) -> None:

@@ -133,6 +133,7 @@ def test_train_shows_statistics_then_trains(app):
     assert metrics["merges learned"] == str(reference.training["merges_learned"])
     assert metrics["vocabulary"] == str(reference.vocab_size)
     assert app.get("plotly_chart"), "compression curve missing"
+    assert [tab.label for tab in app.tabs][-2:] == ["First merges (15)", "Last merges"]  # full width, no scrolling
     first = app.dataframe[-2].value
     assert list(first.columns) == ["rank", "left", "right", "new token", "id", "count"]
     assert first["rank"].tolist()[:3] == [0, 1, 2]
