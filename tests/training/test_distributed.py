@@ -9,6 +9,7 @@ without Dask on random text; the cluster tests run on one module-wide 2-worker L
 from __future__ import annotations
 
 import contextlib
+import gc
 import gzip
 import os
 import subprocess
@@ -271,6 +272,22 @@ def test_an_unreachable_scheduler_times_out_with_the_fix(corpus):
     unanswered = r"no Dask scheduler answered at tcp://127\.0\.0\.1:1 within 1 s.*dask scheduler"
     with pytest.raises(ValueError, match=unanswered):
         bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1)
+
+
+def test_a_failed_connection_leaves_no_half_made_client_behind(corpus):
+    """A Client that could not connect has started its event loop; left for a later garbage collection,
+    its finalizer can run inside the next Client's start, under the loop lock it needs to stop: the
+    process hangs. bpe_core finalizes it before the error reaches the caller."""
+    distributed = pytest.importorskip("distributed")
+
+    def clients() -> set[int]:
+        return {id(o) for o in gc.get_objects() if isinstance(o, distributed.Client)}
+
+    before = clients()
+    for address in ("nonsense", "http://localhost:8786", "tcp://127.0.0.1:1"):
+        with pytest.raises(ValueError):
+            bd.count_on_dask(corpus, scheduler=address, timeout=1)
+    assert not clients() - before
 
 
 def test_missing_inputs_and_bad_settings_are_refused_before_any_work(corpus, tmp_path):
