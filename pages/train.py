@@ -274,7 +274,7 @@ def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
     if not n:
         return
     # tabs, not two half-width columns: six columns of merges fit the page's width without scrolling
-    first_tab, last_tab = st.tabs([f"First merges ({min(15, n)})", "Last merges"])
+    first_tab, last_tab = st.tabs([f"First merges ({min(15, n)})", "Last merges"])  # plain: a count
     with first_tab:
         show_table(tables.merges_table(tokenizer, range(min(15, n))))
     with last_tab:
