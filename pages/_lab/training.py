@@ -85,6 +85,9 @@ class LabProgress:
         self.lines[label].markdown(done_line(label, tokenizer, seconds))  # plain: done_line escapes
 
 
+CANCEL = "lab.cancel"
+
+
 @dataclass
 class LabJob:
     """A Lab training running in a process of its own (a ``WorkerJob`` of kind ``variants``), with
@@ -183,9 +186,18 @@ def training_section(inputs: Inputs) -> None:
     run that succeeds replaces the last one; a failed or cancelled one leaves it as it was."""
     running = st.session_state.get(state.LAB_JOB)
     running = running if isinstance(running, LabJob) else None
+    cancelled = running is not None and bool(st.session_state.get(CANCEL))
+    if running is not None and cancelled:  # read before the Train button is drawn, so it is enabled again
+        running.job.cancel()
+        st.session_state.pop(state.LAB_JOB, None)
+        running = None
     label = f"Train {len(inputs.variants)} variants" if inputs.variants else "Train"
     clicked = st.button(label, type="primary", disabled=not inputs.ready or running is not None,  # plain: a count
                         key="lab.go")  # fmt: skip
+    if cancelled:
+        kept = "the previous run below is as it was" if current_run() else "there was no previous run"
+        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")
+        return
     if running is None:
         if not clicked or inputs.corpus is None or inputs.variants is None:
             return
@@ -195,12 +207,7 @@ def training_section(inputs: Inputs) -> None:
             st.error(f"Training failed: {md(exc)}")
             return
         st.session_state[state.LAB_JOB] = running
-    if st.button("Cancel training", key="lab.cancel", icon=":material/stop_circle:"):
-        running.job.cancel()
-        st.session_state.pop(state.LAB_JOB, None)
-        kept = "the previous run below is as it was" if current_run() else "there was no previous run"
-        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")
-        return
+    st.button("Cancel training", key=CANCEL, icon=":material/stop_circle:")  # read at the top of the next run
     run = follow_job(running)
     if st.session_state.get(state.LAB_JOB) is running:
         st.session_state.pop(state.LAB_JOB, None)
