@@ -109,16 +109,18 @@ def start_job(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec
     return LabJob(job, corpus, vocab_size, [variant.label for variant in variants])
 
 
-def _read_done(running: LabJob, notes: Sequence[dict], report: LabProgress) -> None:
-    """Read back each variant the worker says is done (once), and draw its line."""
+def _read_done(running: LabJob, notes: Sequence[dict], report: LabProgress, drawn: set[str]) -> None:
+    """Read back each variant the worker says is done (once a job), and draw its line (once a view:
+    ``drawn``)."""
     for note in notes:
         label = str(note.get("variant"))
         if label not in running.trained and label in running.labels:
             text = running.job.read(str(note.get("file")))
             running.trained[label] = Tokenizer.from_json(text, source=f"the trained {label}")
             running.seconds[label] = float(note.get("seconds", 0.0))
-        if label in running.trained:
+        if label in running.trained and label not in drawn:
             report.finished(label, running.trained[label], running.seconds[label])
+            drawn.add(label)
 
 
 def _draw_latest(running: LabJob, state: JobState, report: LabProgress, bar) -> None:
@@ -152,10 +154,11 @@ def follow_job(running: LabJob) -> LabRun | None:
             lines[label].markdown(f"○ **{md(label)}**: waiting")
         report = LabProgress(labels, bar, lines)
         failure = None
+        drawn: set[str] = set()
         try:
             while True:
                 state = running.job.state()
-                _read_done(running, state.notes, report)
+                _read_done(running, state.notes, report, drawn)
                 if state.ended:
                     break
                 _draw_latest(running, state, report, bar)
