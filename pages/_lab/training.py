@@ -134,9 +134,9 @@ def _draw_latest(running: LabJob, state: JobState, report: LabProgress, bar) -> 
         return
     waited = format_seconds(time.monotonic() - running.job.started)
     if running.trained:
-        done = len(running.trained)
-        bar.progress(overall_fraction(done, len(running.labels), 0.0),  # plain: counts and a duration
-                     text=f"{done} of {len(running.labels)} variants trained · {waited} elapsed")  # fmt: skip
+        done, count = len(running.trained), len(running.labels)
+        text = f"{done} of {count} variants trained · {waited}"
+        bar.progress(overall_fraction(done, count, 0.0), text=text)  # plain: numbers
     else:
         bar.progress(0.0, text=f"Starting the training process… {waited}")  # plain: a duration
 
@@ -199,7 +199,7 @@ def training_section(inputs: Inputs) -> None:
                         key="lab.go")  # fmt: skip
     if cancelled:
         kept = "the previous run below is as it was" if current_run() else "there was no previous run"
-        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")
+        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")  # plain: one of two sentences above
         return
     if running is None:
         if not clicked or inputs.corpus is None or inputs.variants is None:
