@@ -2,17 +2,16 @@
 vocabulary size in one go, then compared on held-out text per language, programming language and
 data format (compression, tokens saved against BPE, intrinsic measures), with SuperBPE's superwords
 and Picky BPE's removed tokens as examples; CSV and LaTeX downloads; keep one variant. The parts are
-in ``pages/_lab/``; the training and the numbers are ``bpe_core.analysis.variants``'."""
+in ``pages/_lab/``; the training and the numbers are ``bpe_core.analysis.variants``' (the training
+runs in a process of its own, with a Cancel button: ``pages/_lab/training.py``)."""
 
 from __future__ import annotations
-
-import streamlit as st
 
 from pages._lab.examples import examples_section
 from pages._lab.keeping import keep_section
 from pages._lab.results import results_section
 from pages._lab.setup import KEPT_DEFAULTS, setup_section
-from pages._lab.training import current_run, keep_run, train_run
+from pages._lab.training import current_run, training_section
 from pages._ui import state
 from pages._ui.widgets import page_header
 
@@ -24,13 +23,7 @@ def main() -> None:
         "Train standard BPE, SuperBPE, Picky BPE and parity-aware BPE on one corpus at one vocabulary size, "
         "then compare them on text none of them was trained on.",
     )
-    inputs = setup_section()
-    label = f"Train {len(inputs.variants)} variants" if inputs.variants else "Train"
-    clicked = st.button(label, type="primary", disabled=not inputs.ready, key="lab.go")  # plain: a count
-    if clicked and inputs.corpus is not None and inputs.variants is not None:
-        run = train_run(inputs.corpus, inputs.vocab_size, inputs.variants)
-        if run is not None:
-            keep_run(run)
+    training_section(setup_section())
     run = current_run()
     if run is None:
         return

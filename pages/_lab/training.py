@@ -1,7 +1,11 @@
 """Training the Lab page's variants in one go, under one progress view: a status box holding one bar
 for the whole run and one line per variant (waiting, its phase and progress, or done with its merges
-and time). The training is ``bpe_core.analysis.variants.train_variants``; the run is kept in
-``st.session_state[state.LAB_RUN]`` (a ``LabRun``) until the next one. Nothing here measures.
+and time), and a Cancel button. The training is ``bpe_core.analysis.variants.train_variants``, run
+by ``training_worker`` in a process of its own at a lower priority (a ``training_jobs.WorkerJob`` of
+kind ``variants``), so the server's other sessions stay quick; the running job is kept in
+``st.session_state[state.LAB_JOB]`` (a ``LabJob``), so leaving the page and coming back follows it
+again. The run is kept in ``st.session_state[state.LAB_RUN]`` (a ``LabRun``) until the next one that
+succeeds. Nothing here measures.
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.analysis.variants import VariantSpec, train_variants
-from bpe_core.errors import BpeError
+from bpe_core.analysis.variants import VariantSpec
 from bpe_core.progress import PhaseClock
 from pages._ui import state
 from pages._ui.render import markdown_text as md
+from pages._ui.training_jobs import POLL_SECONDS, JobState, WorkerJob
 from pages._ui.widgets import REDRAW_SECONDS, format_seconds, progress_text
 
 from .choices import LabCorpus
+from .setup import Inputs
 
 
 @dataclass
@@ -80,39 +85,137 @@ class LabProgress:
         self.lines[label].markdown(done_line(label, tokenizer, seconds))  # plain: done_line escapes
 
 
-def train_run(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec]) -> LabRun | None:
-    """Train every variant, one after the other, under one status box; the run, or None after showing
-    why training failed (every earlier run left as it was)."""
-    labels = [variant.label for variant in variants]
-    with st.status(f"Training {len(labels)} variants at vocabulary size {vocab_size:,}…", expanded=True) as box:
-        bar = st.progress(0.0, text="Starting…")
+CANCEL = "lab.cancel"
+
+
+@dataclass
+class LabJob:
+    """A Lab training running in a process of its own (a ``WorkerJob`` of kind ``variants``), with
+    what it was asked and the variants read back so far (by label) with their training seconds."""
+
+    job: WorkerJob
+    corpus: LabCorpus
+    vocab_size: int
+    labels: list[str]
+    trained: dict[str, Tokenizer] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def start_job(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec]) -> LabJob:
+    """Start training ``variants`` on ``corpus`` in a worker process (``training_worker``'s variants kind)."""
+    asked = [[variant.kind, variant.value] for variant in variants]
+    job = WorkerJob("variants", lambda folder: {"texts": corpus.texts, "vocab_size": int(vocab_size),
+                                                "variants": asked, "out": folder})  # fmt: skip
+    return LabJob(job, corpus, vocab_size, [variant.label for variant in variants])
+
+
+def _read_done(running: LabJob, notes: Sequence[dict], report: LabProgress, drawn: set[str]) -> None:
+    """Read back each variant the worker says is done (once a job), and draw its line (once a view:
+    ``drawn``)."""
+    for note in notes:
+        label = str(note.get("variant"))
+        if label not in running.trained and label in running.labels:
+            text = running.job.read(str(note.get("file")))
+            running.trained[label] = Tokenizer.from_json(text, source=f"the trained {label}")
+            running.seconds[label] = float(note.get("seconds", 0.0))
+        if label in running.trained and label not in drawn:
+            report.finished(label, running.trained[label], running.seconds[label])
+            drawn.add(label)
+
+
+def _draw_latest(running: LabJob, state: JobState, report: LabProgress, bar) -> None:
+    """The latest progress on the bar and its variant's line; before the first report (the worker
+    starting), or between two variants, the time so far. Drawn on every look: each redraw is where
+    Streamlit can stop this run (a click on Cancel, or anywhere on the page: the job goes on)."""
+    progress = state.progress or {}
+    label = progress.get("variant")
+    if state.latest is not None and label in running.labels and label not in running.trained:
+        report(str(label), *state.latest)
+        return
+    waited = format_seconds(time.monotonic() - running.job.started)
+    if running.trained:
+        done, count = len(running.trained), len(running.labels)
+        text = f"{done} of {count} variants trained · {waited}"
+        bar.progress(overall_fraction(done, count, 0.0), text=text)  # plain: numbers
+    else:
+        bar.progress(0.0, text=f"Starting the training process… {waited}")  # plain: a duration
+
+
+def follow_job(running: LabJob) -> LabRun | None:
+    """Draw ``running`` under one status box until it ends: a bar for the whole run and one line per
+    variant. The run once every variant is trained; None after showing why it failed (the job's files
+    removed, every earlier run left as it was)."""
+    labels = running.labels
+    with st.status(f"Training {len(labels)} variants at vocabulary size {running.vocab_size:,}…",
+                   expanded=True) as box:  # fmt: skip
+        bar = st.progress(0.0, text="Starting the training process…")
         lines = {label: st.empty() for label in labels}
         for label in labels:
             lines[label].markdown(f"○ **{md(label)}**: waiting")
         report = LabProgress(labels, bar, lines)
-        trained: dict[str, Tokenizer] = {}
-        seconds: dict[str, float] = {}
-        started = time.perf_counter()
         failure = None
+        drawn: set[str] = set()
         try:
-            for variant in variants:  # one at a time, so each line says when its variant is done
-                begun = time.perf_counter()
-                one = train_variants(corpus.texts, vocab_size, [variant], progress=report)
-                trained.update(one)
-                seconds[variant.label] = time.perf_counter() - begun
-                report.finished(variant.label, one[variant.label], seconds[variant.label])
-        except (BpeError, ValueError, TypeError) as exc:
+            while True:
+                state = running.job.state()
+                _read_done(running, state.notes, report, drawn)
+                if state.ended:
+                    break
+                _draw_latest(running, state, report, bar)
+                time.sleep(POLL_SECONDS)
+            failure = state.error
+            if failure is None and len(running.trained) < len(labels):
+                failure = "the training process ended before every variant was trained"
+        except (OSError, ValueError) as exc:  # a variant's file missing or unreadable
             failure = str(exc)
+        if failure is not None:
             box.update(label="Training failed", state="error", expanded=False)
         else:
-            took = format_seconds(time.perf_counter() - started)
+            took = format_seconds(time.monotonic() - running.job.started)
             bar.progress(1.0, text=f"Done in {took}.")  # plain: a duration
             box.update(label=f"Trained {len(labels)} variants in {took}", state="complete",  # plain: a duration
                        expanded=False)  # fmt: skip
+    running.job.close()
     if failure is not None:
         st.error(f"Training failed: {md(failure)}")
         return None
-    return LabRun(trained, corpus, vocab_size, seconds)
+    trained = {label: running.trained[label] for label in labels}
+    return LabRun(trained, running.corpus, running.vocab_size, {label: running.seconds[label] for label in labels})
+
+
+def training_section(inputs: Inputs) -> None:
+    """The Train button; a running training (in a process of its own, kept in the session's state)
+    followed with its progress and a Cancel button, also after leaving the page and coming back. A
+    run that succeeds replaces the last one; a failed or cancelled one leaves it as it was."""
+    running = st.session_state.get(state.LAB_JOB)
+    running = running if isinstance(running, LabJob) else None
+    cancelled = running is not None and bool(st.session_state.get(CANCEL))
+    if running is not None and cancelled:  # read before the Train button is drawn, so it is enabled again
+        running.job.cancel()
+        st.session_state.pop(state.LAB_JOB, None)
+        running = None
+    label = f"Train {len(inputs.variants)} variants" if inputs.variants else "Train"
+    clicked = st.button(label, type="primary", disabled=not inputs.ready or running is not None,  # plain: a count
+                        key="lab.go")  # fmt: skip
+    if cancelled:
+        kept = "the previous run below is as it was" if current_run() else "there was no previous run"
+        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")  # plain: one of two sentences above
+        return
+    if running is None:
+        if not clicked or inputs.corpus is None or inputs.variants is None:
+            return
+        try:
+            running = start_job(inputs.corpus, inputs.vocab_size, inputs.variants)
+        except (OSError, ValueError, TypeError) as exc:
+            st.error(f"Training failed: {md(exc)}")
+            return
+        st.session_state[state.LAB_JOB] = running
+    st.button("Cancel training", key=CANCEL, icon=":material/stop_circle:")  # read at the top of the next run
+    run = follow_job(running)
+    if st.session_state.get(state.LAB_JOB) is running:
+        st.session_state.pop(state.LAB_JOB, None)
+    if run is not None:
+        keep_run(run)
 
 
 def current_run() -> LabRun | None:

@@ -46,6 +46,7 @@ TOKENIZE_MISSING = "wb.tokenize.missing"  # tokenizer keys a shared URL named th
 STEPS_POSITION = "wb.steps.position"  # merge shown on the Step through page
 STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
 LAB_RUN = "wb.lab.run"  # the Lab page's last training: pages/_lab/training.LabRun (its variants, by label)
+LAB_JOB = "wb.lab.job"  # the Lab page's running training: pages/_lab/training.LabJob (in a process of its own)
 LAB_KEEP_FOR = "wb.lab.keep_for"  # (run uid, variant) the Lab page's keep name was last filled in for
 
 

@@ -1,8 +1,10 @@
-"""Training outside the server's Python process: a ``TrainingJob`` writes the documents to files
-(``corpus_files.write_documents``), starts ``training_worker`` in a process of its own (at a lower
-priority), reads its progress as it comes, and gives the tokenizer when it is done; ``cancel`` stops
-it. While one session trains, the server's other sessions keep the CPU time and the interpreter
-lock they need: a page stays quick for everyone.
+"""Training outside the server's Python process: a ``WorkerJob`` of some kind writes what it needs
+to a folder of its own, starts ``training_worker`` in a process of its own (at a lower priority),
+reads its lines (progress, notes, then the outcome) as they come, and lets its caller read the files
+the worker wrote; ``cancel`` stops it. A ``TrainingJob`` (kind ``train``) writes the documents to
+files (``corpus_files.write_documents``) and gives the tokenizer when it is done; other kinds are
+built by the pages that need them (the Lab's variants). While one session trains, the server's
+other sessions keep the CPU time and the interpreter lock they need: a page stays quick for everyone.
 
 ``follow`` draws a running job on a page (its progress bar and a Cancel button) until it ends. A job
 lives in the session's state, so leaving the page and coming back finds it still running. This
@@ -40,12 +42,15 @@ POLL_SECONDS = 0.1
 
 @dataclass(frozen=True)
 class JobState:
-    """What a job has said so far: its latest progress (phase, done, total), and once it ended, whether
-    it succeeded, or why not (``error``)."""
+    """What a job has said so far: its latest progress (phase, done, total) and that line as sent
+    (``progress``: a job of several parts says which part), the other lines it wrote (``notes``, in
+    order: a part done...), and once it ended, whether it succeeded, or why not (``error``)."""
 
     latest: tuple[str, int, int] | None
     ended: bool
     error: str | None
+    progress: dict | None = None
+    notes: tuple[dict, ...] = ()
 
 
 def _stop(process: subprocess.Popen, folder: str) -> None:
@@ -62,21 +67,29 @@ def _stop(process: subprocess.Popen, folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-class TrainingJob:
-    """``bpe_core.train_files`` on ``documents`` (as ``bpe_core.train(documents, vocab_size, **options)``
-    trains them: the same tokenizer, statistics included) in a worker process. ``ValueError`` at once
-    for an empty corpus."""
+def _died(code: int | None, stderr: str) -> str:
+    """Why a worker ended without saying so: the last line it wrote on stderr, else how it ended."""
+    detail = stderr.strip().splitlines()
+    if detail:
+        return detail[-1]
+    if code is not None and code < 0:
+        return f"the training process was stopped (signal {-code}) before it finished"
+    return f"the training process ended with code {code} before it finished"
 
-    def __init__(self, documents: Sequence[str], vocab_size: int, **options: object) -> None:
+
+class WorkerJob:
+    """A job of ``kind`` run by ``training_worker`` in a process of its own: ``prepare(folder)`` writes
+    what the job needs into its own temporary folder and gives the rest of the job's description (a
+    JSON object; ``kind`` is added). The worker's lines are read as they come (``state``); its files are
+    read with ``read`` and removed by ``close`` (or ``cancel``, which also stops it)."""
+
+    def __init__(self, kind: str, prepare: Callable[[str], dict[str, object]]) -> None:
         self.folder = tempfile.mkdtemp(prefix="bpe-train-")
         try:
-            paths = write_documents(self.folder, list(documents))
-            if not paths:
-                raise ValueError("the corpus is empty: add files, samples or text")
-            self.out = os.path.join(self.folder, "tokenizer.json")
             spec = os.path.join(self.folder, "job.json")
+            description = {**prepare(self.folder), "kind": kind}
             with open(spec, "w", encoding="utf-8") as handle:
-                json.dump({"paths": paths, "vocab_size": int(vocab_size), "options": options, "out": self.out}, handle)
+                json.dump(description, handle)
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
@@ -86,7 +99,8 @@ class TrainingJob:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         )  # fmt: skip
         self.started = time.monotonic()
-        self._latest: tuple[str, int, int] | None = None
+        self._progress: dict | None = None
+        self._notes: list[dict] = []
         self._outcome: dict | None = None
         self._lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, name="bpe-training-reader", daemon=True)
@@ -100,38 +114,69 @@ class TrainingJob:
                 message = json.loads(line)
             except ValueError:
                 continue
+            if not isinstance(message, dict):
+                continue
             with self._lock:
                 if "phase" in message:
-                    self._latest = (message["phase"], int(message["done"]), int(message["total"]))
-                else:
+                    self._progress = message
+                elif "ok" in message or "error" in message:
                     self._outcome = message
+                else:
+                    self._notes.append(message)
         self.process.wait()
         with self._lock:
             if self._outcome is None:  # died without a word: killed, out of memory...
-                detail = (self.process.stderr.read() if self.process.stderr else "").strip().splitlines()
-                reason = detail[-1] if detail else f"the training process ended with code {self.process.returncode}"
-                self._outcome = {"error": reason}
+                stderr = self.process.stderr.read() if self.process.stderr else ""
+                self._outcome = {"error": _died(self.process.returncode, stderr)}
 
     def state(self) -> JobState:
         with self._lock:
-            outcome = self._outcome
-            return JobState(self._latest, outcome is not None, outcome.get("error") if outcome else None)
+            outcome, progress = self._outcome, self._progress
+            latest = (str(progress["phase"]), int(progress["done"]), int(progress["total"])) if progress else None
+            error = str(outcome["error"]) if outcome and "error" in outcome else None
+            return JobState(latest, outcome is not None, error, progress, tuple(self._notes))
 
     def wait(self, timeout: float | None = None) -> JobState:
         """The state once the job ended (or after ``timeout`` seconds)."""
         self._reader.join(timeout)
         return self.state()
 
+    def read(self, name: str) -> str:
+        """The text of a file the worker wrote in the job's folder (OSError when it is not there)."""
+        return Path(self.folder, os.path.basename(name)).read_text(encoding="utf-8")
+
+    def close(self) -> None:
+        """Stop the worker if it still runs, and remove the job's files (done again: nothing)."""
+        self._finalizer()
+
+    def cancel(self) -> None:
+        """Stop the job now (and its counting workers); nothing is kept."""
+        self._finalizer()
+
+
+class TrainingJob(WorkerJob):
+    """``bpe_core.train_files`` on ``documents`` (as ``bpe_core.train(documents, vocab_size, **options)``
+    trains them: the same tokenizer, statistics included) in a worker process. ``ValueError`` at once
+    for an empty corpus."""
+
+    out: str  # where the worker writes the tokenizer
+
+    def __init__(self, documents: Sequence[str], vocab_size: int, **options: object) -> None:
+        def prepare(folder: str) -> dict[str, object]:
+            paths = write_documents(folder, list(documents))
+            if not paths:
+                raise ValueError("the corpus is empty: add files, samples or text")
+            self.out = os.path.join(folder, "tokenizer.json")
+            return {"paths": paths, "vocab_size": int(vocab_size), "options": options, "out": self.out}
+
+        super().__init__("train", prepare)
+
     def tokenizer(self) -> Tokenizer:
         """The trained tokenizer (once the job ended without an error); its files are removed after."""
         try:
             return Tokenizer.from_json(Path(self.out).read_text(encoding="utf-8"), source="the trained tokenizer")
         finally:
-            self._finalizer()
-
-    def cancel(self) -> None:
-        """Stop the training now (and its counting workers); nothing is kept."""
-        self._finalizer()
+            self.close()
 
 
 def follow(job: TrainingJob, *, key: str, on_cancel: Callable[[], None]) -> Tokenizer | None:

@@ -1,7 +1,16 @@
 """The process a training job runs in (``training_jobs``): ``python -m pages._ui.training_worker
-<job.json>``. It trains with ``bpe_core.train_files`` on the files the job names, writes the tokenizer
-(bpe_core JSON) where the job says, and reports on stdout, one JSON object a line: progress
-(``{"phase", "done", "total"}``, at most about ten a second, and the last one of each phase), then
+<job.json>``. The job's ``kind`` says what it does:
+
+- ``train`` (the default): ``bpe_core.train_files`` on the files the job names; the tokenizer is
+  written (bpe_core JSON) where the job says (``out``).
+- ``variants``: ``bpe_core.analysis.variants.train_variants`` on the job's ``texts`` (source ->
+  documents) at ``vocab_size``, one variant (``[kind, value]``) after the other, each tokenizer written
+  as bpe_core JSON in the folder ``out`` (``variant-<index>.json``; every variant's tokenizer, Picky
+  BPE's and SuperBPE's records included, reads back the same with ``Tokenizer.from_json``).
+
+It reports on stdout, one JSON object a line: progress (``{"phase", "done", "total"}``, with
+``"variant"`` (its label) in a variants job; at most about ten a second, and the last one of each
+phase), in a variants job ``{"variant", "seconds", "file"}`` as each variant is done, then
 ``{"ok": true}`` or ``{"error": message}`` for input bpe_core refuses.
 
 It runs at a lower priority than the server (``os.nice``), so that pages stay quick for everyone while
@@ -28,16 +37,18 @@ def _say(message: dict) -> None:
 
 class _Reporter:
     """``progress(phase, done, total)`` written at most every REPORT_SECONDS, and always at a phase's
-    first and last report; ``flush`` writes the last one held back (training may stop short of its total)."""
+    first and last report; ``flush`` writes the last one held back (training may stop short of its total).
+    ``fields`` are added to every report (a variant's label)."""
 
-    def __init__(self) -> None:
+    def __init__(self, **fields: object) -> None:
+        self.fields = fields
         self.last_sent = float("-inf")
         self.phase: str | None = None
         self.held: dict | None = None
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         now = time.monotonic()
-        report = {"phase": phase, "done": done, "total": total}
+        report = {**self.fields, "phase": phase, "done": done, "total": total}
         if phase != self.phase or done >= total or now - self.last_sent >= REPORT_SECONDS:
             self.phase, self.last_sent, self.held = phase, now, None
             _say(report)
@@ -50,6 +61,36 @@ class _Reporter:
             self.held = None
 
 
+def _train(job: dict) -> None:
+    import bpe_core
+    from bpe_core.safe_io import write_atomic
+
+    reporter = _Reporter()
+    tokenizer = bpe_core.train_files(job["paths"], job["vocab_size"], progress=reporter, **job["options"])
+    reporter.flush()
+    write_atomic(job["out"], tokenizer.to_json().encode("utf-8"))
+
+
+def _variants(job: dict) -> None:
+    from bpe_core.analysis.variants import VariantSpec, train_variants
+    from bpe_core.safe_io import write_atomic
+
+    variants = [VariantSpec(str(kind), value) for kind, value in job["variants"]]
+    for index, variant in enumerate(variants):  # one at a time: each is said done as it is
+        reporter = _Reporter(variant=variant.label)
+        begun = time.perf_counter()
+        trained = train_variants(job["texts"], job["vocab_size"], [variant], **job.get("options", {}),
+                                 progress=lambda _label, *step, report=reporter: report(*step))  # fmt: skip
+        seconds = time.perf_counter() - begun
+        reporter.flush()
+        name = f"variant-{index}.json"
+        write_atomic(os.path.join(job["out"], name), trained[variant.label].to_json().encode("utf-8"))
+        _say({"variant": variant.label, "seconds": seconds, "file": name})
+
+
+KINDS = {"train": _train, "variants": _variants}
+
+
 def main(argv: list[str]) -> int:
     with open(argv[0], encoding="utf-8") as handle:
         job = json.load(handle)
@@ -58,14 +99,12 @@ def main(argv: list[str]) -> int:
             os.nice(NICENESS)
         except OSError:
             pass  # not allowed here: train at the same priority
-    import bpe_core
-    from bpe_core.safe_io import write_atomic
-
-    reporter = _Reporter()
+    kind = job.get("kind", "train")
+    if kind not in KINDS:
+        _say({"error": f"unknown kind of training job: {kind!r}"})
+        return 2
     try:
-        tokenizer = bpe_core.train_files(job["paths"], job["vocab_size"], progress=reporter, **job["options"])
-        reporter.flush()
-        write_atomic(job["out"], tokenizer.to_json().encode("utf-8"))
+        KINDS[kind](job)
     except (ValueError, TypeError, OSError) as exc:  # bpe_core's BpeError is a ValueError
         _say({"error": str(exc)})
         return 1

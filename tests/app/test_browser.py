@@ -683,3 +683,54 @@ def test_hostile_text_in_the_unsanitised_panels_stays_text(server):
         )
         assert sheets == 1  # once for the page, not once per panel
         _no_exception(page, "Tokenize, hostile text")
+
+
+def _long_corpus(path: Path) -> Path:
+    """About 10 MB of made-up words: the Lab's variants take long enough on it to be cancelled."""
+    import random
+
+    rng = random.Random(0)
+    syllables = ["ka", "to", "ri", "mu", "sen", "lo", "va", "pe", "di", "gra", "ston", "el", "qu", "ix", "bar"]
+    lines = (" ".join("".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(12))
+             for _ in range(120_000))  # fmt: skip
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def test_lab_trains_in_a_process_of_its_own_and_cancel_keeps_the_previous_run(server, tmp_path):
+    """The Lab trains its four default variants (the status box and the results), then a long
+    training on a file is cancelled: the message, the previous run's results still there, Train
+    enabled again, no exception."""
+    from playwright.sync_api import expect
+
+    corpus = _long_corpus(tmp_path / "words.txt")
+    with _browser_page(server, "lab_failure") as page:
+        page.goto(f"{server['url']}/lab")
+        expect(page.get_by_role("heading", name="Lab: BPE variants", exact=True)).to_be_visible()
+        _settle(page)
+        page.get_by_role("button", name="Train 4 variants", exact=True).click()
+        expect(page.get_by_text(re.compile(r"^Trained 4 variants in ")).first).to_be_visible()
+        expect(page.get_by_role("button", name="Summary (LaTeX)")).to_be_visible()
+        _settle(page)
+        _no_exception(page, "Lab, trained")
+
+        page.get_by_text("My files", exact=True).click()
+        _settle(page)
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(corpus))
+        expect(page.get_by_text("Trained on words.txt").first).to_be_visible()
+        _settle(page)
+        page.get_by_text("Parity-aware BPE", exact=True).click()
+        _settle(page)
+        vocab = page.get_by_label("Vocabulary size (the same for every variant: 256 bytes + merges)")
+        vocab.fill("50000")
+        vocab.press("Enter")
+        _settle(page)
+        page.get_by_role("button", name="Train 3 variants", exact=True).click()
+        expect(page.get_by_text("Training 3 variants at vocabulary size 50,000…").first).to_be_visible()
+        page.get_by_role("button", name="Cancel training").click()
+        _shows_text(page, "Training cancelled: nothing of it was kept, and the previous run below is as it was.")
+        _settle(page)
+        expect(page.get_by_role("button", name="Train 3 variants", exact=True)).to_be_enabled()
+        expect(page.get_by_role("button", name="Summary (LaTeX)")).to_be_visible()  # the previous run's
+        _no_exception(page, "Lab, cancelled")
+        _shot(page, "lab_cancelled")

@@ -1,14 +1,18 @@
 """The Lab page, driven with streamlit.testing.v1.AppTest: the default run end to end (every variant
-trained under one status box, the tables equal to ``compare_variants`` called here on the same
-variants, the CSV and LaTeX downloads, superwords marked, Picky BPE's removals), the Rényi order
-measured again without training again, uploaded files, keeping a variant, and bad inputs shown as
-errors with their reason (never an exception)."""
+trained under one status box, in a process of its own, the tables equal to ``compare_variants`` called
+here on the same variants, the CSV and LaTeX downloads, superwords marked, Picky BPE's removals), the
+Rényi order measured again without training again, uploaded files, keeping a variant, bad inputs
+shown as errors with their reason (never an exception), and a running training: Cancel leaves the
+previous run as it was, leaving the page and coming back follows it to its end, a worker that dies
+is said so."""
 
 from __future__ import annotations
 
 import csv
 import io
 import math
+import os
+import signal
 
 import pytest
 from apptest_support import APP, drawn_html, run, texts
@@ -21,6 +25,7 @@ from bpe_core.analysis.variants import ROW_FIELDS, compare_variants, parse_varia
 from bpe_core.corpora.samples import parallel_text
 from pages._ui import state
 from pages._ui.library_folder import LibraryFolder
+from pages._ui.training_jobs import WorkerJob
 
 LAB = "pages/lab.py"
 DEFAULT = "bpe,superbpe:0.8,picky:0.9,parity"
@@ -186,3 +191,90 @@ def test_a_kept_variant_joins_the_session_and_saves_to_the_library(lab, workspac
     assert [entry.name for entry in saved] == ["my picky"]
     assert bpe_core.load(str(saved[0].path)).rule == "picky"
     assert any("Saved" in shown_text(s.value) for s in lab.success)
+
+
+class Interruption:
+    """While ``armed``, the page's run is stopped at its second look at a running job, as a click
+    anywhere on the page stops it in a browser: the job goes on. Disarmed after once."""
+
+    def __init__(self) -> None:
+        self.armed, self.looks = True, 0
+
+
+@pytest.fixture
+def interrupted(monkeypatch):
+    import streamlit as st  # the page's own module: st.stop() stops the page's run
+
+    interruption = Interruption()
+    original = WorkerJob.state
+
+    def state_then_stop(self):
+        if interruption.armed:
+            interruption.looks += 1
+            if interruption.looks == 2:
+                interruption.armed = False
+                st.stop()
+        return original(self)
+
+    monkeypatch.setattr(WorkerJob, "state", state_then_stop)
+    return interruption
+
+
+def start_interrupted(at: AppTest):
+    """Click Train; the run stops while the job runs; the job, still running."""
+    train(at)
+    running = at.session_state[state.LAB_JOB]
+    assert at.button(key="lab.cancel").label == "Cancel training"
+    assert lines_of(at, "○") or lines_of(at, "▶")  # the variants' lines, drawn before the stop
+    return running
+
+
+def lines_of(at: AppTest, mark: str) -> list[str]:
+    return [line for line in texts(at.markdown) if line.startswith(mark)]
+
+
+def test_cancel_stops_the_training_and_leaves_the_previous_run(lab, interrupted):
+    interrupted.armed = False  # the first training runs to its end
+    train(lab)
+    before = lab.session_state[state.LAB_RUN]
+    interrupted.armed = True
+    lab.number_input(key="lab.vocab_size").set_value(2500)
+    run(lab)
+    running = start_interrupted(lab)
+    interrupted.armed, interrupted.looks = True, 0
+    train(lab)  # clicked again: one training at a time
+    assert lab.session_state[state.LAB_JOB] is running and lab.button(key="lab.go").disabled
+    lab.button(key="lab.cancel").click()
+    run(lab)
+    assert running.job.process.wait(timeout=30) is not None and not os.path.exists(running.job.folder)
+    assert state.LAB_JOB not in lab.session_state and not lab.error
+    assert any("Training cancelled: nothing of it was kept, and the previous run below is as it was."
+               == shown_text(i.value) for i in lab.info)  # fmt: skip
+    kept = lab.session_state[state.LAB_RUN]
+    assert kept is before and kept.vocab_size == 2000 and frame_with(lab, "saved vs BPE %") is not None
+    assert not lab.button(key="lab.go").disabled
+
+
+def test_leaving_the_page_and_coming_back_follows_the_training_to_its_end(lab, interrupted, expected):
+    running = start_interrupted(lab)
+    lab.switch_page("pages/tokenize_text.py")
+    run(lab)
+    assert lab.session_state[state.LAB_JOB] is running  # it went on meanwhile
+    lab.switch_page(LAB)
+    run(lab)
+    assert state.LAB_JOB not in lab.session_state and not lab.error
+    tokenizers, _ = expected
+    kept = lab.session_state[state.LAB_RUN]
+    assert list(kept.tokenizers) == list(tokenizers)
+    assert all(kept.tokenizers[label].vocab == tokenizer.vocab for label, tokenizer in tokenizers.items())
+    assert len(lines_of(lab, "✓")) == 4 and not os.path.exists(running.job.folder)
+
+
+def test_a_worker_that_dies_is_said_so_and_changes_nothing(lab, interrupted):
+    running = start_interrupted(lab)
+    os.killpg(running.job.process.pid, signal.SIGKILL)
+    running.job.wait(timeout=30)
+    run(lab)
+    assert errors(lab) == ["Training failed: the training process was stopped (signal 9) before it finished"]
+    assert state.LAB_JOB not in lab.session_state and state.LAB_RUN not in lab.session_state
+    assert not os.path.exists(running.job.folder)
