@@ -13,6 +13,7 @@ module knows nothing of the pages that start jobs.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -94,10 +95,14 @@ class WorkerJob:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", training_worker.__name__, spec], cwd=ROOT, env=env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        )  # fmt: skip
+        # stderr goes to a file, read once the worker ends: a pipe nobody reads while it runs would
+        # stop a worker that writes more than the pipe holds (64 KB), and the job would never end
+        self._stderr = os.path.join(self.folder, "stderr.txt")
+        with open(self._stderr, "w", encoding="utf-8") as errors:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", training_worker.__name__, spec], cwd=ROOT, env=env, text=True,
+                stdout=subprocess.PIPE, stderr=errors, start_new_session=True,
+            )  # fmt: skip
         self.started = time.monotonic()
         self._progress: dict | None = None
         self._notes: list[dict] = []
@@ -126,8 +131,15 @@ class WorkerJob:
         self.process.wait()
         with self._lock:
             if self._outcome is None:  # died without a word: killed, out of memory...
-                stderr = self.process.stderr.read() if self.process.stderr else ""
-                self._outcome = {"error": _died(self.process.returncode, stderr)}
+                self._outcome = {"error": _died(self.process.returncode, self._last_errors())}
+
+    def _last_errors(self) -> str:
+        """The end of what the worker wrote on stderr ("" when its folder is gone: cancelled)."""
+        try:
+            with open(self._stderr, encoding="utf-8", errors="replace") as errors:
+                return "".join(collections.deque(errors, maxlen=20))
+        except OSError:
+            return ""
 
     def state(self) -> JobState:
         with self._lock:

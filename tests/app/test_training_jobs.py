@@ -49,3 +49,16 @@ def test_cancel_stops_the_worker_and_leaves_no_files():
 def test_an_empty_corpus_is_refused_at_once():
     with pytest.raises(ValueError, match="the corpus is empty"):
         TrainingJob([], 300)
+
+
+def test_a_worker_that_writes_much_on_stderr_still_ends(monkeypatch):
+    """Python's verbose mode makes the worker write hundreds of kilobytes on stderr (every import): more
+    than a pipe holds, so stderr must not be a pipe nobody reads while the job runs."""
+    monkeypatch.setenv("PYTHONVERBOSE", "2")  # -vv: every path it looks at too
+    job = TrainingJob(DOCUMENTS, 300, min_frequency=2, pattern="gpt2", name="job")
+    try:
+        state = job.wait(timeout=120)
+        assert state.ended and state.error is None
+        assert job.tokenizer().merges == bpe_core.train(DOCUMENTS, 300, min_frequency=2, pattern="gpt2").merges
+    finally:
+        job.close()
