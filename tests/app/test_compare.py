@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import APP, run, texts  # noqa: E402
+from apptest_support import opened, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -33,10 +33,7 @@ NATURAL = load_samples("natural")
 
 @pytest.fixture
 def page(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=60)
-    run(at)
-    at.switch_page(COMPARE)
-    return run(at)
+    return opened(COMPARE, timeout=60)
 
 
 def sentences(at: AppTest) -> str:

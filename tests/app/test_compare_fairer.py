@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import APP, run  # noqa: E402
+from apptest_support import opened, run  # noqa: E402
 from markup_audit import shown_text  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
@@ -34,10 +34,7 @@ VOCAB = 700
 
 @pytest.fixture
 def page(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=180)
-    run(at)
-    at.switch_page(COMPARE)
-    run(at)
+    at = opened(COMPARE, timeout=180)
     at.number_input(key="cmp.fair.vocab").set_value(VOCAB)
     at.multiselect(key="cmp.fair.others").set_value(["gpt2"])
     return run(at)

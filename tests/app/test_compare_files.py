@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import APP, run, texts  # noqa: E402
+from apptest_support import opened, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -27,10 +27,7 @@ COLUMNS = ["characters", "bytes", "tokens", "words", "fertility", "split_share",
 
 @pytest.fixture
 def page(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=120)
-    run(at)
-    at.switch_page(COMPARE)
-    return run(at)
+    return opened(COMPARE, timeout=120)
 
 
 def upload(at: AppTest, files: list[tuple[str, str]]) -> AppTest:

@@ -15,7 +15,7 @@ import os
 import signal
 
 import pytest
-from apptest_support import APP, drawn_html, run, texts
+from apptest_support import drawn_html, opened, run, texts
 from markup_audit import shown_text
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
@@ -33,10 +33,7 @@ DEFAULT = "bpe,superbpe:0.8,picky:0.9,parity"
 
 @pytest.fixture
 def lab(workspace_dir):
-    at = AppTest.from_file(APP, default_timeout=240)
-    run(at)
-    at.switch_page(LAB)
-    return run(at)
+    return opened(LAB, timeout=240)
 
 
 def train(at: AppTest) -> AppTest:

@@ -18,6 +18,14 @@ def run(at: AppTest) -> AppTest:
     return at
 
 
+def opened(page: str, *, timeout: float) -> AppTest:
+    """A new session of the app (its first run through ``app.py``), then on ``page`` (a path such as
+    ``pages/compare.py``), each run checked by ``run``; ``timeout`` seconds per run."""
+    at = run(AppTest.from_file(APP, default_timeout=timeout))
+    at.switch_page(page)
+    return run(at)
+
+
 def texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
 
