@@ -20,8 +20,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-gpu"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-gpu",
+]
 #: Milliseconds any wait on a page may take (the benchmarks run on a busy, shared machine).
 PATIENCE_MS = 600_000
 
@@ -38,9 +44,23 @@ def serving(script: str | Path = "app.py", env: dict[str, str] | None = None) ->
     port = _free_port()
     workspace = tempfile.mkdtemp(prefix="bpe-bench-")
     environment = {**os.environ, "BPE_WORKBENCH_DIR": workspace, "PYTHONPATH": str(ROOT), **(env or {})}
-    command = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with open(Path(workspace) / "streamlit.log", "w") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"

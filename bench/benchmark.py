@@ -49,7 +49,10 @@ from bpe_core.pretrained import catalogue
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CHILD_TASKS = {
-    **training_bench.CHILD_TASKS, **encoding_bench.CHILD_TASKS, **parity_bench.CHILD_TASKS, **scale_bench.CHILD_TASKS,
+    **training_bench.CHILD_TASKS,
+    **encoding_bench.CHILD_TASKS,
+    **parity_bench.CHILD_TASKS,
+    **scale_bench.CHILD_TASKS,
 }
 
 
@@ -58,24 +61,39 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small data, one round (CI smoke run)")
     parser.add_argument("--big", action="store_true", help="also the larger-than-memory train_files case")
     parser.add_argument("--big-sizes", default="100,250,1000", help="sizes in MB for --big")
-    parser.add_argument("--scale", action="store_true",
-                        help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe")
-    parser.add_argument("--scale-sizes", default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
-                        help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)")
-    parser.add_argument("--scale-real-mb", type=int, default=scale_bench.REAL_MB,
-                        help="size of the real code + docs corpus for --scale (0: none)")
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="only training at scale: real 100 MB and generated corpora, vs HF and rustbpe",
+    )
+    parser.add_argument(
+        "--scale-sizes",
+        default=",".join(map(str, scale_bench.DEFAULT_SIZES)),
+        help="generated corpus sizes in MB for --scale (e.g. 100,300,1000; empty for none)",
+    )
+    parser.add_argument(
+        "--scale-real-mb",
+        type=int,
+        default=scale_bench.REAL_MB,
+        help="size of the real code + docs corpus for --scale (0: none)",
+    )
     parser.add_argument("--scale-tools", default=",".join(scale_bench.SCALE_TOOLS), help="tools for --scale")
-    parser.add_argument("--dask", action="store_true",
-                        help="only counting on 1, 2 and 4 local Dask workers against count_files (bench/dask_bench.py)")
+    parser.add_argument(
+        "--dask",
+        action="store_true",
+        help="only counting on 1, 2 and 4 local Dask workers against count_files (bench/dask_bench.py)",
+    )
     parser.add_argument("--repeats", type=int, default=None, help="rounds per scenario (default 3; 1 with --quick)")
     parser.add_argument("--vocab", default=None, help="vocab sizes, comma separated (default 8192,32768)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where corpora are prepared")
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-render", action="store_true", help="skip the Tokenize page render timing")
-    parser.add_argument("--browser", action="store_true",
-                        help="only the Tokenize page in Chromium "
-                             "(bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)")
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help="only the Tokenize page in Chromium (bench/browser_bench.py: 20k x 5 tokenizers, 2 M chars)",
+    )
     parser.add_argument("--skip-batch", action="store_true", help="skip batch encoding in worker processes")
     parser.add_argument("--skip-forest", action="store_true", help="skip the merge forest timings")
     parser.add_argument("--json", type=Path, help="also write all results as JSON")
@@ -140,15 +158,21 @@ def report(results: dict, log) -> None:
     sections = [
         ("Training", results["train"] and training_bench.training_table(results["train"])),
         ("Encoding", results["encode"] and encoding_bench.encoding_table(results["encode"])),
-        ("Building the encoding engine (once per tokenizer)",
-         results.get("engine_build") and encoding_bench.engine_build_table(results["engine_build"])),
+        (
+            "Building the encoding engine (once per tokenizer)",
+            results.get("engine_build") and encoding_bench.engine_build_table(results["engine_build"]),
+        ),
         ("Batch encoding", results["batch"] and encoding_bench.batch_table(results["batch"])),
         ("Larger than memory (train_files, bpe_core)", results["big"] and training_bench.big_table(results["big"])),
         ("Tie rules on one long raw stream", training_bench.tie_rule_table(results.get("ties"))),
-        ("Tokenize page render, the library's share (target: under a second of server time)",
-         results["render"] and render_bench.render_report(results["render"])),
-        ("Merge forest (target: every lookup and tree under 1 s; ms: first call (its processor time) / median of 3)",
-         results.get("forest") and forest_bench.report(results["forest"])),
+        (
+            "Tokenize page render, the library's share (target: under a second of server time)",
+            results["render"] and render_bench.render_report(results["render"]),
+        ),
+        (
+            "Merge forest (target: every lookup and tree under 1 s; ms: first call (its processor time) / median of 3)",
+            results.get("forest") and forest_bench.report(results["forest"]),
+        ),
     ]
     for title, body in sections:
         if body:
@@ -213,8 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         log("\n## encode_ordinary_batch on the stdlib training documents, cold: one and all CPUs")
         results["batch"] = encoding_bench.batch_rounds(found[0].train_path, repeats, log)
     if not args.skip_render:
-        log("\n## Tokenize page: 20,000 characters x 3 tokenizers (per-token details + merge ranks; "
-            "HTML rendering is the app's, not measured), first render")
+        log(
+            "\n## Tokenize page: 20,000 characters x 3 tokenizers (per-token details + merge ranks; "
+            "HTML rendering is the app's, not measured), first render"
+        )
         results["render"] = render_bench.render_rounds(repeats, log)
     if not args.skip_forest:
         log("\n## Merge forest at 50k-200k vocabularies: each page operation, the library's share")

@@ -43,8 +43,14 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-gpu"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-gpu",
+]
 HEARTBEAT = """() => { window.__gap = 0; window.__long = 0; let last = performance.now();
   const beat = now => { window.__gap = Math.max(window.__gap, now - last); last = now; requestAnimationFrame(beat); };
   requestAnimationFrame(beat);
@@ -82,6 +88,7 @@ def mixed_text(chars: int, seed: int = 0) -> str:
 def tokenizer_keys() -> list[str]:
     """The default trained tokenizer, GPT-2, cl100k, o200k and one more installed built-in."""
     from bpe_core.pretrained import catalogue
+
     keys = ["default", "gpt2"] + [k for k in ("cl100k", "o200k") if catalogue.is_installed(k)]
     extra = [k for k in ("llama3", "qwen", "mistral", "deepseek") if catalogue.is_installed(k)]
     return keys + extra[:1]
@@ -97,9 +104,23 @@ def start_server(workspace: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "BPE_WORKBENCH_DIR": str(workspace), "PYTHONPATH": str(ROOT)}
     env.pop("BPE_CORE_ENGINE", None)  # the app's default: tiktoken's engine where proved exact
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with open(workspace / "streamlit.log", "w") as log:  # the server writes to its own copy of the file
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -215,8 +236,12 @@ def each(runs: list[dict]) -> str:
 
 def report(name: str, measured: dict) -> list[str]:
     lines = []
-    for what, label in (("first", "first render"), ("whitespace", "flip Mark whitespace"), ("bytes", "flip Show bytes"),
-                         ("next", "next page")):
+    for what, label in (
+        ("first", "first render"),
+        ("whitespace", "flip Mark whitespace"),
+        ("bytes", "flip Show bytes"),
+        ("next", "next page"),
+    ):
         if what in measured:
             runs = measured[what]
             lines.append(
@@ -242,9 +267,11 @@ def run(chars: int, big_chars: int, runs: int, log=print) -> list[str]:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(300_000)
-                lines = ["| text | interaction | median, click to finished view | longest frame gap (median) "
-                         "| browser long tasks (median sum) | runs | each run (s) |",
-                         "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+                lines = [
+                    "| text | interaction | median, click to finished view | longest frame gap (median) "
+                    "| browser long tasks (median sum) | runs | each run (s) |",
+                    "| --- | --- | --- | --- | --- | --- | --- |",
+                ]
                 lines += report(f"{chars:,} chars x {len(keys)}", run_20k(page, url, keys, chars, runs))
                 log("\n".join(lines))
                 if big_chars:

@@ -32,15 +32,31 @@ from bench import browser_bench as bb
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink", "toplevel"]
 #: Trace event names grouped into phases (the rest are shown by their own name).
 PHASES = {
-    "FunctionCall": "script", "EvaluateScript": "script", "v8.run": "script", "EventDispatch": "script",
-    "TimerFire": "script", "FireAnimationFrame": "script", "RunMicrotasks": "script", "V8.Execute": "script",
-    "v8.callFunction": "script", "ParseHTML": "parse HTML", "UpdateLayoutTree": "style recalculation",
-    "ScheduleStyleRecalculation": "style recalculation", "Layout": "layout", "Paint": "paint",
-    "PrePaint": "paint", "Layerize": "paint", "Commit": "paint", "MinorGC": "garbage collection",
-    "MajorGC": "garbage collection", "V8.GC_SCAVENGER": "garbage collection",
+    "FunctionCall": "script",
+    "EvaluateScript": "script",
+    "v8.run": "script",
+    "EventDispatch": "script",
+    "TimerFire": "script",
+    "FireAnimationFrame": "script",
+    "RunMicrotasks": "script",
+    "V8.Execute": "script",
+    "v8.callFunction": "script",
+    "ParseHTML": "parse HTML",
+    "UpdateLayoutTree": "style recalculation",
+    "ScheduleStyleRecalculation": "style recalculation",
+    "Layout": "layout",
+    "Paint": "paint",
+    "PrePaint": "paint",
+    "Layerize": "paint",
+    "Commit": "paint",
+    "MinorGC": "garbage collection",
+    "MajorGC": "garbage collection",
+    "V8.GC_SCAVENGER": "garbage collection",
     "BlinkGC.AtomicPhase": "garbage collection",
-    "v8.compile": "compile", "V8.CompileCode": "compile", "v8.parseOnBackground": "compile",
-}  # fmt: skip
+    "v8.compile": "compile",
+    "V8.CompileCode": "compile",
+    "v8.parseOnBackground": "compile",
+}
 
 
 def main_thread(events: list[dict]) -> tuple[int, int]:
@@ -58,10 +74,13 @@ def self_times(events: list[dict]) -> tuple[dict[str, float], float]:
     """Self time (ms) per event name on the main thread, and the sum of its top-level tasks (ms)."""
     thread = main_thread(events)
     spans = sorted(
-        ((e["ts"], e["ts"] + e.get("dur", 0), e["name"]) for e in events
-         if (e.get("pid"), e.get("tid")) == thread and e.get("ph") == "X" and e.get("dur", 0) > 0),
+        (
+            (e["ts"], e["ts"] + e.get("dur", 0), e["name"])
+            for e in events
+            if (e.get("pid"), e.get("tid")) == thread and e.get("ph") == "X" and e.get("dur", 0) > 0
+        ),
         key=lambda s: (s[0], -s[1]),
-    )  # fmt: skip
+    )
     own: dict[str, float] = collections.defaultdict(float)
     stack: list[list] = []  # [end, name, children's time]
     busy = 0.0
@@ -121,8 +140,13 @@ def style_recalcs(events: list[dict]) -> str:
     for e in mine:
         if "InvalidationTracking" in e.get("name", ""):
             data = e.get("args", {}).get("data", {})
-            what = (data.get("reason") or data.get("invalidationList") or data.get("changedClass")
-                    or data.get("changedAttribute") or "")
+            what = (
+                data.get("reason")
+                or data.get("invalidationList")
+                or data.get("changedClass")
+                or data.get("changedAttribute")
+                or ""
+            )
             reasons[f"{e['name']}: {json.dumps(what)[:120]} {data.get('nodeName', '')[:40]}"] += 1
     lines += [f"  {count:6d} x {reason}" for reason, count in reasons.most_common(25)]
     return "\n".join(lines)
@@ -150,14 +174,21 @@ def traced(browser, page, action, signature: str, panels: int, name: str, out: P
     events = events["traceEvents"] if isinstance(events, dict) else events
     own, busy = self_times(events)
     by_file, by_function = profile_breakdown(profile)
-    return "\n".join([
-        f"## {name}: {result['seconds']:.2f} s click to view (traced), main thread busy {busy:,.0f} ms",
-        "by phase (self ms):", top(by_phase(own), 12),
-        "by trace event (self ms):", top(own, 15),
-        "JS profile by file (self ms):", top(by_file, 12),
-        "JS profile by function (self ms):", top(by_function, 25),
-        "style recalculations (and invalidation reasons):", style_recalcs(events),
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"## {name}: {result['seconds']:.2f} s click to view (traced), main thread busy {busy:,.0f} ms",
+            "by phase (self ms):",
+            top(by_phase(own), 12),
+            "by trace event (self ms):",
+            top(own, 15),
+            "JS profile by file (self ms):",
+            top(by_file, 12),
+            "JS profile by function (self ms):",
+            top(by_function, 25),
+            "style recalculations (and invalidation reasons):",
+            style_recalcs(events),
+        ]
+    )
 
 
 def run(chars: int, out: Path, invalidations: bool = False) -> str:
@@ -179,8 +210,18 @@ def run(chars: int, out: Path, invalidations: bool = False) -> str:
                     box.fill(bb.mixed_text(chars, seed=seed))
                     if seed == 0:
                         bb.timed(page, lambda: box.press("Control+Enter"), bb.FIRST_TOKENS, len(keys))
-                reports.append(traced(browser, page, lambda: box.press("Control+Enter"), bb.FIRST_TOKENS, len(keys),
-                                      "first", out, categories))
+                reports.append(
+                    traced(
+                        browser,
+                        page,
+                        lambda: box.press("Control+Enter"),
+                        bb.FIRST_TOKENS,
+                        len(keys),
+                        "first",
+                        out,
+                        categories,
+                    )
+                )
                 button = page.get_by_role("button", name="Next ▶")
                 bb.timed(page, button.click, bb.FIRST_TOKENS, len(keys))  # warm the fragment path once
                 reports.append(traced(browser, page, button.click, bb.FIRST_TOKENS, len(keys), "next", out, categories))

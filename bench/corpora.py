@@ -68,9 +68,7 @@ def _write_corpus(name: str, data_dir: Path, train_docs: list[str], heldout: str
     train_path.write_text(json.dumps(train_docs, ensure_ascii=False), encoding="utf-8")
     heldout_path.write_text(heldout, encoding="utf-8", newline="")
     train_bytes = sum(len(d.encode("utf-8")) for d in train_docs)
-    return Corpus(
-        name, train_path, heldout_path, sum(map(len, train_docs)), train_bytes, len(heldout), len(train_docs)
-    )
+    return Corpus(name, train_path, heldout_path, sum(map(len, train_docs)), train_bytes, len(heldout), len(train_docs))
 
 
 def prepare_stdlib(data_dir: Path, limit_bytes: int | None = None, name: str = "stdlib") -> Corpus:
@@ -248,8 +246,13 @@ def real_source_roots() -> list[Path]:
     """Where the real corpus comes from: the Python standard library (all of it, tests included), the
     environment's site-packages, Debian's Python packages and /usr/share/doc, those present."""
     paths = sysconfig.get_paths()
-    candidates = [paths["stdlib"], paths["purelib"], "/usr/lib/python3",
-                  *sorted(map(str, Path("/usr/lib").glob("python3.*"))), "/usr/share/doc"]
+    candidates = [
+        paths["stdlib"],
+        paths["purelib"],
+        "/usr/lib/python3",
+        *sorted(map(str, Path("/usr/lib").glob("python3.*"))),
+        "/usr/share/doc",
+    ]
     roots: list[Path] = []
     for candidate in candidates:
         root = Path(candidate)

@@ -109,8 +109,15 @@ def measure_dask(path: Path, workers: int) -> dict:
     client.close()
     cluster.close()
     closed = time.perf_counter()
-    return {"start": ready - started, "count": counted - ready, "close": closed - counted, "cpu": here + workers_cpu,
-            "client_cpu": here, "total": closed - started, "counts": counts}  # fmt: skip
+    return {
+        "start": ready - started,
+        "count": counted - ready,
+        "close": closed - counted,
+        "cpu": here + workers_cpu,
+        "client_cpu": here,
+        "total": closed - started,
+        "counts": counts,
+    }
 
 
 def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_WORKERS) -> list[dict]:
@@ -119,8 +126,10 @@ def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_W
     size = os.path.getsize(path)
     log(f"corpus: {path} ({held}); {os.cpu_count()} CPUs; load average {load_average()}")
     reference = measure_in_process(path, 1)
-    measured = [("count_files, workers=1 (in-process)", reference),
-                ("count_files, workers=auto", measure_in_process(path, None))]  # fmt: skip
+    measured = [
+        ("count_files, workers=1 (in-process)", reference),
+        ("count_files, workers=auto", measure_in_process(path, None)),
+    ]
     try:
         import distributed  # noqa: F401 - imported only to see that it is installed
     except ImportError:
@@ -132,13 +141,24 @@ def run(path: Path, held: str, log=print, dask_workers: tuple[int, ...] = DASK_W
     rows = []
     for label, result in measured:
         row = {key: result[key] for key in ("count", "total", "cpu")}
-        row.update(label=label, equal=_same(result["counts"], reference["counts"]), mb_per_s=size / MB / row["count"],
-                   mb_per_cpu_s=size / MB / row["cpu"], ratio=reference["count"] / row["count"])  # fmt: skip
+        row.update(
+            label=label,
+            equal=_same(result["counts"], reference["counts"]),
+            mb_per_s=size / MB / row["count"],
+            mb_per_cpu_s=size / MB / row["cpu"],
+            ratio=reference["count"] / row["count"],
+        )
         rows.append(row)
-        start = (f" (client {result['client_cpu']:.2f} s), cluster start {result['start']:.1f} s, close "
-                 f"{result['close']:.1f} s" if "start" in result else "")
-        log(f"  {label}: {row['count']:.2f} s ({row['mb_per_s']:.1f} MB/s), CPU {row['cpu']:.2f} s{start}, "
-            f"equal: {row['equal']}")
+        start = (
+            f" (client {result['client_cpu']:.2f} s), cluster start {result['start']:.1f} s, close "
+            f"{result['close']:.1f} s"
+            if "start" in result
+            else ""
+        )
+        log(
+            f"  {label}: {row['count']:.2f} s ({row['mb_per_s']:.1f} MB/s), CPU {row['cpu']:.2f} s{start}, "
+            f"equal: {row['equal']}"
+        )
     log(f"load average at end: {load_average()}")
     return rows
 

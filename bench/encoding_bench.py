@@ -146,14 +146,17 @@ def encode_rounds(
 def engine_build_rounds(repeats: int, log=print) -> Rounds:
     """``build_engine`` for GPT-2, cl100k and (when installed) o200k, each in a fresh process."""
     from bpe_core.pretrained import catalogue
+
     rounds = Rounds("engine build")
     for number in range(repeats):
         for vocabulary, size in BUILD_VOCABULARIES:
             if not catalogue.is_installed(vocabulary):
                 continue
             result = rounds.add(f"{vocabulary} ({size})", run_child({"task": "engine_build", "vocabulary": vocabulary}))
-            log(f"  round {number + 1} {vocabulary:7s} build_engine {result['seconds'] * 1000:6.0f} ms"
-                f"  (tiktoken.Encoding() alone {result['encoding_seconds'] * 1000:4.0f} ms)")
+            log(
+                f"  round {number + 1} {vocabulary:7s} build_engine {result['seconds'] * 1000:6.0f} ms"
+                f"  (tiktoken.Encoding() alone {result['encoding_seconds'] * 1000:4.0f} ms)"
+            )
     return rounds
 
 

@@ -39,8 +39,12 @@ def opening_count() -> int:
     from bpe_core.pretrained import catalogue
 
     tree = ast.parse((ROOT / "pages" / "_ui" / "builtins.py").read_text(encoding="utf-8"))
-    (opening,) = [ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                  and any(isinstance(target, ast.Name) and target.id == "OPENING" for target in node.targets)]
+    (opening,) = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(target, ast.Name) and target.id == "OPENING" for target in node.targets)
+    ]
     return sum(catalogue.is_installed(name) for name in opening)
 
 
@@ -121,15 +125,24 @@ def main(argv: list[str] | None = None) -> int:
             for key, value in zip(rows, (bare, home, tokenize, first), strict=True):
                 rows[key].append(value)
             ratios.append(home / bare)
-            print(f"round {round_number + 1}: bare {bare:.2f} s, Home {home:.2f} s ({home / bare:.2f}x), Tokenize "
-                  f"from Home {tokenize:.2f} s, Tokenize as the first page {first:.2f} s", file=sys.stderr)  # fmt: skip
+            print(
+                f"round {round_number + 1}: bare {bare:.2f} s, Home {home:.2f} s ({home / bare:.2f}x), Tokenize "
+                f"from Home {tokenize:.2f} s, Tokenize as the first page {first:.2f} s",
+                file=sys.stderr,
+            )
         browser.close()
     median = {key: statistics.median(values) for key, values in rows.items()}
-    print(f"\n{started_at}, commit {commit()}, {machine()} (at the start: {load_before}); {args.rounds} rounds, "
-          f"{panels} Tokenize panels, disk cache {'empty' if args.cold_disk else 'warm'}\n")  # fmt: skip
+    print(
+        f"\n{started_at}, commit {commit()}, {machine()} (at the start: {load_before}); {args.rounds} rounds, "
+        f"{panels} Tokenize panels, disk cache {'empty' if args.cold_disk else 'warm'}\n"
+    )
     print("| view (fresh server, first load) | median | rounds |\n|---|---|---|")
-    labels = {"bare": "bare Streamlit page", "home": "Home complete", "tokenize_from_home": "Tokenize from Home's menu",
-              "tokenize_first": "Tokenize as the server's first page"}  # fmt: skip
+    labels = {
+        "bare": "bare Streamlit page",
+        "home": "Home complete",
+        "tokenize_from_home": "Tokenize from Home's menu",
+        "tokenize_first": "Tokenize as the server's first page",
+    }
     for key, label in labels.items():
         print(f"| {label} | {median[key]:.2f} s | {', '.join(f'{v:.2f}' for v in rows[key])} |")
     print(f"\nHome / bare page: {statistics.median(ratios):.2f}x (median of the rounds' ratios)")

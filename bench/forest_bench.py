@@ -104,7 +104,8 @@ def measure(name: str, log) -> dict[str, tuple[float, float, float]]:
         "first k merges, 5,000 chars, k = n": lambda: forest.first_k_infos(segment, len(forest)),
         "never produced (60k chars of samples)": lambda: forest.never_produced(set(tokenizer.encode(corpus))),
         "overview distributions": lambda: (
-            Counter(forest.depth.values()), Counter(len(forest.vocab[i]) for i in forest.made)
+            Counter(forest.depth.values()),
+            Counter(len(forest.vocab[i]) for i in forest.made),
         ),
         "where ' t' occurs (10, in 60k chars)": lambda: token_contexts(tokenizer, [corpus], space_t, limit=10),
     }
@@ -112,8 +113,10 @@ def measure(name: str, log) -> dict[str, tuple[float, float, float]]:
         rows[label] = timed(operation)
     rows["pathological regex refused after"] = once(lambda: refused_after(forest))
     rows["before: truncated(k) per k"] = once(lambda: tokenizer.truncated(half))
-    log(f"{name}: {tokenizer.vocab_size:,} ids, {len(forest):,} merges, "
-        f"deepest early token depth {forest.depth[deepest]}")
+    log(
+        f"{name}: {tokenizer.vocab_size:,} ids, {len(forest):,} merges, "
+        f"deepest early token depth {forest.depth[deepest]}"
+    )
     return rows
 
 
@@ -141,9 +144,11 @@ def targets(results: dict[str, dict[str, tuple[float, float, float]]]) -> list[s
         slow = [label for label, (_, _, cpu) in rows.items() if label not in NOT_LOOKUPS and cpu >= TARGET_SECONDS]
         worst = max((wall, label) for label, (wall, _, _) in rows.items() if label not in NOT_LOOKUPS)
         verdict = "PASS" if not slow else "FAIL"
-        out.append(f"- {verdict}: merge forest on {name}: every lookup and tree under {TARGET_SECONDS:g} s of "
-                   f"processor time (slowest wall time here: {worst[1]}, {worst[0]:.2f} s)"
-                   + (f" (slow: {', '.join(slow)})" if slow else ""))  # fmt: skip
+        out.append(
+            f"- {verdict}: merge forest on {name}: every lookup and tree under {TARGET_SECONDS:g} s of "
+            f"processor time (slowest wall time here: {worst[1]}, {worst[0]:.2f} s)"
+            + (f" (slow: {', '.join(slow)})" if slow else "")
+        )
     return out
 
 

@@ -101,9 +101,11 @@ def run(names: list[str], runs: int, log=print) -> list[str]:
                     searches = [search(page, prefix) for prefix in PREFIXES[:runs]]
                     first_link = "first deep link (loads the tokenizer, builds the index)"
                     lines.append(f"| {name} | {first_link} | {first:.2f} s | {first:.2f} |")
-                    for label, times in (("deep link to a token (a new page load, tree)", opens),
-                                         ("id typed on the page (facts, tree, built-from)", typed),
-                                         ("prefix search", searches)):
+                    for label, times in (
+                        ("deep link to a token (a new page load, tree)", opens),
+                        ("id typed on the page (facts, tree, built-from)", typed),
+                        ("prefix search", searches),
+                    ):
                         each = ", ".join(f"{t:.2f}" for t in times)
                         lines.append(f"| {name} | {label} | {statistics.median(times):.2f} s | {each} |")
                     log(*lines[-4:], sep="\n")

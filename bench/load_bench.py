@@ -57,7 +57,7 @@ print(json.dumps(time.perf_counter() - started))
 def tiktoken_spec(name: str) -> dict:
     """What tiktoken needs to build ``name``: its file(s), bpe_core's pattern and special tokens."""
     import bpe_core
-    from bpe_core.pretrained import catalogue
+    from bpe_core.pretrained import catalogue, model_specials
     from bpe_core.pretrained import package_files as files
 
     tokenizer = bpe_core.load(name)
@@ -70,9 +70,14 @@ def tiktoken_spec(name: str) -> dict:
         paths = [str(files.package_file(builtin.module, *builtin.path, install_hint=builtin.install_hint))]
         kind = "ranks"
     # Qwen normalizes to NFC before its split, which tiktoken cannot do: tiktoken gets the split alone.
-    pattern = {"qwen": catalogue.QWEN_PATTERN, "qwen3.5": catalogue.QWEN35_PATTERN}.get(name)
-    return {"name": name, "kind": kind, "files": paths, "pattern": pattern or tokenizer.pretokenizer.full_source,
-            "specials": tokenizer.special_tokens}  # fmt: skip
+    pattern = {"qwen": model_specials.QWEN_PATTERN, "qwen3.5": model_specials.QWEN35_PATTERN}.get(name)
+    return {
+        "name": name,
+        "kind": kind,
+        "files": paths,
+        "pattern": pattern or tokenizer.pretokenizer.full_source,
+        "specials": tokenizer.special_tokens,
+    }
 
 
 def child_seconds(code: str, *args: str, cold: bool = False) -> float:
@@ -99,10 +104,19 @@ def measure(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
                 ours.append(child_seconds(_BPE_CORE_CHILD, name, cold=cold))
                 theirs.append(child_seconds(_TIKTOKEN_CHILD, str(spec_path)))
             ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
-            rows.append({"name": name, "bpe_core": statistics.median(ours), "tiktoken": statistics.median(theirs),
-                         "ratio": statistics.median(ratios)})  # fmt: skip
-            print(f"{name}: bpe_core {rows[-1]['bpe_core']:.3f} s, tiktoken {rows[-1]['tiktoken']:.3f} s, "
-                  f"ratio {rows[-1]['ratio']:.2f}x", file=sys.stderr)  # fmt: skip
+            rows.append(
+                {
+                    "name": name,
+                    "bpe_core": statistics.median(ours),
+                    "tiktoken": statistics.median(theirs),
+                    "ratio": statistics.median(ratios),
+                }
+            )
+            print(
+                f"{name}: bpe_core {rows[-1]['bpe_core']:.3f} s, tiktoken {rows[-1]['tiktoken']:.3f} s, "
+                f"ratio {rows[-1]['ratio']:.2f}x",
+                file=sys.stderr,
+            )
     return rows
 
 
@@ -116,10 +130,13 @@ def main(argv: list[str] | None = None) -> int:
 
     started, before = time.strftime("%Y-%m-%d %H:%M"), machine()
     rows = measure(args.names, args.rounds, cold=args.cold)
-    print(f"\n{started}, commit {commit()}, {machine()} (at the start: {before}); {args.rounds} rounds, "
-          f"disk cache {'empty' if args.cold else 'warm'}\n")  # fmt: skip
-    print("| tokenizer | bpe_core.load (median) | tiktoken Encoding (median) | bpe_core / tiktoken (median of rounds) |"
-          )  # fmt: skip
+    print(
+        f"\n{started}, commit {commit()}, {machine()} (at the start: {before}); {args.rounds} rounds, "
+        f"disk cache {'empty' if args.cold else 'warm'}\n"
+    )
+    print(
+        "| tokenizer | bpe_core.load (median) | tiktoken Encoding (median) | bpe_core / tiktoken (median of rounds) |"
+    )
     print("|---|---|---|---|")
     for row in rows:
         print(f"| {row['name']} | {row['bpe_core']:.3f} s | {row['tiktoken']:.3f} s | {row['ratio']:.2f}x |")

@@ -109,9 +109,11 @@ def run(rounds: int, chars: int) -> list[str]:
         finally:
             process.terminate()
             process.wait(timeout=20)
-    lines = [f"{elements:,} elements; medians of {rounds} rounds (ms)",
-             "| variant | insert | style | layout | paint and commit | total |",
-             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = [
+        f"{elements:,} elements; medians of {rounds} rounds (ms)",
+        "| variant | insert | style | layout | paint and commit | total |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for name, rows in times.items():
         phases = [statistics.median(row[i] for row in rows) for i in range(4)]
         lines.append(f"| {name} | " + " | ".join(f"{ms:.0f}" for ms in phases) + f" | {sum(phases):.0f} |")

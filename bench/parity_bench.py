@@ -135,15 +135,27 @@ def child_parity_huggingface(spec: dict) -> dict:
     pairs = train(texts, dev, ratio, merges, options)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     digest = hashlib.sha256(repr(pairs).encode()).hexdigest()
-    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "merges": len(pairs), "merges_sha256": digest,
-            "languages": len(texts)}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "merges": len(pairs),
+        "merges_sha256": digest,
+        "languages": len(texts),
+    }
 
 
 def _train_bpe_core(texts, dev, ratio, merges, options) -> list:
     from bpe_core.training.parity import train_parity
 
-    tok = train_parity(texts, dev, 256 + merges, ratio=ratio, tie_break="huggingface",
-                       min_frequency=HUGGINGFACE_MIN_FREQUENCY, **options)  # fmt: skip
+    tok = train_parity(
+        texts,
+        dev,
+        256 + merges,
+        ratio=ratio,
+        tie_break="huggingface",
+        min_frequency=HUGGINGFACE_MIN_FREQUENCY,
+        **options,
+    )
     return tok.merges
 
 
@@ -156,8 +168,9 @@ def _train_huggingface(texts, dev, ratio, merges, options) -> list:
 
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    trainer = tokenizers.trainers.ParityBpeTrainer(num_merges=merges, min_frequency=HUGGINGFACE_MIN_FREQUENCY,
-                                                   show_progress=False, **options)  # fmt: skip
+    trainer = tokenizers.trainers.ParityBpeTrainer(
+        num_merges=merges, min_frequency=HUGGINGFACE_MIN_FREQUENCY, show_progress=False, **options
+    )
     languages = list(texts)
     given = {"dev_iterators": [iter(dev[label]) for label in languages]} if dev is not None else {}
     if ratio is not None:
@@ -179,8 +192,10 @@ def huggingface_rounds(repeats: int, log=print, vocab_size: int = 4000) -> dict[
             for side in alternated(["bpe_core", "huggingface"], number):
                 spec = {"task": "parity_huggingface", "side": side, "setting": setting, "vocab_size": vocab_size}
                 result = rounds.add(side, run_child(spec))
-                log(f"  round {number + 1} {setting:30s} {side:12s} {result['seconds']:6.2f} s  "
-                    f"merges {result['merges']}")  # fmt: skip
+                log(
+                    f"  round {number + 1} {setting:30s} {side:12s} {result['seconds']:6.2f} s  "
+                    f"merges {result['merges']}"
+                )
     return found
 
 
@@ -188,7 +203,7 @@ def huggingface_table(found: dict[str, Rounds]) -> str:
     first = next(iter(found.values())).runs["bpe_core"][0]
     lines = [
         f"{first['languages']} languages of the built-in parallel text, lines 1-90; GPT-2's pattern (ByteLevel), "
-        f"tie_break=\"huggingface\", min_frequency {HUGGINGFACE_MIN_FREQUENCY}, {first['merges']:,} merges.",
+        f'tie_break="huggingface", min_frequency {HUGGINGFACE_MIN_FREQUENCY}, {first["merges"]:,} merges.',
         "",
         "| setting | bpe_core train_parity (median) | ParityBpeTrainer (median) | bpe_core / ParityBpeTrainer "
         "(median of rounds) | processor time, bpe_core / ParityBpeTrainer | same merges |",
@@ -275,11 +290,15 @@ def parity_targets(rounds: Rounds) -> list[str]:
     figures = _figures(rounds, label)
     seconds = max(rounds.median(name, "seconds") for name in rounds.runs if TRAINERS[name][1] is not None)
     return [
-        verdict(f"{label}: worst held-out premium's excess over parity at least 30% below standard's",
-                figures["excess_cut"] >= 0.3, f"{figures['excess_cut']:.0%} (the ratio itself: {figures['cut']:.0%})"),
+        verdict(
+            f"{label}: worst held-out premium's excess over parity at least 30% below standard's",
+            figures["excess_cut"] >= 0.3,
+            f"{figures['excess_cut']:.0%} (the ratio itself: {figures['cut']:.0%})",
+        ),
         verdict(f"{label}: English at most 3% worse", figures["english"] <= 0.03, f"{figures['english']:+.1%}"),
-        verdict("every parity trainer trains while the user watches (under 10 s)", seconds < 10,
-                f"at most {seconds:.2f} s"),
+        verdict(
+            "every parity trainer trains while the user watches (under 10 s)", seconds < 10, f"at most {seconds:.2f} s"
+        ),
     ]
 
 
@@ -301,8 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vocab", default=",".join(map(str, VOCAB_SIZES)), help="vocabulary sizes (default 2000,4000)")
     parser.add_argument("--repeats", type=int, default=3, help="rounds (default 3)")
-    parser.add_argument("--huggingface", action="store_true",
-                        help="time train_parity against Hugging Face's ParityBpeTrainer instead")
+    parser.add_argument(
+        "--huggingface", action="store_true", help="time train_parity against Hugging Face's ParityBpeTrainer instead"
+    )
     args = parser.parse_args(argv)
     sizes = [int(v) for v in args.vocab.split(",")]
     if args.huggingface:

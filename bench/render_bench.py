@@ -66,10 +66,20 @@ def render_rounds(repeats: int, log=print) -> list[dict]:
             for enc in encodings:
                 enc.encode(text, allowed_special="all")
             reference = time.perf_counter() - started
-            results.append({"text": label, "round": round_, "seconds": ours, "tiktoken_seconds": reference,
-                            "tokenizers": len(fresh), "tokens": tokens})
-            log(f"  render {label} round {round_ + 1}: {ours:.3f} s for {len(fresh)} tokenizers "
-                f"(tiktoken encode only: {reference:.3f} s), {tokens:,} tokens")
+            results.append(
+                {
+                    "text": label,
+                    "round": round_,
+                    "seconds": ours,
+                    "tiktoken_seconds": reference,
+                    "tokenizers": len(fresh),
+                    "tokens": tokens,
+                }
+            )
+            log(
+                f"  render {label} round {round_ + 1}: {ours:.3f} s for {len(fresh)} tokenizers "
+                f"(tiktoken encode only: {reference:.3f} s), {tokens:,} tokens"
+            )
     return results
 
 

@@ -62,9 +62,12 @@ def _scale_bpe_core(spec: dict) -> dict:
     ended = time.perf_counter()
     digest = hashlib.sha256(json.dumps(tok.merges, default=lambda b: b.hex()).encode()).hexdigest()
     return {
-        "merges": len(tok.merges), "merges_sha256": digest,
+        "merges": len(tok.merges),
+        "merges_sha256": digest,
         "unique_pretokens": tok.training["corpus"]["unique_pretokens"],
-        "count_seconds": marks.get("merge", ended) - started, "started": started, "ended": ended,
+        "count_seconds": marks.get("merge", ended) - started,
+        "started": started,
+        "ended": ended,
     }
 
 
@@ -75,8 +78,10 @@ def _scale_hf(spec: dict) -> dict:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=spec["vocab_size"], min_frequency=spec["min_frequency"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=spec["vocab_size"],
+        min_frequency=spec["min_frequency"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     started = time.perf_counter()
     tok.train([spec["path"]], trainer=trainer)
@@ -126,8 +131,10 @@ def prepare(data_dir: Path, sizes_mb: list[int], real_mb: int = REAL_MB, log=pri
         kinds = ", ".join(
             f"{suffix} {n:,} files {size / MB:.1f} MB" for suffix, (n, size) in sorted(made["kinds"].items())
         )
-        log(f"real corpus: {made['files']:,} files, {made['bytes'] / MB:.1f} MB ({kinds}); pool "
-            f"{len(sources):,} distinct files, {sum(len(d) for _, d in sources) / MB:.0f} MB")
+        log(
+            f"real corpus: {made['files']:,} files, {made['bytes'] / MB:.1f} MB ({kinds}); pool "
+            f"{len(sources):,} distinct files, {sum(len(d) for _, d in sources) / MB:.0f} MB"
+        )
         corpora.append((f"real code + docs {real_mb} MB", data_dir / f"real-{real_mb}MB.txt", real_mb))
     if sizes_mb:
         lines = [line for _, data in sources for line in data.decode("utf-8").splitlines(keepends=True)]
@@ -139,8 +146,15 @@ def prepare(data_dir: Path, sizes_mb: list[int], real_mb: int = REAL_MB, log=pri
     return corpora
 
 
-def scale_rounds(corpora: list[tuple[str, Path, int]], tools: list[str], repeats: int, *, vocab_size: int = VOCAB_SIZE,
-                 min_frequency: int = 2, log=print) -> list[Rounds]:
+def scale_rounds(
+    corpora: list[tuple[str, Path, int]],
+    tools: list[str],
+    repeats: int,
+    *,
+    vocab_size: int = VOCAB_SIZE,
+    min_frequency: int = 2,
+    log=print,
+) -> list[Rounds]:
     """``repeats`` rounds of every tool on every corpus, the first tool changing each round."""
     results = []
     for label, path, size in corpora:
@@ -149,15 +163,23 @@ def scale_rounds(corpora: list[tuple[str, Path, int]], tools: list[str], repeats
         log(f"\n## {label}, vocab {vocab_size}")
         for number in range(repeats):
             for tool in rotated(list(tools), number):
-                spec = {"task": "scale_train", "tool": tool, "path": str(path), "vocab_size": vocab_size,
-                        "min_frequency": min_frequency}
+                spec = {
+                    "task": "scale_train",
+                    "tool": tool,
+                    "path": str(path),
+                    "vocab_size": vocab_size,
+                    "min_frequency": min_frequency,
+                }
                 result = rounds.add(tool, run_child(spec, timeout=4 * 3600))
                 extra = ""
                 if tool == "bpe_core":
-                    extra = (f"  counting {result['count_seconds']:.1f} s  unique pre-tokens "
-                             f"{result['unique_pretokens']:,}")
-                log(f"  round {number + 1} {tool:9s} {result['seconds']:8.1f} s  CPU {result['cpu_seconds']:8.1f} s  "
-                    f"peak {result['peak_rss'] / MB:7.0f} MB  merges {result['merges']}{extra}")
+                    extra = (
+                        f"  counting {result['count_seconds']:.1f} s  unique pre-tokens {result['unique_pretokens']:,}"
+                    )
+                log(
+                    f"  round {number + 1} {tool:9s} {result['seconds']:8.1f} s  CPU {result['cpu_seconds']:8.1f} s  "
+                    f"peak {result['peak_rss'] / MB:7.0f} MB  merges {result['merges']}{extra}"
+                )
         results.append(rounds)
     return results
 
@@ -192,8 +214,13 @@ def scale_targets(all_rounds: list[Rounds]) -> list[str]:
         ratio = rounds.ratio("bpe_core", "hf")
         vs_rust = rounds.ratio("bpe_core", "rustbpe")
         if rounds.label.startswith("real"):
-            out.append(verdict(f"training time, {rounds.label} <= 0.8x HF", ratio <= 0.8,
-                               f"{ratio:.2f}x; vs rustbpe {fmt_ratio(vs_rust)}"))
+            out.append(
+                verdict(
+                    f"training time, {rounds.label} <= 0.8x HF",
+                    ratio <= 0.8,
+                    f"{ratio:.2f}x; vs rustbpe {fmt_ratio(vs_rust)}",
+                )
+            )
         memory = rounds.ratio("bpe_core", "hf", "peak_rss")
         out.append(verdict(f"peak memory, {rounds.label} < HF's", memory < 1, f"{memory:.2f}x"))
     generated = [r for r in all_rounds if r.label.startswith("generated") and r.has("bpe_core")]
@@ -201,15 +228,28 @@ def scale_targets(all_rounds: list[Rounds]) -> list[str]:
         per_mb = [r.median("bpe_core", "cpu_seconds") / r.size_mb for r in generated]
         detail = ", ".join(
             f"{r.size_mb} MB: {r.median('bpe_core', 'cpu_seconds') / r.size_mb:.3f} CPU s/MB, "
-            f"{r.median('bpe_core', 'seconds') / r.size_mb:.3f} wall s/MB" for r in generated
+            f"{r.median('bpe_core', 'seconds') / r.size_mb:.3f} wall s/MB"
+            for r in generated
         )
-        out.append(verdict("bpe_core time linear in size (CPU s/MB within 1.25x across generated sizes)",
-                           max(per_mb) / min(per_mb) <= 1.25, detail))
+        out.append(
+            verdict(
+                "bpe_core time linear in size (CPU s/MB within 1.25x across generated sizes)",
+                max(per_mb) / min(per_mb) <= 1.25,
+                detail,
+            )
+        )
     return out
 
 
-def run(data_dir: Path, sizes_mb: list[int], tools: list[str], repeats: int, log=print, real_mb: int = REAL_MB,
-        vocab_size: int = VOCAB_SIZE) -> list[Rounds]:
+def run(
+    data_dir: Path,
+    sizes_mb: list[int],
+    tools: list[str],
+    repeats: int,
+    log=print,
+    real_mb: int = REAL_MB,
+    vocab_size: int = VOCAB_SIZE,
+) -> list[Rounds]:
     """The whole scale scenario: prepare the corpora, train every tool on each, print the report."""
     corpora = prepare(data_dir, sizes_mb, real_mb, log)
     results = scale_rounds(corpora, tools, repeats, vocab_size=vocab_size, log=log)

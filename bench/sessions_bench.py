@@ -55,15 +55,17 @@ async def settled(page) -> None:
 
 
 async def tokenize_shown(page, panels: int) -> None:
-    await page.wait_for_function(f"document.querySelectorAll('.bpe-tokens[data-k]').length >= {panels}",
-                                 timeout=PATIENCE_MS)  # fmt: skip
+    await page.wait_for_function(
+        f"document.querySelectorAll('.bpe-tokens[data-k]').length >= {panels}", timeout=PATIENCE_MS
+    )
     await settled(page)
 
 
 async def compare_shown(page) -> None:
     await page.get_by_role("heading", name="Full table").wait_for(timeout=PATIENCE_MS)
-    await page.wait_for_function("document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length >= 4",
-                                 timeout=PATIENCE_MS)  # fmt: skip
+    await page.wait_for_function(
+        "document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length >= 4", timeout=PATIENCE_MS
+    )
     await settled(page)
 
 
@@ -162,16 +164,20 @@ def corpus(megabytes: int) -> Path:
 
 def row(label: str, times: list[float], alone: float) -> str:
     median, worst = statistics.median(times), max(times)
-    return (f"| {label} | {median:.2f} s | {worst:.2f} s | {median / alone:.2f}x | {worst / alone:.2f}x | "
-            f"{len(times)} |")  # fmt: skip
+    return f"| {label} | {median:.2f} s | {worst:.2f} s | {median / alone:.2f}x | {worst / alone:.2f}x | {len(times)} |"
 
 
 def verdicts(label: str, calm: list[float], training: list[float], alone: float) -> list[str]:
-    checks = [("median among nine", statistics.median(calm), MEDIAN_TARGET),
-              ("worst among nine", max(calm), WORST_TARGET),
-              ("worst among nine while one trains", max(training), WORST_TARGET)]  # fmt: skip
-    return [f"- {label}, {what}: {seconds / alone:.2f}x alone (at most {target:g}x): "
-            f"{'PASS' if seconds / alone <= target else 'MISS'}" for what, seconds, target in checks]  # fmt: skip
+    checks = [
+        ("median among nine", statistics.median(calm), MEDIAN_TARGET),
+        ("worst among nine", max(calm), WORST_TARGET),
+        ("worst among nine while one trains", max(training), WORST_TARGET),
+    ]
+    return [
+        f"- {label}, {what}: {seconds / alone:.2f}x alone (at most {target:g}x): "
+        f"{'PASS' if seconds / alone <= target else 'MISS'}"
+        for what, seconds, target in checks
+    ]
 
 
 async def measure(sessions: int, wave_count: int, train_mb: int) -> dict:
@@ -212,11 +218,13 @@ async def measure(sessions: int, wave_count: int, train_mb: int) -> dict:
 
 def report(found: dict, sessions: int, train_mb: int) -> list[str]:
     first = found["first"]
-    lines = [f"first visitor (caches filling): Tokenize {first['tokenize']:.2f} s, Compare {first['compare']:.2f} s; "
-             f"{found['requests']} files per visit; the training still running after the measurement: "
-             f"{'yes' if found['still training'] else 'no'}",  # fmt: skip
-             "\n| page, sessions | median | worst | median / alone | worst / alone | pages |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"first visitor (caches filling): Tokenize {first['tokenize']:.2f} s, Compare {first['compare']:.2f} s; "
+        f"{found['requests']} files per visit; the training still running after the measurement: "
+        f"{'yes' if found['still training'] else 'no'}",
+        "\n| page, sessions | median | worst | median / alone | worst / alone | pages |",
+        "|---|---|---|---|---|---|",
+    ]
     others = sessions - 1
     calm, calm_rest = found["elsewhere"]
     busy, busy_rest = found["elsewhere, training"]
@@ -226,21 +234,33 @@ def report(found: dict, sessions: int, train_mb: int) -> list[str]:
         alone = statistics.median(v[what] for v in found["alone"])
         lines.append(f"| {name}, one session alone | {alone:.2f} s | | | | {len(found['alone'])} |")
         lines.append(row(f"{name}, one of {sessions} at once ({others} emulated)", [v[what] for v in calm], alone))
-        lines.append(row(f"{name}, one of {sessions} at once ({others} emulated), one training on {train_mb} MB",
-                         [v[what] for v in busy], alone))  # fmt: skip
+        lines.append(
+            row(
+                f"{name}, one of {sessions} at once ({others} emulated), one training on {train_mb} MB",
+                [v[what] for v in busy],
+                alone,
+            )
+        )
         targets += verdicts(name, [v[what] for v in calm], [v[what] for v in busy], alone)
         server_alone = statistics.median(v[f"{what} server"] for v in found["alone"])
         count = len(found["alone"])
         lines.append(f"| {name} (server time), one session alone | {server_alone:.2f} s | | | | {count} |")
-        lines.append(row(f"{name} (server time), one of {sessions} at once", [v[f"{what} server"] for v in calm],
-                         server_alone))  # fmt: skip
+        lines.append(
+            row(f"{name} (server time), one of {sessions} at once", [v[f"{what} server"] for v in calm], server_alone)
+        )
         emulated_alone = statistics.median(v[what] for v in found["emulated alone"])
         lines.append(f"| {name}, emulated visitor alone | {emulated_alone:.2f} s | | | | {count} |")
         lines.append(row(f"{name}, emulated visitors among {sessions}", [v[what] for v in calm_rest], emulated_alone))
-        lines.append(row(f"{name}, emulated visitors among {sessions}, one training",
-                         [v[what] for v in busy_rest], emulated_alone))  # fmt: skip
-        lines.append(row(f"{name}, all {sessions} in Chromium on this machine",
-                         [v[what] for v in found["all chromium"]], alone))  # fmt: skip
+        lines.append(
+            row(
+                f"{name}, emulated visitors among {sessions}, one training",
+                [v[what] for v in busy_rest],
+                emulated_alone,
+            )
+        )
+        lines.append(
+            row(f"{name}, all {sessions} in Chromium on this machine", [v[what] for v in found["all chromium"]], alone)
+        )
     bare = statistics.median(found["bare alone"])
     lines.append(f"| bare Streamlit page, alone | {bare:.2f} s | | | | {len(found['bare alone'])} |")
     lines.append(row(f"bare Streamlit page, all {sessions} in Chromium on this machine", found["bare together"], bare))
@@ -258,8 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     # the commit the server starts from (a commit made while the benchmark runs is not what it measured)
     started_at, load_before, measured = time.strftime("%Y-%m-%d %H:%M"), machine(), commit()
     found = asyncio.run(measure(args.sessions, args.waves, args.train_mb))
-    print(f"\n{started_at}, commit {measured}, {machine()} (at the start: {load_before}); "
-          f"{args.sessions} sessions, {args.waves} waves, a training on {args.train_mb} MB\n")  # fmt: skip
+    print(
+        f"\n{started_at}, commit {measured}, {machine()} (at the start: {load_before}); "
+        f"{args.sessions} sessions, {args.waves} waves, a training on {args.train_mb} MB\n"
+    )
     print("\n".join(report(found, args.sessions, args.train_mb)))
     return 0
 

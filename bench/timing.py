@@ -31,7 +31,10 @@ ROOT = BENCH.parent
 ENTRY_POINT = BENCH / "benchmark.py"
 MB = 1_000_000
 TOOL_MODULES = {
-    "bpe_core": "bpe_core", "bpe_core-python": "bpe_core", "hf": "tokenizers", "rustbpe": "rustbpe",
+    "bpe_core": "bpe_core",
+    "bpe_core-python": "bpe_core",
+    "hf": "tokenizers",
+    "rustbpe": "rustbpe",
     "tiktoken": "tiktoken",
 }
 

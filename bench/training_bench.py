@@ -209,8 +209,11 @@ def tie_rule_targets(rounds: Rounds | None) -> list[str]:
     if rounds is None or not rounds.has("first", "lexicographic"):
         return []
     ratio = rounds.ratio("first", "lexicographic")
-    return [verdict(f"first tie rule on one long raw stream ({rounds.label}) <= 2x lexicographic", ratio <= 2,
-                    f"{ratio:.2f}x")]
+    return [
+        verdict(
+            f"first tie rule on one long raw stream ({rounds.label}) <= 2x lexicographic", ratio <= 2, f"{ratio:.2f}x"
+        )
+    ]
 
 
 def training_table(all_rounds: list[Rounds]) -> str:

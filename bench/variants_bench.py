@@ -69,9 +69,16 @@ def _train(spec: dict) -> dict:
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     tokenizer.save(spec["output"])
     training = tokenizer.training
-    return {"seconds": seconds, "cpu_seconds": cpu, "merges": len(tokenizer.merges), "vocab_size": tokenizer.vocab_size,
-            "unique_pieces": training["corpus"]["unique_pretokens"], "superbpe": training.get("superbpe"),
-            "removals": training.get("picky", {}).get("removals"), "stop_reason": training["stop_reason"]}  # fmt: skip
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "merges": len(tokenizer.merges),
+        "vocab_size": tokenizer.vocab_size,
+        "unique_pieces": training["corpus"]["unique_pretokens"],
+        "superbpe": training.get("superbpe"),
+        "removals": training.get("picky", {}).get("removals"),
+        "stop_reason": training["stop_reason"],
+    }
 
 
 def _measure(spec: dict) -> dict:
@@ -79,14 +86,21 @@ def _measure(spec: dict) -> dict:
     from bpe_core.analysis.variants import HeldOutSample, compare_variants
     from bpe_core.tokenizer import Tokenizer
 
-    tokenizers = {label: Tokenizer.from_json(Path(file).read_text(encoding="utf-8"))
-                  for label, file in spec["tokenizers"].items()}  # fmt: skip
-    samples = [HeldOutSample(kind, kind, kind, Path(file).read_text(encoding="utf-8"))
-               for kind, file in spec["heldout"].items()]  # fmt: skip
+    tokenizers = {
+        label: Tokenizer.from_json(Path(file).read_text(encoding="utf-8")) for label, file in spec["tokenizers"].items()
+    }
+    samples = [
+        HeldOutSample(kind, kind, kind, Path(file).read_text(encoding="utf-8"))
+        for kind, file in spec["heldout"].items()
+    ]
     started = time.perf_counter()
     result = compare_variants(tokenizers, samples, baseline="BPE")
-    return {"seconds": time.perf_counter() - started, "summary": result.summary, "superwords": result.superwords,
-            "removed": result.removed}  # fmt: skip
+    return {
+        "seconds": time.perf_counter() - started,
+        "summary": result.summary,
+        "superwords": result.superwords,
+        "removed": result.removed,
+    }
 
 
 CHILD_TASKS = {"train": _train, "measure": _measure}
@@ -96,8 +110,13 @@ def run_child(spec: dict, timeout: float = 6 * 3600) -> dict:
     """``spec`` in a fresh interpreter (this script with ``--child``); its result and peak RSS."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
-                          stdout=subprocess.PIPE, env=env, timeout=timeout, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        env=env,
+        timeout=timeout,
+        check=True,
+    )
     return json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
 
 
@@ -121,13 +140,16 @@ def prepare(data: Path, size_mb: float, heldout_mb: float, log=print) -> tuple[P
             parts[kind].append(content if content.endswith(b"\n") else content + b"\n")
     for kind, path in heldout.items():
         path.write_bytes(b"".join(parts[kind]))
-    log(f"training: {made['bytes'] / MB:.1f} MB in {made['files']:,} files {made['kinds']}; held out: "
-        + ", ".join(f"{kind} {path.stat().st_size / MB:.1f} MB" for kind, path in heldout.items()))  # fmt: skip
+    log(
+        f"training: {made['bytes'] / MB:.1f} MB in {made['files']:,} files {made['kinds']}; held out: "
+        + ", ".join(f"{kind} {path.stat().st_size / MB:.1f} MB" for kind, path in heldout.items())
+    )
     return train, heldout, made
 
 
-def run(data: Path, size_mb: float, vocab: int, transition: float, threshold: float, heldout_mb: float,
-        log=print) -> dict:  # fmt: skip
+def run(
+    data: Path, size_mb: float, vocab: int, transition: float, threshold: float, heldout_mb: float, log=print
+) -> dict:
     """Train the four, measure them; the results as one dict (what the report prints)."""
     from bpe_core.training.superbpe import transition_merges
 
@@ -142,55 +164,86 @@ def run(data: Path, size_mb: float, vocab: int, transition: float, threshold: fl
         "SuperBPE stage 2": {"step": "stage2", "vocab_size": vocab, "stage1": str(out / "SuperBPE stage 1.json")},
         f"Picky T={threshold}": {"step": "picky", "vocab_size": vocab, "threshold": threshold},
     }
-    results: dict = {"corpus": made, "load_before": load_average(), "versions": versions(), "trainings": {},
-                     "vocab": vocab, "transition": transition, "transition_merges": merges,
-                     "size_mb": size_mb}  # fmt: skip
+    results: dict = {
+        "corpus": made,
+        "load_before": load_average(),
+        "versions": versions(),
+        "trainings": {},
+        "vocab": vocab,
+        "transition": transition,
+        "transition_merges": merges,
+        "size_mb": size_mb,
+    }
     for label, step in steps.items():
         log(f"training {label} ...")
         spec = {"task": "train", "path": str(train), "output": str(out / f"{label}.json"), **step}
         results["trainings"][label] = run_child(spec)
         done = results["trainings"][label]
         log(f"  {done['seconds']:.1f} s, peak {done['own_peak_rss'] / MB:.0f} MB")
-    tokenizers = {"BPE": out / "BPE.json", f"SuperBPE t={transition}": out / "SuperBPE stage 2.json",
-                  f"Picky T={threshold}": out / f"Picky T={threshold}.json"}  # fmt: skip
+    tokenizers = {
+        "BPE": out / "BPE.json",
+        f"SuperBPE t={transition}": out / "SuperBPE stage 2.json",
+        f"Picky T={threshold}": out / f"Picky T={threshold}.json",
+    }
     log("measuring on the held-out text ...")
-    results["measure"] = run_child({"task": "measure", "tokenizers": {k: str(v) for k, v in tokenizers.items()},
-                                    "heldout": {k: str(v) for k, v in heldout.items()}})  # fmt: skip
+    results["measure"] = run_child(
+        {
+            "task": "measure",
+            "tokenizers": {k: str(v) for k, v in tokenizers.items()},
+            "heldout": {k: str(v) for k, v in heldout.items()},
+        }
+    )
     results["load_after"] = load_average()
     return results
 
 
 def report(results: dict) -> str:
     """The Markdown section: compression on held-out text, then time and memory."""
-    lines = [f"{results['size_mb']:g} MB of real code and documentation, vocab {results['vocab']:,}, SuperBPE t = "
-             f"{results['transition']:.0%} of the vocabulary ({results['transition_merges']:,} merges inherited); "
-             f"{results['versions']}; load {results['load_before']} before, {results['load_after']} after.", "",
-             "| tokenizer | held-out text | tokens per byte | tokens saved vs BPE | Rényi eff. (2.5) | unique tokens "
-             "| avg rank | superword share |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = [
+        f"{results['size_mb']:g} MB of real code and documentation, vocab {results['vocab']:,}, SuperBPE t = "
+        f"{results['transition']:.0%} of the vocabulary ({results['transition_merges']:,} merges inherited); "
+        f"{results['versions']}; load {results['load_before']} before, {results['load_after']} after.",
+        "",
+        "| tokenizer | held-out text | tokens per byte | tokens saved vs BPE | Rényi eff. (2.5) | unique tokens "
+        "| avg rank | superword share |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for row in results["measure"]["summary"]:
         if row["sample"] in ("code", "docs", "all"):
             saved = "-" if row["saved_vs_bpe"] is None else f"{row['saved_vs_bpe']:+.1%}"
             share = "-" if row["superword_share"] is None else f"{row['superword_share']:.1%}"
-            lines.append(f"| {row['variant']} | {row['sample']} | {row['tokens_per_byte']:.4f} | {saved} | "
-                         f"{row['renyi_efficiency']:.3f} | {row['unique_tokens']:,} | {row['avg_token_rank']:.0f} | "
-                         f"{share} |")  # fmt: skip
-    lines += ["", "| training | wall | CPU | peak RSS | merges | distinct pieces | detail |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+            lines.append(
+                f"| {row['variant']} | {row['sample']} | {row['tokens_per_byte']:.4f} | {saved} | "
+                f"{row['renyi_efficiency']:.3f} | {row['unique_tokens']:,} | {row['avg_token_rank']:.0f} | "
+                f"{share} |"
+            )
+    lines += [
+        "",
+        "| training | wall | CPU | peak RSS | merges | distinct pieces | detail |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for label, run_ in results["trainings"].items():
         detail = ""
         if run_.get("superbpe"):
             parts = run_["superbpe"]
-            detail = (f"count {parts['stage2_count_seconds']:.0f} s, encode pieces "
-                      f"{parts['stage2_encode_seconds']:.0f} s, merge {parts['stage2_merge_seconds']:.0f} s; "
-                      f"{parts['forbidden_pairs']:,} pairs refused")  # fmt: skip
+            detail = (
+                f"count {parts['stage2_count_seconds']:.0f} s, encode pieces "
+                f"{parts['stage2_encode_seconds']:.0f} s, merge {parts['stage2_merge_seconds']:.0f} s; "
+                f"{parts['forbidden_pairs']:,} pairs refused"
+            )
         elif run_.get("removals") is not None:
             detail = f"{run_['removals']:,} removals"
-        lines.append(f"| {label} | {run_['seconds']:.1f} s | {run_['cpu_seconds']:.1f} s | "
-                     f"{run_['own_peak_rss'] / MB:.0f} MB | {run_['merges']:,} | {run_['unique_pieces']:,} | "
-                     f"{detail} |")  # fmt: skip
+        lines.append(
+            f"| {label} | {run_['seconds']:.1f} s | {run_['cpu_seconds']:.1f} s | "
+            f"{run_['own_peak_rss'] / MB:.0f} MB | {run_['merges']:,} | {run_['unique_pieces']:,} | "
+            f"{detail} |"
+        )
     one, two = results["trainings"]["SuperBPE stage 1"], results["trainings"]["SuperBPE stage 2"]
-    ratios = (two["seconds"] / one["seconds"], two["cpu_seconds"] / one["cpu_seconds"],
-              two["own_peak_rss"] / one["own_peak_rss"])
+    ratios = (
+        two["seconds"] / one["seconds"],
+        two["cpu_seconds"] / one["cpu_seconds"],
+        two["own_peak_rss"] / one["own_peak_rss"],
+    )
     lines += ["", "Stage 2 / stage 1: wall time {:.2f}x, CPU time {:.2f}x, peak memory {:.2f}x.".format(*ratios)]
     for variant, found in results["measure"]["superwords"].items():
         lines.append(f"Most frequent superwords of {variant}: " + ", ".join(f"`{t}` {c:,}" for t, c in found[:8]))

@@ -287,6 +287,7 @@ def _end_with_parent(parent: int, interval: float = 1.0) -> None:
     """Watch the parent from a daemon thread: once it is gone (killed, even with SIGKILL: the worker
     is handed to another parent), end this worker at once, quietly, instead of finishing a task
     nobody will read."""
+
     def watch() -> None:
         while True:
             time.sleep(interval)

@@ -47,8 +47,13 @@ TOKENIZER_FILE_LIMIT = 100_000_000
 #: The most bytes of text read whole to encode or measure (a file, or standard input): its ids take
 #: about ten times as much memory.
 TEXT_LIMIT = 256_000_000
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def json_value(text: str | bytes) -> Any:
@@ -89,6 +94,7 @@ def kind_of(mode: int) -> str:
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
+
 def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> BinaryIO:
     """``path`` opened for reading in binary mode if it is a regular file (symbolic links followed);
     ``BpeError`` saying what it is instead and that ``what`` was expected, or why it cannot be opened.
@@ -127,8 +133,10 @@ def require_regular(path: str | os.PathLike[str], *, what: str = "a file") -> No
 def too_big(source: str, size: int | None, limit: int, what: str) -> BpeError:
     """The error for input over a size limit, naming the limit."""
     actual = f" ({size:,} bytes)" if size is not None else ""
-    return BpeError(f"{source} is too big{actual}: {what} may have at most {limit:,} bytes ({limit / 1e6:g} MB), "
-                    "so it is not read; give a smaller one, or split it")
+    return BpeError(
+        f"{source} is too big{actual}: {what} may have at most {limit:,} bytes ({limit / 1e6:g} MB), "
+        "so it is not read; give a smaller one, or split it"
+    )
 
 
 def read_limited(path: str | os.PathLike[str], *, limit: int, what: str = "a file") -> bytes:
@@ -177,8 +185,10 @@ def decode_utf8(data: bytes, *, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BpeError(f"{source} is not valid UTF-8 (byte offset {exc.start:,}: {data[exc.start:exc.start + 4]!r}); "
-                       "give UTF-8 text") from None
+        raise BpeError(
+            f"{source} is not valid UTF-8 (byte offset {exc.start:,}: {data[exc.start : exc.start + 4]!r}); "
+            "give UTF-8 text"
+        ) from None
 
 
 # -------------------------------------------------------------------------------------------------
@@ -198,15 +208,19 @@ def writable_target(path: str | os.PathLike[str]) -> str:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
         if target != path:
-            raise BpeError(f"cannot write {path}: it is a symbolic link to {target}, which does not exist; bpe_core "
-                           "writes through links only to existing regular files: give the target path") from None
+            raise BpeError(
+                f"cannot write {path}: it is a symbolic link to {target}, which does not exist; bpe_core "
+                "writes through links only to existing regular files: give the target path"
+            ) from None
         return path
     except OSError:
         return path  # e.g. a folder that does not exist: writing says so
     if not stat.S_ISREG(mode):
         link = f" (a symbolic link to {target})" if target != path else ""
-        raise BpeError(f"cannot write {path}{link}: it is {kind_of(mode)}, not a regular file, and bpe_core only "
-                       "writes regular files (never replaces a folder, FIFO or device): choose another path")
+        raise BpeError(
+            f"cannot write {path}{link}: it is {kind_of(mode)}, not a regular file, and bpe_core only "
+            "writes regular files (never replaces a folder, FIFO or device): choose another path"
+        )
     return target
 
 
@@ -234,8 +248,11 @@ def write_files_atomic(files: Mapping[str, str | bytes], *, overwrite: bool = Tr
     except FileExistsError:
         raise
     except OSError as exc:
-        where = exc.filename if isinstance(exc.filename, str) and not is_temporary(os.path.basename(exc.filename)) \
+        where = (
+            exc.filename
+            if isinstance(exc.filename, str) and not is_temporary(os.path.basename(exc.filename))
             else os.fspath(current)
+        )
         raise BpeError(f"cannot write {where}: {_reason(exc)}") from None
     finally:
         for temporary in temporaries.values():

@@ -44,8 +44,7 @@ if TYPE_CHECKING:
 
 #: Why tiktoken's engine (and its file) cannot encode a Picky BPE tokenizer.
 _PICKY_ENGINE = (
-    "a Picky BPE tokenizer encodes by replaying its merge and removal events, and tiktoken's engine only "
-    "merges by rank"
+    "a Picky BPE tokenizer encodes by replaying its merge and removal events, and tiktoken's engine only merges by rank"
 )
 
 
@@ -77,14 +76,32 @@ class Tokenizer(Codec, TiktokenSurface):
         rule: str = "bpe",
         events: Sequence[Event] | None = None,
     ) -> None:
-        self._build(vocab, merges, special_tokens, pattern, name, merge_counts, training, self_encoding=None, rule=rule,
-                    events=events)  # fmt: skip
+        self._build(
+            vocab,
+            merges,
+            special_tokens,
+            pattern,
+            name,
+            merge_counts,
+            training,
+            self_encoding=None,
+            rule=rule,
+            events=events,
+        )
 
     def _build(
-        self, vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]],
-        special_tokens: Mapping[str, int] | Sequence[str], pattern: str | Pipeline | None, name: str,
-        merge_counts: Sequence[int | None] | None, training: Mapping[str, object] | None, *,
-        self_encoding: frozenset[int] | None, rule: str = "bpe", structure: RankStructure | None = None,
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Mapping[str, int] | Sequence[str],
+        pattern: str | Pipeline | None,
+        name: str,
+        merge_counts: Sequence[int | None] | None,
+        training: Mapping[str, object] | None,
+        *,
+        self_encoding: frozenset[int] | None,
+        rule: str = "bpe",
+        structure: RankStructure | None = None,
         events: Sequence[Event] | None = None,
     ) -> None:
         """The constructor's work; ``self_encoding`` is the proved set when already known (the
@@ -94,8 +111,15 @@ class Tokenizer(Codec, TiktokenSurface):
         with gc_paused():
             full_vocab = check_vocab(vocab)
             specials = resolve_special_tokens(special_tokens, full_vocab)
-            model = BpeModel(full_vocab, merges, special_ids=specials.values(), rule=rule, structure=structure,
-                             self_encoding=self_encoding, events=events)  # fmt: skip
+            model = BpeModel(
+                full_vocab,
+                merges,
+                special_ids=specials.values(),
+                rule=rule,
+                structure=structure,
+                self_encoding=self_encoding,
+                events=events,
+            )
             if merge_counts is not None and rule == "picky":
                 raise BpeError("a Picky BPE tokenizer has no merge_counts (its counts are in training['picky_events'])")
             if merge_counts is not None and len(merge_counts) != len(model.merges):
@@ -103,8 +127,13 @@ class Tokenizer(Codec, TiktokenSurface):
             self._assemble(model, specials, pattern, name, merge_counts, training)
 
     def _assemble(
-        self, model: BpeModel, specials: dict[str, int], pattern: str | Pipeline | None, name: str,
-        merge_counts: Sequence[int | None] | None, training: Mapping[str, object] | None,
+        self,
+        model: BpeModel,
+        specials: dict[str, int],
+        pattern: str | Pipeline | None,
+        name: str,
+        merge_counts: Sequence[int | None] | None,
+        training: Mapping[str, object] | None,
     ) -> None:
         """The tokenizer around a built ``model`` (its vocab holds the special tokens ``specials``)."""
         full_vocab = model.vocab
@@ -124,8 +153,12 @@ class Tokenizer(Codec, TiktokenSurface):
         # TextEncoder only calls the piece encoder's ``encode``, which Picky BPE's replaying one has too.
         pieces = cast("PieceEncoder", model.piece_encoder)
         self._text_encoder = TextEncoder(self._pretokenizer, pieces, model.whole_piece_lookup())
-        self._engines = Engines(self._text_encoder, self._engine_facts, vocabulary_size=len(model.token_to_id),
-                                rule_obstacle=_PICKY_ENGINE if model.rule == "picky" else None)  # fmt: skip
+        self._engines = Engines(
+            self._text_encoder,
+            self._engine_facts,
+            vocabulary_size=len(model.token_to_id),
+            rule_obstacle=_PICKY_ENGINE if model.rule == "picky" else None,
+        )
 
     @classmethod
     def from_ranks(
@@ -162,8 +195,18 @@ class Tokenizer(Codec, TiktokenSurface):
             raise TypeError(f"structure must be ranks.rank_structure(ranks) or None, not {type(structure).__name__}")
         tokenizer = cls.__new__(cls)
         # Ranks are tiktoken's: its rule (which needs no proof that tokens encode to themselves).
-        tokenizer._build(vocab, structure.merges, special_tokens, pattern, name, None, None, self_encoding=None,
-                         rule="tiktoken", structure=structure)  # fmt: skip
+        tokenizer._build(
+            vocab,
+            structure.merges,
+            special_tokens,
+            pattern,
+            name,
+            None,
+            None,
+            self_encoding=None,
+            rule="tiktoken",
+            structure=structure,
+        )
         return tokenizer
 
     @property
@@ -346,10 +389,15 @@ class Tokenizer(Codec, TiktokenSurface):
         vocab, merges, self_encoding = self._model.first_merges(num_merges)
         parts = self._parts()
         parts.update(
-            vocab=vocab, merges=merges, name=f"{self.name}[:{len(merges)}]",
-            merge_counts=self._merge_counts[: len(merges)], training=None, self_encoding=self_encoding,
-            rule="bpe", structure=None,
-        )  # fmt: skip
+            vocab=vocab,
+            merges=merges,
+            name=f"{self.name}[:{len(merges)}]",
+            merge_counts=self._merge_counts[: len(merges)],
+            training=None,
+            self_encoding=self_encoding,
+            rule="bpe",
+            structure=None,
+        )
         return Tokenizer._rebuilt(parts)
 
     def vocab_dump(self) -> str:
@@ -383,9 +431,9 @@ class Tokenizer(Codec, TiktokenSurface):
             pattern_name=self.pattern_name,
             special_tokens=self.special_tokens,
             vocab=self._vocab,
-            merges=[] if self._model.rule == "picky" else [
-                (r.left, r.right, r.id, r.count) for r in self.merge_records
-            ],
+            merges=[]
+            if self._model.rule == "picky"
+            else [(r.left, r.right, r.id, r.count) for r in self.merge_records],
             training=self.training,
             rule=self._model.rule,
             events=self._model.events,

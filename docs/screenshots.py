@@ -34,14 +34,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 WIDTH, HEIGHT = 1280, 900
 #: Emoji a renderer must keep whole: a ZWJ family, skin tones, a flag, a keycap, a variation selector.
 EMOJI = "👨\u200d👩\u200d👧\u200d👦 👋🏽 👍🏿 🧑🏾\u200d💻 🇮🇳 3️⃣ ✂️"
 #: What the Tokenize page shows: English, Hindi, Chinese, Arabic and emoji.
-TEXT = ("Tokenizers cut text into pieces. टोकनाइज़र पाठ को टुकड़ों में बाँटते हैं। "
-        f"分词器把文本切成小块。 تقسم أدوات الترميز النص إلى قطع. {EMOJI}")  # fmt: skip
+TEXT = (
+    "Tokenizers cut text into pieces. टोकनाइज़र पाठ को टुकड़ों में बाँटते हैं। "
+    f"分词器把文本切成小块。 تقسم أدوات الترميز النص إلى قطع. {EMOJI}"
+)
 #: The saved tokenizer's name (Home, Library, Vocabulary diff show it), in four scripts and emoji.
 SAVED = "samples नमूने 样本 عينات 👨\u200d👩\u200d👧\u200d👦"
 #: Step through's input: byte-level BPE on Hindi and Chinese (and an emoji), where merges join the
@@ -82,9 +90,23 @@ def serving(library: Path) -> Iterator[str]:
     """``streamlit run app.py`` on a free port with ``library`` as its library folder; its URL."""
     port = free_port()
     env = {**os.environ, "BPE_WORKBENCH_DIR": str(library), "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with open(library / "streamlit.log", "w") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
@@ -123,8 +145,11 @@ def shot(page, name: str, *, at=None, block: str = "start", margin: int = 0) -> 
     page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring in the picture
     if at is not None:
         at.scroll_into_view_if_needed()
-        at.evaluate("(element, [block, margin]) => { element.style.scrollMargin = margin + 'px';"
-                    " element.scrollIntoView({block}); }", [block, margin])  # fmt: skip
+        at.evaluate(
+            "(element, [block, margin]) => { element.style.scrollMargin = margin + 'px';"
+            " element.scrollIntoView({block}); }",
+            [block, margin],
+        )
     page.mouse.move(0, 0)  # no hover tooltip in the picture
     page.wait_for_timeout(500)  # the scroll and the last paint
     IMAGES.mkdir(parents=True, exist_ok=True)
@@ -243,8 +268,9 @@ def compare(page, url: str) -> None:
     open_page(page, f"{url}/compare", "Compare tokenizers across languages and code")
     page.get_by_text("My files", exact=True).click()
     settle(page)
-    files = [{"name": name, "mimeType": "text/plain", "buffer": text.encode("utf-8")}
-             for name, text in COMPARE_FILES.items()]  # fmt: skip
+    files = [
+        {"name": name, "mimeType": "text/plain", "buffer": text.encode("utf-8")} for name, text in COMPARE_FILES.items()
+    ]
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(files)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     expect(chart).to_be_visible(timeout=180_000)
@@ -300,10 +326,17 @@ def lab(page, url: str) -> None:
 
 
 PAGES: dict[str, Callable] = {
-    "home": home, "train": train, "tokenize": tokenize, "merge-forest": merge_forest,
-    "step-through": step_through, "library": library, "compare": compare, "vocab-diff": vocab_diff,
-    "languages": languages, "lab": lab,
-}  # fmt: skip
+    "home": home,
+    "train": train,
+    "tokenize": tokenize,
+    "merge-forest": merge_forest,
+    "step-through": step_through,
+    "library": library,
+    "compare": compare,
+    "vocab-diff": vocab_diff,
+    "languages": languages,
+    "lab": lab,
+}
 
 
 def saved_tokenizer(folder: Path) -> None:

@@ -201,10 +201,13 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
     left, right = st.columns([2, 3], gap="large")
     with left:
         selected = tokenizer_multiselect(
-            "Tokenizers", choices, key=K_TOKENIZERS, limit=MAX_TOKENIZERS,
+            "Tokenizers",
+            choices,
+            key=K_TOKENIZERS,
+            limit=MAX_TOKENIZERS,
             help="Your tokenizers (trained in this session ✱, saved in your library 📁), today's models, "
             "GPT-2, and the example sample-bpe.",
-        )  # fmt: skip
+        )
         st.caption(
             "Train your own on the Train page, or with **Train to see the difference** at the bottom of this page."
         )
@@ -225,8 +228,13 @@ def inputs(choices: dict[str, TokenizerChoice], builtin: Builtin) -> tuple[list[
 
 
 def premium_section(
-    frame: pd.DataFrame, rows: list[dict], names: list[str], reference_label: str, colours: dict[str, str],
-    view: tuple, report: Report,
+    frame: pd.DataFrame,
+    rows: list[dict],
+    names: list[str],
+    reference_label: str,
+    colours: dict[str, str],
+    view: tuple,
+    report: Report,
 ) -> None:
     st.subheader(f"Token premium against {md(reference_label) or 'the reference'}", divider="gray")
     premium = frame[frame["premium"].notna()]
@@ -286,11 +294,19 @@ def table_section(frame: pd.DataFrame, report: Report) -> None:
     formats = {column: number for column, (_, number) in NUMBER_COLUMNS.items()}
     shown, written = tables.without_missing(table, formats=formats)  # "—" where a metric does not apply
     shown = tables.left_to_right(shown)  # an Arabic or Hebrew file name laid out as the other cells
-    config = number_formats(shown) | {"label": "sample", "sample": "sample id"} | {
-        column: st.column_config.NumberColumn(label, format=number)
-        for column, (label, number) in NUMBER_COLUMNS.items() if column not in written
-    } | {column: st.column_config.TextColumn(NUMBER_COLUMNS.get(column, (column,))[0], alignment="right")
-         for column in written}  # fmt: skip
+    config = (
+        number_formats(shown)
+        | {"label": "sample", "sample": "sample id"}
+        | {
+            column: st.column_config.NumberColumn(label, format=number)
+            for column, (label, number) in NUMBER_COLUMNS.items()
+            if column not in written
+        }
+        | {
+            column: st.column_config.TextColumn(NUMBER_COLUMNS.get(column, (column,))[0], alignment="right")
+            for column in written
+        }
+    )
     st.dataframe(shown, hide_index=True, key="cmp.table", column_config=config)
     report.table("Full table", table)
     st.download_button(
@@ -330,12 +346,22 @@ def show_comparison(selected: list[str], selection: Selection, choices, report: 
     order = list(dict.fromkeys(frame["label"]))
     shown = [names[k] for k in loaded]
     colours = {names[k]: colour for k, colour in charts.tokenizer_colours(list(loaded)).items()}  # one per tokenizer
-    view = (tuple(names.items()), tuple(choices[k].fingerprint for k in loaded), tuple(selection.sample_key),
-            selection.reference, selection.reference_label)  # fmt: skip
+    view = (
+        tuple(names.items()),
+        tuple(choices[k].fingerprint for k in loaded),
+        tuple(selection.sample_key),
+        selection.reference,
+        selection.reference_label,
+    )
     st.subheader("Characters per token", divider="gray")
     title = "Characters per token (higher: fewer tokens)"
-    figure = shared_figure(view, "cpt", lambda: charts.grouped_bars(
-        frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours))  # fmt: skip
+    figure = shared_figure(
+        view,
+        "cpt",
+        lambda: charts.grouped_bars(
+            frame, "chars_per_token", shown, order, title, METRIC_LABELS["chars_per_token"], colours
+        ),
+    )
     st.plotly_chart(figure, key="cmp.chart.cpt", config=charts.plot_config("characters-per-token"))
     report.figure("Characters per token", figure)
     in_sample.note(names, seen)

@@ -32,15 +32,31 @@ new token. This workbench lets you watch and measure that:
 """
 #: (page file, link label, icon, caption) of the "Where to start" links.
 STARTS = [
-    ("pages/tokenize_text.py", "Tokenize some text", ":material/text_fields:",
-     "See o200k, Llama 3, Qwen 3.5, cl100k and GPT-2 cut the same text."),
-    ("pages/train.py", "Train your own", ":material/model_training:",
-     "Upload a corpus, pick a vocabulary size, press Train."),
-    ("pages/step_through.py", "Learn how BPE trains", ":material/footprint:",
-     "Next / Back through the merges of a ten-word example."),
-    ("pages/merge_forest.py", "Explore a vocabulary", ":material/account_tree:",
-     "Find a token and see the tree of merges that built it."),
-]  # fmt: skip
+    (
+        "pages/tokenize_text.py",
+        "Tokenize some text",
+        ":material/text_fields:",
+        "See o200k, Llama 3, Qwen 3.5, cl100k and GPT-2 cut the same text.",
+    ),
+    (
+        "pages/train.py",
+        "Train your own",
+        ":material/model_training:",
+        "Upload a corpus, pick a vocabulary size, press Train.",
+    ),
+    (
+        "pages/step_through.py",
+        "Learn how BPE trains",
+        ":material/footprint:",
+        "Next / Back through the merges of a ten-word example.",
+    ),
+    (
+        "pages/merge_forest.py",
+        "Explore a vocabulary",
+        ":material/account_tree:",
+        "Find a token and see the tree of merges that built it.",
+    ),
+]
 
 
 COLUMNS = ("tokenizer", "used by", "ids", "licence", "package")
@@ -54,8 +70,15 @@ def builtin_rows() -> list[tuple[str, ...]]:
     for status in builtins.builtin_statuses():
         about = status.about
         package = f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}"
-        rows.append((status.label, about.models if about else "—", f"{about.vocab_size:,}" if about else "—",
-                     about.licence if about else "—", package))  # fmt: skip
+        rows.append(
+            (
+                status.label,
+                about.models if about else "—",
+                f"{about.vocab_size:,}" if about else "—",
+                about.licence if about else "—",
+                package,
+            )
+        )
     return rows
 
 

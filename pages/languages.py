@@ -56,15 +56,25 @@ def read_inputs(choices: dict[str, TokenizerChoice]) -> tuple[TokenizerChoice, i
     with top[0]:
         choice = tokenizer_picker("Tokenizer", choices, key=K_TOKENIZER, default="gpt2" if "gpt2" in choices else None)
     state.ensure_option(K_SENTENCE, list(range(len(english))), 0)
-    index = top[1].selectbox("Sentence (the same in every language)", list(range(len(english))),
-                             format_func=lambda i: f"{i + 1}. {english[i]}", key=K_SENTENCE)  # fmt: skip
+    index = top[1].selectbox(
+        "Sentence (the same in every language)",
+        list(range(len(english))),
+        format_func=lambda i: f"{i + 1}. {english[i]}",
+        key=K_SENTENCE,
+    )
     middle = st.columns([1, 1, 1])
     state.ensure_option(K_REFERENCE, languages, REFERENCE_ID)
     reference = middle[0].selectbox("Reference language", languages, format_func=lambda x: names()[x], key=K_REFERENCE)
     price = middle[1].number_input(
-        "Price per million tokens (optional)", min_value=0.0, value=None, step=0.5, format="%.2f", key=K_PRICE,
-        placeholder="e.g. 2.50", help="Any currency: each row then shows what a million such sentences cost.",
-    )  # fmt: skip
+        "Price per million tokens (optional)",
+        min_value=0.0,
+        value=None,
+        step=0.5,
+        format="%.2f",
+        key=K_PRICE,
+        placeholder="e.g. 2.50",
+        help="Any currency: each row then shows what a million such sentences cost.",
+    )
     state.ensure_option(K_ORDER, list(ORDERS), "cost")
     order = middle[2].radio("Rows", list(ORDERS), format_func=ORDERS.get, key=K_ORDER, horizontal=True)
     if K_LANGUAGES not in st.session_state:
@@ -74,8 +84,9 @@ def read_inputs(choices: dict[str, TokenizerChoice]) -> tuple[TokenizerChoice, i
     return choice, int(index or 0), reference or REFERENCE_ID, ordered if order == "given" else chosen, price
 
 
-def build_rows(choice: TokenizerChoice, index: int, reference: str, languages: list[str], price: float | None,
-               *, by_cost: bool) -> list[Row]:  # fmt: skip
+def build_rows(
+    choice: TokenizerChoice, index: int, reference: str, languages: list[str], price: float | None, *, by_cost: bool
+) -> list[Row]:
     """One row per language (the reference first when it is not chosen); ValueError when the tokenizer fails."""
     tokenizer = choice.get()
     base = len(encoded(choice.fingerprint, reference, index, tokenizer))
@@ -96,18 +107,30 @@ def downloads(rows: list[Row], choice: TokenizerChoice, index: int, price_label:
     base = re.sub(r"[^\w.-]+", "-", choice.label).strip("-") or "tokenizer"
     columns = st.columns(2)
     columns[0].download_button(
-        "⬇ Strips as SVG (for slides)", rows_svg(rows, title=title, subtitle=subtitle, price_label=price_label),
-        file_name=f"languages-side-by-side-{base}.svg", mime="image/svg+xml", key="langs.svg",
-    )  # fmt: skip
+        "⬇ Strips as SVG (for slides)",
+        rows_svg(rows, title=title, subtitle=subtitle, price_label=price_label),
+        file_name=f"languages-side-by-side-{base}.svg",
+        mime="image/svg+xml",
+        key="langs.svg",
+    )
     table = numbers_frame(rows, price_label)
-    columns[1].download_button("⬇ Numbers as CSV", table.to_csv(index=False).encode("utf-8"), mime="text/csv",
-                               file_name=f"languages-side-by-side-{base}.csv", key="langs.csv")  # fmt: skip
+    columns[1].download_button(
+        "⬇ Numbers as CSV",
+        table.to_csv(index=False).encode("utf-8"),
+        mime="text/csv",
+        file_name=f"languages-side-by-side-{base}.csv",
+        key="langs.csv",
+    )
 
 
 def numbers_frame(rows: list[Row], price_label: str) -> pd.DataFrame:
     """The rows' numbers: language, characters, tokens, the multiple (and the cost)."""
-    frame = pd.DataFrame([{"language": row.name, "characters": len(row.text), "tokens": row.tokens,
-                           "× reference": multiple_text(row)} for row in rows])  # fmt: skip
+    frame = pd.DataFrame(
+        [
+            {"language": row.name, "characters": len(row.text), "tokens": row.tokens, "× reference": multiple_text(row)}
+            for row in rows
+        ]
+    )
     if rows and rows[0].cost is not None:
         frame[price_label] = [cost_text(row.cost) for row in rows]
     return frame
@@ -137,9 +160,11 @@ def main() -> None:
     st.html(rows_html(rows, price_label=price_label))
     dearest = max(rows, key=lambda row: row.tokens)
     if dearest.multiple:
-        st.caption(f"{md(dearest.name)} needs {dearest.tokens:,} tokens for what {md(rows[0].name)} says in "
-                   f"{rows[0].tokens:,}: {dearest.multiple:.1f} times as many, so {dearest.multiple:.1f} times the "
-                   "price, and a context window holds that much less of it.")  # fmt: skip
+        st.caption(
+            f"{md(dearest.name)} needs {dearest.tokens:,} tokens for what {md(rows[0].name)} says in "
+            f"{rows[0].tokens:,}: {dearest.multiple:.1f} times as many, so {dearest.multiple:.1f} times the "
+            "price, and a context window holds that much less of it."
+        )
     downloads(rows, choice, index, price_label)
     with st.expander("The numbers as a table"):
         show_table(numbers_frame(rows, price_label))

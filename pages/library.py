@@ -90,8 +90,15 @@ def external_section() -> None:
         f"step through need merges, which they do not have. Folder: {md(tokenizers.external_folder())}."
     )
     if choices:
-        rows = [{"name": c.key[4:], "kind": c.note, "vocab size": c.get().vocab_size,
-                 "why not bpe_core": getattr(c.get(), "note", "")} for c in choices]
+        rows = [
+            {
+                "name": c.key[4:],
+                "kind": c.note,
+                "vocab size": c.get().vocab_size,
+                "why not bpe_core": getattr(c.get(), "note", ""),
+            }
+            for c in choices
+        ]
         show_table(pd.DataFrame(rows))
         columns = st.columns([3, 1], vertical_alignment="bottom")
         names = [c.key[4:] for c in choices]

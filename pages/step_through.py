@@ -144,10 +144,7 @@ def read_inputs() -> tuple[str, int, tuple[str, ...], str]:
     per_line = options[0].checkbox("One document per line", key="steps.per_line")
     tie_break = "first"
     if mode != "textbook":
-        tie_break = options[1].radio(
-            "Tie rule", list(TIE_BREAKS), horizontal=True, key="steps.tie",
-            help=TIE_HELP,
-        )  # fmt: skip
+        tie_break = options[1].radio("Tie rule", list(TIE_BREAKS), horizontal=True, key="steps.tie", help=TIE_HELP)
     if per_line:
         documents = tuple(line for line in text.splitlines() if line.strip())
     else:
@@ -175,9 +172,14 @@ def navigation(position: int, steps: int) -> None:
     ]
     for column, (label, icon, key, target, disabled) in zip(nav, buttons, strict=False):
         column.button(
-            label, icon=icon, key=key, on_click=go_to, args=(target,), disabled=disabled,  # plain: the buttons above
+            label,  # plain: the buttons above
+            icon=icon,
+            key=key,
+            on_click=go_to,
+            args=(target,),
+            disabled=disabled,
             type="primary" if key == "steps.next" else "secondary",
-        )  # fmt: skip
+        )
     nav[4].progress(position / steps if steps else 1.0, text=f"{position:,} of {steps:,} merges applied")
 
 
@@ -230,11 +232,15 @@ def pair_counts(title: str, step, words: list) -> None:
     if step is None:
         st.caption("No pairs left.")
         return
-    rows = [{"pair": pair_text((a, b), words), "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
-            for (a, b), count in step.top_pairs]  # fmt: skip
+    rows = [
+        {"pair": pair_text((a, b), words), "count": count, "chosen": "✔" if (a, b) == step.pair else ""}
+        for (a, b), count in step.top_pairs
+    ]
     show_table(pd.DataFrame(rows))
-    st.caption("The ten most frequent pairs; a pair's count is weighted by how often its word occurs. "
-               "⟨你 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of 你.")  # fmt: skip
+    st.caption(
+        "The ten most frequent pairs; a pair's count is weighted by how often its word occurs. "
+        "⟨你 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of 你."
+    )
 
 
 def show_step(trace: Trace, position: int, tie_break: str) -> None:
@@ -285,9 +291,16 @@ def show_history(trace: Trace, position: int) -> None:
     with below[1]:
         totals = [sum(len(s) * f for s, f in words) for words in [trace.initial, *map(trace.words_after, trace.steps)]]
         figure = charts.line(
-            range(len(totals)), totals, name="symbols", title="Symbols in the corpus after each merge",
-            x_title="merges", y_title="symbols", height=280, markers=True, top=30,
-        )  # fmt: skip
+            range(len(totals)),
+            totals,
+            name="symbols",
+            title="Symbols in the corpus after each merge",
+            x_title="merges",
+            y_title="symbols",
+            height=280,
+            markers=True,
+            top=30,
+        )
         with charts.PLOTLY_LOCK:
             figure.add_vline(x=position, line_dash="dot", line_color="#e8590c")
         st.plotly_chart(figure, key="steps.curve", config=charts.plot_config("symbols-after-each-merge"))

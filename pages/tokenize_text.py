@@ -31,7 +31,7 @@ from pages._ui.uploads import file_uploader, upload_limit_mb
 from pages._ui.widgets import page_header, show_table, tokenizer_multiselect
 
 EXAMPLE = (
-    "Tokenizers cut text into pieces: \"unbelievable\" → un·believ·able?\n"
+    'Tokenizers cut text into pieces: "unbelievable" → un·believ·able?\n'
     "Numbers 1234567 and 3.14159, code `for i in range(10):  print(i**2)`,\n"
     "accents (naïve café), Chinese 你好世界, emoji 🙂👍🏽, and <b>markup</b>.\n"
 )
@@ -65,9 +65,18 @@ class View:
 
 @st.cache_resource(show_spinner=False, max_entries=96)
 def tokens_html_cached(
-    key: str, fingerprint: str, digest: str, start: int, end: int, treat_special: bool, reference: str | None,
-    _text: str, _tokenizer: Tokenizer, _infos: list, _reference_cuts: np.ndarray | None,
-) -> str:  # fmt: skip
+    key: str,
+    fingerprint: str,
+    digest: str,
+    start: int,
+    end: int,
+    treat_special: bool,
+    reference: str | None,
+    _text: str,
+    _tokenizer: Tokenizer,
+    _infos: list,
+    _reference_cuts: np.ndarray | None,
+) -> str:
     """``render.render_tokens_html`` of one window of the text, cached (marks cuts the reference does
     not make anywhere in the whole text). ``_infos`` are ``window_tokens`` of that window, which
     ``fingerprint``, ``digest``, ``start``, ``end`` and ``treat_special`` stand for in the key. The
@@ -79,19 +88,27 @@ def tokens_html_cached(
         marked = {int(c) for c in np.asarray(starts)[~np.isin(starts, _reference_cuts)]} if starts else set()
     # no style: main() draws TOKEN_CSS once for the page
     rank_of = tokenizers.rank_function(_tokenizer)
-    return render.render_tokens_html(_text, _infos, rank_of=rank_of, marked=marked, key=key, switchable=True,
-                                     style=False)  # fmt: skip
+    return render.render_tokens_html(
+        _text, _infos, rank_of=rank_of, marked=marked, key=key, switchable=True, style=False
+    )
 
 
 #: The page's toggles and their names in the URL ("1" on, "0" off), and their first-time values.
-URL_TOGGLES = {"tokenize.whitespace": "ws", "tokenize.special": "special", "tokenize.bytes": "bytes",
-               "tokenize.diff": "diff"}  # fmt: skip
+URL_TOGGLES = {
+    "tokenize.whitespace": "ws",
+    "tokenize.special": "special",
+    "tokenize.bytes": "bytes",
+    "tokenize.diff": "diff",
+}
 #: Written to the URL by ``display_toggles`` (a flip reruns only that fragment); the rest by ``share_in_url``.
 DISPLAY_TOGGLES = ("tokenize.whitespace", "tokenize.bytes")
 TOGGLE_DEFAULTS = {
-    "tokenize.whitespace": True, "tokenize.bytes": False, "tokenize.special": True, "tokenize.diff": True,
+    "tokenize.whitespace": True,
+    "tokenize.bytes": False,
+    "tokenize.special": True,
+    "tokenize.diff": True,
     ONE_PER_ROW: False,
-}  # fmt: skip
+}
 
 
 def options_from_url(choices: dict[str, TokenizerChoice]) -> None:
@@ -116,9 +133,11 @@ def describe_missing(key: str) -> str:
     'my-bpe (saved in the library of whoever shared the link)'
     """
     kind, _, name = key.partition(":")
-    where = {"lib": "saved in the library of whoever shared the link",
-             "new": "trained but not saved in the session of whoever shared the link",
-             "ext": "an external tokenizer in the library of whoever shared the link"}.get(kind)  # fmt: skip
+    where = {
+        "lib": "saved in the library of whoever shared the link",
+        "new": "trained but not saved in the session of whoever shared the link",
+        "ext": "an external tokenizer in the library of whoever shared the link",
+    }.get(kind)
     return f"{name} ({where})" if where else f"{key} (a built-in tokenizer not installed here)"
 
 
@@ -226,8 +245,9 @@ def share_in_url(view: View) -> None:
         st.caption(f"The text is longer than {MAX_URL_TEXT:,} characters, so it is not put into the URL.")
 
 
-def overlap(page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str,
-            ) -> tuple[int, ...]:  # fmt: skip
+def overlap(
+    page: Page, special: bool, choices, cuts: dict[str, np.ndarray], first: str, second: str
+) -> tuple[int, ...]:
     """``cut_overlap`` of two chosen tokenizers' whole-text cuts: (only first, only second, both)."""
     fingerprints = choices[first].fingerprint, choices[second].fingerprint
     return cut_overlap(*fingerprints, page.digest, special, cuts[first], cuts[second])
@@ -265,9 +285,18 @@ def show_one(view: View, page: Page, choice: TokenizerChoice, enc: Encoded, toke
     infos = window_tokens(enc, tokenizer, page.index, page.text, page.start, page.end)
     clickable = choice.key if choice.kind != "external" else None
     panel = tokens_html_cached(
-        choice.key, choice.fingerprint, page.digest, page.start, page.end, view.treat_special,
-        view.reference if reference_cuts is not None else None, page.text, tokenizer, infos, reference_cuts,
-    )  # fmt: skip
+        choice.key,
+        choice.fingerprint,
+        page.digest,
+        page.start,
+        page.end,
+        view.treat_special,
+        view.reference if reference_cuts is not None else None,
+        page.text,
+        tokenizer,
+        infos,
+        reference_cuts,
+    )
     markup.draw(markup.trusted_html(panel), key=f"tokenize.panel.{choice.key}")
     with st.expander(f"ids on this page ({len(infos):,} of {enc.ids_total:,})"):
         ids = linked.ids_html(infos, clickable, style=False)
@@ -374,10 +403,16 @@ def main() -> None:
     state.keep_widget_state(
         TOGGLE_DEFAULTS,
         restore_only=[
-            TEXT, TOKENIZERS, REFERENCE, PAGE, "tokenize.cut_a", "tokenize.cut_b",
-            "tokenize.decode_tokenizer", "tokenize.decode_ids",
+            TEXT,
+            TOKENIZERS,
+            REFERENCE,
+            PAGE,
+            "tokenize.cut_a",
+            "tokenize.cut_b",
+            "tokenize.decode_tokenizer",
+            "tokenize.decode_ids",
         ],
-    )  # fmt: skip
+    )
     start_from_url(choices)
     show_missing()
     view = read_view(choices)

@@ -86,8 +86,10 @@ def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
     try:
         pieces = PreTokenizer.build(pattern).pieces(preview_text[:2000])
     except ValueError as exc:
-        st.error(f"The pre-tokenization regex ‘{md(pattern)}’ is not valid: {md(regex_problem(pattern, exc))}. "
-                 "Fix it (the syntax of Python's `regex` module) or pick a preset.")  # fmt: skip
+        st.error(
+            f"The pre-tokenization regex ‘{md(pattern)}’ is not valid: {md(regex_problem(pattern, exc))}. "
+            "Fix it (the syntax of Python's `regex` module) or pick a preset."
+        )
         return str(exc)
     st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (␣ is a space, → a tab, ↵ a newline):")
     st.html(pieces_html(pieces))
@@ -99,32 +101,48 @@ def settings_section(corpus: Corpus) -> Settings:
     left, right = st.columns(2)
     with left:
         name = st.text_input(
-            "Tokenizer name", key="train.name", max_chars=80, placeholder="the corpus and the vocabulary it reaches",
+            "Tokenizer name",
+            key="train.name",
+            max_chars=80,
+            placeholder="the corpus and the vocabulary it reaches",
             help="Left empty, the tokenizer is named after its corpus and the vocabulary it reached (e.g. fox-300).",
-        )  # fmt: skip
+        )
         vocab_size = st.number_input(
-            "Vocabulary size (256 bytes + special tokens + merges)", min_value=1, max_value=1_000_000, step=100,
+            "Vocabulary size (256 bytes + special tokens + merges)",
+            min_value=1,
+            max_value=1_000_000,
+            step=100,
             key="train.vocab_size",
-        )  # fmt: skip
+        )
         min_frequency = st.number_input(
-            "Minimum pair frequency (stop when the best pair is rarer)", min_value=0, max_value=1_000_000,
+            "Minimum pair frequency (stop when the best pair is rarer)",
+            min_value=0,
+            max_value=1_000_000,
             key="train.min_frequency",
-        )  # fmt: skip
+        )
         tie_break = st.radio(
-            "Tie rule (pairs with equal counts)", list(TIE_BREAKS), horizontal=True, key="train.tie_break",
+            "Tie rule (pairs with equal counts)",
+            list(TIE_BREAKS),
+            horizontal=True,
+            key="train.tie_break",
             help="  \n".join(f"**{rule}**: {TIE_RULES[rule]}" for rule in TIE_BREAKS)  # plain: bpe_core's rules
             + "  \nWith the GPT-2 pattern, huggingface gives BpeTrainer's merges (same min frequency) and "
             "rustbpe gives rustbpe's (min frequency 1: rustbpe has none).",
-        )  # fmt: skip
+        )
         specials_text = st.text_area(
-            "Special tokens (separated by commas or new lines)", key="train.specials", placeholder="<|endoftext|>",
+            "Special tokens (separated by commas or new lines)",
+            key="train.specials",
+            placeholder="<|endoftext|>",
             height=80,
-        )  # fmt: skip
+        )
     with right:
         pattern_choice = st.selectbox(
-            "Pre-tokenization", list(PATTERN_OPTIONS), format_func=PATTERN_OPTIONS.__getitem__, key="train.pattern",
+            "Pre-tokenization",
+            list(PATTERN_OPTIONS),
+            format_func=PATTERN_OPTIONS.__getitem__,
+            key="train.pattern",
             help="Text is split into pieces with this regex before BPE; merges never cross pieces.",
-        )  # fmt: skip
+        )
         pattern: str | None = None if pattern_choice == "none" else pattern_choice
         if pattern_choice == "custom":
             pattern = st.text_input("Custom regex (Python 'regex' module syntax)", key="train.custom_regex")
@@ -189,8 +207,10 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS, strict=True):
         column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
     if stats["counted characters"] < stats["characters"]:
-        st.caption(f"Pre-tokens of the first {stats['counted characters']:,} characters of {stats['characters']:,}: "
-                   "training counts them all (in a process of its own, so the page stays quick).")  # fmt: skip
+        st.caption(
+            f"Pre-tokens of the first {stats['counted characters']:,} characters of {stats['characters']:,}: "
+            "training counts them all (in a process of its own, so the page stays quick)."
+        )
     if stats["special tokens cut out"]:
         st.caption(f"{stats['special tokens cut out']:,} special-token occurrences are cut out before counting.")
     with st.expander("Sources"):
@@ -210,9 +230,14 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
             return
         try:
             job = TrainingJob(  # through files: counting progress in bytes read
-                corpus.documents, settings.vocab_size, min_frequency=settings.min_frequency, pattern=settings.pattern,
-                special_tokens=settings.special_tokens, tie_break=settings.tie_break, name="trained",
-            )  # fmt: skip
+                corpus.documents,
+                settings.vocab_size,
+                min_frequency=settings.min_frequency,
+                pattern=settings.pattern,
+                special_tokens=settings.special_tokens,
+                tie_break=settings.tie_break,
+                name="trained",
+            )
         except (ValueError, OSError) as exc:
             st.error(f"Training failed: {md(exc)}")
             return
@@ -263,10 +288,14 @@ def result_figures(tokenizer: bpe_core.Tokenizer) -> None:
     if after and characters:
         tokens = [recorded_count(corpus, "bytes")] + after
         figure = charts.line(
-            range(len(tokens)), [characters / t if t else None for t in tokens], name="chars/token",
-            title="Compression as merges accrue", x_title="merges learned",
-            y_title="characters per token (training corpus)", height=330,
-        )  # fmt: skip
+            range(len(tokens)),
+            [characters / t if t else None for t in tokens],
+            name="chars/token",
+            title="Compression as merges accrue",
+            x_title="merges learned",
+            y_title="characters per token (training corpus)",
+            height=330,
+        )
         st.plotly_chart(figure, key="train.curve")
     else:
         st.info("No merges were learned, so there is no compression curve.")
@@ -298,6 +327,7 @@ def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
     columns[4].metric("bytes / token", tables.ratio_text(size, after[-1]) if after else "—")
     st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
     with st.expander("Settings and corpus"):
+
         def shown(value: object) -> str:  # numbers as every page writes them (4,000)
             return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 

@@ -49,14 +49,20 @@ OVERLAP_NOTE = (
     "|A_k ∩ B_k| / |A_k ∪ B_k|."
 )
 
-SPEARMAN_HELP = ("Spearman's rank correlation of the tokens both have, from how far apart each token's ranks in A "
-                 "and B are (squared, so a few tokens far out of place weigh a lot): 1 when they come in the same "
-                 "order, 0 when their orders are unrelated, -1 when reversed.")
-KENDALL_HELP = ("Kendall's rank correlation of the tokens both have, from pairs of tokens: the share of pairs A and B "
-                "put in the same order minus the share they put in opposite orders (every pair counts the same, "
-                "however far apart). 1 when they come in the same order, 0 when unrelated, -1 when reversed.")
-CLOSE_HELP = ("The share of the tokens both have whose rank in A and rank in B differ by at most this share of "
-              "the larger of the two.")
+SPEARMAN_HELP = (
+    "Spearman's rank correlation of the tokens both have, from how far apart each token's ranks in A "
+    "and B are (squared, so a few tokens far out of place weigh a lot): 1 when they come in the same "
+    "order, 0 when their orders are unrelated, -1 when reversed."
+)
+KENDALL_HELP = (
+    "Kendall's rank correlation of the tokens both have, from pairs of tokens: the share of pairs A and B "
+    "put in the same order minus the share they put in opposite orders (every pair counts the same, "
+    "however far apart). 1 when they come in the same order, 0 when unrelated, -1 when reversed."
+)
+CLOSE_HELP = (
+    "The share of the tokens both have whose rank in A and rank in B differ by at most this share of "
+    "the larger of the two."
+)
 
 
 @st.cache_resource(show_spinner="Reading the vocabulary…", max_entries=8)
@@ -97,8 +103,17 @@ def csv_bytes(diff: VocabDiff) -> bytes:
     for token, rank in diff.sets.only_b:
         writer.writerow([token_display(token), token.hex(), "B only", "", rank, "", ids_b[rank]])
     for row in special_rows(diff):
-        writer.writerow([row["special token"], row["special token"].encode().hex(), f"special, {row['in']}", "", "",
-                         row["id in A"], row["id in B"]])  # fmt: skip
+        writer.writerow(
+            [
+                row["special token"],
+                row["special token"].encode().hex(),
+                f"special, {row['in']}",
+                "",
+                "",
+                row["id in A"],
+                row["id in B"],
+            ]
+        )
     return out.getvalue().encode("utf-8")
 
 
@@ -175,14 +190,23 @@ def overlap_section(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> Non
     }
     title = f"{a.label} (A) vs {b.label} (B)"
     figure = charts.lines(
-        series, "k = %{x:,}: %{y:.1%}", 360, title=plot_text(title), xaxis_type="log",
-        xaxis_title="k (the first k tokens of each, log scale)", yaxis_title="overlap", yaxis_tickformat=".0%",
-    )  # fmt: skip
+        series,
+        "k = %{x:,}: %{y:.1%}",
+        360,
+        title=plot_text(title),
+        xaxis_type="log",
+        xaxis_title="k (the first k tokens of each, log scale)",
+        yaxis_title="overlap",
+        yaxis_tickformat=".0%",
+    )
     st.plotly_chart(figure, key="vdiff.chart.overlap", config=charts.plot_config("vocabulary-overlap"))
     st.caption(OVERLAP_NOTE)
     shown = set(vocab_diff.curve_sizes(ks[-1]))
-    rows = [{"k": p.k, "in both": p.shared, "share": f"{p.share:.1%}", "Jaccard": f"{p.jaccard:.1%}"}
-            for p in d.curve if p.k in shown]  # fmt: skip
+    rows = [
+        {"k": p.k, "in both": p.shared, "share": f"{p.share:.1%}", "Jaccard": f"{p.jaccard:.1%}"}
+        for p in d.curve
+        if p.k in shown
+    ]
     show_table(pd.DataFrame(rows))
 
 
@@ -226,36 +250,58 @@ def shared_table(d: VocabDiff, needle: bytes, order: str) -> None:
     rows = d.sets.shared
     picked = capped(ordered(matching(rows, needle), order), len(rows))
     frame = pd.DataFrame(
-        [{"token": token_label(t), "rank in A": ra, "rank in B": rb, "B - A": rb - ra, "id in A": d.a.ids[ra],
-          "id in B": d.b.ids[rb]} for t, ra, rb in picked],
+        [
+            {
+                "token": token_label(t),
+                "rank in A": ra,
+                "rank in B": rb,
+                "B - A": rb - ra,
+                "id in A": d.a.ids[ra],
+                "id in B": d.b.ids[rb],
+            }
+            for t, ra, rb in picked
+        ],
         columns=["token", "rank in A", "rank in B", "B - A", "id in A", "id in B"],
-    )  # fmt: skip
+    )
     show_table(frame, ids=ID_COLUMNS)
 
 
 def special_rows(d: VocabDiff) -> list[dict]:
     ids_a, ids_b = dict(d.a.specials), dict(d.b.specials)
-    where = {**dict.fromkeys(d.sets.specials_only_a, "A only"), **dict.fromkeys(d.sets.specials_only_b, "B only"),
-             **dict.fromkeys(d.sets.specials_shared, "both")}  # fmt: skip
-    return [{"special token": text, "in": where[text], "id in A": ids_a.get(text), "id in B": ids_b.get(text)}
-            for text in sorted(where)]  # fmt: skip
+    where = {
+        **dict.fromkeys(d.sets.specials_only_a, "A only"),
+        **dict.fromkeys(d.sets.specials_only_b, "B only"),
+        **dict.fromkeys(d.sets.specials_shared, "both"),
+    }
+    return [
+        {"special token": text, "in": where[text], "id in A": ids_a.get(text), "id in B": ids_b.get(text)}
+        for text in sorted(where)
+    ]
 
 
 def tokens_section(d: VocabDiff) -> None:
     st.subheader("Tokens")
     left, right = st.columns([3, 2])
     query = left.text_input(
-        "Find tokens holding", key=K_QUERY, placeholder="e.g. ␣the, ↵, 你",
+        "Find tokens holding",
+        key=K_QUERY,
+        placeholder="e.g. ␣the, ↵, 你",
         help="␣ for a space, → for a tab, ↵ for a newline; a byte that is not a whole character as a backslash, x "
         "and its two hex digits (\\\\xe4). ASCII letters match in either case.",
-    )  # fmt: skip
+    )
     state.ensure_option(K_ORDER, list(ORDERS), "rank")
     order = right.selectbox("Order", list(ORDERS), format_func=ORDERS.__getitem__, key=K_ORDER)
     needle = parse_token_display(query) if query else b""
     counts = d.sets.counts
     specials = len(special_rows(d))
-    tabs = st.tabs([f"Only in A ({counts['only_a']:,})", f"Only in B ({counts['only_b']:,})",
-                    f"In both ({counts['shared']:,})", f"Special tokens ({specials:,})"])  # fmt: skip
+    tabs = st.tabs(
+        [
+            f"Only in A ({counts['only_a']:,})",
+            f"Only in B ({counts['only_b']:,})",
+            f"In both ({counts['shared']:,})",
+            f"Special tokens ({specials:,})",
+        ]
+    )
     with tabs[0]:
         only_table(d.sets.only_a, d.a, needle, order)
     with tabs[1]:
@@ -282,8 +328,10 @@ def merges_section(d: VocabDiff) -> None:
         return
     ranks = d.ranks
     columns = st.columns(6)
-    for column, label, value, help_text in ((columns[0], "Spearman's rho", ranks.spearman, SPEARMAN_HELP),
-                                            (columns[1], "Kendall's tau", ranks.kendall, KENDALL_HELP)):  # fmt: skip
+    for column, label, value, help_text in (
+        (columns[0], "Spearman's rho", ranks.spearman, SPEARMAN_HELP),
+        (columns[1], "Kendall's tau", ranks.kendall, KENDALL_HELP),
+    ):
         column.metric(label, "—" if value is None else f"{value:.3f}", help=help_text)  # plain: a number or a dash
     close = "—" if ranks.close is None else f"{ranks.close:.1%}"
     columns[2].metric(f"ranks within {ranks.tolerance:.0%}", close, help=CLOSE_HELP)  # plain: a number or a dash
@@ -291,8 +339,11 @@ def merges_section(d: VocabDiff) -> None:
     if m is None:
         st.caption("No merge list to compare (see the note above).")
         return
-    columns[3].metric("same first merges", f"{m.common_prefix:,}",
-                      help="How many merges, from the first, are the same pair in the same order.")
+    columns[3].metric(
+        "same first merges",
+        f"{m.common_prefix:,}",
+        help="How many merges, from the first, are the same pair in the same order.",
+    )
     columns[4].metric("same rank, same merge", f"{m.same_rank:,}", help="Ranks where both lists merge the same pair.")
     columns[5].metric("merges in both", f"{m.shared_pairs:,}", help="Pairs both lists merge, at any rank.")
     st.write(merge_sentence(m))  # plain: merge_sentence escapes the tokens it quotes
@@ -302,9 +353,14 @@ def merges_section(d: VocabDiff) -> None:
         show_table(pd.DataFrame(rows))
     ks = [p.k for p in m.curve]
     figure = charts.line(
-        ks, [p.share for p in m.curve], name="merges", title="Share of the first k merges both lists make",
-        x_title="k (the first k merges of each, log scale)", y_title="in both", height=300,
-    )  # fmt: skip
+        ks,
+        [p.share for p in m.curve],
+        name="merges",
+        title="Share of the first k merges both lists make",
+        x_title="k (the first k merges of each, log scale)",
+        y_title="in both",
+        height=300,
+    )
     with charts.PLOTLY_LOCK:
         figure.update_layout(xaxis_type="log", yaxis_tickformat=".0%")
     st.plotly_chart(figure, key="vdiff.chart.merges", config=charts.plot_config("merge-order-agreement"))
@@ -315,18 +371,24 @@ def merge_sentence(m) -> str:
     if not m.divergences:
         return f"The two merge lists are the same ({m.merges_a:,} merges)."
     rank, x, y = m.divergences[0]
-    start = (f"The first {m.common_prefix:,} merges are the same; " if m.common_prefix
-             else "The merge lists differ from the first merge: ")  # fmt: skip
+    start = (
+        f"The first {m.common_prefix:,} merges are the same; "
+        if m.common_prefix
+        else "The merge lists differ from the first merge: "
+    )
     return start + f"at rank {rank:,} A merges {md(merge_text(x))} and B merges {md(merge_text(y))}."
 
 
 def download(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> None:
     data = (lambda: csv_bytes(d)) if DEFERRED_DOWNLOADS else csv_of(a.fingerprint, b.fingerprint, d)
     st.download_button(
-        "Download every token as CSV", data, file_name="vocabulary_diff.csv",
-        mime="text/csv", key="vdiff.csv",
+        "Download every token as CSV",
+        data,
+        file_name="vocabulary_diff.csv",
+        mime="text/csv",
+        key="vdiff.csv",
         help="token, bytes (hex), in (both / A only / B only / special), rank and id in A and in B.",
-    )  # fmt: skip
+    )
 
 
 def main() -> None:

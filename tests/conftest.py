@@ -26,9 +26,7 @@ for folder in (ROOT, SUPPORT):
 # engine="python", and tests/encoding/test_engines.py holds every engine against it.
 os.environ.pop("BPE_CORE_ENGINE", None)
 
-settings.register_profile(
-    "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )

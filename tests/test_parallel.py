@@ -48,14 +48,14 @@ def test_ordered_map_rejects_a_bad_worker_count():
         list(parallel.ordered_map(operator.add, [1, 2], workers=0))
 
 
-SLOW_TASKS = '''
+SLOW_TASKS = """
 import time
 
 
 def slow(context, task):
     time.sleep(0.5)
     return task
-'''
+"""
 RUN_SLOW_TASKS = (
     "from bpe_core import parallel; import slow_tasks; print('started', flush=True); "
     "[None for _ in parallel.ordered_map(slow_tasks.slow, range(1000), workers=2)]"
@@ -73,8 +73,9 @@ def test_workers_end_quietly_when_their_parent_is_killed(tmp_path):
     (tmp_path / "slow_tasks.py").write_text(SLOW_TASKS, encoding="utf-8")
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, str(tmp_path)]))
-    parent = subprocess.Popen([sys.executable, "-c", RUN_SLOW_TASKS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=env)  # fmt: skip
+    parent = subprocess.Popen(
+        [sys.executable, "-c", RUN_SLOW_TASKS], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     assert parent.stdout.readline() == b"started\n"
     # Wait until the workers hold tasks (they answer within a second), then kill the parent outright.
     import time

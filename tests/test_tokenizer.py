@@ -83,12 +83,12 @@ def test_details_cover_the_text_and_flag_partial_characters(trained):
     infos = trained.encode_with_details(text, allowed_special="all")
     assert [i.id for i in infos] == trained.encode(text, allowed_special="all")
     assert b"".join(i.bytes for i in infos) == text.encode()
-    rocket = [i for i in infos if text[i.start:i.end] == "🚀"]
+    rocket = [i for i in infos if text[i.start : i.end] == "🚀"]
     assert rocket and all(i.partial for i in rocket) == (len(rocket) > 1)
     special = [i for i in infos if i.special]
-    assert len(special) == 1 and text[special[0].start:special[0].end] == "<|endoftext|>"
+    assert len(special) == 1 and text[special[0].start : special[0].end] == "<|endoftext|>"
     whole = [i for i in infos if not i.partial]
-    assert all(text[i.start:i.end].encode() == i.bytes for i in whole)
+    assert all(text[i.start : i.end].encode() == i.bytes for i in whole)
 
 
 @given(parts=st.lists(st.text(alphabet="ab <|endoftext|>\n 東", max_size=15), max_size=8))

@@ -81,8 +81,16 @@ def token_contexts(
                 for info in tokenizer.encode_with_details(part, disallowed_special=()):
                     if info.id == token_id and len(found) < limit:
                         start, end = offset + info.start, offset + info.end
-                        found.append(TokenContext(document, start, end, text[max(0, start - width) : start],
-                                                  text[start:end], text[end : end + width]))  # fmt: skip
+                        found.append(
+                            TokenContext(
+                                document,
+                                start,
+                                end,
+                                text[max(0, start - width) : start],
+                                text[start:end],
+                                text[end : end + width],
+                            )
+                        )
             offset += len(part)
     return found
 

@@ -254,10 +254,7 @@ def premium_intervals(
 
 
 def tokenizer_premium_intervals(
-    tokenizer: Any,
-    sentences: Mapping[str, Sequence[str]],
-    reference: str,
-    **options: Any,
+    tokenizer: Any, sentences: Mapping[str, Sequence[str]], reference: str, **options: Any
 ) -> dict[str, PremiumInterval]:
     """``premium_intervals`` of ``tokenizer`` on parallel ``sentences`` (label -> list of sentences,
     the same count in every language), with its keywords (resamples, confidence, seed)."""

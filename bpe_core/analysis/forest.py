@@ -112,10 +112,19 @@ class MergeForest:
                 used_in[b].append(rank)
             depth[new] = 1 + max(get(a, 0), get(b, 0))
         return cls(
-            tokenizer=tokenizer, left=left, right=right, made=made, counts=counts,
-            rank_of=dict(zip(made, range(len(made)), strict=True)), used_in=dict(used_in), depth=depth, vocab=vocab,
-            display=display_texts(vocab), byte_ids=_byte_ids(vocab, tokenizer), pairs=pairs,
-        )  # fmt: skip
+            tokenizer=tokenizer,
+            left=left,
+            right=right,
+            made=made,
+            counts=counts,
+            rank_of=dict(zip(made, range(len(made)), strict=True)),
+            used_in=dict(used_in),
+            depth=depth,
+            vocab=vocab,
+            display=display_texts(vocab),
+            byte_ids=_byte_ids(vocab, tokenizer),
+            pairs=pairs,
+        )
 
     def __len__(self) -> int:
         return len(self.made)
@@ -192,8 +201,11 @@ class MergeForest:
         shown, wanted = self.display, text_display(query)
         if where != "any":
             return [rank for rank, i in enumerate(columns[where]) if wanted in shown[i]]
-        return [rank for rank, (a, b, new) in enumerate(zip(self.left, self.right, self.made, strict=True))
-                if wanted in shown[new] or wanted in shown[a] or wanted in shown[b]]  # fmt: skip
+        return [
+            rank
+            for rank, (a, b, new) in enumerate(zip(self.left, self.right, self.made, strict=True))
+            if wanted in shown[new] or wanted in shown[a] or wanted in shown[b]
+        ]
 
     def never_produced(self, used_ids: Collection[int]) -> list[int]:
         """Ranks of the merges whose token is not in ``used_ids`` (e.g. the ids of an encoded text)."""
@@ -247,8 +259,7 @@ def _merge_tables(tokenizer: Tokenizer, vocab: Mapping[int, bytes]) -> tuple[Pai
         specials = set(tokenizer.special_tokens.values())
         token_to_id = {token: i for i, token in vocab.items() if i not in specials}
         pairs = {
-            (token_to_id[a], token_to_id[b]): (rank, token_to_id[a + b])
-            for rank, (a, b) in enumerate(tokenizer.merges)
+            (token_to_id[a], token_to_id[b]): (rank, token_to_id[a + b]) for rank, (a, b) in enumerate(tokenizer.merges)
         }
     if counts is None or len(counts) != n_merges:
         counts = [record.count for record in tokenizer.merge_records]
@@ -335,4 +346,3 @@ def _regex_ids(display: dict[int, str], query: str, timeout: float) -> list[int]
             "search by prefix"
         ) from None
     return found
-

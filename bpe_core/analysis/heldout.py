@@ -59,8 +59,10 @@ class HeldOutSplit:
         """One plain sentence, e.g. ``'12 of 120 lines held out (1,234 of 12,345 characters, 10.0%), seed 0.'``"""
         total = self.train_characters + self.heldout_characters
         share = 100 * self.heldout_characters / total if total else 0.0
-        return (f"{self.heldout_units:,} of {self.units:,} {self.unit}s held out ({self.heldout_characters:,} of "
-                f"{total:,} characters, {share:.1f}%), seed {self.seed}.")  # fmt: skip
+        return (
+            f"{self.heldout_units:,} of {self.units:,} {self.unit}s held out ({self.heldout_characters:,} of "
+            f"{total:,} characters, {share:.1f}%), seed {self.seed}."
+        )
 
 
 def _check(fraction: object, seed: object, by: object) -> None:
@@ -246,8 +248,9 @@ def heldout_measures(tokenizers: Mapping[str, Any], texts: Sequence[str]) -> lis
     for name, tokenizer in tokenizers.items():
         tokens = _count_clean(tokenizer, cleaned)
         per_1000 = None if not characters else 1000 * tokens / characters
-        found.append(HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens),
-                                    per_1000))
+        found.append(
+            HeldOutMeasure(name, characters, size, tokens, ratio(characters, tokens), ratio(size, tokens), per_1000)
+        )
     return found
 
 

@@ -46,12 +46,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bpe_core.analysis import intrinsic
-from bpe_core.analysis.fairness import (
-    clean_text,
-    ratio,
-    token_bytes_of,
-    vocab_size_of,
-)
+from bpe_core.analysis.fairness import clean_text, ratio, token_bytes_of, vocab_size_of
 from bpe_core.analysis.words import class_image, word_metrics
 from bpe_core.corpora.samples import get_sample, sample_ids
 from bpe_core.errors import BpeError
@@ -118,12 +113,7 @@ def _renyi_efficiency(counts: Counter, vocab_size: int | None, alpha: float) -> 
 
 
 def measure(
-    tokenizer: Any,
-    text: str,
-    *,
-    spaced: bool = True,
-    alpha: float = RENYI_ALPHA,
-    vocab_size: int | None = None,
+    tokenizer: Any, text: str, *, spaced: bool = True, alpha: float = RENYI_ALPHA, vocab_size: int | None = None
 ) -> TextMetrics:
     """The metrics of ``text`` under ``tokenizer`` (anything with ``encode_ordinary``).
 

@@ -92,12 +92,19 @@ class ParityComparison:
         """One row per (tokenizer, language): premium with its interval (low, high), tokens, and
         whether the language is the tokenizer's worst; for a chart with error bars or a table."""
         return [
-            {"tokenizer": label, "language": language, "name": self.names.get(language, language),
-             "premium": interval.premium, "low": interval.low, "high": interval.high,
-             "tokens": result.tokens[language], "worst": language == result.worst}
+            {
+                "tokenizer": label,
+                "language": language,
+                "name": self.names.get(language, language),
+                "premium": interval.premium,
+                "low": interval.low,
+                "high": interval.high,
+                "tokens": result.tokens[language],
+                "worst": language == result.worst,
+            }
             for label, result in self.fairness.items()
             for language, interval in result.premiums.items()
-        ]  # fmt: skip
+        ]
 
     def premium_curves(self, steps: int = 20) -> list[dict[str, Any]]:
         """Premium against vocabulary size for every language, from the two trained tokenizers
@@ -198,23 +205,37 @@ def compare_training(
     started = time.perf_counter()
     standard = train(_flatten(texts), vocab_size, progress=_phase(progress, "standard"), name=STANDARD, **options)
     middle = time.perf_counter()
-    parity = train_parity(texts, dev, vocab_size, progress=_phase(progress, "parity"), name=PARITY,
-                          **dict(parity_options or {}), **options)
+    parity = train_parity(
+        texts,
+        dev,
+        vocab_size,
+        progress=_phase(progress, "parity"),
+        name=PARITY,
+        **dict(parity_options or {}),
+        **options,
+    )
     ended = time.perf_counter()
     tokenizers = {STANDARD: standard, PARITY: parity, **dict(others or {})}
     fairness = {}
     for step, (label, tokenizer) in enumerate(tokenizers.items()):
         if progress:
             progress("measure", step, len(tokenizers))
-        fairness[label] = measure_fairness(tokenizer, heldout, reference, resamples=resamples,
-                                           confidence=confidence, seed=seed)
+        fairness[label] = measure_fairness(
+            tokenizer, heldout, reference, resamples=resamples, confidence=confidence, seed=seed
+        )
     if progress:
         progress("measure", len(tokenizers), len(tokenizers))
     before, after = fairness[STANDARD], fairness[PARITY]
     cost = after.tokens[reference] / before.tokens[reference] - 1
     shown = {**language_names(heldout), **dict(names or {})}
     return ParityComparison(
-        standard, parity, reference, shown, fairness, cost, summary(before, after, cost, shown, reference),
+        standard,
+        parity,
+        reference,
+        shown,
+        fairness,
+        cost,
+        summary(before, after, cost, shown, reference),
         {"standard": round(middle - started, 3), "parity": round(ended - middle, 3)},
         {language: list(lines) for language, lines in heldout.items()},
     )

@@ -74,8 +74,17 @@ def picky_removals(tokenizer: Any) -> list[Removal]:
             continue
         row = rows[index] if rows is not None else None
         ios = _number(row, 6, (int, float))
-        found.append(Removal(index, merges - 1, token, tuple(parts), None if ios is None else float(ios),
-                             _number(row, 4, int), token in present))  # fmt: skip
+        found.append(
+            Removal(
+                index,
+                merges - 1,
+                token,
+                tuple(parts),
+                None if ios is None else float(ios),
+                _number(row, 4, int),
+                token in present,
+            )
+        )
     return found
 
 

@@ -44,10 +44,25 @@ KINDS = ("bpe", "superbpe", "picky", "parity")
 DEFAULT_PATTERN = RECIPES["paper"].stage1_pattern
 EXAMPLES = 12
 ROW_FIELDS = (
-    "variant", "sample", "label", "kind", "bytes", "tokens", "tokens_per_byte", "bytes_per_token", "saved_vs_bpe",
-    "fertility", "renyi_efficiency", "renyi_efficiency_observed", "unique_tokens", "avg_token_rank", "zipf_slope",
-    "zipf_mae", "zipf_auc", "superword_share",
-)  # fmt: skip
+    "variant",
+    "sample",
+    "label",
+    "kind",
+    "bytes",
+    "tokens",
+    "tokens_per_byte",
+    "bytes_per_token",
+    "saved_vs_bpe",
+    "fertility",
+    "renyi_efficiency",
+    "renyi_efficiency_observed",
+    "unique_tokens",
+    "avg_token_rank",
+    "zipf_slope",
+    "zipf_mae",
+    "zipf_auc",
+    "superword_share",
+)
 
 
 @dataclass(frozen=True)
@@ -104,8 +119,13 @@ def parse_variants(specs: str | Sequence[str]) -> list[VariantSpec]:
 
 
 def train_variants(
-    texts: Mapping[str, Sequence[str]], vocab_size: int, variants: Sequence[VariantSpec], *,
-    pattern: str | None = DEFAULT_PATTERN, min_frequency: int = 2, tie_break: str = "huggingface",
+    texts: Mapping[str, Sequence[str]],
+    vocab_size: int,
+    variants: Sequence[VariantSpec],
+    *,
+    pattern: str | None = DEFAULT_PATTERN,
+    min_frequency: int = 2,
+    tie_break: str = "huggingface",
     progress: Callable[[str, str, int, int], None] | None = None,
 ) -> dict[str, Tokenizer]:
     """Each variant trained on ``texts`` (language -> documents; parity-aware BPE serves the languages
@@ -124,14 +144,30 @@ def train_variants(
             tokenizer = train(documents, vocab_size, pattern=pattern, progress=report, name=variant.label, **options)
         elif variant.kind == "superbpe":
             value = variant.value if variant.value is not None else 0.9
-            tokenizer = train_superbpe(documents, vocab_size, transition=value, progress=report, name=variant.label,
-                                       **options)  # fmt: skip
+            tokenizer = train_superbpe(
+                documents, vocab_size, transition=value, progress=report, name=variant.label, **options
+            )
         elif variant.kind == "picky":
-            tokenizer = train_picky(documents, vocab_size, threshold=float(variant.value or 0.9), pattern=pattern,
-                                    progress=report, name=variant.label, **options)  # fmt: skip
+            tokenizer = train_picky(
+                documents,
+                vocab_size,
+                threshold=float(variant.value or 0.9),
+                pattern=pattern,
+                progress=report,
+                name=variant.label,
+                **options,
+            )
         else:
-            tokenizer = train_parity(texts, texts, vocab_size, variant="window", pattern=pattern, progress=report,
-                                     name=variant.label, **options)  # fmt: skip
+            tokenizer = train_parity(
+                texts,
+                texts,
+                vocab_size,
+                variant="window",
+                pattern=pattern,
+                progress=report,
+                name=variant.label,
+                **options,
+            )
         trained[variant.label] = tokenizer
     return trained
 
@@ -192,10 +228,15 @@ class VariantComparison:
     def to_latex(self, groups: Sequence[str] = ("natural", "code", "all")) -> str:
         """The summary of ``groups`` as a LaTeX ``tabular`` (booktabs rules: ``\\usepackage{booktabs}``)."""
         renyi = f"R\\'enyi eff. ($\\alpha$={self.alpha:g})"
-        columns = [("tokens/byte", "tokens_per_byte", "{:.3f}"), ("saved", "saved_vs_bpe", "{:+.1%}"),
-                   (renyi, "renyi_efficiency", "{:.3f}"), ("unique", "unique_tokens", "{:,}"),
-                   ("avg rank", "avg_token_rank", "{:.0f}"), ("fertility", "fertility", "{:.2f}"),
-                   ("Zipf slope", "zipf_slope", "{:.2f}")]  # fmt: skip
+        columns = [
+            ("tokens/byte", "tokens_per_byte", "{:.3f}"),
+            ("saved", "saved_vs_bpe", "{:+.1%}"),
+            (renyi, "renyi_efficiency", "{:.3f}"),
+            ("unique", "unique_tokens", "{:,}"),
+            ("avg rank", "avg_token_rank", "{:.0f}"),
+            ("fertility", "fertility", "{:.2f}"),
+            ("Zipf slope", "zipf_slope", "{:.2f}"),
+        ]
         header = " & ".join(["Variant", "Text"] + [title for title, _, _ in columns]) + " \\\\"
         lines = ["\\begin{tabular}{ll" + "r" * len(columns) + "}", "\\toprule", header, "\\midrule"]
         for row in (r for r in self.summary if r["sample"] in groups):
@@ -211,8 +252,18 @@ def _formatted(value: Any, fmt: str) -> str:
     return fmt.format(value)
 
 
-_LATEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{",
-          "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}  # fmt: skip
+_LATEX = {
+    "\\": "\\textbackslash{}",
+    "&": "\\&",
+    "%": "\\%",
+    "$": "\\$",
+    "#": "\\#",
+    "_": "\\_",
+    "{": "\\{",
+    "}": "\\}",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+}
 
 
 def _latex(text: str) -> str:
@@ -231,32 +282,59 @@ def superword_ids(tokenizer: Any) -> dict[int, bytes]:
     if training.get("settings", {}).get("algorithm") != "superbpe":
         return {}
     inherited = training.get("superbpe", {}).get("inherited_merges", 0)
-    return {tokenizer.encode_single_token(left + right): left + right for left, right in tokenizer.merges[inherited:]
-            if word_count(left + right) >= 2}  # fmt: skip
+    return {
+        tokenizer.encode_single_token(left + right): left + right
+        for left, right in tokenizer.merges[inherited:]
+        if word_count(left + right) >= 2
+    }
 
 
-def _row(variant: str, sample: str, label: str, kind: str, counts: Counter, size: int, words: int | None,
-         tokenizer: Any, superwords: dict[int, bytes], alpha: float) -> dict[str, Any]:  # fmt: skip
+def _row(
+    variant: str,
+    sample: str,
+    label: str,
+    kind: str,
+    counts: Counter,
+    size: int,
+    words: int | None,
+    tokenizer: Any,
+    superwords: dict[int, bytes],
+    alpha: float,
+) -> dict[str, Any]:
     tokens = sum(counts.values())
     zipf = intrinsic.zipf_fit(counts)
     vocab_size = metrics.vocab_size_of(tokenizer)
     return {
-        "variant": variant, "sample": sample, "label": label, "kind": kind, "bytes": size, "tokens": tokens,
-        "tokens_per_byte": tokens / size if size else None, "bytes_per_token": size / tokens if tokens else None,
-        "saved_vs_bpe": None, "fertility": tokens / words if words else None,
-        "renyi_efficiency": (intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha)
-                             if tokens and vocab_size else None),
-        "renyi_efficiency_observed": (intrinsic.renyi_efficiency(counts, normalize_by="observed", alpha=alpha)
-                                      if tokens else None),
-        "unique_tokens": len(counts), "avg_token_rank": intrinsic.average_token_rank(counts),
-        "zipf_slope": zipf.slope if zipf else None, "zipf_mae": zipf.power_law_mae if zipf else None,
+        "variant": variant,
+        "sample": sample,
+        "label": label,
+        "kind": kind,
+        "bytes": size,
+        "tokens": tokens,
+        "tokens_per_byte": tokens / size if size else None,
+        "bytes_per_token": size / tokens if tokens else None,
+        "saved_vs_bpe": None,
+        "fertility": tokens / words if words else None,
+        "renyi_efficiency": (
+            intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha) if tokens and vocab_size else None
+        ),
+        "renyi_efficiency_observed": (
+            intrinsic.renyi_efficiency(counts, normalize_by="observed", alpha=alpha) if tokens else None
+        ),
+        "unique_tokens": len(counts),
+        "avg_token_rank": intrinsic.average_token_rank(counts),
+        "zipf_slope": zipf.slope if zipf else None,
+        "zipf_mae": zipf.power_law_mae if zipf else None,
         "zipf_auc": zipf.auc_simpson if zipf else None,
         "superword_share": sum(counts[i] for i in superwords) / tokens if superwords and tokens else None,
-    }  # fmt: skip
+    }
 
 
 def compare_variants(
-    tokenizers: Mapping[str, Any], samples: Sequence[HeldOutSample] | None = None, *, baseline: str | None = "BPE",
+    tokenizers: Mapping[str, Any],
+    samples: Sequence[HeldOutSample] | None = None,
+    *,
+    baseline: str | None = "BPE",
     alpha: float = intrinsic.RENYI_ALPHA,
 ) -> VariantComparison:
     """Each tokenizer (label -> a bpe_core ``Tokenizer`` or anything with ``encode_ordinary``) on each

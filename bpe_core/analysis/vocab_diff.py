@@ -31,8 +31,10 @@ from bpe_core.tokenizer import Tokenizer
 
 #: SentencePiece's word-boundary mark (U+2581 "▁"), which stands for a space.
 METASPACE = "\u2581".encode()
-UNORDERED = ("it is an external tokenizer ({kind}): it has no merge list, and its ids are not the order in "
-             "which tokens were learned, so only its token set is compared")
+UNORDERED = (
+    "it is an external tokenizer ({kind}): it has no merge list, and its ids are not the order in "
+    "which tokens were learned, so only its token set is compared"
+)
 #: ``rank_agreement``'s default: ranks within 10% of the larger one count as close.
 RANK_TOLERANCE = 0.1
 
@@ -95,13 +97,20 @@ def vocabulary(tokenizer: Tokenizer | ExternalTokenizer | Vocabulary) -> Vocabul
     if isinstance(tokenizer, ExternalTokenizer):
         return _external_vocabulary(tokenizer)
     if not isinstance(tokenizer, Tokenizer):
-        raise TypeError(f"a vocabulary diff takes bpe_core Tokenizers, ExternalTokenizers or Vocabularies, not "
-                        f"{type(tokenizer).__name__}: load it with bpe_core.load first")
+        raise TypeError(
+            f"a vocabulary diff takes bpe_core Tokenizers, ExternalTokenizers or Vocabularies, not "
+            f"{type(tokenizer).__name__}: load it with bpe_core.load first"
+        )
     special_ids = set(tokenizer.special_tokens.values())
     ordinary = sorted((i, token) for i, token in tokenizer.vocab.items() if i not in special_ids)
     specials = tuple(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1]))
-    return Vocabulary(tokenizer.name or "tokenizer", tuple(t for _, t in ordinary), tuple(i for i, _ in ordinary),
-                      specials, tuple(tokenizer.merges))  # fmt: skip
+    return Vocabulary(
+        tokenizer.name or "tokenizer",
+        tuple(t for _, t in ordinary),
+        tuple(i for i, _ in ordinary),
+        specials,
+        tuple(tokenizer.merges),
+    )
 
 
 def _external_vocabulary(tokenizer: ExternalTokenizer) -> Vocabulary:
@@ -115,11 +124,20 @@ def _external_vocabulary(tokenizer: ExternalTokenizer) -> Vocabulary:
                 first.setdefault(tokenizer.decode_single_token_bytes(token_id).replace(METASPACE, b" "), token_id)
             except ValueError:  # an id the library does not use (a gap in WordPiece's vocabulary)
                 pass
-    note = (f"{tokenizer.name}'s tokens are the text {tokenizer.kind.split(' (')[0]} writes, with ▁ read as a space; "
-            "a WordPiece continuation keeps its ## mark")  # fmt: skip
+    note = (
+        f"{tokenizer.name}'s tokens are the text {tokenizer.kind.split(' (')[0]} writes, with ▁ read as a space; "
+        "a WordPiece continuation keeps its ## mark"
+    )
     specials = tuple(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1]))
-    return Vocabulary(tokenizer.name or "external", tuple(first), tuple(first.values()), specials, (),
-                      UNORDERED.format(kind=tokenizer.kind), note)  # fmt: skip
+    return Vocabulary(
+        tokenizer.name or "external",
+        tuple(first),
+        tuple(first.values()),
+        specials,
+        (),
+        UNORDERED.format(kind=tokenizer.kind),
+        note,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -141,8 +159,10 @@ class TokenSets:
     @property
     def counts(self) -> dict[str, int]:
         """How many tokens each list holds, by the list's name."""
-        return {name: len(getattr(self, name)) for name in (
-            "only_a", "only_b", "shared", "specials_only_a", "specials_only_b", "specials_shared")}  # fmt: skip
+        return {
+            name: len(getattr(self, name))
+            for name in ("only_a", "only_b", "shared", "specials_only_a", "specials_only_b", "specials_shared")
+        }
 
 
 def token_sets(a: Any, b: Any) -> TokenSets:
@@ -160,8 +180,14 @@ def token_sets(a: Any, b: Any) -> TokenSets:
     tokens = list(map(a.tokens.__getitem__, ranks_a))
     specials_a, specials_b = {text for text, _ in a.specials}, {text for text, _ in b.specials}
     shared = list(zip(tokens, ranks_a, ranks_b, strict=True))
-    return TokenSets(_others(a, ranks_a), _others(b, ranks_b), shared, sorted(specials_a - specials_b),
-                     sorted(specials_b - specials_a), sorted(specials_a & specials_b))  # fmt: skip
+    return TokenSets(
+        _others(a, ranks_a),
+        _others(b, ranks_b),
+        shared,
+        sorted(specials_a - specials_b),
+        sorted(specials_b - specials_a),
+        sorted(specials_a & specials_b),
+    )
 
 
 Item = TypeVar("Item", bound=Hashable)

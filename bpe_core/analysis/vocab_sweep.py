@@ -104,8 +104,7 @@ def _as_tokenizer(tokenizer: Any) -> Tokenizer:
     if hasattr(tokenizer, "_mergeable_ranks"):
         return Tokenizer.from_tiktoken(tokenizer)
     raise TypeError(
-        f"compression_by_vocab_size needs a bpe_core Tokenizer (or a tiktoken Encoding), "
-        f"not {type(tokenizer).__name__}"
+        f"compression_by_vocab_size needs a bpe_core Tokenizer (or a tiktoken Encoding), not {type(tokenizer).__name__}"
     )
 
 

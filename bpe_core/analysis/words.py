@@ -56,8 +56,7 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 # ASCII bytes by class; every byte >= 0x80 left after the multi-byte spaces and punctuation are
 # replaced belongs to some other character (a letter, a digit, a symbol, an emoji...).
 _ASCII_CLASSES = bytes(
-    (0x20 if chr(b).isspace() else 0x21 if is_punctuation(chr(b)) else 0x61) if b < 0x80 else 0x61
-    for b in range(256)
+    (0x20 if chr(b).isspace() else 0x21 if is_punctuation(chr(b)) else 0x61) if b < 0x80 else 0x61 for b in range(256)
 )
 # Bit 0x80 marks the last byte of a token: b"\xe1" is a marked b"a", b"\xa1" a marked b"!".
 _TOKEN_END = 0x80

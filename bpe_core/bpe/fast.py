@@ -249,8 +249,10 @@ def self_encoding_ids(pair_rank: PairRanks, byte_ids: Iterable[int]) -> set[int]
     made_at: dict[int, int] = {}
     proved = set(byte_ids)
     for (left, right), (rank, merged) in pair_rank.items():
-        if left in proved and right in proved and not _crosses(
-            left, right, rank, right_of, left_part, right_part, made_at
+        if (
+            left in proved
+            and right in proved
+            and not _crosses(left, right, rank, right_of, left_part, right_part, made_at)
         ):
             proved.add(merged)
         left_part[merged] = left

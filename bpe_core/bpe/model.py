@@ -181,7 +181,8 @@ class BpeModel:
             missing = sorted(replay.present - ordinary)
             raise BpeError(
                 f"the vocab has {extra[0]!r}, which the events leave removed or never make"
-                if extra else f"the events leave {missing[0]!r} present, and the vocab lacks it"
+                if extra
+                else f"the events leave {missing[0]!r} present, and the vocab lacks it"
             )
         encoder = PickyPieceEncoder(replay, self.token_to_id)
         self.piece_encoder = encoder
@@ -206,8 +207,10 @@ class BpeModel:
         merges (or reads the tables proved when they were written) before returning them."""
         missing = [b for b in range(256) if bytes([b]) not in token_to_id]
         if missing or b"" in token_to_id:
-            raise BpeError(f"the ranks lack the single byte {bytes(missing[:1])!r} or hold an empty token: "
-                           "byte-level ranks hold each of the 256 bytes, and no empty token")  # fmt: skip
+            raise BpeError(
+                f"the ranks lack the single byte {bytes(missing[:1])!r} or hold an empty token: "
+                "byte-level ranks hold each of the 256 bytes, and no empty token"
+            )
         model = cls.__new__(cls)
         model.vocab = vocab
         model.token_to_id = token_to_id
@@ -283,8 +286,9 @@ class BpeModel:
         late_lefts, late_rights, _ = self._tables.late_merges
         return RankStructure(
             merges=self.merges,
-            late_merges=list(zip(map(self.vocab.__getitem__, late_lefts), map(self.vocab.__getitem__, late_rights),
-                                 strict=True)),  # fmt: skip
+            late_merges=list(
+                zip(map(self.vocab.__getitem__, late_lefts), map(self.vocab.__getitem__, late_rights), strict=True)
+            ),
             whole_tokens=list(map(self.vocab.__getitem__, self._tables.whole_tokens)),
         )
 
@@ -363,8 +367,11 @@ class BpeModel:
         """A readable listing in minbpe's style: one line per token (special tokens too, shown as tokens are),
         merges as ``[left][right] -> [token]``."""
         lines = []
-        made_by = {self.token_to_id[left + right]: (left, right) for left, right in self.merges
-                   if left + right in self.token_to_id}  # Picky BPE: the last merge of each present token
+        made_by = {
+            self.token_to_id[left + right]: (left, right)
+            for left, right in self.merges
+            if left + right in self.token_to_id
+        }  # Picky BPE: the last merge of each present token
         special_ids = {i: t for t, i in special_tokens.items()}
         for token_id in sorted(self.vocab):
             token = self.vocab[token_id]

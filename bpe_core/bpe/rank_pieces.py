@@ -96,9 +96,11 @@ class RankPieceEncoder(TiktokenPieceEncoder):
     """
 
     def __init__(
-        self, token_ranks: Mapping[bytes, int], byte_ids: Sequence[int],
+        self,
+        token_ranks: Mapping[bytes, int],
+        byte_ids: Sequence[int],
         parts: Callable[[], tuple[PairRanks, Mapping[tuple[int, int], int]]],
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.token_ranks = token_ranks
         self.byte_ids = list(byte_ids)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None

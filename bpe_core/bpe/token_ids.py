@@ -56,8 +56,7 @@ def checked_id(token_id: object) -> int:
             pass  # numpy's bool and floats land here too: they have no __index__
     hint = " (int(x) if its value is whole)" if isinstance(token_id, float) else ""
     raise TokenIdTypeError(
-        f"unknown token id {token_id!r}: token ids are integers, not {type(token_id).__name__}; "
-        f"pass int ids{hint}"
+        f"unknown token id {token_id!r}: token ids are integers, not {type(token_id).__name__}; pass int ids{hint}"
     )
 
 
@@ -115,7 +114,7 @@ def checked_ids(
             prefix = f"unknown token id {token_id!r}"
             message = str(exc)
             if message.startswith(prefix):
-                message = f"{prefix} at position {position}{message[len(prefix):]}"
+                message = f"{prefix} at position {position}{message[len(prefix) :]}"
             raise type(exc)(message) from None
         out.append(value)
     return out

@@ -97,9 +97,7 @@ def _special_tokens_with_ids(special_tokens: Mapping[str, int], vocab: dict[int,
         if not _is_id(token_id):
             raise BpeError(f"special token {token!r} needs an integer id from 0 to {MAX_TOKEN_ID:,}, got {token_id!r}")
         if token_id in vocab and vocab[token_id] != encoded:
-            raise BpeError(
-                f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}"
-            )
+            raise BpeError(f"special token {token!r} has id {token_id}, but vocab[{token_id}] is {vocab[token_id]!r}")
         if token_id in result.values():
             raise BpeError(f"special token {token!r} reuses id {token_id}")
         vocab[token_id] = encoded

@@ -33,8 +33,10 @@ def pattern_option(value: str | None, *, default: str) -> str | None:
     if value is None:
         return default
     if not value:
-        raise BpeError(f"--pattern is empty: give a preset (gpt2, cl100k, o200k), {NO_PATTERN} for no "
-                         f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})")
+        raise BpeError(
+            f"--pattern is empty: give a preset (gpt2, cl100k, o200k), {NO_PATTERN} for no "
+            f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})"
+        )
     return None if value == NO_PATTERN else value
 
 
@@ -110,8 +112,10 @@ def check_output(path: str, *, folder: bool = False, files: tuple[str, ...] = ()
             f"cannot write {path}: the folder {str(parent)!r} does not exist; create it or choose another -o"
         )
     if folder and target.exists() and not target.is_dir():
-        raise BpeError(f"cannot write {path}: it is a file, and -o here names a folder (count writes its shards "
-                         "and export --format gpt2 its files into one); choose another -o")
+        raise BpeError(
+            f"cannot write {path}: it is a file, and -o here names a folder (count writes its shards "
+            "and export --format gpt2 its files into one); choose another -o"
+        )
     if not folder and target.is_dir():
         raise BpeError(f"cannot write {path}: it is a folder; give a file name with -o, e.g. {path}/tokenizer.json")
     for name in files if folder else ("",):

@@ -46,9 +46,11 @@ if TYPE_CHECKING:
 
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
-INPUTS_HELP = ("files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
-               "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
-               ".gz/.zst compressed text, JSONL and JSON")
+INPUTS_HELP = (
+    "files, folders (every file under them) and glob patterns (quote them: 'data/**/*.jsonl'): text "
+    "files (one document each), .jsonl/.ndjson, .json arrays and .parquet (one document per row), "
+    ".gz/.zst compressed text, JSONL and JSON"
+)
 DEFAULT_PATTERN = "gpt2"
 
 
@@ -71,20 +73,35 @@ def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: b
     parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
     parser.add_argument("--pattern", help=f"gpt2, cl100k, o200k, none, or a custom regex (default {DEFAULT_PATTERN})")
     parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
-    parser.add_argument("--text-field", default="text",
-                        help="the field (JSONL, JSON) or column (Parquet) that holds the text (default: text)")
-    parser.add_argument("--bad-rows", choices=BAD_ROW_CHOICES, default="skip",
-                        help="rows without text (bad JSON or UTF-8, field missing, null or not a string): skip and "
-                        "report them (default), or stop at the first")  # fmt: skip
+    parser.add_argument(
+        "--text-field",
+        default="text",
+        help="the field (JSONL, JSON) or column (Parquet) that holds the text (default: text)",
+    )
+    parser.add_argument(
+        "--bad-rows",
+        choices=BAD_ROW_CHOICES,
+        default="skip",
+        help="rows without text (bad JSON or UTF-8, field missing, null or not a string): skip and "
+        "report them (default), or stop at the first",
+    )
     parser.add_argument("--workers", type=int, help="processes that count (default: automatic)")
-    parser.add_argument("--progress", action="store_true",
-                        help="draw the progress bar even when stderr is not a terminal")  # fmt: skip
-    parser.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS", type=_dask_address,
-                        help="count on Dask: a local cluster (--dask after the inputs, or --dask local), or the "
-                        "scheduler at ADDRESS (tcp://host:8786), whose workers see the same paths (pip install -r "
-                        "requirements-distributed.txt)")  # fmt: skip
-    parser.add_argument("--dask-workers", type=int, metavar="N",
-                        help="the local cluster's processes (default: one per CPU)")  # fmt: skip
+    parser.add_argument(
+        "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
+    )
+    parser.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        type=_dask_address,
+        help="count on Dask: a local cluster (--dask after the inputs, or --dask local), or the "
+        "scheduler at ADDRESS (tcp://host:8786), whose workers see the same paths (pip install -r "
+        "requirements-distributed.txt)",
+    )
+    parser.add_argument(
+        "--dask-workers", type=int, metavar="N", help="the local cluster's processes (default: one per CPU)"
+    )
 
 
 def _dask_address(value: str) -> str:
@@ -92,7 +109,8 @@ def _dask_address(value: str) -> str:
     if value != "local" and not is_scheduler_address(value):
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a scheduler address (tcp://host:8786): for a local cluster put --dask after the "
-            "inputs or write --dask local")
+            "inputs or write --dask local"
+        )
     return value
 
 
@@ -120,14 +138,23 @@ def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], N
     dask = dask_options(args)
     if dask is not None:
         return count_on_dask(
-            args.inputs, pattern=pattern_arg(args), special_tokens=special_tokens_arg(args),
-            text_field=args.text_field, on_bad_row=args.bad_rows, progress=progress, **dask,
-        )  # fmt: skip
+            args.inputs,
+            pattern=pattern_arg(args),
+            special_tokens=special_tokens_arg(args),
+            text_field=args.text_field,
+            on_bad_row=args.bad_rows,
+            progress=progress,
+            **dask,
+        )
     return count_files(
-        args.inputs, pretokenizer=PreTokenizer.build(pattern_arg(args)),
-        special_tokens=special_tokens_arg(args), workers=check_workers(args.workers),
-        progress=progress, text_field=args.text_field, on_bad_row=args.bad_rows,
-    )  # fmt: skip
+        args.inputs,
+        pretokenizer=PreTokenizer.build(pattern_arg(args)),
+        special_tokens=special_tokens_arg(args),
+        workers=check_workers(args.workers),
+        progress=progress,
+        text_field=args.text_field,
+        on_bad_row=args.bad_rows,
+    )
 
 
 def _print_training(tokenizer: Tokenizer, output: str) -> None:
@@ -135,34 +162,49 @@ def _print_training(tokenizer: Tokenizer, output: str) -> None:
     corpus = training["corpus"]
     tokens = training["tokens_after_merge"][-1] if training["tokens_after_merge"] else corpus["bytes"]
     say(f"trained {tokenizer!r}")
-    say(f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
-          f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)")
+    say(
+        f"  corpus: {corpus['documents']:,} document(s), {corpus['characters']:,} characters, {corpus['bytes']:,} "
+        f"bytes, {corpus['pretokens']:,} pre-tokens ({corpus['unique_pretokens']:,} unique)"
+    )
     if corpus.get("bad_rows"):
         say(f"  bad rows skipped: {corpus['bad_rows']:,}")
     say(f"  merges: {training['merges_learned']:,} ({training['stop_reason']}) in {training['seconds']:.2f}s")
     if tokens and corpus["characters"]:
-        say(f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
-              f"{corpus['bytes'] / tokens:.2f} bytes/token")
+        say(
+            f"  training text: {corpus['characters'] / tokens:.2f} characters/token, "
+            f"{corpus['bytes'] / tokens:.2f} bytes/token"
+        )
     say(f"  saved to {output}")
 
 
 def _refuse_reading_options(args: argparse.Namespace) -> None:
     """``train --counts``: the options that say how to read a corpus have nothing to act on (the
     shards are counted already), so a non-default one is refused rather than silently ignored."""
-    given = [option for option, used in (("--text-field", args.text_field != "text"),
-                                         ("--bad-rows", args.bad_rows != "skip"),
-                                         ("--workers", args.workers is not None)) if used]  # fmt: skip
+    given = [
+        option
+        for option, used in (
+            ("--text-field", args.text_field != "text"),
+            ("--bad-rows", args.bad_rows != "skip"),
+            ("--workers", args.workers is not None),
+        )
+        if used
+    ]
     if given:
-        raise BpeError(f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
-                         f"{given[0]} (or give it to `count` when making the shards)")
+        raise BpeError(
+            f"{given[0]} applies to reading a corpus; --counts folders are counted already: drop "
+            f"{given[0]} (or give it to `count` when making the shards)"
+        )
 
 
 def warn_if_no_text(documents: int, characters: int, *, result: str) -> None:
     """A corpus without any text (no document, or only empty ones) gives an empty ``result``: legal,
     but almost surely a mistake (wrong folder, wrong --text-field), so it is said on stderr."""
     if not characters:
-        say(f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
-              "inputs and --text-field", file=sys.stderr)
+        say(
+            f"warning: the corpus has no text: {documents:,} document(s), 0 characters, so {result}; check the "
+            "inputs and --text-field",
+            file=sys.stderr,
+        )
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -171,8 +213,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     if dask is not None and args.counts:
         raise BpeError("--dask counts INPUTS on a cluster; --counts folders are counted already: drop --dask")
     if bool(args.inputs) == bool(args.counts):
-        raise BpeError("give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
-                         if args.inputs else "give INPUTS (files, folders, globs) or --counts DIR to train on")
+        raise BpeError(
+            "give either INPUTS (files, folders, globs) or --counts DIR (count-shard folders), not both"
+            if args.inputs
+            else "give INPUTS (files, folders, globs) or --counts DIR to train on"
+        )
     variant = variants.chosen_variant(args)  # SuperBPE or Picky BPE, else None
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     started = time.perf_counter()  # the recorded seconds include reading or counting, as train_files' do
@@ -191,23 +236,30 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         pattern, specials = pattern_arg(args), special_tokens_arg(args)
     tie_break = variants.default_tie_break(args)
-    settings = TrainingSettings(args.vocab_size, args.min_frequency, pattern, specials, tie_break,
-                                args.name or "trained")  # fmt: skip
+    settings = TrainingSettings(
+        args.vocab_size, args.min_frequency, pattern, specials, tie_break, args.name or "trained"
+    )
     if variant == "superbpe":
         tokenizer = variants.train_superbpe_command(args, bar)
     else:
         if not args.counts:
             word_counts = count_inputs(args, bar)  # after the settings were checked: a bad one costs no counting
-        tokenizer = (variants.train_picky_command(args, word_counts, settings, bar, started) if variant == "picky"
-                     else merge_counts(word_counts, settings, progress=bar, started=started))  # fmt: skip
+        tokenizer = (
+            variants.train_picky_command(args, word_counts, settings, bar, started)
+            if variant == "picky"
+            else merge_counts(word_counts, settings, progress=bar, started=started)
+        )
     bar.close()
     tokenizer.name = args.name or default_name(args.inputs or args.counts, tokenizer.vocab_size)
     write_output(args.output, tokenizer.to_json())
     training: dict[str, Any] = tokenizer.training  # as training wrote it just now
     corpus = training["corpus"]
     report_bad_rows(corpus.get("bad_rows", 0), training.get("bad_row_examples", []))
-    warn_if_no_text(corpus["documents"], corpus["characters"],
-                    result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)")  # fmt: skip
+    warn_if_no_text(
+        corpus["documents"],
+        corpus["characters"],
+        result=f"the tokenizer has no merges ({tokenizer.vocab_size:,} tokens)",
+    )
     _print_training(tokenizer, args.output)
     variants.print_variant(tokenizer)
     return 0
@@ -232,8 +284,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     check_shard_folder(args.output)  # before counting, so a bad -o costs no counting time
     if args.rows_per_shard < 1:
         raise BpeError(f"--rows-per-shard must be at least 1 (e.g. {ROWS_PER_SHARD:,}), not {args.rows_per_shard}")
-    settings = shard_settings(pattern=pattern_arg(args),
-                              special_tokens=special_tokens_arg(args))  # fmt: skip
+    settings = shard_settings(pattern=pattern_arg(args), special_tokens=special_tokens_arg(args))
     bar = ProgressBar(force=args.progress, count_unit="bytes")
     word_counts = count_inputs(args, bar)
     bar.close()
@@ -241,11 +292,15 @@ def cmd_count(args: argparse.Namespace) -> int:
     report_bad_rows(word_counts.stats.bad_rows, word_counts.stats.bad_row_examples)
     stats = word_counts.stats
     warn_if_no_text(stats.documents, stats.characters, result="the count-shard folder holds no pre-tokens")
-    say(f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
-          f"({manifest['unique_pretokens']:,} unique)")
-    say(f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
-          f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
-          "tokenizer.json")
+    say(
+        f"counted {stats.documents:,} document(s), {stats.characters:,} characters, {stats.pretokens:,} pre-tokens "
+        f"({manifest['unique_pretokens']:,} unique)"
+    )
+    say(
+        f"  wrote {len(manifest['shards'])} shard(s) and {args.output}/manifest.json (pattern "
+        f"{settings['pattern']!r}); train with: python -m bpe_core train --counts {args.output} --vocab-size N -o "
+        "tokenizer.json"
+    )
     return 0
 
 
@@ -253,17 +308,28 @@ def add_train_parser(sub: Subparsers) -> argparse.ArgumentParser:
     """Register ``train`` on ``main.build_parser``'s subparsers ``sub``; returns its parser."""
     p = sub.add_parser("train", help="train a tokenizer on corpus files, folders and globs, or on count shards")
     add_reading_arguments(p, inputs_required=False)
-    p.add_argument("--counts", nargs="+", metavar="DIR",
-                   help="train on count-shard folders (made by the count command) instead of INPUTS; their pattern "
-                   "and special tokens are used, and counts are added in the order given")  # fmt: skip
+    p.add_argument(
+        "--counts",
+        nargs="+",
+        metavar="DIR",
+        help="train on count-shard folders (made by the count command) instead of INPUTS; their pattern "
+        "and special tokens are used, and counts are added in the order given",
+    )
     p.add_argument("--vocab-size", type=int, required=True, help="total ids: 256 bytes + special tokens + merges")
-    p.add_argument("--min-frequency", type=int, default=2,
-                   help="stop when the best pair occurs fewer times (default 2)")  # fmt: skip
-    p.add_argument("--tie-break", choices=TIE_BREAKS,
-                   help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items())
-                   + " (default: lexicographic; huggingface for SuperBPE, as its reference)")  # fmt: skip
-    p.add_argument("--name", help="the tokenizer's name (default: what it is, its corpus and the vocabulary it "
-                   "reached, e.g. shakespeare-8000)")  # fmt: skip
+    p.add_argument(
+        "--min-frequency", type=int, default=2, help="stop when the best pair occurs fewer times (default 2)"
+    )
+    p.add_argument(
+        "--tie-break",
+        choices=TIE_BREAKS,
+        help="; ".join(f"{k}: {v}" for k, v in TIE_RULES.items())
+        + " (default: lexicographic; huggingface for SuperBPE, as its reference)",
+    )
+    p.add_argument(
+        "--name",
+        help="the tokenizer's name (default: what it is, its corpus and the vocabulary it "
+        "reached, e.g. shakespeare-8000)",
+    )
     p.add_argument("--output", "-o", required=True, help="where to write the tokenizer (bpe_core JSON)")
     variants.add_variant_arguments(p)
     p.set_defaults(func=cmd_train)
@@ -274,10 +340,15 @@ def add_count_parser(sub: Subparsers) -> argparse.ArgumentParser:
     """Register ``count`` on ``main.build_parser``'s subparsers ``sub``; returns its parser."""
     p = sub.add_parser("count", help="count pre-tokens of corpus files into a count-shard folder (Parquet)")
     add_reading_arguments(p)
-    p.add_argument("--output", "-o", required=True, help="the count-shard folder to write (new, empty, or one to "
-                   "replace)")  # fmt: skip
-    p.add_argument("--rows-per-shard", type=int, default=ROWS_PER_SHARD,
-                   help=f"pre-tokens per Parquet file (default {ROWS_PER_SHARD:,})")  # fmt: skip
+    p.add_argument(
+        "--output", "-o", required=True, help="the count-shard folder to write (new, empty, or one to replace)"
+    )
+    p.add_argument(
+        "--rows-per-shard",
+        type=int,
+        default=ROWS_PER_SHARD,
+        help=f"pre-tokens per Parquet file (default {ROWS_PER_SHARD:,})",
+    )
     p.set_defaults(func=cmd_count)
     return p
 

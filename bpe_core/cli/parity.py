@@ -46,8 +46,10 @@ def split_sentences(
     if count < 2:
         raise BpeError("each file needs at least 2 sentences (better 100 or more), so that some can be held out")
     held = max(1, round(count * share))
-    return ({k: list(v[: count - held]) for k, v in sentences.items()},
-            {k: list(v[count - held :]) for k, v in sentences.items()})  # fmt: skip
+    return (
+        {k: list(v[: count - held]) for k, v in sentences.items()},
+        {k: list(v[count - held :]) for k, v in sentences.items()},
+    )
 
 
 def premium_table(result: ParityComparison) -> str:
@@ -96,18 +98,33 @@ def cmd_parity(args: argparse.Namespace) -> int:
     reference = args.reference or (REFERENCE_ID if REFERENCE_ID in train else next(iter(train)))
     others = {spec: catalogue.resolve(spec) for spec in args.tokenizer or []}
     merges = max(args.vocab_size - 256, 0)
-    options = {"variant": args.variant, "global_merges": round(merges * args.global_share),
-               "window": args.window, "alpha": args.alpha, "convention": args.convention}  # fmt: skip
+    options = {
+        "variant": args.variant,
+        "global_merges": round(merges * args.global_share),
+        "window": args.window,
+        "alpha": args.alpha,
+        "convention": args.convention,
+    }
     if args.ratio:
         options["ratio"] = parse_ratio(args.ratio, train)
-    result = compare_training(train, heldout, args.vocab_size, reference=reference, others=others,
-                              parity_options=options, pattern=pattern, min_frequency=args.min_frequency,
-                              tie_break=args.tie_break)  # fmt: skip
+    result = compare_training(
+        train,
+        heldout,
+        args.vocab_size,
+        reference=reference,
+        others=others,
+        parity_options=options,
+        pattern=pattern,
+        min_frequency=args.min_frequency,
+        tie_break=args.tie_break,
+    )
     say(result.sentence)
     for label in (STANDARD, PARITY):
         fairness = result.fairness[label]
-        say(f"{label}: worst {fairness.max_premium:.2f}x ({result.names.get(fairness.worst, fairness.worst)}), "
-              f"Gini {fairness.gini:.3f}")  # fmt: skip
+        say(
+            f"{label}: worst {fairness.max_premium:.2f}x ({result.names.get(fairness.worst, fairness.worst)}), "
+            f"Gini {fairness.gini:.3f}"
+        )
     for line in premium_table(result).splitlines():
         say(line)
     _save(args.save_standard, result.standard)
@@ -117,29 +134,48 @@ def cmd_parity(args: argparse.Namespace) -> int:
 
 def add_parity_parser(sub: Subparsers, tokenizer_help: str) -> None:
     """Register ``parity`` on the subparsers ``sub`` of ``main.build_parser``."""
-    p = sub.add_parser("parity", help="standard against parity-aware BPE on parallel text, measured on held-out lines",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)  # fmt: skip
-    p.add_argument("files", nargs="*", help="parallel UTF-8 files, one per language, one sentence per line, the same "
-                   "line count (named by file name; the last quarter held out). Default: the built-in parallel text")
+    p = sub.add_parser(
+        "parity",
+        help="standard against parity-aware BPE on parallel text, measured on held-out lines",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        help="parallel UTF-8 files, one per language, one sentence per line, the same "
+        "line count (named by file name; the last quarter held out). Default: the built-in parallel text",
+    )
     p.add_argument("--vocab-size", type=int, default=4000, help="the same for both trainings")
-    p.add_argument("--pattern", default=DEFAULT_PATTERN,
-                   help="gpt2, cl100k, o200k, none (no pre-tokenization), or a custom regex")
+    p.add_argument(
+        "--pattern", default=DEFAULT_PATTERN, help="gpt2, cl100k, o200k, none (no pre-tokenization), or a custom regex"
+    )
     p.add_argument("--variant", choices=["base", "window"], default="window", help="parity-aware variant")
     p.add_argument("--global-share", type=float, default=0.8, help="share of merges by global frequency (hybrid)")
     p.add_argument("--window", type=int, default=100, help="moving window: parity merges looked back on")
     p.add_argument("--alpha", type=float, default=3.0, help="moving window: a language's share limit")
     p.add_argument("--min-frequency", type=int, default=2)
-    p.add_argument("--ratio", metavar="RATES",
-                   help="decide the worst-compressed language by target compression rates instead of the "
-                   "development text: LANG=RATE for every language (e.g. eng=1,hin=2.6), 'bytes' (rates "
-                   "proportional to each language's bytes of training text: equal token counts on parallel "
-                   "text) or 'equal'. Rates are in bytes per token (the pre-tokenizer's units), so equal rates "
-                   "do not mean equal token counts: Hindi needs about 2.6 times English's bytes per sentence")
-    p.add_argument("--convention", choices=CONVENTIONS, default="huggingface",
-                   help="where Hugging Face's ParityBpeTrainer and the paper's code differ (exhausted "
-                   "languages, the window's bookkeeping), follow this one")
-    p.add_argument("--tie-break", choices=TIE_BREAKS, default="lexicographic",
-                   help="huggingface: BpeTrainer's rule for standard BPE, ParityBpeTrainer's for parity-aware")
+    p.add_argument(
+        "--ratio",
+        metavar="RATES",
+        help="decide the worst-compressed language by target compression rates instead of the "
+        "development text: LANG=RATE for every language (e.g. eng=1,hin=2.6), 'bytes' (rates "
+        "proportional to each language's bytes of training text: equal token counts on parallel "
+        "text) or 'equal'. Rates are in bytes per token (the pre-tokenizer's units), so equal rates "
+        "do not mean equal token counts: Hindi needs about 2.6 times English's bytes per sentence",
+    )
+    p.add_argument(
+        "--convention",
+        choices=CONVENTIONS,
+        default="huggingface",
+        help="where Hugging Face's ParityBpeTrainer and the paper's code differ (exhausted "
+        "languages, the window's bookkeeping), follow this one",
+    )
+    p.add_argument(
+        "--tie-break",
+        choices=TIE_BREAKS,
+        default="lexicographic",
+        help="huggingface: BpeTrainer's rule for standard BPE, ParityBpeTrainer's for parity-aware",
+    )
     p.add_argument("--reference", help="the language premiums are relative to (default: eng, else the first)")
     p.add_argument("--tokenizer", "-t", action="append", help=tokenizer_help + " measured beside them (repeat)")
     p.add_argument("--save-standard", help="write the standard tokenizer here (bpe_core JSON)")

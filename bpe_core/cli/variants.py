@@ -55,9 +55,13 @@ PICKY_HELP = (
 def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
     """``train``'s options for SuperBPE and Picky BPE."""
     parser.add_argument("--superbpe-transition", type=_transition, metavar="T", help=SUPERBPE_HELP)
-    parser.add_argument("--superbpe-recipe", choices=list(RECIPES), default="paper",
-                        help="paper: the paper's tokenizers' pre-tokenization (default); 2025-11: the repository's "
-                        "later one (o200k-like stage 1, numbers and symbol runs split in stage 2)")  # fmt: skip
+    parser.add_argument(
+        "--superbpe-recipe",
+        choices=list(RECIPES),
+        default="paper",
+        help="paper: the paper's tokenizers' pre-tokenization (default); 2025-11: the repository's "
+        "later one (o200k-like stage 1, numbers and symbol runs split in stage 2)",
+    )
     parser.add_argument("--picky-threshold", type=float, metavar="T", help=PICKY_HELP)
 
 
@@ -75,8 +79,11 @@ def chosen_variant(args: argparse.Namespace) -> str | None:
     if superbpe and picky:
         raise BpeError("--superbpe-transition and --picky-threshold train different variants: give one")
     if superbpe:
-        for option, given in (("--pattern", args.pattern is not None), ("--counts", bool(args.counts)),
-                              ("--dask", args.dask is not None)):  # fmt: skip
+        for option, given in (
+            ("--pattern", args.pattern is not None),
+            ("--counts", bool(args.counts)),
+            ("--dask", args.dask is not None),
+        ):
             if given:
                 raise BpeError(f"SuperBPE reads INPUTS twice with its recipe's own patterns: drop {option}")
     return "superbpe" if superbpe else "picky" if picky else None
@@ -91,11 +98,19 @@ def default_tie_break(args: argparse.Namespace) -> TieBreak:
 
 def train_superbpe_command(args: argparse.Namespace, bar: ProgressBar) -> Tokenizer:
     return train_superbpe_files(
-        args.inputs, args.vocab_size, transition=args.superbpe_transition, recipe=args.superbpe_recipe,
-        min_frequency=args.min_frequency, special_tokens=args.special_token or (), tie_break=default_tie_break(args),
-        progress=bar, name=args.name or "superbpe", workers=check_workers(args.workers), text_field=args.text_field,
+        args.inputs,
+        args.vocab_size,
+        transition=args.superbpe_transition,
+        recipe=args.superbpe_recipe,
+        min_frequency=args.min_frequency,
+        special_tokens=args.special_token or (),
+        tie_break=default_tie_break(args),
+        progress=bar,
+        name=args.name or "superbpe",
+        workers=check_workers(args.workers),
+        text_field=args.text_field,
         on_bad_row=args.bad_rows,
-    )  # fmt: skip
+    )
 
 
 def train_picky_command(
@@ -109,12 +124,16 @@ def print_variant(tokenizer: Tokenizer) -> None:
     """The variant's own line after ``train``'s summary."""
     superbpe = tokenizer.training.get("superbpe")
     if isinstance(superbpe, dict):
-        print(f"  SuperBPE: {superbpe['inherited_merges']:,} merges inherited from stage 1, {superbpe['new_merges']:,} "
-              f"in stage 2 ({superbpe['forbidden_pairs']:,} pairs refused by the 4-word and ': ' rules)")
+        print(
+            f"  SuperBPE: {superbpe['inherited_merges']:,} merges inherited from stage 1, {superbpe['new_merges']:,} "
+            f"in stage 2 ({superbpe['forbidden_pairs']:,} pairs refused by the 4-word and ': ' rules)"
+        )
     picky = tokenizer.training.get("picky")
     if isinstance(picky, dict):
-        print(f"  Picky BPE: {picky['removals']:,} removals, {picky['restores']:,} restores (threshold "
-              f"{picky['threshold']})")
+        print(
+            f"  Picky BPE: {picky['removals']:,} removals, {picky['restores']:,} restores (threshold "
+            f"{picky['threshold']})"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -144,21 +163,33 @@ def _lab_corpus(files: list[str]) -> tuple[dict[str, list[str]], list[HeldOutSam
 
 
 SUMMARY_COLUMNS = [
-    ("variant", "variant", "{}"), ("text", "sample", "{}"), ("tokens/byte", "tokens_per_byte", "{:.3f}"),
-    ("saved vs BPE", "saved_vs_bpe", "{:+.1%}"), ("renyi eff.", "renyi_efficiency", "{:.3f}"),
-    ("unique", "unique_tokens", "{:,}"), ("avg rank", "avg_token_rank", "{:.0f}"), ("fertility", "fertility", "{:.2f}"),
-    ("zipf slope", "zipf_slope", "{:.2f}"), ("superwords", "superword_share", "{:.1%}"),
-]  # fmt: skip
+    ("variant", "variant", "{}"),
+    ("text", "sample", "{}"),
+    ("tokens/byte", "tokens_per_byte", "{:.3f}"),
+    ("saved vs BPE", "saved_vs_bpe", "{:+.1%}"),
+    ("renyi eff.", "renyi_efficiency", "{:.3f}"),
+    ("unique", "unique_tokens", "{:,}"),
+    ("avg rank", "avg_token_rank", "{:.0f}"),
+    ("fertility", "fertility", "{:.2f}"),
+    ("zipf slope", "zipf_slope", "{:.2f}"),
+    ("superwords", "superword_share", "{:.1%}"),
+]
 
 
 def summary_table(comparison: VariantComparison) -> str:
     """The summary as an aligned text table ("-" where a value does not apply)."""
     header = [title for title, _, _ in SUMMARY_COLUMNS]
-    body = [["-" if row[key] is None else fmt.format(row[key]) for _, key, fmt in SUMMARY_COLUMNS]
-            for row in comparison.summary]  # fmt: skip
+    body = [
+        ["-" if row[key] is None else fmt.format(row[key]) for _, key, fmt in SUMMARY_COLUMNS]
+        for row in comparison.summary
+    ]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in
-                               enumerate(zip(line, widths, strict=True))) for line in [header, *body])  # fmt: skip
+    return "\n".join(
+        "  ".join(
+            cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+        )
+        for line in [header, *body]
+    )
 
 
 def _examples(comparison: VariantComparison) -> list[str]:
@@ -179,16 +210,20 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if args.save_dir and not Path(args.save_dir).is_dir():
         raise BpeError(f"--save-dir {args.save_dir!r} is not a folder: create it first")
     if args.files and any(v.kind == "parity" for v in variants):
-        raise BpeError("parity-aware BPE needs parallel text (the same sentences in each language): run lab without "
-                       "files for the built-in parallel text, or use the parity command with your parallel files")
+        raise BpeError(
+            "parity-aware BPE needs parallel text (the same sentences in each language): run lab without "
+            "files for the built-in parallel text, or use the parity command with your parallel files"
+        )
     texts, samples = _lab_corpus(args.files)
     started = time.perf_counter()
     pattern = pattern_option(args.pattern, default="none") if args.pattern is not None else DEFAULT_PATTERN
     tokenizers = train_variants(texts, args.vocab_size, variants, pattern=pattern, min_frequency=args.min_frequency)
     comparison = compare_variants(tokenizers, samples, baseline="BPE")
-    print(f"{len(tokenizers)} variants at vocab size {args.vocab_size:,}, trained on "
-          f"{sum(map(len, texts.values())):,} documents in {time.perf_counter() - started:.1f}s; measured on "
-          f"{len(samples)} held-out texts")  # fmt: skip
+    print(
+        f"{len(tokenizers)} variants at vocab size {args.vocab_size:,}, trained on "
+        f"{sum(map(len, texts.values())):,} documents in {time.perf_counter() - started:.1f}s; measured on "
+        f"{len(samples)} held-out texts"
+    )
     print(summary_table(comparison))
     for line in _examples(comparison):
         print(line)
@@ -211,18 +246,31 @@ def _write(args: argparse.Namespace, comparison: VariantComparison, tokenizers: 
 
 def add_lab_parser(sub: Any) -> None:
     """Register ``lab`` on the subparsers ``sub`` of ``main.build_parser``."""
-    p = sub.add_parser("lab", help="train BPE, SuperBPE, Picky BPE and parity-aware BPE on one corpus and compare "
-                       "them on held-out text per language and programming language",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)  # fmt: skip
-    p.add_argument("files", nargs="*", help="UTF-8 training files (a tenth of each file's lines held out). Default: "
-                   "the built-in parallel text (lines 1-90 of 21 languages; lines 91-120 held out)")
-    p.add_argument("--variants", default="bpe,superbpe:0.8,picky:0.9,parity",
-                   help="2 to 6 of: bpe, superbpe:T (T a share of the vocabulary or a number of merges; SuperBPE, "
-                   "Liu et al. 2025), picky:T (IoS threshold; Picky BPE, Chizhov et al. 2024), parity (parity-aware "
-                   "BPE, Foroutan et al. 2025)")  # fmt: skip
+    p = sub.add_parser(
+        "lab",
+        help="train BPE, SuperBPE, Picky BPE and parity-aware BPE on one corpus and compare "
+        "them on held-out text per language and programming language",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        help="UTF-8 training files (a tenth of each file's lines held out). Default: "
+        "the built-in parallel text (lines 1-90 of 21 languages; lines 91-120 held out)",
+    )
+    p.add_argument(
+        "--variants",
+        default="bpe,superbpe:0.8,picky:0.9,parity",
+        help="2 to 6 of: bpe, superbpe:T (T a share of the vocabulary or a number of merges; SuperBPE, "
+        "Liu et al. 2025), picky:T (IoS threshold; Picky BPE, Chizhov et al. 2024), parity (parity-aware "
+        "BPE, Foroutan et al. 2025)",
+    )
     p.add_argument("--vocab-size", type=int, default=2000, help="the same for every variant")
-    p.add_argument("--pattern", help="pre-tokenization of every variant but SuperBPE: gpt2, cl100k, o200k, none or a "
-                   "regex (default: SuperBPE's stage-1 pattern, so that BPE is SuperBPE's baseline)")
+    p.add_argument(
+        "--pattern",
+        help="pre-tokenization of every variant but SuperBPE: gpt2, cl100k, o200k, none or a "
+        "regex (default: SuperBPE's stage-1 pattern, so that BPE is SuperBPE's baseline)",
+    )
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--csv", help="write every row (variant x held-out text) as CSV here")
     p.add_argument("--latex", help="write the summary (natural, code, all) as a LaTeX table here")

@@ -65,22 +65,27 @@ def file_format(path: str | os.PathLike[str]) -> FileFormat:
         stem, extension = os.path.splitext(stem)
     kind = KINDS.get(extension, "text")
     if kind == "parquet" and compression:
-        raise BpeError(f"{os.fspath(path)}: a compressed Parquet file cannot be streamed; Parquet compresses "
-                         "its own pages, so write it uncompressed on the outside (e.g. compression='zstd' inside)")
+        raise BpeError(
+            f"{os.fspath(path)}: a compressed Parquet file cannot be streamed; Parquet compresses "
+            "its own pages, so write it uncompressed on the outside (e.g. compression='zstd' inside)"
+        )
     return FileFormat(kind, compression)
 
 
 def check_bad_row_choice(on_bad_row: str) -> str:
     if on_bad_row not in BAD_ROW_CHOICES:
-        raise BpeError(f"on_bad_row must be 'skip' (skip bad rows and report them) or 'stop' (stop at the "
-                         f"first one), not {on_bad_row!r}")
+        raise BpeError(
+            f"on_bad_row must be 'skip' (skip bad rows and report them) or 'stop' (stop at the "
+            f"first one), not {on_bad_row!r}"
+        )
     return on_bad_row
 
 
 def check_text_field(text_field: str) -> str:
     if not isinstance(text_field, str) or not text_field:
-        raise BpeError(f"text_field must be the name of the field or column holding the text (e.g. 'text'), "
-                         f"not {text_field!r}")
+        raise BpeError(
+            f"text_field must be the name of the field or column holding the text (e.g. 'text'), not {text_field!r}"
+        )
     return text_field
 
 
@@ -127,8 +132,10 @@ def expand_inputs(inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[st
             hits = sorted(glob.glob(name, recursive=True))
             matched = [f for hit in hits for f in ([hit] if os.path.isfile(hit) else _folder_files(hit))]
             if not matched:
-                raise BpeError(f"the pattern {name!r} matches no file; check it (quote it in the shell so that "
-                                 "bpe_core expands it, e.g. 'data/**/*.jsonl')")
+                raise BpeError(
+                    f"the pattern {name!r} matches no file; check it (quote it in the shell so that "
+                    "bpe_core expands it, e.g. 'data/**/*.jsonl')"
+                )
         elif os.path.lexists(name):  # a FIFO, a device, a socket, a dangling link: say what it is
             require_regular(name, what="a file, folder or glob pattern")
             matched = [name]
@@ -169,8 +176,10 @@ class BadRows:
 
 
 def stop_message(file: str, row: int, reason: str) -> str:
-    return (f"{file} row {row}: {reason}; fix or remove that row, or skip bad rows and have them reported "
-            "(on_bad_row='skip', --bad-rows skip)")
+    return (
+        f"{file} row {row}: {reason}; fix or remove that row, or skip bad rows and have them reported "
+        "(on_bad_row='skip', --bad-rows skip)"
+    )
 
 
 def row_text(value: object, text_field: str) -> tuple[str | None, str]:
@@ -220,9 +229,14 @@ class DocumentReader:
     of the files (``total_bytes``). Parquet files' columns are checked before anything is read."""
 
     def __init__(
-        self, files: Sequence[str], *, text_field: str = "text", on_bad_row: str = "skip",
-        progress: Callable[[int, int], None] | None = None, block_bytes: int | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        files: Sequence[str],
+        *,
+        text_field: str = "text",
+        on_bad_row: str = "skip",
+        progress: Callable[[int, int], None] | None = None,
+        block_bytes: int | None = None,
+    ) -> None:
         self.files = list(files)
         self.text_field = check_text_field(text_field)
         self.on_bad_row = check_bad_row_choice(on_bad_row)
@@ -279,8 +293,10 @@ class DocumentReader:
             self.bad_rows.add(path, row, reason)
             first_bad = first_bad or f"row {row}: {reason}"
         if first_bad and not good:  # every row bad: most likely the text is in another field
-            raise BpeError(f"{path} has no row with text in {self.text_field!r} (first bad {first_bad}); name the "
-                             "field that holds the text with text_field= (--text-field)")
+            raise BpeError(
+                f"{path} has no row with text in {self.text_field!r} (first bad {first_bad}); name the "
+                "field that holds the text with text_field= (--text-field)"
+            )
 
     def _row_texts(self, path: str, form: FileFormat, tell: Progress) -> Iterator[tuple[int, str | None, str]]:
         """``(row, text or None, why not)`` for each row of a JSONL, JSON or Parquet file."""

@@ -96,8 +96,10 @@ class ByteStream:
         except (OSError, EOFError, zlib.error, ValueError) as exc:  # pyarrow's errors are OSError/ValueError
             if self.stream is self.raw:
                 raise BpeError(f"cannot read {self.path}: {getattr(exc, 'strerror', None) or exc}") from None
-            raise BpeError(f"{self.path} cannot be decompressed (at byte {self.position():,}): {exc}; "
-                             "the file is damaged or not what its name says") from None
+            raise BpeError(
+                f"{self.path} cannot be decompressed (at byte {self.position():,}): {exc}; "
+                "the file is damaged or not what its name says"
+            ) from None
 
     def position(self) -> int:
         return self.raw.tell()
@@ -213,8 +215,10 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
             if not stripped:  # blank so far
                 continue
             if stripped[:1] != b"[":
-                raise BpeError(f"{source} is not a JSON array (it starts with {stripped[:20]!r}): a .json corpus "
-                                 "file holds an array of objects or strings; use .jsonl for one object per line")
+                raise BpeError(
+                    f"{source} is not a JSON array (it starts with {stripped[:20]!r}): a .json corpus "
+                    "file holds an array of objects or strings; use .jsonl for one object per line"
+                )
             buffer = bytearray(stripped[1:])
             opened, start, pos = True, 0, 0
         while not closed:
@@ -250,13 +254,17 @@ def json_array_elements(blocks: Iterable[bytes], *, source: str) -> Iterator[tup
                 start = pos
                 closed = mark == b"]"
         if closed and _BLANK.fullmatch(buffer, pos) is None:
-            raise BpeError(f"{source} holds more after the array's closing ]: a .json corpus file holds one array "
-                             "(several arrays or objects: write them as .jsonl, one per line)")
+            raise BpeError(
+                f"{source} holds more after the array's closing ]: a .json corpus file holds one array "
+                "(several arrays or objects: write them as .jsonl, one per line)"
+            )
         if closed:
             start = pos = len(buffer)
     if opened and not closed:
-        raise BpeError(f"{source} ends before the JSON array's closing ]: the file is truncated or damaged; copy "
-                         "or export it again")
+        raise BpeError(
+            f"{source} ends before the JSON array's closing ]: the file is truncated or damaged; copy "
+            "or export it again"
+        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -274,12 +282,16 @@ def open_parquet(path: str, text_field: str) -> pyarrow.parquet.ParquetFile:
     schema = handle.schema_arrow
     if text_field not in schema.names:
         columns = ", ".join(schema.names[:12]) or "none"
-        raise BpeError(f"{path} has no column {text_field!r} (its columns: {columns}); name the text column with "
-                         "text_field= (--text-field)")
+        raise BpeError(
+            f"{path} has no column {text_field!r} (its columns: {columns}); name the text column with "
+            "text_field= (--text-field)"
+        )
     kind = schema.field(text_field).type
     if not is_text_type(kind, binary=True):
-        raise BpeError(f"{path}: column {text_field!r} holds {kind}, not text; name the text column with "
-                         "text_field= (--text-field)")
+        raise BpeError(
+            f"{path}: column {text_field!r} holds {kind}, not text; name the text column with "
+            "text_field= (--text-field)"
+        )
     return handle
 
 
@@ -303,8 +315,9 @@ def parquet_rows(path: str, text_field: str, progress: Progress | None) -> Itera
     file_size, total, done, row = os.path.getsize(path), max(sum(sizes), 1), 0, 0
     try:
         for group, size in enumerate(sizes):
-            batches = handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, row_groups=[group], columns=[text_field],
-                                          use_threads=False)  # fmt: skip
+            batches = handle.iter_batches(
+                batch_size=PARQUET_BATCH_ROWS, row_groups=[group], columns=[text_field], use_threads=False
+            )
             try:
                 for batch in batches:
                     for value in _values(batch.column(0)):

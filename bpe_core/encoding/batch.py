@@ -136,6 +136,5 @@ def encode_parts(
 def assemble(layouts: list[list[int]], part_ids: list[list[int]]) -> list[list[int]]:
     """Each text's ids from its layout (see ``plan``)."""
     return [
-        list(chain.from_iterable(part_ids[~item] if item < 0 else (item,) for item in layout))
-        for layout in layouts
+        list(chain.from_iterable(part_ids[~item] if item < 0 else (item,) for item in layout)) for layout in layouts
     ]

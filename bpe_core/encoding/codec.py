@@ -25,11 +25,7 @@ from bpe_core.encoding.dropout import encode_with_dropout
 from bpe_core.encoding.engines import Engines, encode_text, surrogate_safe
 from bpe_core.encoding.streaming import encode_stream
 from bpe_core.encoding.tiktoken_surface import check_num_threads
-from bpe_core.pretokenization.pretokenizer import (
-    PreTokenizer,
-    replace_surrogates,
-    safe_cut_regex,
-)
+from bpe_core.pretokenization.pretokenizer import PreTokenizer, replace_surrogates, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import (
     SpecialTokens,
     allowed_and_disallowed,
@@ -98,7 +94,10 @@ class Codec:
     def _encode_text(self, encode: Callable[[str], list[int]], text: str, num_threads: float) -> list[int]:
         """``encode(text)``, shared out over threads when long and on tiktoken's whole-text engine."""
         return encode_text(
-            encode, text, pretokenizer=self._pretokenizer, threads=batch.thread_count(num_threads),
+            encode,
+            text,
+            pretokenizer=self._pretokenizer,
+            threads=batch.thread_count(num_threads),
             whole_text=self._engines.is_whole_text(encode),
         )
 
@@ -147,9 +146,13 @@ class Codec:
             raise TypeError(f"text must be str, not {type(text).__name__}")
         if dropout or seed is not None:
             return encode_with_dropout(
-                self, text, dropout=dropout, seed=seed, allowed_special=allowed_special,
+                self,
+                text,
+                dropout=dropout,
+                seed=seed,
+                allowed_special=allowed_special,
                 disallowed_special=disallowed_special,
-            )  # fmt: skip
+            )
         check_num_threads(num_threads)
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)
@@ -198,8 +201,14 @@ class Codec:
         return self._encode_batch(text, allowed, disallowed, workers, engine=engine, num_threads=num_threads)
 
     def _encode_batch(
-        self, texts: Iterable[str], allowed: set[str], disallowed: set[str], workers: int | None, *,
-        engine: str | None, num_threads: float | None,
+        self,
+        texts: Iterable[str],
+        allowed: set[str],
+        disallowed: set[str],
+        workers: int | None,
+        *,
+        engine: str | None,
+        num_threads: float | None,
     ) -> list[list[int]]:
         parts, layouts = batch.plan(
             texts,
@@ -211,7 +220,10 @@ class Codec:
         engine = tiktoken_engine.check_engine(engine)
         encode = self._engines.ordinary(engine, sum(map(len, parts)))
         part_ids = batch.encode_parts(
-            parts, encode_ordinary=partial(surrogate_safe, encode), workers=workers, rebuild=_engine_encoder_of,
+            parts,
+            encode_ordinary=partial(surrogate_safe, encode),
+            workers=workers,
+            rebuild=_engine_encoder_of,
             state=(type(self), self._parts(), engine),
             threads=batch.thread_count(num_threads) if self._engines.is_whole_text(encode) else 1,
         )
@@ -228,17 +240,17 @@ class Codec:
         and never joining its input (see ``bpe_core.encoding.streaming``)."""
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         return encode_stream(
-            texts, pretokenizer=self._pretokenizer, special_regex=self._allowed_regex(allowed),
-            special_tokens=self._special_tokens, disallowed=disallowed,
-            encode_piece=self._engines.piece_function(0), encode_ordinary=self.encode_ordinary,
-        )  # fmt: skip
+            texts,
+            pretokenizer=self._pretokenizer,
+            special_regex=self._allowed_regex(allowed),
+            special_tokens=self._special_tokens,
+            disallowed=disallowed,
+            encode_piece=self._engines.piece_function(0),
+            encode_ordinary=self.encode_ordinary,
+        )
 
     def encode_with_details(
-        self,
-        text: str,
-        *,
-        allowed_special: SpecialTokens = frozenset(),
-        disallowed_special: SpecialTokens = "all",
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
     ) -> list[TokenInfo]:
         """Encode ``text`` and describe every token: id, bytes, character span, partial-character flag."""
         if not isinstance(text, str):
@@ -250,8 +262,11 @@ class Codec:
         allowed, disallowed = self._allowed_and_disallowed(allowed_special, disallowed_special)
         check_disallowed(text, disallowed)
         return token_details(
-            self._segments(text, allowed), pretokenizer=self._pretokenizer, special_tokens=self._special_tokens,
-            vocab=self._vocab, encode_piece=self._engines.piece_function(len(text)),  # bpe_core splits: spans
+            self._segments(text, allowed),
+            pretokenizer=self._pretokenizer,
+            special_tokens=self._special_tokens,
+            vocab=self._vocab,
+            encode_piece=self._engines.piece_function(len(text)),  # bpe_core splits: spans
         )
 
     def _encode_with_last_piece(

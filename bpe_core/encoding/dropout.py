@@ -199,7 +199,11 @@ def encode_with_dropout(
 
 
 def _dropout_encoder(
-    tokenizer: Any, text: object, dropout: object, seed: object, allowed_special: SpecialTokens,
+    tokenizer: Any,
+    text: object,
+    dropout: object,
+    seed: object,
+    allowed_special: SpecialTokens,
     disallowed_special: SpecialTokens,
 ) -> tuple[Callable[[str], list[int]], Any]:
     """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
@@ -250,7 +254,9 @@ def dropout_details(
     except UnicodeEncodeError:
         text = replace_surrogates(text)
     return token_details(
-        split_on_special_tokens(text, specials_found), pretokenizer=tokenizer.pretokenizer,
-        special_tokens=tokenizer.special_tokens, vocab=tokenizer.vocab,
+        split_on_special_tokens(text, specials_found),
+        pretokenizer=tokenizer.pretokenizer,
+        special_tokens=tokenizer.special_tokens,
+        vocab=tokenizer.vocab,
         encode_piece=lambda piece: tuple(encode_piece(piece)),
-    )  # fmt: skip
+    )

@@ -20,11 +20,7 @@ from bpe_core.encoding import batch, tiktoken_engine
 from bpe_core.encoding.encoder import NativePieces, TextEncoder
 from bpe_core.encoding.tiktoken_engine import EngineFacts, NativeEngine
 from bpe_core.errors import BpeError
-from bpe_core.pretokenization.pretokenizer import (
-    PreTokenizer,
-    replace_surrogates,
-    safe_cut_regex,
-)
+from bpe_core.pretokenization.pretokenizer import PreTokenizer, replace_surrogates, safe_cut_regex
 from bpe_core.pretokenization.stages import StagedPreTokenizer
 
 Encode = Callable[[str], list[int]]
@@ -38,7 +34,11 @@ class Engines:
     engine can never encode for this tokenizer (None: it may, where ``tiktoken_engine`` proves it exact)."""
 
     def __init__(
-        self, python: TextEncoder, facts: Callable[[], EngineFacts], *, vocabulary_size: int,
+        self,
+        python: TextEncoder,
+        facts: Callable[[], EngineFacts],
+        *,
+        vocabulary_size: int,
         rule_obstacle: str | None = None,
     ) -> None:
         self.python = python
@@ -72,8 +72,10 @@ class Engines:
         (None: ``tiktoken_engine.check_engine``'s default); it raises UnicodeEncodeError on lone surrogates."""
         engine = tiktoken_engine.check_engine(engine)
         if self.rule_obstacle and engine not in ("auto", "python"):
-            raise BpeError(f"engine={engine!r} cannot encode with this tokenizer: {self.rule_obstacle}. Use "
-                           "engine='auto' or engine='python'")  # fmt: skip
+            raise BpeError(
+                f"engine={engine!r} cannot encode with this tokenizer: {self.rule_obstacle}. Use "
+                "engine='auto' or engine='python'"
+            )
         if self.rule_obstacle:
             engine = "python"
         elif engine == "auto":
@@ -118,9 +120,11 @@ def encode_text(
     (``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
     if whole_text and len(text) >= batch.THREADED_TEXT_MIN_CHARS:
         ids = batch.encode_in_threads(
-            text, encode_ordinary=partial(surrogate_safe, encode),
-            cut_regex=safe_cut_regex(pretokenizer.source), threads=threads,
-        )  # fmt: skip
+            text,
+            encode_ordinary=partial(surrogate_safe, encode),
+            cut_regex=safe_cut_regex(pretokenizer.source),
+            threads=threads,
+        )
         if ids is not None:
             return ids
     return surrogate_safe(encode, text)

@@ -110,7 +110,8 @@ def _event_fields(vocab: dict[int, bytes], events: list[tuple[str, bytes, tuple[
             removed.append(_token_entry(next_id, token))
             next_id += 1
     rows = [
-        [kind, ids[parts[0]], ids[parts[1]], ids[token]] if kind == "merge"
+        [kind, ids[parts[0]], ids[parts[1]], ids[token]]
+        if kind == "merge"
         else [kind, ids[token], [ids[part] for part in parts]]
         for kind, token, parts in events
     ]
@@ -206,21 +207,27 @@ def _read_events(data: dict, vocab: dict[int, bytes]) -> list[tuple[str, bytes, 
     events = []
     for step, row in enumerate(rows):
         where = f"event {step}"
-        _require(isinstance(row, list) and len(row) in (3, 4) and row[0] in ("merge", "remove"),
-                 f"{where} must be ['merge', left, right, new] or ['remove', token, [parts]], got {_preview(row)}")
+        _require(
+            isinstance(row, list) and len(row) in (3, 4) and row[0] in ("merge", "remove"),
+            f"{where} must be ['merge', left, right, new] or ['remove', token, [parts]], got {_preview(row)}",
+        )
         if row[0] == "merge":
             _require(len(row) == 4, f"{where}: a merge is ['merge', left id, right id, new id]")
             part_ids, token_id = row[1:3], row[3]
         else:
-            _require(len(row) == 3 and isinstance(row[2], list),
-                     f"{where}: a removal is ['remove', token id, [part ids]]")  # fmt: skip
+            _require(
+                len(row) == 3 and isinstance(row[2], list), f"{where}: a removal is ['remove', token id, [part ids]]"
+            )
             part_ids, token_id = row[2], row[1]
         for value in [token_id, *part_ids]:
-            _require(_is_int(value) and value in tokens,
-                     f"{where}: id {_preview(value)} is neither in 'vocab' nor in 'removed_tokens'")  # fmt: skip
+            _require(
+                _is_int(value) and value in tokens,
+                f"{where}: id {_preview(value)} is neither in 'vocab' nor in 'removed_tokens'",
+            )
         parts = tuple(tokens[i] for i in part_ids)
-        _require(b"".join(parts) == tokens[token_id],
-                 f"{where}: the parts {list(part_ids)} do not make token {token_id}")  # fmt: skip
+        _require(
+            b"".join(parts) == tokens[token_id], f"{where}: the parts {list(part_ids)} do not make token {token_id}"
+        )
         events.append((row[0], tokens[token_id], parts))
     return events
 
@@ -263,8 +270,7 @@ def _read_merges(records: Any, vocab: dict[int, bytes]) -> tuple[list[tuple[byte
         _require(count is None or _is_count(count), f"{where}: count must be null or an integer from 0 below 2**63")
         _require(
             vocab[new_id] == vocab[left] + vocab[right],
-            f"{where}: token {new_id} is {vocab[new_id]!r}, but {left} + {right} make "
-            f"{vocab[left] + vocab[right]!r}",
+            f"{where}: token {new_id} is {vocab[new_id]!r}, but {left} + {right} make {vocab[left] + vocab[right]!r}",
         )
         merges.append((vocab[left], vocab[right]))
         counts.append(count)
@@ -278,11 +284,12 @@ _TRAINING_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "merges_learned": (_is_count, "a non-negative integer"),
     "seconds": (lambda v: (_is_int(v) or isinstance(v, float)) and 0 <= v < math.inf, "a non-negative number"),
     "tokens_after_merge": (lambda v: isinstance(v, list) and all(map(_is_count, v)), "a list of non-negative integers"),
-    "settings": (lambda v: isinstance(v, dict) and all(_is_plain(i, 1) for i in v.values()),
-                 "an object of strings, numbers, true/false/null or lists of them"),
-    "corpus": (lambda v: isinstance(v, dict) and all(map(_is_count, v.values())),
-               "an object of non-negative integers"),
-}  # fmt: skip
+    "settings": (
+        lambda v: isinstance(v, dict) and all(_is_plain(i, 1) for i in v.values()),
+        "an object of strings, numbers, true/false/null or lists of them",
+    ),
+    "corpus": (lambda v: isinstance(v, dict) and all(map(_is_count, v.values())), "an object of non-negative integers"),
+}
 
 
 def _is_plain(value: Any, depth: int) -> bool:

@@ -36,9 +36,7 @@ def loads_any(raw: bytes, *, source: str = "<upload>", pattern: str | None = "gp
     try:
         ranks = parse_tiktoken_ranks(text, what=source)
     except ValueError as exc:
-        raise BpeError(
-            f"{source} is neither a bpe_core/Hugging Face JSON file nor a .tiktoken file ({exc})"
-        ) from None
+        raise BpeError(f"{source} is neither a bpe_core/Hugging Face JSON file nor a .tiktoken file ({exc})") from None
     if not ranks:
         raise BpeError(f"{source} is empty: not a tokenizer file")
     return Tokenizer.from_ranks(ranks, pattern=pattern, name=stem)

@@ -92,8 +92,9 @@ def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> 
     except OSError as exc:
         raise BpeError(f"cannot create the folder {directory}: {exc.strerror or exc}") from None
     try:
-        write_files_atomic({str(vocab_path): json.dumps(encoder, ensure_ascii=False),
-                            str(merges_path): "\n".join(lines) + "\n"})  # fmt: skip
+        write_files_atomic(
+            {str(vocab_path): json.dumps(encoder, ensure_ascii=False), str(merges_path): "\n".join(lines) + "\n"}
+        )
     except BaseException:
         if created:
             try:

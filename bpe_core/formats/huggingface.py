@@ -164,8 +164,10 @@ def _check_expressible(tokenizer: Tokenizer, source: str) -> None:
         from_oniguruma(oniguruma_pattern(source))
     except ValueError as exc:
         reason = str(exc).split("; it is not imported")[0]  # the message is written for importing
-        raise BpeError(f"cannot write {tokenizer.name!r} as tokenizer.json: {reason}, so HF tokenizers would split "
-                       "text differently; save it with Tokenizer.save (bpe_core's JSON)") from None
+        raise BpeError(
+            f"cannot write {tokenizer.name!r} as tokenizer.json: {reason}, so HF tokenizers would split "
+            "text differently; save it with Tokenizer.save (bpe_core's JSON)"
+        ) from None
 
 
 def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
@@ -227,7 +229,7 @@ def _split_stage(node: dict, number: int) -> Split:
         raise BpeError(
             f'{where}: the pattern must be {{"Regex": ...}} or {{"String": ...}}, got {pattern!r}; {_REFUSED}'
         )
-    (kind, source), = pattern.items()
+    ((kind, source),) = pattern.items()
     behavior = node.get("behavior")
     if behavior not in _BEHAVIORS:
         raise BpeError(f"{where}: the behavior {behavior!r} is not one of {', '.join(_BEHAVIORS)}")

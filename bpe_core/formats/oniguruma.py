@@ -29,9 +29,7 @@ from bpe_core.errors import BpeError
 _CATEGORIES = frozenset(
     "L Lu Ll Lt Lm Lo M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp C Cc Cf Co".split()
 )
-_SCRIPTS = frozenset(
-    "Han Hiragana Katakana Hangul Latin Greek Cyrillic Arabic Hebrew Thai Devanagari Common".split()
-)
+_SCRIPTS = frozenset("Han Hiragana Katakana Hangul Latin Greek Cyrillic Arabic Hebrew Thai Devanagari Common".split())
 #: Escapes that mean the same thing in both engines, outside and inside classes.
 _SAME_ESCAPES = frozenset("sSdDnrtfva")
 _CONTROL = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "a": "\a"}
@@ -154,7 +152,8 @@ class _Translator:
             if any(pair in self.letters for pair in _MULTI_FOLDS):
                 raise self.refuse(
                     f"the letters {self.letters[-2:]!r} under (?i) (Oniguruma also matches them to one "
-                    "ligature or sharp s)", start
+                    "ligature or sharp s)",
+                    start,
                 )
             self.emit(_case_class(char), atom=True)
             return
@@ -199,7 +198,7 @@ class _Translator:
         self.position = found.end()
         code = int(found.group(1), 16)
         if code > 0x10FFFF or 0xD800 <= code < 0xE000:
-            raise self.refuse(f"the escape {source[start:self.position]!r}, which is no character", start)
+            raise self.refuse(f"the escape {source[start : self.position]!r}, which is no character", start)
         return chr(code)
 
     def property(self, kind: str, start: int) -> str:
@@ -211,8 +210,11 @@ class _Translator:
             raise self.refuse(f"\\{kind}{{...}} under (?i)", start)
         name = found.group(2)
         if name not in _CATEGORIES and name not in _SCRIPTS:
-            raise self.refuse(f"the property \\{kind}{{{name}}} (supported: general categories and "
-                              f"the scripts {', '.join(sorted(_SCRIPTS))})", start)
+            raise self.refuse(
+                f"the property \\{kind}{{{name}}} (supported: general categories and "
+                f"the scripts {', '.join(sorted(_SCRIPTS))})",
+                start,
+            )
         negated = (kind == "P") != bool(found.group(1))
         return f"\\{'P' if negated else 'p'}{{{name}}}"
 
@@ -309,8 +311,10 @@ class _Translator:
         """One class member or range, written for ``regex``."""
         first, first_char = self.class_atom()
         source = self.source
-        if first_char is not None and source.startswith("-", self.position) and not source.startswith(
-            "-]", self.position
+        if (
+            first_char is not None
+            and source.startswith("-", self.position)
+            and not source.startswith("-]", self.position)
         ):
             self.position += 1
             last, last_char = self.class_atom()
@@ -353,9 +357,7 @@ class _Translator:
             return text
         span = range(ord(first), ord(last) + 1)
         letters = [chr(c) for c in span if chr(c).isalpha()]
-        if any(not letter.isascii() for letter in letters) or (
-            letters and any(not chr(c).isalpha() for c in span)
-        ):
+        if any(not letter.isascii() for letter in letters) or (letters and any(not chr(c).isalpha() for c in span)):
             raise self.refuse("a class range under (?i) that is not within a-z or A-Z", self.position)
         return text + "".join(_case_class(letter)[1:-1] for letter in letters)
 

@@ -32,8 +32,11 @@ def can_match_empty(pattern: regex.Pattern[str], *, timeout: float) -> bool:
             return regex.compile(rewritten, pattern.flags).fullmatch("", timeout=timeout) is not None
         except regex.error:
             pass
-    return any(pattern.match(text, start, timeout=timeout) is not None and pattern.match(text, start).end() == start
-               for text in _PROBES for start in range(len(text) + 1))  # fmt: skip
+    return any(
+        pattern.match(text, start, timeout=timeout) is not None and pattern.match(text, start).end() == start
+        for text in _PROBES
+        for start in range(len(text) + 1)
+    )
 
 
 def without_assertions(source: str) -> str | None:

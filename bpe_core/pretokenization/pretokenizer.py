@@ -103,6 +103,7 @@ def cut_at_safe_cuts(text: str, cut_regex: regex.Pattern[str] | None, size: int)
     parts.append(text[start:])
     return parts
 
+
 #: The base of a custom pattern's time budget: seconds any one operation (a training run, an encode
 #: call) may spend in it, to which each million characters of input adds ``custom_patterns.SECONDS_PER_MB``.
 REGEX_TIMEOUT_SECONDS = 5.0
@@ -181,9 +182,7 @@ def _gpt2_fast() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
             and ascii_part("L") == "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
             and ascii_part("N") == "0123456789"
         )
-        _gpt2_fast_patterns.append(
-            (re.compile(_GPT2_SEGMENTS_SOURCE), re.compile(_GPT2_ASCII_SOURCE)) if ok else None
-        )
+        _gpt2_fast_patterns.append((re.compile(_GPT2_SEGMENTS_SOURCE), re.compile(_GPT2_ASCII_SOURCE)) if ok else None)
     return _gpt2_fast_patterns[0]
 
 
@@ -210,8 +209,7 @@ def resolve_pattern(pattern: str | None) -> str | None:
         return None
     if not isinstance(pattern, str):
         raise TypeError(
-            f"pattern must be a preset name {sorted(PRESETS)}, a regex string or None, "
-            f"not {type(pattern).__name__}"
+            f"pattern must be a preset name {sorted(PRESETS)}, a regex string or None, not {type(pattern).__name__}"
         )
     return PRESETS.get(pattern, pattern)
 
@@ -375,7 +373,11 @@ def stream_pieces(
     """
     if pretokenizer.source is not None and not pretokenizer.is_preset:
         yield from stream_custom(
-            chunks, pretokenizer.compiled, special_regex, guard=guard, check=check,
+            chunks,
+            pretokenizer.compiled,
+            special_regex,
+            guard=guard,
+            check=check,
             budget=budget if budget is not None else pretokenizer.budget(),
         )
         return

@@ -48,8 +48,7 @@ def validate_special_tokens(special_tokens: Sequence[str] | Iterable[str]) -> tu
     ``vocabulary.special_token_bytes``); return them as a tuple in order."""
     if isinstance(special_tokens, str):
         raise TypeError(
-            "special_tokens must be a list of strings, not one string: "
-            f"write special_tokens=[{special_tokens!r}]"
+            f"special_tokens must be a list of strings, not one string: write special_tokens=[{special_tokens!r}]"
         )
     result: list[str] = []
     for token in special_tokens:

@@ -115,8 +115,13 @@ class Pipeline:
             "stages": [
                 {"type": "prefix_space"}
                 if isinstance(stage, PrefixSpace)
-                else {"type": "split", "pattern": stage.pattern, "literal": stage.literal,
-                      "behavior": stage.behavior, "invert": stage.invert}
+                else {
+                    "type": "split",
+                    "pattern": stage.pattern,
+                    "literal": stage.literal,
+                    "behavior": stage.behavior,
+                    "invert": stage.invert,
+                }
                 for stage in self.stages
             ],
         }
@@ -321,12 +326,7 @@ class StagedPreTokenizer:
         return pieces
 
     def token_infos(
-        self,
-        text: str,
-        encode_piece: Callable[[str], Sequence[int]],
-        vocab: Mapping[int, bytes],
-        *,
-        offset: int = 0,
+        self, text: str, encode_piece: Callable[[str], Sequence[int]], vocab: Mapping[int, bytes], *, offset: int = 0
     ) -> list[TokenInfo]:
         """``TokenInfo`` of every token of ``text`` (no special tokens in it), spans in ``text``
         shifted by ``offset``."""

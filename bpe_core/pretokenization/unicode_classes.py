@@ -42,9 +42,7 @@ UNICODE_VERSION = "16.0"
 #: Sorted by letter, so that generating the table is deterministic.
 CLASSES = {"K": "M", "L": "Ll", "M": "Lm", "N": "N", "O": "Lo", "S": "White_Space", "T": "Lt", "U": "Lu"}
 #: The classes the presets use, each as the letters it is made of.
-NAMES = {
-    "L": "LMOTU", "Lu": "U", "Ll": "L", "Lt": "T", "Lm": "M", "Lo": "O", "M": "K", "N": "N", "White_Space": "S",
-}
+NAMES = {"L": "LMOTU", "Lu": "U", "Ll": "L", "Lt": "T", "Lm": "M", "Lo": "O", "M": "K", "N": "N", "White_Space": "S"}
 #: How `regex` and tiktoken spell each class in a pattern (and its complement).
 SPELLING = {name: (r"\s", r"\S") if name == "White_Space" else (rf"\p{{{name}}}", rf"\P{{{name}}}") for name in NAMES}
 #: Code points newly made letters in a Unicode version, to name the version a tiktoken follows.
@@ -261,8 +259,11 @@ def spelled_out(source: str, names: Collection[str]) -> str:
 
 def _class_names(source: str) -> set[str]:
     """The classes (keys of ``NAMES``) ``source`` names; ValueError for one the table lacks."""
-    used = {token.group(1) or "White_Space" for token in _CLASS_TOKEN.finditer(source)
-            if token.group(1) or token.group() in (r"\s", r"\S")}
+    used = {
+        token.group(1) or "White_Space"
+        for token in _CLASS_TOKEN.finditer(source)
+        if token.group(1) or token.group() in (r"\s", r"\S")
+    }
     unknown = used - set(NAMES)
     if unknown:
         raise BpeError(f"no pinned Unicode class {sorted(unknown)[0]!r} (pinned: {sorted(NAMES)})")
@@ -285,7 +286,8 @@ def _translation(names: frozenset[str]) -> dict[int, int] | None:
 
     def classes(code: int) -> frozenset[str]:
         return frozenset(
-            name for name in NAMES
+            name
+            for name in NAMES
             if (at := bisect.bisect_right(starts[name], code) - 1) >= 0 and code <= ranges(name)[at][1]
         )
 
@@ -470,8 +472,9 @@ def write_table(path: Path = Path(__file__)) -> None:
     table = generate_table()
     lines = "\n".join(f'    "{table[i : i + 96]}"' for i in range(0, len(table), 96))
     replacements = {
-        r"^# BEGIN GENERATED TABLE\n.*?^# END GENERATED TABLE$":
-            f"# BEGIN GENERATED TABLE\nTABLE = (\n{lines}\n)\n# END GENERATED TABLE",
+        r"^# BEGIN GENERATED TABLE\n.*?^# END GENERATED TABLE$": (
+            f"# BEGIN GENERATED TABLE\nTABLE = (\n{lines}\n)\n# END GENERATED TABLE"
+        ),
         r'^TIKTOKEN_VERSION = "[^"\n]*"$': f'TIKTOKEN_VERSION = "{tiktoken.__version__}"',
         r'^UNICODE_VERSION = "[^"\n]*"$': f'UNICODE_VERSION = "{tiktoken_unicode_version()}"',
     }
@@ -490,7 +493,9 @@ def _literally(text: str) -> Callable[[re.Match[str]], str]:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m bpe_core.pretokenization.unicode_classes --write   "
-                 "(regenerates TABLE from the installed tiktoken)")
+        sys.exit(
+            "usage: python -m bpe_core.pretokenization.unicode_classes --write   "
+            "(regenerates TABLE from the installed tiktoken)"
+        )
     write_table()
     print(f"wrote {__file__}")

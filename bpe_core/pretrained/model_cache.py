@@ -50,11 +50,28 @@ def tables_to_bytes(tables: ModelTables, source_sha256: bytes) -> bytes:
     what follows, then the source's SHA-256, counts, id columns and the tokens' bytes."""
     tokens = list(tables.token_to_id)
     blob = b"".join(tokens)
-    columns = [array("q", tables.token_to_id.values()), array("q", map(len, tokens)), *tables.merges,
-               *tables.late_merges, tables.whole_tokens, tables.self_encoding, tables.whole_pieces]  # fmt: skip
-    numbers = array("q", [_RULES.index(tables.rule), len(tokens), len(blob), len(tables.merges[0]),
-                          len(tables.late_merges[0]), len(tables.whole_tokens), len(tables.self_encoding),
-                          len(tables.whole_pieces)])  # fmt: skip
+    columns = [
+        array("q", tables.token_to_id.values()),
+        array("q", map(len, tokens)),
+        *tables.merges,
+        *tables.late_merges,
+        tables.whole_tokens,
+        tables.self_encoding,
+        tables.whole_pieces,
+    ]
+    numbers = array(
+        "q",
+        [
+            _RULES.index(tables.rule),
+            len(tokens),
+            len(blob),
+            len(tables.merges[0]),
+            len(tables.late_merges[0]),
+            len(tables.whole_tokens),
+            len(tables.self_encoding),
+            len(tables.whole_pieces),
+        ],
+    )
     for column in columns:
         numbers.extend(column)
     if sys.byteorder != "little":
@@ -157,4 +174,3 @@ def ranks_tables(folder: Path | None, digest: bytes, ranks: dict[bytes, int]) ->
         except (OSError, ValueError):
             pass  # a read-only or full disk: the next process proves them again
     return tables
-

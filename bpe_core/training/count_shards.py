@@ -87,8 +87,12 @@ def shard_settings(*, pattern: str | None = "gpt2", special_tokens: Sequence[str
     from bpe_core import __version__
 
     source = resolve_pattern(pattern)
-    return {"pattern": preset_name(source) or source, "special_tokens": list(special_tokens),
-            "normalization": "none", "bpe_core_version": __version__}  # fmt: skip
+    return {
+        "pattern": preset_name(source) or source,
+        "special_tokens": list(special_tokens),
+        "normalization": "none",
+        "bpe_core_version": __version__,
+    }
 
 
 def _corpus_record(stats: CorpusStats) -> dict:
@@ -114,8 +118,10 @@ def check_shard_folder(directory: str | os.PathLike) -> None:
             _read_manifest(directory)  # a manifest.json of something else is not ours to replace
         return
     shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
-    raise BpeError(f"cannot write count shards to {directory}: it holds other files ({shown}); give a new or "
-                     "empty folder, or a count-shard folder to replace")
+    raise BpeError(
+        f"cannot write count shards to {directory}: it holds other files ({shown}); give a new or "
+        "empty folder, or a count-shard folder to replace"
+    )
 
 
 def _unique_rows(counts: Counter) -> tuple[list[str], list[int]]:
@@ -147,19 +153,23 @@ def write_count_shards(
     _pyarrow()  # pyarrow missing: say so before anything else
     directory = os.fspath(directory)
     if not isinstance(rows_per_shard, int) or isinstance(rows_per_shard, bool) or rows_per_shard < 1:
-        raise BpeError(f"rows_per_shard must be a positive whole number (e.g. {ROWS_PER_SHARD:,}), "
-                         f"not {rows_per_shard!r}")
+        raise BpeError(
+            f"rows_per_shard must be a positive whole number (e.g. {ROWS_PER_SHARD:,}), not {rows_per_shard!r}"
+        )
     settings = _checked_settings(settings, directory)
     keys, values = _unique_rows(word_counts.counts)
     if values and (min(values) < 1 or max(values) > MAX_COUNT):
-        raise BpeError(f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to "
-                         f"{max(values)}")
+        raise BpeError(
+            f"pre-token counts must be between 1 and 2^63-1 to be written, got {min(values)} to {max(values)}"
+        )
     check_shard_folder(directory)
     try:
         return _write_shard_files(directory, keys, values, settings, _corpus_record(word_counts.stats), rows_per_shard)
     except OSError as exc:  # a read-only, full or forbidden place: one line, never a bare errno text
-        raise BpeError(f"cannot write the count shards to the folder {directory} ({exc.strerror or exc}): choose "
-                         "a folder you can write to (-o)") from None
+        raise BpeError(
+            f"cannot write the count shards to the folder {directory} ({exc.strerror or exc}): choose "
+            "a folder you can write to (-o)"
+        ) from None
 
 
 def _write_shard_files(
@@ -174,11 +184,22 @@ def _write_shard_files(
     shards = []
     for number, start in enumerate(starts):
         name = SHARD_NAME.format(number)
-        meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "settings": settings, "corpus": corpus,
-                "run": run, "shard": number, "shards": len(starts)}  # fmt: skip
-        schema = pyarrow.schema([pyarrow.field("pretoken", pyarrow.string(), nullable=False),
-                                 pyarrow.field("count", pyarrow.int64(), nullable=False)],
-                                metadata={METADATA_KEY: json.dumps(meta).encode()})  # fmt: skip
+        meta = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "settings": settings,
+            "corpus": corpus,
+            "run": run,
+            "shard": number,
+            "shards": len(starts),
+        }
+        schema = pyarrow.schema(
+            [
+                pyarrow.field("pretoken", pyarrow.string(), nullable=False),
+                pyarrow.field("count", pyarrow.int64(), nullable=False),
+            ],
+            metadata={METADATA_KEY: json.dumps(meta).encode()},
+        )
         rows = slice(start, start + rows_per_shard)
         table = pyarrow.table([keys[rows], values[rows]], schema=schema)
         temporary = os.path.join(directory, f".{name}.{run}.tmp")
@@ -192,8 +213,16 @@ def _write_shard_files(
     for stale in os.listdir(directory):
         if _SHARD_FILE.match(stale) and stale not in written:
             remove_quietly(os.path.join(directory, stale))
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "settings": settings, "corpus": corpus,
-                "shards": shards, "run": run, "unique_pretokens": len(keys), "total_count": sum(values)}  # fmt: skip
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "settings": settings,
+        "corpus": corpus,
+        "shards": shards,
+        "run": run,
+        "unique_pretokens": len(keys),
+        "total_count": sum(values),
+    }
     write_atomic(os.path.join(directory, MANIFEST), json.dumps(manifest, ensure_ascii=False, indent=1))
     return manifest
 
@@ -213,8 +242,10 @@ def _checked_settings(settings: object, where: str) -> dict:
     if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
         raise BpeError(f"{where}: settings.special_tokens must be a list of non-empty strings, not {specials!r}")
     if normalization != "none":
-        raise BpeError(f"{where}: counted with normalization {normalization!r}, which this bpe_core does not "
-                         "apply when it trains; count again without normalization ('none')")
+        raise BpeError(
+            f"{where}: counted with normalization {normalization!r}, which this bpe_core does not "
+            "apply when it trains; count again without normalization ('none')"
+        )
     source = resolve_pattern(pattern)
     return {**settings, "pattern": preset_name(source) or source, "special_tokens": list(specials)}
 
@@ -224,18 +255,22 @@ def _read_manifest(directory: str) -> dict:
     if not os.path.isdir(directory):
         raise BpeError(f"{directory} is not a folder of count shards (made by python -m bpe_core count)")
     if not os.path.lexists(path):
-        raise BpeError(f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
-                         "bpe_core count), or its writing did not finish; count again") from None
+        raise BpeError(
+            f"{directory} has no {MANIFEST}: it is not a count-shard folder (made by python -m "
+            "bpe_core count), or its writing did not finish; count again"
+        ) from None
     try:
         manifest = json_value(read_limited(path, limit=TOKENIZER_FILE_LIMIT, what=f"a {MANIFEST}"))
     except ValueError as exc:
         raise BpeError(f"{path} cannot be read: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise BpeError(f"{path} is not a count-shard manifest (its \"format\" is not {FORMAT!r})")
+        raise BpeError(f'{path} is not a count-shard manifest (its "format" is not {FORMAT!r})')
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
-        raise BpeError(f"{path} has format_version {version!r}; this bpe_core reads version {FORMAT_VERSION} "
-                         "(upgrade bpe_core, or count again)")
+        raise BpeError(
+            f"{path} has format_version {version!r}; this bpe_core reads version {FORMAT_VERSION} "
+            "(upgrade bpe_core, or count again)"
+        )
     manifest["settings"] = _checked_settings(manifest.get("settings"), path)
     return manifest
 
@@ -247,15 +282,17 @@ def _shard_files(directory: str, manifest: dict) -> list[tuple[str, int | None]]
         names = sorted(n for n in os.listdir(directory) if n.endswith(".parquet") and not n.startswith("."))
         return [(os.path.join(directory, n), None) for n in names]
     if not isinstance(listed, list) or not all(isinstance(s, dict) and isinstance(s.get("file"), str) for s in listed):
-        raise BpeError(f"{directory}/{MANIFEST}: \"shards\" must be a list of {{\"file\": name, \"rows\": n}}")
+        raise BpeError(f'{directory}/{MANIFEST}: "shards" must be a list of {{"file": name, "rows": n}}')
     found = []
     for shard in listed:
         name, rows = shard["file"], shard.get("rows")
         if os.path.basename(name) != name or name in ("", ".", ".."):
             raise BpeError(f"{directory}/{MANIFEST}: shard {name!r} must be a file name inside the folder")
         if rows is not None and not _is_count(rows):
-            raise BpeError(f"{directory}/{MANIFEST}: shard {name!r} has \"rows\": {rows!r}; a row count is a whole "
-                           "number from 0 (or leave it out)")
+            raise BpeError(
+                f'{directory}/{MANIFEST}: shard {name!r} has "rows": {rows!r}; a row count is a whole '
+                "number from 0 (or leave it out)"
+            )
         found.append((os.path.join(directory, name), rows))
     return found
 
@@ -277,23 +314,32 @@ def _open_shard(path: str, rows: int | None, manifest: dict) -> Any:  # a pyarro
     columns = (("pretoken", is_text_type, "a string"), ("count", pyarrow.types.is_integer, "an integer"))
     for column, test, kind in columns:
         if column not in schema.names:
-            raise BpeError(f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
-                             "shard has the columns pretoken (string) and count (int64)")
+            raise BpeError(
+                f"{path} has no column {column!r} (its columns: {', '.join(schema.names[:8])}): a count "
+                "shard has the columns pretoken (string) and count (int64)"
+            )
         if not test(schema.field(column).type):
             raise BpeError(f"{path}: column {column!r} holds {schema.field(column).type}, not {kind}")
     if rows is not None and handle.metadata.num_rows != rows:
-        raise BpeError(f"{path} has {handle.metadata.num_rows:,} rows but the manifest says {rows:,}: the folder "
-                         "was changed or its writing interrupted; count again")
+        raise BpeError(
+            f"{path} has {handle.metadata.num_rows:,} rows but the manifest says {rows:,}: the folder "
+            "was changed or its writing interrupted; count again"
+        )
     own = (schema.metadata or {}).get(METADATA_KEY)
     if own is not None:
         try:
             meta = json_value(own)
         except ValueError as exc:
             raise BpeError(f"{path}: its bpe_core metadata is not valid JSON ({exc})") from None
-        if not isinstance(meta, dict) or _checked_settings(meta.get("settings"), path) != manifest["settings"] or (
-                manifest.get("run") and meta.get("run") != manifest["run"]):
-            raise BpeError(f"{path} belongs to another count (its settings or run differ from {MANIFEST}'s): "
-                             "do not mix shard folders; count again")
+        if (
+            not isinstance(meta, dict)
+            or _checked_settings(meta.get("settings"), path) != manifest["settings"]
+            or (manifest.get("run") and meta.get("run") != manifest["run"])
+        ):
+            raise BpeError(
+                f"{path} belongs to another count (its settings or run differ from {MANIFEST}'s): "
+                "do not mix shard folders; count again"
+            )
     return handle
 
 
@@ -311,15 +357,18 @@ def _add_shard(handle: Any, path: str, counts: Counter) -> int:  # handle: a pya
             pretokens, numbers = pretokens.to_pylist(), numbers.to_pylist()
             if numbers and min(numbers) < 1:
                 bad = next(i for i, n in enumerate(numbers) if n < 1)
-                raise BpeError(f"{path} row {row + bad + 1:,}: count {numbers[bad]} for {pretokens[bad]!r}; counts "
-                                 "must be at least 1")
+                raise BpeError(
+                    f"{path} row {row + bad + 1:,}: count {numbers[bad]} for {pretokens[bad]!r}; counts "
+                    "must be at least 1"
+                )
             for pretoken, number in zip(pretokens, numbers, strict=True):
                 counts[pretoken] = get(pretoken, 0) + number
             total += sum(numbers)
             row += len(numbers)
     except (pyarrow.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise BpeError(f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; "
-                       "count again") from None
+        raise BpeError(
+            f"{path} cannot be read near row {row + 1:,} ({exc}): the file is damaged; count again"
+        ) from None
     return total
 
 
@@ -358,9 +407,11 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
         if settings is None:
             settings, first = manifest["settings"], directory
         elif (key := _disagreement(settings, manifest["settings"])) is not None:
-            raise BpeError(f"{directory} was counted with {key} {manifest['settings'][key]!r} but {first} with "
-                             f"{settings[key]!r}: shards add up only when their {key} agree; count them again with "
-                             "the same settings")
+            raise BpeError(
+                f"{directory} was counted with {key} {manifest['settings'][key]!r} but {first} with "
+                f"{settings[key]!r}: shards add up only when their {key} agree; count them again with "
+                "the same settings"
+            )
         folder_total = 0
         for path, rows in _shard_files(directory, manifest):
             handle = _open_shard(path, rows, manifest)
@@ -370,8 +421,10 @@ def read_count_shards(directories: str | os.PathLike | Iterable[str | os.PathLik
                 handle.close()
         total += folder_total
         if total > MAX_COUNT:
-            raise BpeError(f"the counts add up to {total:,} pre-tokens, more than 2^63-1 ({MAX_COUNT:,}), which "
-                             "pair counts and int64 shards cannot hold; train on fewer folders")
+            raise BpeError(
+                f"the counts add up to {total:,} pre-tokens, more than 2^63-1 ({MAX_COUNT:,}), which "
+                "pair counts and int64 shards cannot hold; train on fewer folders"
+            )
         _add_corpus(result.stats, manifest.get("corpus"), folder_total, os.path.join(directory, MANIFEST))
     return result, dict(settings or {})
 
@@ -384,8 +437,10 @@ def _add_corpus(stats: CorpusStats, corpus: object, counted: int, where: str) ->
     for key in _CORPUS_KEYS:
         value = corpus.get(key, 0)
         if not _is_count(value):
-            raise BpeError(f"{where}: corpus.{key} is {value!r}; counts are whole numbers from 0: the manifest was "
-                           "damaged or edited; count again")
+            raise BpeError(
+                f"{where}: corpus.{key} is {value!r}; counts are whole numbers from 0: the manifest was "
+                "damaged or edited; count again"
+            )
         setattr(other, key, value)
     other.pretokens = counted
     examples = corpus.get("bad_row_examples")
@@ -428,5 +483,7 @@ def check_shards_settings(settings: Mapping[str, Any], expected: Mapping[str, An
         mine = shard_settings(pattern=value)["pattern"] if key == "pattern" else list(value or ())
         theirs = settings[key]
         if (sorted(mine) != sorted(theirs)) if key == "special_tokens" else mine != theirs:
-            raise BpeError(f"the shards were counted with {key} {theirs!r}, not {mine!r}: training uses the "
-                           f"shards' {key}; leave it out (or count again with {mine!r})")
+            raise BpeError(
+                f"the shards were counted with {key} {theirs!r}, not {mine!r}: training uses the "
+                f"shards' {key}; leave it out (or count again with {mine!r})"
+            )

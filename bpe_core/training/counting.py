@@ -88,6 +88,7 @@ def count_words(
     A custom pattern is counted in this process on ``regex_budget`` (None: ``pretokenizer.budget()``,
     one budget for all of ``texts``).
     """
+
     def documents() -> Iterator[tuple[str]]:
         for text in texts:
             if not isinstance(text, str):
@@ -98,7 +99,10 @@ def count_words(
 
 
 def _count_documents(
-    documents: Iterable[Iterable[str]], pretokenizer: PreTokenizer, special_tokens: Sequence[str], workers: int | None,
+    documents: Iterable[Iterable[str]],
+    pretokenizer: PreTokenizer,
+    special_tokens: Sequence[str],
+    workers: int | None,
     regex_budget: RegexBudget | None = None,
 ) -> WordCounts:
     """Count documents, each given as consecutive blocks of text, cut into independent parts and
@@ -328,13 +332,15 @@ def count_tasks(
         _add_counts(result, count_texts(pretokenizer, task))
 
 
-def _count_in_workers(
-    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts
-) -> None:
+def _count_in_workers(tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts) -> None:
     """Count ``tasks`` in ``count`` worker processes (see ``parallel.ordered_map``), adding the
     counts in task order: the result is the same as counting here."""
     for counted in ordered_map(
-        count_texts, tasks, workers=count, setup=PreTokenizer.build, setup_argument=pretokenizer.source,
+        count_texts,
+        tasks,
+        workers=count,
+        setup=PreTokenizer.build,
+        setup_argument=pretokenizer.source,
         context=pretokenizer,
     ):
         _add_counts(result, counted)
@@ -397,8 +403,9 @@ def count_files(
     ``workers`` other than 1); a custom pattern or none has no known safe cut, so each document is one
     stream counted in this process (a custom pattern on ``regex_budget``, as in ``count_words``)."""
     report = (lambda done, total: progress("count", done, total)) if progress else None
-    reader = DocumentReader(expand_inputs(paths), text_field=text_field, on_bad_row=on_bad_row, progress=report,
-                            block_bytes=block_bytes)  # fmt: skip
+    reader = DocumentReader(
+        expand_inputs(paths), text_field=text_field, on_bad_row=on_bad_row, progress=report, block_bytes=block_bytes
+    )
     if pretokenizer.source is not None:
         result = _count_documents(reader.documents(), pretokenizer, special_tokens, workers, regex_budget)
     else:

@@ -88,7 +88,10 @@ def dask_client(
         return
     if scheduler is None:
         cluster = distributed.LocalCluster(
-            n_workers=workers or available_cpus(), threads_per_worker=1, processes=True, dashboard_address=None,
+            n_workers=workers or available_cpus(),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
             silence_logs=logging.CRITICAL,  # a failed task is reported once, as one line, not as worker tracebacks
             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server: a free port, never a warning
         )
@@ -145,27 +148,30 @@ def _check_workers(client: Client, timeout: float, where: str, pattern: str | No
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
-        raise BpeError(f"{where} has no worker after {timeout:g} s: start some with "
-                         "`dask worker <scheduler address>`") from None
+        raise BpeError(
+            f"{where} has no worker after {timeout:g} s: start some with `dask worker <scheduler address>`"
+        ) from None
     who = f"Dask workers of {where}"
     wait = max(timeout, CHECK_TIMEOUT)
     try:  # the scheduler unpickles what the client sends, so it needs bpe_core too
         versions = _answer_within(wait, who, lambda: client.run(worker_version, pattern))
         who = f"Dask scheduler ({where})"
-        versions["the scheduler"] = _answer_within(
-            wait, who, lambda: client.run_on_scheduler(worker_version, pattern)
-        )
+        versions["the scheduler"] = _answer_within(wait, who, lambda: client.run_on_scheduler(worker_version, pattern))
     except BpeError:
         raise
     except Exception as exc:  # an ImportError there arrives here as a plain Exception
-        raise BpeError(f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
-                         "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
-                         "PYTHONPATH)") from None
+        raise BpeError(
+            f"the {who} cannot run bpe_core ({exc}): install bpe_core {__version__} in every "
+            "worker's and the scheduler's environment (pip install bpe-core, or the checkout on "
+            "PYTHONPATH)"
+        ) from None
     wrong = {address: version for address, version in versions.items() if version != __version__}
     if wrong:
         address, version = next(iter(wrong.items()))
-        raise BpeError(f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
-                         f"client {__version__}: install the same version everywhere, so counts mean the same")
+        raise BpeError(
+            f"{len(wrong)} Dask worker(s) of {where} run bpe_core {version} (e.g. {address}), this "
+            f"client {__version__}: install the same version everywhere, so counts mean the same"
+        )
 
 
 def _answer_within(seconds: float, who: str, ask: Callable[[], _Answer]) -> _Answer:

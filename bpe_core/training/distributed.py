@@ -162,8 +162,12 @@ def count_partition(partition: Partition, settings: CountSettings) -> WordCounts
     pretokenizer = PreTokenizer.build(settings.pattern)
     if partition.whole:
         return count_files(
-            [partition.path], pretokenizer=pretokenizer, special_tokens=settings.special_tokens, workers=1,
-            text_field=settings.text_field, on_bad_row=settings.on_bad_row,
+            [partition.path],
+            pretokenizer=pretokenizer,
+            special_tokens=settings.special_tokens,
+            workers=1,
+            text_field=settings.text_field,
+            on_bad_row=settings.on_bad_row,
         )
     start = cut_after(partition.path, partition.start, settings=settings) if partition.start else 0
     if partition.end is None:
@@ -300,8 +304,15 @@ def train_on_dask(
     # checked before a cluster starts
     settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
     counts = count_on_dask(
-        inputs, pattern=settings.pattern, special_tokens=settings.special_tokens,
-        text_field=text_field, on_bad_row=on_bad_row, scheduler=scheduler, workers=workers,
-        partition_bytes=partition_bytes, timeout=timeout, progress=progress,
+        inputs,
+        pattern=settings.pattern,
+        special_tokens=settings.special_tokens,
+        text_field=text_field,
+        on_bad_row=on_bad_row,
+        scheduler=scheduler,
+        workers=workers,
+        partition_bytes=partition_bytes,
+        timeout=timeout,
+        progress=progress,
     )
     return merge_counts(counts, settings, progress=progress, started=started)

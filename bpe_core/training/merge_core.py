@@ -193,8 +193,14 @@ def stop_reason(counts: Iterable[dict[str, int]], refused: set[str]) -> str:
 
 
 def merge_pair_weighted(
-    pair: str, new: str, holders: list[int], words: list[str], where: dict[str, list[int]], seen: FirstSeen | None,
-    weights: Sequence[Any], one_count: dict[str, int] | None = None,
+    pair: str,
+    new: str,
+    holders: list[int],
+    words: list[str],
+    where: dict[str, list[int]],
+    seen: FirstSeen | None,
+    weights: Sequence[Any],
+    one_count: dict[str, int] | None = None,
 ) -> tuple[int, list[tuple[int, int]], list[str]]:
     """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
     are skipped), updating the counts and ``where`` around each new symbol, and the ``first`` rule's

@@ -83,8 +83,14 @@ def learn_merges(
     gc.disable()
     try:
         return _learn_merges(
-            words, freqs, token_bytes=token_bytes, next_id=next_id, num_merges=num_merges,
-            min_frequency=min_frequency, tie_break=tie_break, progress=progress,
+            words,
+            freqs,
+            token_bytes=token_bytes,
+            next_id=next_id,
+            num_merges=num_merges,
+            min_frequency=min_frequency,
+            tie_break=tie_break,
+            progress=progress,
         )
     finally:
         if collecting:
@@ -92,7 +98,12 @@ def learn_merges(
 
 
 def merge_pair_in_words(
-    pair: str, new: str, holders: list[int], words: list[str], freqs: list[int], pair_counts: dict[str, int],
+    pair: str,
+    new: str,
+    holders: list[int],
+    words: list[str],
+    freqs: list[int],
+    pair_counts: dict[str, int],
     where: dict[str, list[int]],
 ) -> tuple[int, list[str]]:
     """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
@@ -201,13 +212,14 @@ def _learn_merges(
 
 
 def _word_merger(
-    words: list[str], freqs: list[int], pair_counts: dict[str, int], where: dict[str, list[int]], keys: PairKeys,
+    words: list[str], freqs: list[int], pair_counts: dict[str, int], where: dict[str, list[int]], keys: PairKeys
 ) -> Callable[[str, str, list[int]], tuple[int, list[str]]]:
     """``merge(pair, new, holders)``: merge ``pair`` into ``new`` in the words listed, updating the
     counts and the index; return the symbols removed (weighted by frequency) and the pairs that
     appeared. The ``first`` rule's also moves its labels along."""
     seen = keys.seen
     if seen is None:
+
         def merge(pair: str, new: str, holders: list[int]) -> tuple[int, list[str]]:
             return merge_pair_in_words(pair, new, holders, words, freqs, pair_counts, where)
 

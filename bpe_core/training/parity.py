@@ -71,11 +71,15 @@ def _check_languages(texts: Mapping[str, object], dev: Mapping[str, object] | No
     if not isinstance(texts, Mapping):
         raise TypeError(f"texts must map each language to its text (a dict), not {type(texts).__name__}")
     if dev is None and ratio is None:
-        raise BpeError("give dev (a parallel development text per language; the training text itself if that "
-                       "is parallel) or ratio (a target compression rate per language)")
+        raise BpeError(
+            "give dev (a parallel development text per language; the training text itself if that "
+            "is parallel) or ratio (a target compression rate per language)"
+        )
     if dev is not None and ratio is not None:
-        raise BpeError("give dev or ratio, not both: the development text and target rates are two ways to "
-                       "decide which language is worst compressed")
+        raise BpeError(
+            "give dev or ratio, not both: the development text and target rates are two ways to "
+            "decide which language is worst compressed"
+        )
     given = dev if dev is not None else ratio
     name = "dev" if dev is not None else "ratio"
     if not isinstance(given, Mapping):
@@ -99,15 +103,23 @@ def _check_ratio(ratio: Mapping[str, object], languages: list[str]) -> list[floa
     for label in languages:
         value = ratio[label]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-            raise BpeError(f"ratio for {label} must be a positive number (a target compression rate, e.g. 1.0 "
-                           f"for one language and 2.5 for one that needs 2.5 times the bytes), got {value!r}")
+            raise BpeError(
+                f"ratio for {label} must be a positive number (a target compression rate, e.g. 1.0 "
+                f"for one language and 2.5 for one that needs 2.5 times the bytes), got {value!r}"
+            )
         values.append(float(value))
     return values
 
 
 def _check_settings(
-    vocab_size: object, min_frequency: object, tie_break: object, variant: object, global_merges: object,
-    window: object, alpha: object, convention: object,
+    vocab_size: object,
+    min_frequency: object,
+    tie_break: object,
+    variant: object,
+    global_merges: object,
+    window: object,
+    alpha: object,
+    convention: object,
 ) -> None:
     """Settings other than special tokens, with the messages of standard training's checks."""
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
@@ -121,14 +133,17 @@ def _check_settings(
     if variant not in VARIANTS:
         raise BpeError(f"variant must be one of {VARIANTS}, got {variant!r}")
     if convention not in CONVENTIONS:
-        raise BpeError(f"convention must be one of {CONVENTIONS} (whose implementation to follow where "
-                       f"they differ), got {convention!r}")
+        raise BpeError(
+            f"convention must be one of {CONVENTIONS} (whose implementation to follow where "
+            f"they differ), got {convention!r}"
+        )
     for name, value, least in (("global_merges", global_merges, 0), ("window", window, 1)):
         if not isinstance(value, int) or isinstance(value, bool) or value < least:
             raise BpeError(f"{name} must be an integer of at least {least}, got {value!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < math.inf:
-        raise BpeError(f"alpha must be a positive number (the window's share per language, 2 in the paper), "
-                       f"got {alpha!r}")
+        raise BpeError(
+            f"alpha must be a positive number (the window's share per language, 2 in the paper), got {alpha!r}"
+        )
 
 
 def _check_specials(special_tokens: Sequence[str], vocab_size: int) -> tuple[str, ...]:
@@ -148,8 +163,10 @@ def byte_ratios(texts: Mapping[str, str | Iterable[str]]) -> dict[str, float]:
     >>> byte_ratios({"eng": ["Hello."], "hin": ["नमस्ते।"]})
     {'eng': 1.0, 'hin': 3.5}
     """
-    sizes = {label: sum(len(doc.encode("utf-8", "replace")) for doc in _documents(text, f"the text of {label}"))
-             for label, text in texts.items()}  # fmt: skip
+    sizes = {
+        label: sum(len(doc.encode("utf-8", "replace")) for doc in _documents(text, f"the text of {label}"))
+        for label, text in texts.items()
+    }
     empty = [str(label) for label, size in sizes.items() if not size]
     if not sizes or empty:
         raise BpeError(f"no training text for {', '.join(empty) or 'any language'}: rates by bytes need some")
@@ -176,8 +193,10 @@ def parse_ratio(spec: str, texts: Mapping[str, str | Iterable[str]]) -> dict[str
         try:
             rates[label] = float(value)
         except ValueError:
-            raise BpeError(f"cannot read the target rate {part!r}: write LANG=RATE for every language, e.g. "
-                           "eng=1.0, hin=2.5 (or bytes, or equal)") from None
+            raise BpeError(
+                f"cannot read the target rate {part!r}: write LANG=RATE for every language, e.g. "
+                "eng=1.0, hin=2.5 (or bytes, or equal)"
+            ) from None
     missing = [str(label) for label in texts if label not in rates]
     unknown = [label for label in rates if label not in texts]
     if missing or unknown:
@@ -205,8 +224,14 @@ def _count_languages(
     if progress:
         progress("count", 0, total)
     for step, label in enumerate(languages):
-        train_counts.append(count_words(_documents(texts[label], f"the training text of {label}"),
-                                        pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
+        train_counts.append(
+            count_words(
+                _documents(texts[label], f"the training text of {label}"),
+                pretokenizer=pretokenizer,
+                special_tokens=specials,
+                workers=workers,
+            )
+        )
         if dev is None:
             if not train_counts[-1].counts:
                 raise BpeError(f"the training text of {label} is empty: a target rate needs its token count")
@@ -216,8 +241,14 @@ def _count_languages(
             if not dev_counts[-1].counts:
                 raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         else:
-            dev_counts.append(count_words(_documents(dev[label], f"the development text of {label}"),
-                                          pretokenizer=pretokenizer, special_tokens=specials, workers=workers))
+            dev_counts.append(
+                count_words(
+                    _documents(dev[label], f"the development text of {label}"),
+                    pretokenizer=pretokenizer,
+                    special_tokens=specials,
+                    workers=workers,
+                )
+            )
             if not dev_counts[-1].counts:
                 raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         if progress:
@@ -273,26 +304,44 @@ def train_parity(
     first_id = 256 + len(specials)
     n = len(languages)
     table = word_table(train_counts, dev_counts)
-    loop = ParityLoop(table, n, token_bytes, min_frequency=min_frequency, tie_break=parity_rule(tie_break),
-                      use_global=global_merges > 0)
+    loop = ParityLoop(
+        table,
+        n,
+        token_bytes,
+        min_frequency=min_frequency,
+        tie_break=parity_rule(tie_break),
+        use_global=global_merges > 0,
+    )
     before = list(loop.dev_tokens)
     chooser = Chooser(n, variant, window, alpha, convention=convention, hybrid=global_merges > 0)
     standing = _standing(loop, before, targets, convention)
     made, stop_reason = _learn(loop, chooser, standing, first_id, vocab_size - first_id, global_merges, progress)
     settings = {
-        "vocab_size": vocab_size, "min_frequency": min_frequency,
-        "pattern": preset_name(pretokenizer.source) or pretokenizer.source, "special_tokens": list(specials),
-        "tie_break": tie_break, "objective": "parity", "variant": variant, "global_merges": global_merges,
-        "window": window, "alpha": alpha, "convention": convention, "ratio": targets,
+        "vocab_size": vocab_size,
+        "min_frequency": min_frequency,
+        "pattern": preset_name(pretokenizer.source) or pretokenizer.source,
+        "special_tokens": list(specials),
+        "tie_break": tie_break,
+        "objective": "parity",
+        "variant": variant,
+        "global_merges": global_merges,
+        "window": window,
+        "alpha": alpha,
+        "convention": convention,
+        "ratio": targets,
         "languages": [str(label) for label in languages],
-    }  # fmt: skip
+    }
     training = _record(settings, train_counts, table, made, stop_reason, started)
     kind = "dev" if targets is None else "train"
     labels = [str(label) for label in languages]
-    training["parity"].update({f"{kind}_tokens_before": before, f"{kind}_tokens_after": list(loop.dev_tokens),
-                               "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True)
-                                             if done],
-                               "stalled_picks": chooser.stalled})
+    training["parity"].update(
+        {
+            f"{kind}_tokens_before": before,
+            f"{kind}_tokens_after": list(loop.dev_tokens),
+            "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
+            "stalled_picks": chooser.stalled,
+        }
+    )
     return Tokenizer(
         dict(token_bytes),
         [(token_bytes[m[0]], token_bytes[m[1]]) for m in made],
@@ -323,20 +372,31 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
         stats.add(counts.stats)
     return {
         "settings": settings,
-        "corpus": {"documents": stats.documents, "characters": stats.characters, "bytes": table.train_bytes,
-                   "pretokens": stats.pretokens, "unique_pretokens": sum(1 for w in table.train if w),
-                   "special_tokens_cut": stats.special_tokens_cut},
+        "corpus": {
+            "documents": stats.documents,
+            "characters": stats.characters,
+            "bytes": table.train_bytes,
+            "pretokens": stats.pretokens,
+            "unique_pretokens": sum(1 for w in table.train if w),
+            "special_tokens_cut": stats.special_tokens_cut,
+        },
         "stop_reason": stop_reason,
         "merges_learned": len(made),
         "tokens_after_merge": [m[4] for m in made],
         "seconds": round(time.perf_counter() - started, 3),
         "parity": {"languages": settings["languages"], "merge_language": [m[3] for m in made]},
-    }  # fmt: skip
+    }
 
 
-def _learn(loop: ParityLoop, chooser: Chooser, standing: Callable[[], Sequence[float]], next_id: int,
-           num_merges: int, global_merges: int,
-           progress: ProgressCallback | None) -> tuple[list[tuple[int, int, int, int, int]], str]:
+def _learn(
+    loop: ParityLoop,
+    chooser: Chooser,
+    standing: Callable[[], Sequence[float]],
+    next_id: int,
+    num_merges: int,
+    global_merges: int,
+    progress: ProgressCallback | None,
+) -> tuple[list[tuple[int, int, int, int, int]], str]:
     """Run up to ``num_merges`` merges; each is (left id, right id, count in all training text,
     language served or GLOBAL, training tokens after). Returns them and why training stopped."""
     made: list[tuple[int, int, int, int, int]] = []
@@ -364,8 +424,7 @@ def _learn(loop: ParityLoop, chooser: Chooser, standing: Callable[[], Sequence[f
         pair = best[0]
         count = loop.count_of(pair)
         loop.merge(pair, next_id)
-        made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language,
-                     loop.train_tokens))
+        made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language, loop.train_tokens))
         next_id += 1
         if progress and (len(made) % report_every == 0 or len(made) == num_merges):
             progress("merge", len(made), num_merges)

@@ -55,8 +55,9 @@ class Chooser:
     """Picks the language each merge serves; ``exhausted`` marks the languages with no pair left at
     ``min_frequency`` (set by the caller), ``stops`` says whether the first one ends training."""
 
-    def __init__(self, n: int, variant: str, window: int, alpha: float, *, convention: str = "huggingface",
-                 hybrid: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, n: int, variant: str, window: int, alpha: float, *, convention: str = "huggingface", hybrid: bool = False
+    ) -> None:
         self.n, self.variant, self.window = n, variant, window
         self.stops = convention == "paper"
         self.limit = alpha / (n + 1 if self.stops and hybrid else n)

@@ -72,8 +72,16 @@ class ParityLoop:
     """The merge loop with one pair count, and one lazy max-heap, per language (index n: all training
     text, kept while the hybrid's global merges last)."""
 
-    def __init__(self, table: WordTable, n: int, token_bytes: dict[int, bytes], *, min_frequency: int,
-                 tie_break: str, use_global: bool) -> None:
+    def __init__(
+        self,
+        table: WordTable,
+        n: int,
+        token_bytes: dict[int, bytes],
+        *,
+        min_frequency: int,
+        tie_break: str,
+        use_global: bool,
+    ) -> None:
         self.words, self.train, self.dev, self.n = table.words, table.train, table.dev, n
         self.counts: list[dict[str, int]] = [{} for _ in range(n + 1)]
         self.totals = [row[-1][1] if row else 0 for row in self.train]  # each word's count in all of it
@@ -82,8 +90,11 @@ class ParityLoop:
         # Words of development text only are indexed too (merges change their token counts), adding
         # to no count.
         no_count: dict[str, int] = {}
-        rows = ((index, counts, freq) for index, weights in enumerate(self.weights)
-                for counts, freq in (weights or ((no_count, 0),)))
+        rows = (
+            (index, counts, freq)
+            for index, weights in enumerate(self.weights)
+            for counts, freq in (weights or ((no_count, 0),))
+        )
         self.where = count_pairs(self.words, rows)
         self.dev_tokens = [0] * n
         for word, row in zip(self.words, self.dev, strict=True):
@@ -125,8 +136,9 @@ class ParityLoop:
         """Merge ``pair`` into ``new_id`` in every word that holds it, updating every language's pair
         counts around each new symbol, the token counts, and the heaps."""
         self.keys.add(new_id, self.tokens.add(pair, new_id))
-        _, changed, created = merge_pair_weighted(pair, chr(new_id), self.where.pop(pair), self.words, self.where,
-                                                  self.keys.seen, self.weights)
+        _, changed, created = merge_pair_weighted(
+            pair, chr(new_id), self.where.pop(pair), self.words, self.where, self.keys.seen, self.weights
+        )
         dev_tokens, dev, totals, languages = self.dev_tokens, self.dev, self.totals, self.languages
         touched: set[int] = set()
         replaced = 0

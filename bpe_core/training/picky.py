@@ -76,8 +76,14 @@ class _PickyLoop:
     (-count, tie key, pair), each token's frequency and the words holding it."""
 
     def __init__(
-        self, words: list[str], freqs: list[int], token_bytes: dict[int, bytes], next_id: int, threshold: float,
-        min_frequency: int, tie_break: TieBreak,
+        self,
+        words: list[str],
+        freqs: list[int],
+        token_bytes: dict[int, bytes],
+        next_id: int,
+        threshold: float,
+        min_frequency: int,
+        tie_break: TieBreak,
     ) -> None:
         self.words, self.freqs, self.threshold = words, freqs, threshold
         self.floor = max(min_frequency, 1)  # pairs counted below it are never merged
@@ -153,9 +159,7 @@ class _PickyLoop:
         self.present.add(new_id)
         new = chr(new_id)
         holders = sorted(set(self.where.pop(pair)))
-        merged, created = merge_pair_in_words(
-            pair, new, holders, self.words, self.freqs, self.pair_counts, self.where
-        )
+        merged, created = merge_pair_in_words(pair, new, holders, self.words, self.freqs, self.pair_counts, self.where)
         self.pair_counts.pop(pair, None)
         if new_id in self.restores:  # its old pairs may be listed in `where` already, so not "created"
             created = [p for i in holders for p in map(add, self.words[i], self.words[i][1:]) if new in p]
@@ -241,10 +245,17 @@ class _PickyLoop:
         for pair in self.blocked.pop(self.token_bytes[token_id], ()):
             self.push(pair)
         token_bytes = self.token_bytes
-        self.events.append(PickyEvent(
-            len(self.events), REMOVE, token_bytes[token_id], tuple(token_bytes[p] for p in parts),
-            remaining, merged, (ios,),
-        ))  # fmt: skip
+        self.events.append(
+            PickyEvent(
+                len(self.events),
+                REMOVE,
+                token_bytes[token_id],
+                tuple(token_bytes[p] for p in parts),
+                remaining,
+                merged,
+                (ios,),
+            )
+        )
 
     def run(self, vocab_size: int, progress: ProgressCallback | None) -> str:
         start = len(self.present)
@@ -292,15 +303,25 @@ class PickyTraining:
         ``rule="picky"``: it encodes by replaying the events (see ``bpe.picky_replay``)."""
         if self.removals:
             return Tokenizer(
-                self.vocab, [], special_tokens=self.special_tokens, pattern=self.pattern, name=self.name,
-                training=self.training, rule="picky", events=self.replay_events(),
-            )  # fmt: skip
+                self.vocab,
+                [],
+                special_tokens=self.special_tokens,
+                pattern=self.pattern,
+                name=self.name,
+                training=self.training,
+                rule="picky",
+                events=self.replay_events(),
+            )
         merges = [event for event in self.events if event.kind == MERGE]
         return Tokenizer(
-            self.vocab, [(event.parts[0], event.parts[1]) for event in merges], special_tokens=self.special_tokens,
-            pattern=self.pattern, name=self.name, merge_counts=[event.count for event in merges],
+            self.vocab,
+            [(event.parts[0], event.parts[1]) for event in merges],
+            special_tokens=self.special_tokens,
+            pattern=self.pattern,
+            name=self.name,
+            merge_counts=[event.count for event in merges],
             training=self.training,
-        )  # fmt: skip
+        )
 
 
 def _check_threshold(threshold: object) -> float:
@@ -353,8 +374,12 @@ def _metadata(loop: _PickyLoop, final_id: dict[int, int]) -> tuple[dict, list]:
 
 
 def picky_training(
-    word_counts: WordCounts, settings: TrainingSettings, *, threshold: float = 0.9,
-    progress: ProgressCallback | None = None, started: float | None = None,
+    word_counts: WordCounts,
+    settings: TrainingSettings,
+    *,
+    threshold: float = 0.9,
+    progress: ProgressCallback | None = None,
+    started: float | None = None,
 ) -> PickyTraining:
     """Picky BPE on pre-token counts (``count_words``'s), with ``settings`` checked already."""
     started = time.perf_counter() if started is None else started
@@ -384,14 +409,22 @@ def picky_training(
     stats = word_counts.stats
     training = {
         "settings": {
-            "algorithm": "picky", "threshold": threshold, "vocab_size": settings.vocab_size,
-            "min_frequency": settings.min_frequency, "pattern": preset_name(pretokenizer.source) or pretokenizer.source,
-            "special_tokens": list(specials), "tie_break": settings.tie_break,
+            "algorithm": "picky",
+            "threshold": threshold,
+            "vocab_size": settings.vocab_size,
+            "min_frequency": settings.min_frequency,
+            "pattern": preset_name(pretokenizer.source) or pretokenizer.source,
+            "special_tokens": list(specials),
+            "tie_break": settings.tie_break,
         },
         "corpus": {
-            "documents": stats.documents, "characters": stats.characters, "bytes": total_bytes,
-            "pretokens": stats.pretokens, "unique_pretokens": len(words),
-            "special_tokens_cut": stats.special_tokens_cut, "bad_rows": stats.bad_rows,
+            "documents": stats.documents,
+            "characters": stats.characters,
+            "bytes": total_bytes,
+            "pretokens": stats.pretokens,
+            "unique_pretokens": len(words),
+            "special_tokens_cut": stats.special_tokens_cut,
+            "bad_rows": stats.bad_rows,
         },
         "stop_reason": stop_reason,
         "merges_learned": len(loop.tokens_after),
@@ -399,12 +432,15 @@ def picky_training(
         "picky": summary,
         "picky_events": rows,
         "seconds": round(time.perf_counter() - started, 3),
-    }  # fmt: skip
+    }
     return PickyTraining(
         vocab={final_id[token_id]: loop.token_bytes[token_id] for token_id in sorted(loop.present)},
         special_tokens={token: 256 + n for n, token in enumerate(specials)},
-        events=tuple(loop.events), training=training, pattern=settings.pattern, name=settings.name,
-    )  # fmt: skip
+        events=tuple(loop.events),
+        training=training,
+        pattern=settings.pattern,
+        name=settings.name,
+    )
 
 
 def train_picky(
@@ -439,9 +475,11 @@ def train_picky(
     if progress:
         progress("count", 0, 0)
     word_counts = count_words(
-        documents, pretokenizer=settings.pretokenizer(), special_tokens=settings.special_tokens,
+        documents,
+        pretokenizer=settings.pretokenizer(),
+        special_tokens=settings.special_tokens,
         workers=check_workers(workers),
-    )  # fmt: skip
+    )
     if progress:
         progress("count", word_counts.stats.documents, word_counts.stats.documents)
     result = picky_training(word_counts, settings, threshold=threshold, progress=progress, started=started)

@@ -31,7 +31,11 @@ Pair = tuple[bytes, bytes]
 
 
 def train_reference(
-    texts: str | Iterable[str], vocab_size: int, *, pattern: str | None = "gpt2", min_frequency: int = 2,
+    texts: str | Iterable[str],
+    vocab_size: int,
+    *,
+    pattern: str | None = "gpt2",
+    min_frequency: int = 2,
     tie_break: str = "lexicographic",
 ) -> list[Pair]:
     """The merges BPE learns from ``texts`` for a vocabulary of ``vocab_size`` ids (the 256 bytes,

@@ -54,9 +54,16 @@ from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
 __all__ = [
-    "RECIPES", "SuperBPERecipe", "extend_tokenizer", "superword_allowed", "superwords_from_counts",
-    "train_superbpe", "train_superbpe_files", "transition_merges", "word_count",
-]  # fmt: skip
+    "RECIPES",
+    "SuperBPERecipe",
+    "extend_tokenizer",
+    "superword_allowed",
+    "superwords_from_counts",
+    "train_superbpe",
+    "train_superbpe_files",
+    "transition_merges",
+    "word_count",
+]
 
 #: A digit run cut into groups of three from the right (HF ``Digits`` then ``(?=(\d{3})+(?!\d))``).
 _DIGIT_GROUPS = r"\p{N}+?(?=(?:\d{3})+(?!\d)|(?!\p{N}))"
@@ -151,9 +158,16 @@ def transition_merges(transition: int | float, vocab_size: int, special_tokens: 
 
 
 def superwords_from_counts(
-    base: Tokenizer, chunk_counts: WordCounts, vocab_size: int, *, recipe: str | SuperBPERecipe = "paper",
-    min_frequency: int = 2, tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None,
-    name: str | None = None, started: float | None = None,
+    base: Tokenizer,
+    chunk_counts: WordCounts,
+    vocab_size: int,
+    *,
+    recipe: str | SuperBPERecipe = "paper",
+    min_frequency: int = 2,
+    tie_break: TieBreak = "huggingface",
+    progress: ProgressCallback | None = None,
+    name: str | None = None,
+    started: float | None = None,
 ) -> Tokenizer:
     """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
     (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
@@ -180,8 +194,16 @@ def superwords_from_counts(
     gc.disable()  # as in merge_loop: millions of small objects, no cycles
     try:
         allowed = lambda token: superword_allowed(token, recipe.max_words, recipe.forbidden)  # noqa: E731
-        stage2 = learn_superwords(words, freqs, dict(inherited.token_bytes), num_new, settings.min_frequency,
-                                   settings.tie_break, allowed, report if progress else None)  # fmt: skip
+        stage2 = learn_superwords(
+            words,
+            freqs,
+            dict(inherited.token_bytes),
+            num_new,
+            settings.min_frequency,
+            settings.tie_break,
+            allowed,
+            report if progress else None,
+        )
     finally:
         if collecting:
             gc.enable()
@@ -197,38 +219,57 @@ def superwords_from_counts(
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
         "settings": {
-            "algorithm": "superbpe", "recipe": recipe.name, "vocab_size": vocab_size,
-            "transition": len(inherited.merges), "min_frequency": min_frequency, "pattern": recipe.stage2_pattern,
-            "stage1_pattern": recipe.stage1_pattern, "max_words": recipe.max_words,
+            "algorithm": "superbpe",
+            "recipe": recipe.name,
+            "vocab_size": vocab_size,
+            "transition": len(inherited.merges),
+            "min_frequency": min_frequency,
+            "pattern": recipe.stage2_pattern,
+            "stage1_pattern": recipe.stage1_pattern,
+            "max_words": recipe.max_words,
             "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
-            "special_tokens": list(base.special_tokens), "tie_break": tie_break, "base": base.name,
+            "special_tokens": list(base.special_tokens),
+            "tie_break": tie_break,
+            "base": base.name,
         },
         "corpus": _corpus_record(chunk_counts, len(words), total_bytes),
         "stop_reason": stage2.stop_reason,
         "merges_learned": len(merges) if stage1 else len(stage2.merges),
         "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m[4] for m in stage2.merges],
         "superbpe": {
-            "inherited_merges": len(inherited.merges), "new_merges": len(stage2.merges),
-            "forbidden_pairs": stage2.forbidden, "unique_chunks": len(words),
-            "stage1_seconds": stage1.get("seconds"), "stage2_count_seconds": round(encoding - started, 3),
+            "inherited_merges": len(inherited.merges),
+            "new_merges": len(stage2.merges),
+            "forbidden_pairs": stage2.forbidden,
+            "unique_chunks": len(words),
+            "stage1_seconds": stage1.get("seconds"),
+            "stage2_count_seconds": round(encoding - started, 3),
             "stage2_encode_seconds": round(merging - encoding, 3),
             "stage2_merge_seconds": round(time.perf_counter() - merging, 3),
         },
         "seconds": round(stage1.get("seconds", 0) + time.perf_counter() - started, 3),
-    }  # fmt: skip
+    }
     return Tokenizer(
-        vocab, merges, special_tokens=base.special_tokens, pattern=recipe.stage2_pattern, name=settings.name,
-        merge_counts=old_counts + [m[3] for m in stage2.merges], training=training,
-    )  # fmt: skip
+        vocab,
+        merges,
+        special_tokens=base.special_tokens,
+        pattern=recipe.stage2_pattern,
+        name=settings.name,
+        merge_counts=old_counts + [m[3] for m in stage2.merges],
+        training=training,
+    )
 
 
 def _corpus_record(counts: WordCounts, unique: int, total_bytes: int) -> dict[str, int]:
     stats = counts.stats
     return {
-        "documents": stats.documents, "characters": stats.characters, "bytes": total_bytes,
-        "pretokens": stats.pretokens, "unique_pretokens": unique, "special_tokens_cut": stats.special_tokens_cut,
+        "documents": stats.documents,
+        "characters": stats.characters,
+        "bytes": total_bytes,
+        "pretokens": stats.pretokens,
+        "unique_pretokens": unique,
+        "special_tokens_cut": stats.special_tokens_cut,
         "bad_rows": stats.bad_rows,
-    }  # fmt: skip
+    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -250,8 +291,12 @@ def _documents(texts: str | Iterable[str]) -> Sequence[str]:
 
 
 def _stage1(
-    count: Callable[[PreTokenizer], WordCounts], vocab_size: int, transition: int | float, recipe: SuperBPERecipe,
-    options: dict, progress: ProgressCallback | None,
+    count: Callable[[PreTokenizer], WordCounts],
+    vocab_size: int,
+    transition: int | float,
+    recipe: SuperBPERecipe,
+    options: dict,
+    progress: ProgressCallback | None,
 ) -> tuple[Tokenizer, int]:
     """Stage 1's tokenizer (``recipe.stage1_pattern``, ``transition`` merges) and the merges in all."""
     started = time.perf_counter()
@@ -275,9 +320,16 @@ def _options(min_frequency: int, special_tokens: Sequence[str], tie_break: TieBr
 
 
 def train_superbpe(
-    texts: str | Sequence[str], vocab_size: int, *, transition: int | float = 0.9,
-    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None, name: str = "superbpe",
+    texts: str | Sequence[str],
+    vocab_size: int,
+    *,
+    transition: int | float = 0.9,
+    recipe: str | SuperBPERecipe = "paper",
+    min_frequency: int = 2,
+    special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "huggingface",
+    progress: ProgressCallback | None = None,
+    name: str = "superbpe",
     workers: int | None = None,
 ) -> Tokenizer:
     """Train a SuperBPE tokenizer (see the module docstring): stage 1 with ``recipe.stage1_pattern``
@@ -300,15 +352,33 @@ def train_superbpe(
     stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
     started = time.perf_counter()
     counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
-                                  tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip
+    return superwords_from_counts(
+        stage1,
+        counts,
+        vocab_size,
+        recipe=recipe,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        progress=progress,
+        name=name,
+        started=started,
+    )
 
 
 def train_superbpe_files(
-    paths: Sequence[str] | str, vocab_size: int, *, transition: int | float = 0.9,
-    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "huggingface", progress: ProgressCallback | None = None, name: str = "superbpe",
-    workers: int | None = None, text_field: str = "text", on_bad_row: str = "skip",
+    paths: Sequence[str] | str,
+    vocab_size: int,
+    *,
+    transition: int | float = 0.9,
+    recipe: str | SuperBPERecipe = "paper",
+    min_frequency: int = 2,
+    special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "huggingface",
+    progress: ProgressCallback | None = None,
+    name: str = "superbpe",
+    workers: int | None = None,
+    text_field: str = "text",
+    on_bad_row: str = "skip",
 ) -> Tokenizer:
     """``train_superbpe`` on corpus files, streamed (``bpe_core.train_files``' inputs and reading
     keywords): each stage counts the files once and keeps only the counts of distinct pieces."""
@@ -317,20 +387,44 @@ def train_superbpe_files(
     options = _options(min_frequency, special_tokens, tie_break, name)
 
     def count(pretokenizer: PreTokenizer) -> WordCounts:
-        return count_files(paths, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers,
-                           progress=progress, text_field=text_field, on_bad_row=on_bad_row)  # fmt: skip
+        return count_files(
+            paths,
+            pretokenizer=pretokenizer,
+            special_tokens=special_tokens,
+            workers=workers,
+            progress=progress,
+            text_field=text_field,
+            on_bad_row=on_bad_row,
+        )
 
     stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
     started = time.perf_counter()
     counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(stage1, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
-                                  tie_break=tie_break, progress=progress, name=name, started=started)  # fmt: skip
+    return superwords_from_counts(
+        stage1,
+        counts,
+        vocab_size,
+        recipe=recipe,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        progress=progress,
+        name=name,
+        started=started,
+    )
 
 
 def extend_tokenizer(
-    base: Tokenizer, texts: str | Sequence[str], vocab_size: int, *, inherit: int | None = None,
-    recipe: str | SuperBPERecipe = "paper", min_frequency: int = 2, tie_break: TieBreak = "huggingface",
-    progress: ProgressCallback | None = None, name: str | None = None, workers: int | None = None,
+    base: Tokenizer,
+    texts: str | Sequence[str],
+    vocab_size: int,
+    *,
+    inherit: int | None = None,
+    recipe: str | SuperBPERecipe = "paper",
+    min_frequency: int = 2,
+    tie_break: TieBreak = "huggingface",
+    progress: ProgressCallback | None = None,
+    name: str | None = None,
+    workers: int | None = None,
 ) -> Tokenizer:
     """Add superwords to an existing BPE tokenizer (GPT-2, cl100k, one trained here), as the paper's
     ``extend_existing_tokenizer.sh``: stage 2 on ``texts`` from ``base``'s first ``inherit`` merges
@@ -341,8 +435,20 @@ def extend_tokenizer(
         base = base.truncated(inherit)
     documents = _documents(texts)
     specials = list(base.special_tokens)
-    counts = count_words(documents, pretokenizer=PreTokenizer.build(_recipe(recipe).stage2_pattern),
-                         special_tokens=specials, workers=check_workers(workers))  # fmt: skip
-    return superwords_from_counts(base, counts, vocab_size, recipe=recipe, min_frequency=min_frequency,
-                                  tie_break=tie_break, progress=progress, name=name or f"{base.name}+superbpe",
-                                  started=started)  # fmt: skip
+    counts = count_words(
+        documents,
+        pretokenizer=PreTokenizer.build(_recipe(recipe).stage2_pattern),
+        special_tokens=specials,
+        workers=check_workers(workers),
+    )
+    return superwords_from_counts(
+        base,
+        counts,
+        vocab_size,
+        recipe=recipe,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        progress=progress,
+        name=name or f"{base.name}+superbpe",
+        started=started,
+    )

@@ -111,8 +111,14 @@ class Stage2:
 
 
 def learn_superwords(
-    words: list[str], freqs: list[int], token_bytes: dict[int, bytes], num_merges: int, min_frequency: int,
-    tie_break: TieBreak, allowed: Callable[[bytes], bool], progress: Callable[[int], None] | None,
+    words: list[str],
+    freqs: list[int],
+    token_bytes: dict[int, bytes],
+    num_merges: int,
+    min_frequency: int,
+    tie_break: TieBreak,
+    allowed: Callable[[bytes], bool],
+    progress: Callable[[int], None] | None,
 ) -> Stage2:
     """The merge loop of ``merge_loop.learn_merges`` on words that start as inherited tokens, with the
     recipe's pairs refused (``_Refusing``); new ids follow ``token_bytes``' (long on purpose: one loop)."""

@@ -222,8 +222,9 @@ class PairKeys:
         if self.seen is not None:
             self.of = self.seen.first.__getitem__
             return
-        symbols = self._symbols = {chr(token_id): symbol_key(tie_break, token_id, token)
-                                   for token_id, token in token_bytes.items()}
+        symbols = self._symbols = {
+            chr(token_id): symbol_key(tie_break, token_id, token) for token_id, token in token_bytes.items()
+        }
 
         def of(pair: str) -> str:
             return symbols[pair[0]] + symbols[pair[1]]

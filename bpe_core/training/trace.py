@@ -108,6 +108,9 @@ def trace_training(
         words = [tuple(merge(symbols, pair, new_token)) for symbols in words]
         vocab[new_token] = new_id
         tokens_after = sum(len(symbols) * freq for symbols, freq in zip(words, freqs, strict=True))
-        steps.append(TraceStep(len(steps) + 1, pair, choice.count, new_id, new_token, choice.ranked[:top], snapshot(),
-                               tokens_after))
+        steps.append(
+            TraceStep(
+                len(steps) + 1, pair, choice.count, new_id, new_token, choice.ranked[:top], snapshot(), tokens_after
+            )
+        )
     return TraceResult(initial, steps, stop_reason)

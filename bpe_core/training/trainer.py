@@ -78,7 +78,10 @@ class TrainingSettings:
 
 
 def merge_counts(
-    word_counts: WordCounts, settings: TrainingSettings, *, progress: ProgressCallback | None = None,
+    word_counts: WordCounts,
+    settings: TrainingSettings,
+    *,
+    progress: ProgressCallback | None = None,
     started: float | None = None,
 ) -> Tokenizer:
     """The merge loop on ``word_counts`` and the ``Tokenizer`` it makes. ``started`` is the
@@ -112,8 +115,13 @@ def merge_counts(
         progress=progress,
     )
     training = _training_record(
-        word_counts, record, unique_pretokens=len(words), total_bytes=total_bytes, merges=merges,
-        stop_reason=stop_reason, started=started,
+        word_counts,
+        record,
+        unique_pretokens=len(words),
+        total_bytes=total_bytes,
+        merges=merges,
+        stop_reason=stop_reason,
+        started=started,
     )
     return Tokenizer(
         dict(token_bytes),
@@ -127,8 +135,14 @@ def merge_counts(
 
 
 def _training_record(
-    word_counts: WordCounts, settings: dict, *, unique_pretokens: int, total_bytes: int, merges: list,
-    stop_reason: str, started: float,
+    word_counts: WordCounts,
+    settings: dict,
+    *,
+    unique_pretokens: int,
+    total_bytes: int,
+    merges: list,
+    stop_reason: str,
+    started: float,
 ) -> dict:
     """The ``Tokenizer.training`` metadata: settings, corpus statistics, stop reason, timings."""
     stats = word_counts.stats
@@ -228,9 +242,14 @@ def train_files(
     started = time.perf_counter()
     settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
     word_counts = count_files(
-        paths, pretokenizer=settings.pretokenizer(), special_tokens=settings.special_tokens,
-        workers=check_workers(workers), progress=progress, text_field=text_field, on_bad_row=on_bad_row,
-    )  # fmt: skip
+        paths,
+        pretokenizer=settings.pretokenizer(),
+        special_tokens=settings.special_tokens,
+        workers=check_workers(workers),
+        progress=progress,
+        text_field=text_field,
+        on_bad_row=on_bad_row,
+    )
     return merge_counts(word_counts, settings, progress=progress, started=started)
 
 

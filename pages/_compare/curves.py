@@ -55,9 +55,11 @@ def highlight_picker(curve: list[dict], labels: list[str], reference: str | None
     if chosen is None or any(label not in labels for label in chosen):
         st.session_state[K_HIGHLIGHT] = charts.default_spotlight(final, reference)[:MAX_HIGHLIGHT]
     return st.multiselect(
-        "Samples in colour (the rest are grey: hover a grey line for its name)", labels, key=K_HIGHLIGHT,
+        "Samples in colour (the rest are grey: hover a grey line for its name)",
+        labels,
+        key=K_HIGHLIGHT,
         max_selections=MAX_HIGHLIGHT,
-    )  # fmt: skip
+    )
 
 
 def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, log_axis: bool, report: Report) -> None:
@@ -74,8 +76,9 @@ def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, lo
     texts = selection.texts_for_curve
     highlight = highlight_picker(curve, list(texts), selection.reference_label or None)
     view = (choices[key].fingerprint, tuple(selection.sample_key), points is None, name)
-    figure = shared_figure(view, f"curve:{log_axis}:{highlight}",
-                           lambda: curve_figure(curve, texts, name, log_axis, highlight))  # fmt: skip
+    figure = shared_figure(
+        view, f"curve:{log_axis}:{highlight}", lambda: curve_figure(curve, texts, name, log_axis, highlight)
+    )
     st.plotly_chart(figure, key="cmp.chart.curve", config=charts.plot_config(f"compression-{name}"))
     report.figure("Compression against vocabulary size", figure)
     sentence = full_vocabulary_sentence(curve, name, tokenizer)
@@ -99,8 +102,10 @@ def curve_section(result: Comparison | None, selection: Selection, choices, repo
     picky = [k for k in keys if getattr(result.loaded[k], "rule", "bpe") == "picky"]
     if picky:  # events, not ranked merges: a prefix of them is no smaller tokenizer
         keys = [k for k in keys if k not in picky]
-        st.caption("Not drawn here: " + md(", ".join(result.names[k] for k in picky)) + " (Picky BPE: a prefix of "
-                   "its merge and removal events is no smaller tokenizer, so it has no curve).")  # fmt: skip
+        st.caption(
+            "Not drawn here: " + md(", ".join(result.names[k] for k in picky)) + " (Picky BPE: a prefix of "
+            "its merge and removal events is no smaller tokenizer, so it has no curve)."
+        )
     if not keys:
         st.info("None of the chosen tokenizers has merges: train one (below or on the Train page) to see its curve.")
         return

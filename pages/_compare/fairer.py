@@ -21,17 +21,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.analysis.parity_report import (
-    ParityComparison,
-    compare_training,
-    language_names,
-)
-from bpe_core.corpora.samples import (
-    REFERENCE_ID,
-    parallel_languages,
-    parallel_text,
-    parse_parallel_texts,
-)
+from bpe_core.analysis.parity_report import ParityComparison, compare_training, language_names
+from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text, parse_parallel_texts
 from bpe_core.progress import PhaseClock
 from bpe_core.training.parity import parse_ratio
 from bpe_core.training.parity_choice import CONVENTIONS
@@ -123,10 +114,20 @@ class Inputs:
     def digest(self) -> str:
         """Identifies the inputs (the cache key): the same text and settings give the same digest."""
         data = json.dumps(
-            [self.texts, self.heldout, self.reference, self.names, self.vocab_size, self.pattern,
-             self.parity_options, self.options, list(self.others)],
-            ensure_ascii=False, sort_keys=True,
-        )  # fmt: skip
+            [
+                self.texts,
+                self.heldout,
+                self.reference,
+                self.names,
+                self.vocab_size,
+                self.pattern,
+                self.parity_options,
+                self.options,
+                list(self.others),
+            ],
+            ensure_ascii=False,
+            sort_keys=True,
+        )
         return hashlib.sha256(data.encode("utf-8")).hexdigest()[:20]
 
 
@@ -156,14 +157,23 @@ def builtin_input() -> tuple[dict, dict, str, dict] | None:
     names = language_names(languages)
     if K_LANGUAGES not in st.session_state:
         st.session_state[K_LANGUAGES] = list(languages)
-    chosen = st.multiselect("Languages", languages, format_func=names.__getitem__, key=K_LANGUAGES,
-                            help="Lines 1-90 of each are trained on (and are the parity development text); "
-                            "lines 91-120 are held out and measured.")  # fmt: skip
+    chosen = st.multiselect(
+        "Languages",
+        languages,
+        format_func=names.__getitem__,
+        key=K_LANGUAGES,
+        help="Lines 1-90 of each are trained on (and are the parity development text); "
+        "lines 91-120 are held out and measured.",
+    )
     if REFERENCE_ID not in chosen or len(chosen) < 2:
         st.info("Pick English and at least one other language: the premium is measured against English.")
         return None
-    return (parallel_text(split="train", languages=chosen), parallel_text(split="heldout", languages=chosen),
-            REFERENCE_ID, {language: names[language] for language in chosen})  # fmt: skip
+    return (
+        parallel_text(split="train", languages=chosen),
+        parallel_text(split="heldout", languages=chosen),
+        REFERENCE_ID,
+        {language: names[language] for language in chosen},
+    )
 
 
 def _label(name: str) -> str:
@@ -204,8 +214,10 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
         st.session_state[K_REFERENCE] = english[0] if english else labels[0]
     reference: str = st.selectbox("Reference language (the premium's 1.0)", labels, key=K_REFERENCE)
     held = len(next(iter(heldout.values())))
-    st.caption(f"{len(labels)} languages, {len(next(iter(train.values()))):,} sentences each to train on, "
-               f"the last {held:,} held out for measuring.")  # fmt: skip
+    st.caption(
+        f"{len(labels)} languages, {len(next(iter(train.values()))):,} sentences each to train on, "
+        f"the last {held:,} held out for measuring."
+    )
     return train, heldout, reference, {label: label for label in labels}
 
 
@@ -213,45 +225,100 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
     """(vocab size, pattern, parity options, shared options, other tokenizer keys) from the widgets; the
     parity options' ``ratio`` is still the spec (``read_inputs`` reads it on the chosen text)."""
     columns = st.columns(3)
-    vocab = int(columns[0].number_input("Vocabulary size", min_value=300, max_value=50_000, value=DEFAULT_VOCAB,
-                                        step=500, key=K_VOCAB, help="The same for both trainings."))  # fmt: skip
+    vocab = int(
+        columns[0].number_input(
+            "Vocabulary size",
+            min_value=300,
+            max_value=50_000,
+            value=DEFAULT_VOCAB,
+            step=500,
+            key=K_VOCAB,
+            help="The same for both trainings.",
+        )
+    )
     pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)
-    variant = columns[2].radio("Parity variant", list(VARIANTS), index=list(VARIANTS).index(DEFAULT_VARIANT),
-                               format_func=VARIANTS.get, key=K_VARIANT)  # fmt: skip
+    variant = columns[2].radio(
+        "Parity variant",
+        list(VARIANTS),
+        index=list(VARIANTS).index(DEFAULT_VARIANT),
+        format_func=VARIANTS.get,
+        key=K_VARIANT,
+    )
     st.caption(PATTERN_NOTE)
     share = st.slider(
         "Share of merges chosen by global frequency (the rest serve the worst-compressed language)",
-        0, 100, DEFAULT_SHARE, step=5, format="%d%%", key=K_SHARE,
+        0,
+        100,
+        DEFAULT_SHARE,
+        step=5,
+        format="%d%%",
+        key=K_SHARE,
         help="0% is plain parity-aware BPE (fairest, English pays most); 100% is standard BPE. The paper "
         "calls the mix hybrid.",
-    )  # fmt: skip
+    )
     with st.expander("More settings"):
         cells = st.columns(4)
-        window = int(cells[0].number_input("Window (merges)", 1, 10_000, 100, key=K_WINDOW,
-                                           help="Moving-window variant: the last this many parity merges."))
-        alpha = float(cells[1].number_input("Alpha", 0.1, 100.0, DEFAULT_ALPHA, step=0.5, key=K_ALPHA,
-                                            help="A language may take alpha x window / languages of them."))
-        tie = cells[2].selectbox("Tie rule", list(TIE_RULES), key=K_TIE,
-                                 help="huggingface: BpeTrainer's rule for standard BPE and ParityBpeTrainer's "
-                                 "(the greatest byte-level strings) for parity-aware BPE, as in tokenizers 0.23.")
+        window = int(
+            cells[0].number_input(
+                "Window (merges)",
+                1,
+                10_000,
+                100,
+                key=K_WINDOW,
+                help="Moving-window variant: the last this many parity merges.",
+            )
+        )
+        alpha = float(
+            cells[1].number_input(
+                "Alpha",
+                0.1,
+                100.0,
+                DEFAULT_ALPHA,
+                step=0.5,
+                key=K_ALPHA,
+                help="A language may take alpha x window / languages of them.",
+            )
+        )
+        tie = cells[2].selectbox(
+            "Tie rule",
+            list(TIE_RULES),
+            key=K_TIE,
+            help="huggingface: BpeTrainer's rule for standard BPE and ParityBpeTrainer's "
+            "(the greatest byte-level strings) for parity-aware BPE, as in tokenizers 0.23.",
+        )
         min_frequency = int(cells[3].number_input("Minimum pair count", 1, 1000, 2, key=K_MIN_FREQUENCY))
         rows = st.columns([3, 1])
-        balance = rows[0].selectbox("Worst-compressed language decided by", list(BALANCES), key=K_BALANCE,
-                                    help=RATIO_HELP)  # fmt: skip
-        convention = rows[1].selectbox("Convention", CONVENTIONS, key=K_CONVENTION,
-                                       help="Where Hugging Face's ParityBpeTrainer and the paper's code differ "
-                                       "(languages that run out of pairs, the window's bookkeeping).")  # fmt: skip
+        balance = rows[0].selectbox(
+            "Worst-compressed language decided by", list(BALANCES), key=K_BALANCE, help=RATIO_HELP
+        )
+        convention = rows[1].selectbox(
+            "Convention",
+            CONVENTIONS,
+            key=K_CONVENTION,
+            help="Where Hugging Face's ParityBpeTrainer and the paper's code differ "
+            "(languages that run out of pairs, the window's bookkeeping).",
+        )
         spec = BALANCES.get(balance or "")
         if spec == "":
-            spec = st.text_input("Target rates: LANG=RATE for every language", key=K_RATIO,
-                                 placeholder="eng=1.0, hin=2.6, ...", help=RATIO_HELP)  # fmt: skip
+            spec = st.text_input(
+                "Target rates: LANG=RATE for every language",
+                key=K_RATIO,
+                placeholder="eng=1.0, hin=2.6, ...",
+                help=RATIO_HELP,
+            )
     others = {k: c for k, c in choices.items() if c.kind == "built-in" and k != tokenizers.DEFAULT_KEY}
     if K_OTHERS not in st.session_state:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
     shown = st.multiselect("Measure beside them", list(others), format_func=lambda k: others[k].label, key=K_OTHERS)
     merges = max(vocab - 256, 0)
-    parity = {"variant": variant, "global_merges": round(merges * share / 100), "window": window, "alpha": alpha,
-              "convention": convention, "ratio": spec}
+    parity = {
+        "variant": variant,
+        "global_merges": round(merges * share / 100),
+        "window": window,
+        "alpha": alpha,
+        "convention": convention,
+        "ratio": spec,
+    }
     return vocab, pattern, parity, {"min_frequency": min_frequency, "tie_break": tie}, tuple(shown)
 
 
@@ -315,9 +382,18 @@ def _compare(inputs: Inputs, others: dict, progress) -> ParityComparison:
         store.move_to_end(digest)
         return store[digest]
     i = inputs
-    result = compare_training(i.texts, i.heldout, i.vocab_size, reference=i.reference, others=others,
-                              parity_options=i.parity_options, names=i.names, progress=progress, pattern=i.pattern,
-                              **i.options)  # fmt: skip
+    result = compare_training(
+        i.texts,
+        i.heldout,
+        i.vocab_size,
+        reference=i.reference,
+        others=others,
+        parity_options=i.parity_options,
+        names=i.names,
+        progress=progress,
+        pattern=i.pattern,
+        **i.options,
+    )
     store[digest] = result
     while len(store) > KEEP_RESULTS:
         store.popitem(last=False)
@@ -348,8 +424,10 @@ def tokenizer_names(inputs: Inputs, choices) -> tuple[str, str]:
     base = f"{inputs.pattern}-{inputs.vocab_size}"
     hybrid = f"-h{share}" if share else ""
     window = "-window" if inputs.parity_options["variant"] == "window" else ""
-    return (tokenizers.unused_name(f"standard-{base}", choices),
-            tokenizers.unused_name(f"parity-{base}{window}{hybrid}", choices))  # fmt: skip
+    return (
+        tokenizers.unused_name(f"standard-{base}", choices),
+        tokenizers.unused_name(f"parity-{base}{window}{hybrid}", choices),
+    )
 
 
 def keep_both(result: ParityComparison, inputs: Inputs, choices, *, save: bool) -> None:

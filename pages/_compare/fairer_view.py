@@ -29,20 +29,38 @@ def metric_cards(result: ParityComparison) -> None:
     before, after = result.fairness[STANDARD], result.fairness[PARITY]
     names = result.names
     cells = st.columns(4)
-    cells[0].metric("Worst premium, standard BPE", f"{before.max_premium:.2f}x",
-                    help=md(f"{names.get(before.worst, before.worst)}, on the held-out sentences"))  # fmt: skip
-    cells[1].metric("Worst premium, parity-aware", f"{after.max_premium:.2f}x",
-                    f"{after.max_premium / before.max_premium - 1:+.1%}", delta_color="inverse",
-                    help=md(f"{names.get(after.worst, after.worst)}; the change is against standard BPE"))  # fmt: skip
-    cells[2].metric("Gini of token counts", f"{after.gini:.3f}", f"{after.gini - before.gini:+.3f}",
-                    delta_color="inverse", help=f"Standard BPE: {before.gini:.3f}. 0 is parity.")  # fmt: skip
+    cells[0].metric(
+        "Worst premium, standard BPE",
+        f"{before.max_premium:.2f}x",
+        help=md(f"{names.get(before.worst, before.worst)}, on the held-out sentences"),
+    )
+    cells[1].metric(
+        "Worst premium, parity-aware",
+        f"{after.max_premium:.2f}x",
+        f"{after.max_premium / before.max_premium - 1:+.1%}",
+        delta_color="inverse",
+        help=md(f"{names.get(after.worst, after.worst)}; the change is against standard BPE"),
+    )
+    cells[2].metric(
+        "Gini of token counts",
+        f"{after.gini:.3f}",
+        f"{after.gini - before.gini:+.3f}",
+        delta_color="inverse",
+        help=f"Standard BPE: {before.gini:.3f}. 0 is parity.",
+    )
     reference = names.get(result.reference, result.reference)
-    cells[3].metric(f"{md(reference)} pays", f"{result.reference_cost:+.1%}", delta_color="off",
-                    help=md(f"{reference}'s held-out tokens, parity-aware against standard BPE"))  # fmt: skip
+    cells[3].metric(
+        f"{md(reference)} pays",
+        f"{result.reference_cost:+.1%}",
+        delta_color="off",
+        help=md(f"{reference}'s held-out tokens, parity-aware against standard BPE"),
+    )
     excess = (before.max_premium - 1, after.max_premium - 1)
     if excess[0] > 0:
-        st.caption(f"The worst premium's excess over parity (premium − 1) went from {excess[0]:.2f} to "
-                   f"{excess[1]:.2f}: {1 - excess[1] / excess[0]:.0%} of it removed.")  # fmt: skip
+        st.caption(
+            f"The worst premium's excess over parity (premium − 1) went from {excess[0]:.2f} to "
+            f"{excess[1]:.2f}: {1 - excess[1] / excess[0]:.0%} of it removed."
+        )
 
 
 @charts.plotly_work
@@ -61,15 +79,26 @@ def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> g
             name=plot_text(label),
             x=[plot_text(r["name"]) for r in shown],
             y=[r["premium"] for r in shown],
-            error_y=dict(type="data", symmetric=False, array=[r["high"] - r["premium"] for r in shown],
-                         arrayminus=[r["premium"] - r["low"] for r in shown]),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[r["high"] - r["premium"] for r in shown],
+                arrayminus=[r["premium"] - r["low"] for r in shown],
+            ),
             customdata=[[r["low"], r["high"]] for r in shown],
             hovertemplate="%{x}: %{y:.2f}x (%{customdata[0]:.2f}-%{customdata[1]:.2f})<extra>"
-            + plot_text(label) + "</extra>",
-        )  # fmt: skip
+            + plot_text(label)
+            + "</extra>",
+        )
     title = f"Held-out premium against {result.names.get(result.reference, result.reference)} (95% intervals)"
-    charts.compact(figure, 460, barmode="group", title=plot_text(title), yaxis_title="tokens relative to the reference",
-                   legend_title_text="tokenizer")  # fmt: skip
+    charts.compact(
+        figure,
+        460,
+        barmode="group",
+        title=plot_text(title),
+        yaxis_title="tokens relative to the reference",
+        legend_title_text="tokenizer",
+    )
     charts.add_parity_line(figure, result.names.get(result.reference, result.reference))
     return figure
 
@@ -89,13 +118,22 @@ def curves_figure(result: ParityComparison, highlight: list[str], steps: int = 2
             shown = plot_text(result.names.get(language, language))
             # one legend entry per language (its solid line) toggles both of its lines
             figure.add_scatter(
-                x=[r["vocab_size"] for r in points], y=[r["premium"] for r in points], mode="lines", name=shown,
-                line=dict(dash=dash, color=palette[index % len(palette)]), legendgroup=plot_text(language),
+                x=[r["vocab_size"] for r in points],
+                y=[r["premium"] for r in points],
+                mode="lines",
+                name=shown,
+                line=dict(dash=dash, color=palette[index % len(palette)]),
+                legendgroup=plot_text(language),
                 showlegend=label == STANDARD,
                 hovertemplate="vocab %{x:,}: %{y:.2f}x<extra>" + shown + ", " + plot_text(label) + "</extra>",
-            )  # fmt: skip
-    charts.compact(figure, 500, title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
-                   xaxis_title="vocabulary size (256 bytes + first k merges)", yaxis_title="premium")  # fmt: skip
+            )
+    charts.compact(
+        figure,
+        500,
+        title="Premium against vocabulary size (solid: standard, dashed: parity-aware)",
+        xaxis_title="vocabulary size (256 bytes + first k merges)",
+        yaxis_title="premium",
+    )
     return charts.spotlight(figure, [plot_text(language) for language in highlight], others="other languages")
 
 
@@ -112,9 +150,13 @@ def language_picker(result: ParityComparison) -> list[str]:
     chosen = st.session_state.get(K_HIGHLIGHT)
     if chosen is None or any(language not in languages for language in chosen):
         st.session_state[K_HIGHLIGHT] = [x for x in default_languages(result) if x in languages]
-    return st.multiselect("Languages in colour on the curves (the rest are grey: hover a grey line for its name)",
-                          languages, format_func=lambda x: result.names.get(x, x), key=K_HIGHLIGHT,
-                          max_selections=6)  # fmt: skip
+    return st.multiselect(
+        "Languages in colour on the curves (the rest are grey: hover a grey line for its name)",
+        languages,
+        format_func=lambda x: result.names.get(x, x),
+        key=K_HIGHLIGHT,
+        max_selections=6,
+    )
 
 
 def parity_record(result: ParityComparison) -> tuple[list[str], list[int]]:
@@ -124,8 +166,10 @@ def parity_record(result: ParityComparison) -> tuple[list[str], list[int]]:
     if not isinstance(parity, dict):
         return [], []
     languages, served = parity.get("languages"), parity.get("merge_language")
-    return ([str(language) for language in languages] if isinstance(languages, list) else [],
-            [index for index in served if isinstance(index, int)] if isinstance(served, list) else [])  # fmt: skip
+    return (
+        [str(language) for language in languages] if isinstance(languages, list) else [],
+        [index for index in served if isinstance(index, int)] if isinstance(served, list) else [],
+    )
 
 
 def served_frame(result: ParityComparison) -> pd.DataFrame:
@@ -133,8 +177,10 @@ def served_frame(result: ParityComparison) -> pd.DataFrame:
     frequency over all languages, are ``global_merges`` in the caption)."""
     languages, served = parity_record(result)
     counts = Counter(served)
-    rows = [{"served": result.names.get(language, language), "merges": counts.get(index, 0)}
-             for index, language in enumerate(languages)]  # fmt: skip
+    rows = [
+        {"served": result.names.get(language, language), "merges": counts.get(index, 0)}
+        for index, language in enumerate(languages)
+    ]
     return pd.DataFrame(rows, columns=["served", "merges"])
 
 
@@ -144,23 +190,33 @@ def results_table(result: ParityComparison) -> pd.DataFrame:
     return frame.rename(columns={"low": "premium low (95%)", "high": "premium high (95%)", "worst": "worst"})
 
 
-
 def show_result(result: ParityComparison) -> None:
     """The sentence, the cards, the charts and the table of one run."""
     st.markdown(f"**{md(result.sentence)}**")
     metric_cards(result)
-    trained_only = st.toggle("Only the two trained tokenizers (their bars are small beside GPT-2's)",
-                             key=K_TRAINED_ONLY)  # fmt: skip
-    st.plotly_chart(premium_figure(result, trained_only=trained_only), key="cmp.fair.chart.premium",
-                    config=charts.plot_config("held-out-premium"))  # fmt: skip
-    st.caption("Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
-               "(the sentences resampled); when two bars' intervals overlap, the sentences cannot tell them apart.")
+    trained_only = st.toggle(
+        "Only the two trained tokenizers (their bars are small beside GPT-2's)", key=K_TRAINED_ONLY
+    )
+    st.plotly_chart(
+        premium_figure(result, trained_only=trained_only),
+        key="cmp.fair.chart.premium",
+        config=charts.plot_config("held-out-premium"),
+    )
+    st.caption(
+        "Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
+        "(the sentences resampled); when two bars' intervals overlap, the sentences cannot tell them apart."
+    )
     highlight = language_picker(result)
-    st.plotly_chart(curves_figure(result, highlight), key="cmp.fair.chart.curves",
-                    config=charts.plot_config("premium-by-vocabulary-size"))  # fmt: skip
-    st.caption("The first k merges of a tokenizer are a tokenizer too: each line is one language's premium as "
-               "the vocabulary grows (solid: standard BPE, dashed: parity-aware). Click a name in the legend to hide "
-               "it, double-click to show only it.")
+    st.plotly_chart(
+        curves_figure(result, highlight),
+        key="cmp.fair.chart.curves",
+        config=charts.plot_config("premium-by-vocabulary-size"),
+    )
+    st.caption(
+        "The first k merges of a tokenizer are a tokenizer too: each line is one language's premium as "
+        "the vocabulary grows (solid: standard BPE, dashed: parity-aware). Click a name in the legend to hide "
+        "it, double-click to show only it."
+    )
     served = served_frame(result)
     title = "Parity merges of the parity-aware tokenizer, by the language they served"
     with charts.PLOTLY_LOCK:
@@ -168,14 +224,26 @@ def show_result(result: ParityComparison) -> None:
         figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
     chosen = sum(1 for index in parity_record(result)[1] if index < 0)
     st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
-    st.caption(f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
-               "global share), as standard BPE chooses them.")
+    st.caption(
+        f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
+        "global share), as standard BPE chooses them."
+    )
     table = results_table(result)
     two = st.column_config.NumberColumn(format="%.2f")
-    show_table(table, key="cmp.fair.table", column_config={c: two for c in ("premium", "premium low (95%)",
-                                                                            "premium high (95%)")})  # fmt: skip
-    st.download_button("⬇ Table as CSV", data=table.to_csv(index=False).encode("utf-8"),
-                       file_name="fairer-tokenizer.csv", mime="text/csv", key="cmp.fair.csv")  # fmt: skip
+    show_table(
+        table,
+        key="cmp.fair.table",
+        column_config={c: two for c in ("premium", "premium low (95%)", "premium high (95%)")},
+    )
+    st.download_button(
+        "⬇ Table as CSV",
+        data=table.to_csv(index=False).encode("utf-8"),
+        file_name="fairer-tokenizer.csv",
+        mime="text/csv",
+        key="cmp.fair.csv",
+    )
     seconds = result.seconds
-    st.caption(f"Training took {seconds.get('standard', 0):.1f} s (standard) and {seconds.get('parity', 0):.1f} s "
-               "(parity-aware).")  # fmt: skip
+    st.caption(
+        f"Training took {seconds.get('standard', 0):.1f} s (standard) and {seconds.get('parity', 0):.1f} s "
+        "(parity-aware)."
+    )

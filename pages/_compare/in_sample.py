@@ -82,15 +82,22 @@ def caption_lines(names: Mapping[str, str], seen: Mapping[str, Mapping[str, floa
         labels = in_sample_labels(shares)
         if not labels or key not in names:
             continue
-        which = "all the samples shown" if len(labels) == len(shares) else (
-            ", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else ""))  # fmt: skip
+        which = (
+            "all the samples shown"
+            if len(labels) == len(shares)
+            else (", ".join(labels[:6]) + (f" and {len(labels) - 6} more" if len(labels) > 6 else ""))
+        )
         name = names[key].removesuffix(MARK)
-        lines.append(f"† {name} was trained on {which}: its numbers there are in-sample (measured on text it "
-                     "learned its merges from) and flatter it.")  # fmt: skip
+        lines.append(
+            f"† {name} was trained on {which}: its numbers there are in-sample (measured on text it "
+            "learned its merges from) and flatter it."
+        )
     if lines and tokenizers.DEFAULT_KEY in seen and in_sample_labels(seen[tokenizers.DEFAULT_KEY]):
-        lines.append("The default tokenizer was trained on every built-in sample: pick Samples: Held-out sentences "
-                     "(lines 91-120 of the parallel text) or your own files to see how it does on text it has not "
-                     "seen.")  # fmt: skip
+        lines.append(
+            "The default tokenizer was trained on every built-in sample: pick Samples: Held-out sentences "
+            "(lines 91-120 of the parallel text) or your own files to see how it does on text it has not "
+            "seen."
+        )
     return lines
 
 
@@ -132,11 +139,14 @@ def heldout_input(selection: Selection, builtin: Builtin) -> None:
     if K_LANGUAGES not in st.session_state:
         st.session_state[K_LANGUAGES] = list(ids)
     chosen = st.multiselect(
-        "Languages", ids, format_func=lambda sid: by_id[sid].label, key=K_LANGUAGES,
+        "Languages",
+        ids,
+        format_func=lambda sid: by_id[sid].label,
+        key=K_LANGUAGES,
         help="Lines 91-120 of the built-in parallel text (30 everyday sentences, the same in every language). "
         "No built-in tokenizer was trained on them (the default was trained on the passages and code), and "
         "the fairer tokenizers below train on lines 1-90 only.",
-    )  # fmt: skip
+    )
     st.caption("Held-out sentences: text the default tokenizer never saw, so its numbers here are out-of-sample.")
     for sid in chosen:
         sample = dataclasses.replace(by_id[sid], text=texts[sid])
@@ -146,7 +156,10 @@ def heldout_input(selection: Selection, builtin: Builtin) -> None:
     if chosen:
         state.ensure_option(K_REFERENCE, ids, REFERENCE_ID)
         selection.reference = st.selectbox(
-            "Reference for the premium", ids, format_func=lambda sid: by_id[sid].label, key=K_REFERENCE,
+            "Reference for the premium",
+            ids,
+            format_func=lambda sid: by_id[sid].label,
+            key=K_REFERENCE,
             help="The premium of a language is its token count divided by the reference's for the same sentences.",
-        )  # fmt: skip
+        )
         selection.reference_label = by_id[selection.reference].label

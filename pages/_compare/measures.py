@@ -47,10 +47,27 @@ METRIC_LABELS = {
 #: Metrics where a higher value is better for the user of the tokenizer (greener in the heatmap).
 HIGHER_IS_BETTER = {"chars_per_token", "bytes_per_token", "renyi_efficiency"}
 TABLE_COLUMNS = [
-    "tokenizer", "label", "kind", "script", "characters", "bytes", "tokens", "chars_per_token",
-    "bytes_per_token", "bytes_per_char", "premium", "reference", "words", "fertility", "split_share",
-    "unique_tokens", "renyi_efficiency", "vocab_size", "seen_in_training", "sample",
-]  # fmt: skip
+    "tokenizer",
+    "label",
+    "kind",
+    "script",
+    "characters",
+    "bytes",
+    "tokens",
+    "chars_per_token",
+    "bytes_per_token",
+    "bytes_per_char",
+    "premium",
+    "reference",
+    "words",
+    "fertility",
+    "split_share",
+    "unique_tokens",
+    "renyi_efficiency",
+    "vocab_size",
+    "seen_in_training",
+    "sample",
+]
 NUMBER_COLUMNS = {
     "chars_per_token": ("chars/token", "%.2f"),
     "bytes_per_token": ("bytes/token", "%.2f"),
@@ -166,8 +183,6 @@ def curve_rows(
     return vocab_sweep.compression_by_vocab_size(_tokenizer, _texts, merges=list(points))
 
 
-
-
 def curve_series(curve: list[dict], labels: Sequence[str]) -> dict[str, tuple[list, list]]:
     """label -> (vocabulary sizes, characters per token) from ``curve_rows``' rows."""
     series = {}
@@ -180,8 +195,11 @@ def curve_series(curve: list[dict], labels: Sequence[str]) -> dict[str, tuple[li
 def full_vocabulary_sentence(curve: list[dict], name: str, tokenizer) -> str | None:
     """The summary sentence at the tokenizer's full vocabulary, or None when there is nothing to say."""
     total = len(tokenizer.merges)
-    final = [{"tokenizer": name, "label": r["text"], "chars_per_token": r["chars_per_token"]}
-             for r in curve if r["merges"] == total]  # fmt: skip
+    final = [
+        {"tokenizer": name, "label": r["text"], "chars_per_token": r["chars_per_token"]}
+        for r in curve
+        if r["merges"] == total
+    ]
     try:
         sentence = metrics.summary_sentence(final, name, "chars_per_token")
     except ValueError:

@@ -116,6 +116,10 @@ def report_button(report: Report, *, key: str, file_name: str = "tokenizer-compa
         return
     data: Callable[[], bytes] = lambda: report_html(report)  # noqa: E731 - a deferred download
     st.download_button(
-        "⬇ Report as HTML (charts, tables, settings)", data, file_name=file_name, mime="text/html", key=key,
+        "⬇ Report as HTML (charts, tables, settings)",
+        data,
+        file_name=file_name,
+        mime="text/html",
+        key=key,
         help="One self-contained file: opens offline in any browser; its charts still hover, zoom and save as PNG.",
-    )  # fmt: skip
+    )

@@ -23,15 +23,7 @@ from pages._ui.training_jobs import TrainingJob, follow
 from pages._ui.widgets import show_sentences
 
 from . import in_sample
-from .measures import (
-    METRIC_LABELS,
-    Builtin,
-    Selection,
-    load_tokenizers,
-    measure,
-    summary_lines,
-    versus_frame,
-)
+from .measures import METRIC_LABELS, Builtin, Selection, load_tokenizers, measure, summary_lines, versus_frame
 
 K_TRAIN_SAMPLES = "cmp.train.samples"
 K_TRAIN_FILES = "cmp.train.use_files"
@@ -59,18 +51,28 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
     if K_TRAIN_SAMPLES not in st.session_state:
         st.session_state[K_TRAIN_SAMPLES] = list(DEFAULT_TRAIN_MIX)
     ids = columns[0].multiselect(
-        "Train on these built-in samples", [s.id for s in builtin.samples],
-        format_func=lambda sid: builtin.by_id[sid].label, key=K_TRAIN_SAMPLES,
-    )  # fmt: skip
+        "Train on these built-in samples",
+        [s.id for s in builtin.samples],
+        format_func=lambda sid: builtin.by_id[sid].label,
+        key=K_TRAIN_SAMPLES,
+    )
     vocab = columns[1].number_input(
-        "Vocabulary size", min_value=257, max_value=50_000, value=1000, step=100, key=K_TRAIN_VOCAB,
+        "Vocabulary size",
+        min_value=257,
+        max_value=50_000,
+        value=1000,
+        step=100,
+        key=K_TRAIN_VOCAB,
         help="256 bytes + merges. A small corpus may stop earlier: pairs seen only once are not merged.",
-    )  # fmt: skip
+    )
     typed = columns[2].text_input(
-        "Name", key=K_TRAIN_NAME, placeholder="the samples and the vocabulary reached", max_chars=80,
+        "Name",
+        key=K_TRAIN_NAME,
+        placeholder="the samples and the vocabulary reached",
+        max_chars=80,
         help="Left empty, the tokenizer is named after what it was trained on and the vocabulary it reached "
         "(e.g. mix-eng-hin-mya-560 when training stopped at 560).",
-    )  # fmt: skip
+    )
     files = list(selection.file_texts)
     use_files = bool(files) and st.toggle(f"Also train on my {len(files)} uploaded file(s)", key=K_TRAIN_FILES)
     chosen_files = files if use_files else []
@@ -133,8 +135,10 @@ def versus_chart(
     if has_premium:
         charts.add_parity_line(figure, reference_label)
     st.plotly_chart(figure, key="cmp.chart.versus")
-    st.caption("★ marks the samples the tokenizer was trained on: its numbers there are in-sample (measured on its "
-               "own training text) and flatter it; compare the unstarred ones.")
+    st.caption(
+        "★ marks the samples the tokenizer was trained on: its numbers there are in-sample (measured on its "
+        "own training text) and flatter it; compare the unstarred ones."
+    )
     show_sentences(summary_lines(rows, names, metric))
     table = frame.pivot(index="label", columns="tokenizer", values="tokens").reindex(index=order, columns=names)
     with st.expander("Tokens per sample"):

@@ -37,8 +37,10 @@ def parse_transitions(text: str) -> list[float | int]:
         try:
             value: float | int = float(part) if "." in part else int(part)
         except ValueError:
-            raise BpeError(f"{part!r} is not a transition point: write a share of the vocabulary such as 0.8, "
-                           "or a number of merges such as 1500") from None  # fmt: skip
+            raise BpeError(
+                f"{part!r} is not a transition point: write a share of the vocabulary such as 0.8, "
+                "or a number of merges such as 1500"
+            ) from None
         if value not in values:
             values.append(value)
     if not values:
@@ -46,9 +48,7 @@ def parse_transitions(text: str) -> list[float | int]:
     return values
 
 
-def variant_specs(
-    *, bpe: bool, transitions: str | None, picky: float | None, parity: bool
-) -> list[VariantSpec]:
+def variant_specs(*, bpe: bool, transitions: str | None, picky: float | None, parity: bool) -> list[VariantSpec]:
     """The variants ticked: BPE, SuperBPE at each transition of ``transitions`` (None: not ticked),
     Picky BPE at the IoS threshold ``picky`` (None: not ticked), parity-aware BPE. BpeError unless
     there are 2 to 6 different ones.
@@ -71,8 +71,10 @@ def check_variants(variants: Sequence[VariantSpec], vocab_size: int, *, parallel
     Picky threshold out of (0, 1], or parity-aware BPE on text that is not ``parallel``; the
     vocabulary size itself is the trainers' to check."""
     if not parallel and any(variant.kind == "parity" for variant in variants):
-        raise BpeError("parity-aware BPE needs parallel text (the same sentences in each language): untick it, "
-                       "or train on the built-in parallel text")  # fmt: skip
+        raise BpeError(
+            "parity-aware BPE needs parallel text (the same sentences in each language): untick it, "
+            "or train on the built-in parallel text"
+        )
     for variant in variants:
         if variant.kind == "superbpe" and vocab_size >= 256:
             try:

@@ -29,8 +29,10 @@ def superwords_section(run: LabRun, comparison: VariantComparison) -> None:
     if not labels:
         return
     st.subheader("SuperBPE's superwords")
-    st.caption("Tokens of two or more words, made across a space by SuperBPE's second stage: the most frequent on "
-               "the held-out text, with how often each occurs there.")  # fmt: skip
+    st.caption(
+        "Tokens of two or more words, made across a space by SuperBPE's second stage: the most frequent on "
+        "the held-out text, with how often each occurs there."
+    )
     for column, label in zip(st.columns(len(labels)), labels, strict=True):
         with column:
             found = comparison.superwords.get(label, [])
@@ -46,9 +48,11 @@ def removals_section(run: LabRun) -> None:
     if not picky:
         return
     st.subheader("Picky BPE's removed tokens")
-    st.caption("When (the merge step, from 0, whose check removed it), what (the token and the parts its occurrences "
-               "were split into) and why (its Intersection over Self: the share of its occurrences the merge took, "
-               "above the threshold).")  # fmt: skip
+    st.caption(
+        "When (the merge step, from 0, whose check removed it), what (the token and the parts its occurrences "
+        "were split into) and why (its Intersection over Self: the share of its occurrences the merge took, "
+        "above the threshold)."
+    )
     for label in picky:
         removals = picky_removals(run.tokenizers[label])
         if not removals:
@@ -74,8 +78,11 @@ def excerpt(text: str, limit: int = EXAMPLE_CHARS) -> str:
 def most_superwords(comparison: VariantComparison, latin: Collection[str] = ()) -> str | None:
     """The held-out text on which a SuperBPE variant emits the most superwords, among those in ``latin``
     (ids of texts in Latin letters, easiest to read for most) if any has some; None: no superword."""
-    counts = [(row["sample"] in latin, row["superword_share"] * row["tokens"], row["sample"])
-              for row in comparison.rows if row["superword_share"]]  # fmt: skip
+    counts = [
+        (row["sample"] in latin, row["superword_share"] * row["tokens"], row["sample"])
+        for row in comparison.rows
+        if row["superword_share"]
+    ]
     return max(counts)[2] if counts else None
 
 
@@ -94,9 +101,13 @@ def strips_section(run: LabRun, comparison: VariantComparison) -> None:
     samples = {sample.id: sample for sample in run.corpus.samples}
     latin = [sample.id for sample in samples.values() if sample.kind == "natural" and in_latin_letters(sample.text)]
     state.ensure_option(EXAMPLE_KEY, list(samples), most_superwords(comparison, latin) or "eng")
-    chosen = st.selectbox("Held-out text", list(samples), key=EXAMPLE_KEY,
-                          format_func=lambda sample_id: f"{samples[sample_id].label} ({samples[sample_id].kind})",
-                          help="Opens on a text where SuperBPE uses many superwords.") or next(iter(samples))
+    chosen = st.selectbox(
+        "Held-out text",
+        list(samples),
+        key=EXAMPLE_KEY,
+        format_func=lambda sample_id: f"{samples[sample_id].label} ({samples[sample_id].kind})",
+        help="Opens on a text where SuperBPE uses many superwords.",
+    ) or next(iter(samples))
     text = excerpt(samples[chosen].text)
     if any(superword_ids(tokenizer) for tokenizer in run.tokenizers.values()):
         st.html(superword_legend_html())

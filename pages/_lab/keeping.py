@@ -40,14 +40,20 @@ def _keep(run: LabRun, *, save: bool) -> None:
     kept.name = name
     key = tokenizers.add_session_tokenizer(kept, (run.corpus.label, run.corpus.documents))
     if not save:
-        state.flash("success", f"Kept **{md(label)}** for this session as **{md(key[4:])}**: save or discard it "
-                    "below, or pick it on any page.")  # fmt: skip
+        state.flash(
+            "success",
+            f"Kept **{md(label)}** for this session as **{md(key[4:])}**: save or discard it "
+            "below, or pick it on any page.",
+        )
         return
     try:
         new_key = tokenizers.save_to_library(key, kept, name)
     except ValueError as exc:
-        state.flash("error", f"Could not save **{md(name)}**: {md(exc)} It is kept for this session: type another "
-                    "name below and save it.")  # fmt: skip
+        state.flash(
+            "error",
+            f"Could not save **{md(name)}**: {md(exc)} It is kept for this session: type another "
+            "name below and save it.",
+        )
         return
     state.flash("success", f"Saved **{md(label)}** to the library as **{md(new_key[4:])}**.")
 
@@ -62,8 +68,7 @@ def keep_section(run: LabRun) -> None:
         st.session_state[state.LAB_KEEP_FOR] = (run.uid, label)
         st.session_state[NAME] = default_name(label, run.vocab_size)
     row[1].text_input("Name", key=NAME, max_chars=120)
-    row[2].button("Keep for this session", key="lab.keep.session", on_click=_keep, args=(run,),
-                  kwargs={"save": False})  # fmt: skip
+    row[2].button("Keep for this session", key="lab.keep.session", on_click=_keep, args=(run,), kwargs={"save": False})
     row[3].button("Save to the library", key="lab.keep.save", on_click=_keep, args=(run,), kwargs={"save": True})
     st.caption("A kept variant is a tokenizer like the others: the other pages offer it.")
     session_section("lab")

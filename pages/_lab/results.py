@@ -27,27 +27,48 @@ def measure(uid: str, alpha: float, _run: LabRun) -> VariantComparison:
 
 def _formats(frame, *, percent: bool = False) -> dict:
     """Fractional columns with three decimals, percentages (``percent``: all of them) with one."""
-    return {column: st.column_config.NumberColumn(format="%.1f" if percent or column.endswith("%") else "%.3f")
-            for column in frame.columns if frame[column].dtype.kind == "f"}  # fmt: skip
+    return {
+        column: st.column_config.NumberColumn(format="%.1f" if percent or column.endswith("%") else "%.3f")
+        for column in frame.columns
+        if frame[column].dtype.kind == "f"
+    }
 
 
 def downloads(comparison: VariantComparison) -> None:
     columns = st.columns(3)
-    columns[0].download_button("⬇ Every text (CSV)", comparison.to_csv(), file_name="lab.csv", mime="text/csv",
-                               key="lab.dl.csv", help="One row per variant and held-out text.")  # fmt: skip
-    columns[1].download_button("⬇ Summary (CSV)", comparison.to_csv(summary=True), file_name="lab-summary.csv",
-                               mime="text/csv", key="lab.dl.summary", help="One row per variant and group of texts.")
+    columns[0].download_button(
+        "⬇ Every text (CSV)",
+        comparison.to_csv(),
+        file_name="lab.csv",
+        mime="text/csv",
+        key="lab.dl.csv",
+        help="One row per variant and held-out text.",
+    )
+    columns[1].download_button(
+        "⬇ Summary (CSV)",
+        comparison.to_csv(summary=True),
+        file_name="lab-summary.csv",
+        mime="text/csv",
+        key="lab.dl.summary",
+        help="One row per variant and group of texts.",
+    )
     columns[2].download_button(
-        "⬇ Summary (LaTeX)", comparison.to_latex(), file_name="lab.tex", mime="text/x-tex", key="lab.dl.latex",
+        "⬇ Summary (LaTeX)",
+        comparison.to_latex(),
+        file_name="lab.tex",
+        mime="text/x-tex",
+        key="lab.dl.latex",
         help="The natural, code and all rows as a booktabs tabular (\\usepackage{booktabs}).",
-    )  # fmt: skip
+    )
 
 
 def describe(run: LabRun) -> None:
     total = sum(run.seconds.values())
-    st.caption(f"{len(run.tokenizers)} variants at vocabulary size {run.vocab_size:,}, trained on "
-               f"{md(run.corpus.label)} in {format_seconds(total)}; measured on {len(run.corpus.samples)} "
-               "held-out texts.")  # fmt: skip
+    st.caption(
+        f"{len(run.tokenizers)} variants at vocabulary size {run.vocab_size:,}, trained on "
+        f"{md(run.corpus.label)} in {format_seconds(total)}; measured on {len(run.corpus.samples)} "
+        "held-out texts."
+    )
 
 
 def results_section(run: LabRun) -> VariantComparison | None:
@@ -55,10 +76,14 @@ def results_section(run: LabRun) -> VariantComparison | None:
     st.header("2 · Compared on held-out text", divider="gray")
     describe(run)
     alpha = st.columns([1, 2])[0].number_input(
-        "Rényi order α of the efficiency", min_value=0.0, max_value=100.0, step=0.5, key="lab.alpha",
+        "Rényi order α of the efficiency",
+        min_value=0.0,
+        max_value=100.0,
+        step=0.5,
+        key="lab.alpha",
         help=f"Zouhar et al. 2023 recommend {RENYI_ALPHA} (the default); 1 is Shannon's entropy. Changing it "
         "measures again without training again.",
-    )  # fmt: skip
+    )
     try:
         comparison = measure(run.uid, float(alpha), run)
     except BpeError as exc:
@@ -68,9 +93,11 @@ def results_section(run: LabRun) -> VariantComparison | None:
     with tabs[0]:
         frame = summary_frame(comparison)
         show_table(frame, column_config=_formats(frame))
-        st.caption("Pooled per group: tokens and bytes added over its texts, the intrinsic measures computed on "
-                   "the added token counts. Lower tokens/byte is better compression; saved vs BPE is 1 - tokens / "
-                   "BPE's tokens on the same text. Formulas and sources: docs/library/variants.md.")  # fmt: skip
+        st.caption(
+            "Pooled per group: tokens and bytes added over its texts, the intrinsic measures computed on "
+            "the added token counts. Lower tokens/byte is better compression; saved vs BPE is 1 - tokens / "
+            "BPE's tokens on the same text. Formulas and sources: docs/library/variants.md."
+        )
     with tabs[1]:
         frame = per_text_frame(comparison, "tokens_per_byte")
         show_table(frame, column_config=_formats(frame))
@@ -86,4 +113,3 @@ def results_section(run: LabRun) -> VariantComparison | None:
         show_table(frame, column_config=_formats(frame), height=420)
     downloads(comparison)
     return comparison
-

@@ -52,21 +52,23 @@ def _builtin() -> LabCorpus:
 
 def corpus_input() -> LabCorpus | None:
     """The corpus radio and, for files, the uploader; the corpus, or None (the reason shown)."""
-    choice = st.radio("Corpus", list(CORPUS_OPTIONS), format_func=CORPUS_OPTIONS.get, key="lab.corpus",
-                      horizontal=True)  # fmt: skip
+    choice = st.radio("Corpus", list(CORPUS_OPTIONS), format_func=CORPUS_OPTIONS.get, key="lab.corpus", horizontal=True)
     if choice == BUILTIN:
         corpus = _builtin()
-        st.caption(f"Trained on {md(corpus.label)}; measured on its held-out lines 91-120 in every language and "
-                   "on the 41 built-in code and data samples, none of which the training text holds.")  # fmt: skip
+        st.caption(
+            f"Trained on {md(corpus.label)}; measured on its held-out lines 91-120 in every language and "
+            "on the 41 built-in code and data samples, none of which the training text holds."
+        )
         return corpus
     uploads = file_uploader(
         "Corpus files: plain text, Markdown, code; JSONL, JSON arrays or Parquet with a text field "
         f"(UTF-8, up to {upload_limit_mb():,} MB each)",
-        UPLOADER, split_jsonl=True,
+        UPLOADER,
+        split_jsonl=True,
         help="A tenth of each file is held out (whole documents when it has many, else lines) and the variants "
         "are measured on it and on the built-in held-out samples. Parity-aware BPE needs parallel text, so it "
         "trains on the built-in corpus only.",
-    )  # fmt: skip
+    )
     readable = []
     for upload in uploads:
         if upload.error:
@@ -92,24 +94,42 @@ def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
     whether the corpus is parallel text (parity-aware BPE needs it)."""
     columns = st.columns(4)
     bpe = columns[0].checkbox("BPE", key="lab.bpe", help="Standard byte-level BPE: the baseline of the savings.")
-    superbpe = columns[1].checkbox("SuperBPE", key="lab.superbpe",
-                                   help="Liu et al. 2025: a second stage merges across spaces (superwords).")
+    superbpe = columns[1].checkbox(
+        "SuperBPE", key="lab.superbpe", help="Liu et al. 2025: a second stage merges across spaces (superwords)."
+    )
     transitions = columns[1].text_input(
-        "Transition points", key="lab.transitions", disabled=not superbpe,
+        "Transition points",
+        key="lab.transitions",
+        disabled=not superbpe,
         help="Where stage 2 starts, one SuperBPE per value, separated by commas: a share of the vocabulary "
         "(0.8: stage 1 stops at 80% of it) or a number of merges (1500).",
-    )  # fmt: skip
-    picky = columns[2].checkbox("Picky BPE", key="lab.picky",
-                                help="Chizhov et al. 2024: a token used almost only inside a bigger one is removed.")
+    )
+    picky = columns[2].checkbox(
+        "Picky BPE",
+        key="lab.picky",
+        help="Chizhov et al. 2024: a token used almost only inside a bigger one is removed.",
+    )
     threshold = columns[2].number_input(
-        "IoS threshold", min_value=0.01, max_value=1.0, step=0.05, key="lab.threshold", disabled=not picky,
+        "IoS threshold",
+        min_value=0.01,
+        max_value=1.0,
+        step=0.05,
+        key="lab.threshold",
+        disabled=not picky,
         help="A token whose Intersection over Self exceeds it is removed (1 never removes: plain BPE).",
-    )  # fmt: skip
-    parity = columns[3].checkbox("Parity-aware BPE", key="lab.parity",
-                                 help="Foroutan et al. 2025: each merge serves the language compressed worst.")
+    )
+    parity = columns[3].checkbox(
+        "Parity-aware BPE",
+        key="lab.parity",
+        help="Foroutan et al. 2025: each merge serves the language compressed worst.",
+    )
     try:
-        variants = variant_specs(bpe=bpe, transitions=transitions if superbpe else None,
-                                 picky=float(threshold) if picky else None, parity=parity)  # fmt: skip
+        variants = variant_specs(
+            bpe=bpe,
+            transitions=transitions if superbpe else None,
+            picky=float(threshold) if picky else None,
+            parity=parity,
+        )
         check_variants(variants, vocab_size, parallel=parallel)
     except BpeError as exc:
         st.error(md(exc))
@@ -122,9 +142,14 @@ def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
 def setup_section() -> Inputs:
     st.header("1 · Corpus and variants", divider="gray")
     corpus = corpus_input()
-    vocab_size = int(st.columns([1, 2])[0].number_input(
-        "Vocabulary size (the same for every variant: 256 bytes + merges)", min_value=1, max_value=1_000_000,
-        step=250, key="lab.vocab_size",
-    ))  # fmt: skip
+    vocab_size = int(
+        st.columns([1, 2])[0].number_input(
+            "Vocabulary size (the same for every variant: 256 bytes + merges)",
+            min_value=1,
+            max_value=1_000_000,
+            step=250,
+            key="lab.vocab_size",
+        )
+    )
     variants = variants_input(vocab_size, st.session_state.get("lab.corpus") == BUILTIN)
     return Inputs(corpus, vocab_size, variants)

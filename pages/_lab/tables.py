@@ -30,8 +30,13 @@ MEASURES = {
     "bytes": "bytes",
 }
 PERCENT = ("saved_vs_bpe", "superword_share")
-GROUP_NAMES = {"natural": "natural languages", "code": "code", "data": "data formats", "held-out": "your held-out text",
-               "all": "all texts"}  # fmt: skip
+GROUP_NAMES = {
+    "natural": "natural languages",
+    "code": "code",
+    "data": "data formats",
+    "held-out": "your held-out text",
+    "all": "all texts",
+}
 
 
 def _value(row: dict, field: str) -> float | None:
@@ -64,8 +69,11 @@ def per_text_frame(comparison: VariantComparison, field: str) -> pd.DataFrame:
 
 def rows_frame(comparison: VariantComparison) -> pd.DataFrame:
     """Every measure of every variant on every held-out text."""
-    rows = [{"variant": row["variant"], "text": row["label"], "kind": row["kind"]}
-            | {MEASURES[field]: _value(row, field) for field in MEASURES} for row in comparison.rows]  # fmt: skip
+    rows = [
+        {"variant": row["variant"], "text": row["label"], "kind": row["kind"]}
+        | {MEASURES[field]: _value(row, field) for field in MEASURES}
+        for row in comparison.rows
+    ]
     return pd.DataFrame(rows, columns=["variant", "text", "kind", *MEASURES.values()])
 
 

@@ -53,8 +53,10 @@ def done_line(label: str, tokenizer: Tokenizer, seconds: float) -> str:
     """A finished variant's line (Markdown, the label escaped): its size, its merges and its time."""
     training = tokenizer.training or {}
     merges = training.get("merges_learned", len(tokenizer.merges))
-    return (f"✓ **{md(label)}**: {tokenizer.vocab_size:,} tokens, {merges:,} merges in {format_seconds(seconds)} · "
-            f"stopped: {md(training.get('stop_reason', 'done'))}")  # fmt: skip
+    return (
+        f"✓ **{md(label)}**: {tokenizer.vocab_size:,} tokens, {merges:,} merges in {format_seconds(seconds)} · "
+        f"stopped: {md(training.get('stop_reason', 'done'))}"
+    )
 
 
 class LabProgress:
@@ -104,8 +106,10 @@ class LabJob:
 def start_job(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec]) -> LabJob:
     """Start training ``variants`` on ``corpus`` in a worker process (``training_worker``'s variants kind)."""
     asked = [[variant.kind, variant.value] for variant in variants]
-    job = WorkerJob("variants", lambda folder: {"texts": corpus.texts, "vocab_size": int(vocab_size),
-                                                "variants": asked, "out": folder})  # fmt: skip
+    job = WorkerJob(
+        "variants",
+        lambda folder: {"texts": corpus.texts, "vocab_size": int(vocab_size), "variants": asked, "out": folder},
+    )
     return LabJob(job, corpus, vocab_size, [variant.label for variant in variants])
 
 
@@ -146,8 +150,7 @@ def follow_job(running: LabJob) -> LabRun | None:
     variant. The run once every variant is trained; None after showing why it failed (the job's files
     removed, every earlier run left as it was)."""
     labels = running.labels
-    with st.status(f"Training {len(labels)} variants at vocabulary size {running.vocab_size:,}…",
-                   expanded=True) as box:  # fmt: skip
+    with st.status(f"Training {len(labels)} variants at vocabulary size {running.vocab_size:,}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting the training process…")
         lines = {label: st.empty() for label in labels}
         for label in labels:
@@ -173,8 +176,11 @@ def follow_job(running: LabJob) -> LabRun | None:
         else:
             took = format_seconds(time.monotonic() - running.job.started)
             bar.progress(1.0, text=f"Done in {took}.")  # plain: a duration
-            box.update(label=f"Trained {len(labels)} variants in {took}", state="complete",  # plain: a duration
-                       expanded=False)  # fmt: skip
+            box.update(
+                label=f"Trained {len(labels)} variants in {took}",
+                state="complete",  # plain: a duration
+                expanded=False,
+            )
     running.job.close()
     if failure is not None:
         st.error(f"Training failed: {md(failure)}")
@@ -195,8 +201,12 @@ def training_section(inputs: Inputs) -> None:
         st.session_state.pop(state.LAB_JOB, None)
         running = None
     label = f"Train {len(inputs.variants)} variants" if inputs.variants else "Train"
-    clicked = st.button(label, type="primary", disabled=not inputs.ready or running is not None,  # plain: a count
-                        key="lab.go")  # fmt: skip
+    clicked = st.button(
+        label,  # plain: a count
+        type="primary",
+        disabled=not inputs.ready or running is not None,
+        key="lab.go",
+    )
     if cancelled:
         kept = "the previous run below is as it was" if current_run() else "there was no previous run"
         st.info(f"Training cancelled: nothing of it was kept, and {kept}.")  # plain: one of two sentences above

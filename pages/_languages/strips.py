@@ -114,11 +114,22 @@ def text_width(text: str) -> float:
     return sum(_cluster_width(c) for c in glyphs.clusters(text)) * FONT if text else 0.0
 
 
-def _text(x: float, y: float, text: str, width: float, *, size: int = FONT, colour: str = "#1a1a1a",
-          fit: bool = True, anchor: str = "middle") -> str:  # fmt: skip
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    width: float,
+    *,
+    size: int = FONT,
+    colour: str = "#1a1a1a",
+    fit: bool = True,
+    anchor: str = "middle",
+) -> str:
     fitted = f' textLength="{width:.1f}" lengthAdjust="spacingAndGlyphs"' if fit and text.strip() else ""
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"'
-            f'{fitted}>{html.escape(text, quote=False)}</text>')  # fmt: skip
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}" text-anchor="{anchor}"'
+        f"{fitted}>{html.escape(text, quote=False)}</text>"
+    )
 
 
 @dataclass
@@ -138,18 +149,26 @@ def _boxes(row: Row) -> list[_Box]:
         if len(group) == 1 and not infos[0].partial:
             width = inner + 8
             colour = COLOURS[group[0] % len(COLOURS)]
-            out.append(_Box(width, [f'<rect width="{width:.1f}" height="24" fill="{colour}"/>',
-                                    _text(width / 2, 17, shown, inner)]))  # fmt: skip
+            out.append(
+                _Box(
+                    width,
+                    [f'<rect width="{width:.1f}" height="24" fill="{colour}"/>', _text(width / 2, 17, shown, inner)],
+                )
+            )
             continue
         width = max(inner + 8, 16 * len(group))
-        markup = [f'<rect width="{width:.1f}" height="24" fill="#fff" stroke="#868e96" stroke-dasharray="3 2"/>',
-                  _text(width / 2, 17, shown, inner)]  # fmt: skip
+        markup = [
+            f'<rect width="{width:.1f}" height="24" fill="#fff" stroke="#868e96" stroke-dasharray="3 2"/>',
+            _text(width / 2, 17, shown, inner),
+        ]
         piece = width / len(group)
         for number, index in enumerate(group):
             x = number * piece
             fill = COLOURS[index % len(COLOURS)]
-            markup.append(f'<rect x="{x:.1f}" y="24" width="{piece:.1f}" height="13" fill="{fill}" '
-                          'stroke="#868e96" stroke-dasharray="3 2"/>')  # fmt: skip
+            markup.append(
+                f'<rect x="{x:.1f}" y="24" width="{piece:.1f}" height="13" fill="{fill}" '
+                'stroke="#868e96" stroke-dasharray="3 2"/>'
+            )
             markup.append(_text(x + piece / 2, 34, str(number + 1), 0, size=9, colour="#343a40", fit=False))
         out.append(_Box(width, markup))
     return out
@@ -175,16 +194,38 @@ def rows_svg(rows: Sequence[Row], *, title: str, subtitle: str = "", price_label
             left = LABEL + (available - x - box.width if rtl else x)
             body.append(f'<g transform="translate({left:.1f},{top:.1f})">{"".join(box.markup)}</g>')
         numbers = f"{row.tokens:,} tokens · {multiple_text(row)}"
-        body.append(_text(0, y + 14, row.name, 0, size=14, colour="#1971c2" if row.reference else "#212529",
-                          fit=False, anchor="start"))  # fmt: skip
+        body.append(
+            _text(
+                0,
+                y + 14,
+                row.name,
+                0,
+                size=14,
+                colour="#1971c2" if row.reference else "#212529",
+                fit=False,
+                anchor="start",
+            )
+        )
         body.append(_text(0, y + 31, numbers, 0, size=12, colour="#495057", fit=False, anchor="start"))
         if row.cost is not None:
-            body.append(_text(0, y + 46, f"{cost_text(row.cost)} {price_label}", 0, size=12, colour="#495057",
-                              fit=False, anchor="start"))  # fmt: skip
+            body.append(
+                _text(
+                    0,
+                    y + 46,
+                    f"{cost_text(row.cost)} {price_label}",
+                    0,
+                    size=12,
+                    colour="#495057",
+                    fit=False,
+                    anchor="start",
+                )
+            )
         y = line_top + 56
     height = y + 10
-    head = [_text(0, 22, title, 0, size=18, fit=False, anchor="start"),
-            _text(0, 42, subtitle, 0, size=12, colour="#495057", fit=False, anchor="start")]  # fmt: skip
+    head = [
+        _text(0, 22, title, 0, size=18, fit=False, anchor="start"),
+        _text(0, 42, subtitle, 0, size=12, colour="#495057", fit=False, anchor="start"),
+    ]
     font = html.escape(MONO_FONTS.replace('"', "'"), quote=True)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '

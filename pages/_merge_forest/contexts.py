@@ -44,8 +44,10 @@ def contexts_section(picked: Picked, token_id: int) -> None:
     st.markdown("**Where it occurs** in the training text")
     corpus = tokenizers.corpus_for(picked.choice.key)
     if corpus is None:
-        st.caption("Only for tokenizers trained in this session (and the default): this session does not have "
-                   f"the training text of {md(picked.choice.label)}.")  # fmt: skip
+        st.caption(
+            "Only for tokenizers trained in this session (and the default): this session does not have "
+            f"the training text of {md(picked.choice.label)}."
+        )
         return
     label, texts = corpus
     if picked.tokenizer.is_special_token(token_id):
@@ -54,8 +56,10 @@ def contexts_section(picked: Picked, token_id: int) -> None:
     found = contexts_of(picked.choice.fingerprint, label, token_id, picked.tokenizer, texts)
     scanned = min(sum(map(len, texts)), MAX_SCAN_CHARS)
     if not found:
-        st.caption(f"Encoding the first {scanned:,} characters of {md(label)} never gives this token "
-                   "(later merges may always absorb it into longer tokens).")  # fmt: skip
+        st.caption(
+            f"Encoding the first {scanned:,} characters of {md(label)} never gives this token "
+            "(later merges may always absorb it into longer tokens)."
+        )
         return
     st.html(contexts_html(found))
     count = "The first" if len(found) == MAX_CONTEXTS else "All"

@@ -33,8 +33,9 @@ def k_controls(picked: Picked) -> int:
             st.session_state[key] = start
     left, right = st.columns([4, 1], vertical_alignment="bottom")
     k = left.slider("Merges applied (k)", 0, n_merges, key=slider_key, on_change=_copy, args=(slider_key, box_key))
-    right.number_input("k exactly", min_value=0, max_value=n_merges, step=1, key=box_key,
-                       on_change=_copy, args=(box_key, slider_key))  # fmt: skip
+    right.number_input(
+        "k exactly", min_value=0, max_value=n_merges, step=1, key=box_key, on_change=_copy, args=(box_key, slider_key)
+    )
     return int(k)
 
 

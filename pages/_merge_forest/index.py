@@ -20,8 +20,14 @@ from pages._ui.widgets import tokenizer_picker
 from .picky import Picky
 
 #: Widgets whose values survive visits to other pages.
-KEPT = ["forest.tokenizer", "forest.mode", "forest.seg_text", "forest.search_mode", "forest.unused_source",
-        "forest.unused_text"]  # fmt: skip
+KEPT = [
+    "forest.tokenizer",
+    "forest.mode",
+    "forest.seg_text",
+    "forest.search_mode",
+    "forest.unused_source",
+    "forest.unused_text",
+]
 
 
 @dataclass(frozen=True)
@@ -86,8 +92,11 @@ def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> 
     """The tokenizer picker; None (after saying why) when the tokenizer cannot be shown; a ``Picky``
     for a Picky BPE tokenizer, which has no forest (``picky`` draws it)."""
     if external:  # WordPiece, Unigram, SentencePiece files: no merges to draw
-        st.caption("Not offered here: " + md(", ".join(external))
-                   + ": external tokenizers have no merge list (see Tokenize and Compare for them).")  # fmt: skip
+        st.caption(
+            "Not offered here: "
+            + md(", ".join(external))
+            + ": external tokenizers have no merge list (see Tokenize and Compare for them)."
+        )
     default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
     choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
     try:

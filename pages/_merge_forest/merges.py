@@ -27,15 +27,17 @@ def merges_frame(picked: Picked, ranks: list[int]) -> pd.DataFrame:
     each other (``Picked.parts``), the result alone; the training count when the tokenizer has one."""
     forest = picked.forest
     parts = [picked.parts(r) for r in ranks]
-    frame = pd.DataFrame({
-        "rank": ranks,
-        "left": [left for left, _ in parts],
-        "right": [right for _, right in parts],
-        "result": [picked.shown(forest.made[r]) for r in ranks],
-        "left id": [forest.left[r] for r in ranks],
-        "right id": [forest.right[r] for r in ranks],
-        "new id": [forest.made[r] for r in ranks],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "rank": ranks,
+            "left": [left for left, _ in parts],
+            "right": [right for _, right in parts],
+            "result": [picked.shown(forest.made[r]) for r in ranks],
+            "left id": [forest.left[r] for r in ranks],
+            "right id": [forest.right[r] for r in ranks],
+            "new id": [forest.made[r] for r in ranks],
+        }
+    )
     if any(count is not None for count in forest.counts):
         frame["count"] = [forest.counts[r] for r in ranks]
     return frame
@@ -44,8 +46,9 @@ def merges_frame(picked: Picked, ranks: list[int]) -> pd.DataFrame:
 def merges_tab(picked: Picked) -> None:
     n_merges = len(picked.forest)
     left, middle = st.columns([3, 1])
-    query = left.text_input("Filter merges by text (a typed space means ␣)",
-                            key=f"forest.merges_filter:{picked.choice.key}")  # fmt: skip
+    query = left.text_input(
+        "Filter merges by text (a typed space means ␣)", key=f"forest.merges_filter:{picked.choice.key}"
+    )
     where = middle.selectbox("in", list(WHERE), format_func=WHERE.__getitem__, key="forest.merges_where")
     ranks = matching_ranks(picked.choice.fingerprint, where, query, picked) if query else None
     total = n_merges if ranks is None else len(ranks)
@@ -60,6 +63,8 @@ def merges_tab(picked: Picked) -> None:
     start = (int(page) - 1) * PAGE_ROWS
     shown = list(range(start, min(start + PAGE_ROWS, total))) if ranks is None else ranks[start : start + PAGE_ROWS]
     scope = f"{total:,} of {n_merges:,} merges match" if ranks is not None else f"all {n_merges:,} merges"
-    st.caption(f"Page {int(page):,} of {pages:,}: rows {start + 1:,}-{start + len(shown):,} of {md(scope)}; ranks "
-               "count from 0 (rank 0 is the first merge). ⟨न 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of न.")  # fmt: skip
+    st.caption(
+        f"Page {int(page):,} of {pages:,}: rows {start + 1:,}-{start + len(shown):,} of {md(scope)}; ranks "
+        "count from 0 (rank 0 is the first merge). ⟨न 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of न."
+    )
     show_table(merges_frame(picked, shown), height=420)

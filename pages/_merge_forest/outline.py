@@ -40,8 +40,9 @@ def _line_html(line: Line, below: int) -> str:
     return f'<span class="tk"{title}>{label}</span><span class="nt">{note}</span>'
 
 
-def outline_html(roots: Sequence[str], lines: Mapping[str, Line], children: Mapping[str, Sequence[str]], *,
-                 open_roots: int = 3) -> str:  # fmt: skip
+def outline_html(
+    roots: Sequence[str], lines: Mapping[str, Line], children: Mapping[str, Sequence[str]], *, open_roots: int = 3
+) -> str:
     """The trees under ``roots`` (keys of ``lines``; ``children`` lists each key's children in order),
     the ``open_roots`` largest open. A key is reached once (its first parent)."""
     sizes: dict[str, int] = {}

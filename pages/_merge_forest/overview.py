@@ -28,8 +28,11 @@ def hierarchy_html(picked: Picked, subset: int) -> str:
         token = forest.made[r]
         left, right = picked.parts(r)
         count = f" · count {forest.counts[r]:,}" if forest.counts[r] is not None else ""
-        lines[str(token)] = Line(picked.shown(token), f"rank {r:,} · id {token} · ‘{left}’ + ‘{right}’{count}",
-                                 f"bytes {picked.vocab[token].hex(' ')}")  # fmt: skip
+        lines[str(token)] = Line(
+            picked.shown(token),
+            f"rank {r:,} · id {token} · ‘{left}’ + ‘{right}’{count}",
+            f"bytes {picked.vocab[token].hex(' ')}",
+        )
         children.setdefault(str(forest.left[r]), []).append(str(token))
     return outline_html([str(b) for b in roots], lines, children)
 
@@ -69,12 +72,21 @@ def overview_tab(picked: Picked) -> None:
     left, right = st.columns(2)
     left.plotly_chart(depth_bars, key="forest.depths", config=charts.plot_config("merge-depths"))
     right.plotly_chart(length_bars, key="forest.lengths", config=charts.plot_config("token-lengths"))
-    st.markdown("**The first merges as a tree**: each token sits under its left part (so *the* sits under "
-                "*th*); click a token to open or close what is built on it.")  # fmt: skip
+    st.markdown(
+        "**The first merges as a tree**: each token sits under its left part (so *the* sits under "
+        "*th*); click a token to open or close what is built on it."
+    )
     subset_max = min(n_merges, MAX_HIERARCHY)
-    subset = st.slider("Merges in the tree", min_value=1, max_value=max(subset_max, 2), value=min(subset_max, 300),
-                       key=f"forest.subset:{picked.choice.key}")  # fmt: skip
+    subset = st.slider(
+        "Merges in the tree",
+        min_value=1,
+        max_value=max(subset_max, 2),
+        value=min(subset_max, 300),
+        key=f"forest.subset:{picked.choice.key}",
+    )
     st.html(hierarchy_once(picked.choice.fingerprint, int(subset), picked))
     if n_merges > subset_max:
-        st.caption(f"At most the first {MAX_HIERARCHY:,} of {n_merges:,} merges. For any token's own tree, and all "
-                   "it builds, use *Find a token*.")  # fmt: skip
+        st.caption(
+            f"At most the first {MAX_HIERARCHY:,} of {n_merges:,} merges. For any token's own tree, and all "
+            "it builds, use *Find a token*."
+        )

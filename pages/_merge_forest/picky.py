@@ -20,8 +20,15 @@ from pages._ui.render import token_quote
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import show_table
 
-TABS = ["Find a token", "Removed tokens", "Search the vocabulary", "All merges", "First k merges",
-        "Forest overview", "Unused tokens"]  # fmt: skip
+TABS = [
+    "Find a token",
+    "Removed tokens",
+    "Search the vocabulary",
+    "All merges",
+    "First k merges",
+    "Forest overview",
+    "Unused tokens",
+]
 NO_FOREST = (
     "A Picky BPE tokenizer has merge and removal events, not ranked merges: a token it removed is split into "
     "its parts wherever it occurred, and a later merge may make it again. So there is no tree of ranked merges "
@@ -59,8 +66,10 @@ def removal_sentence(removal: Removal) -> str:
     """When, into what and why a token was removed (Markdown, every token escaped)."""
     parts = " + ".join(md(token_quote(part)) for part in removal.parts)
     why = f" with an IoS of {removal.ios:.3f}" if removal.ios is not None else ""
-    return (f"{md(token_quote(removal.token))} was removed by the check after merge step {removal.merge_step:,}"
-            f"{why}: its occurrences were split into {parts}.")  # fmt: skip
+    return (
+        f"{md(token_quote(removal.token))} was removed by the check after merge step {removal.merge_step:,}"
+        f"{why}: its occurrences were split into {parts}."
+    )
 
 
 def find(picky: Picky) -> None:
@@ -68,11 +77,14 @@ def find(picky: Picky) -> None:
     tokenizer, key = picky.tokenizer, picky.choice.key
     mode = st.radio("Find by", ["text", "id"], horizontal=True, key="forest.mode")
     if mode == "id":
-        token_id = int(st.number_input("Token id", min_value=0, max_value=max(picky.vocab), step=1,
-                                       key=f"forest.id:{key}"))  # fmt: skip
+        token_id = int(
+            st.number_input("Token id", min_value=0, max_value=max(picky.vocab), step=1, key=f"forest.id:{key}")
+        )
     else:
-        query = st.text_input("Token text, as the pages show it (␣ is a space, ↵ a newline, \\xNN a byte) or typed "
-                              "plainly", key=f"forest.query:{key}")  # fmt: skip
+        query = st.text_input(
+            "Token text, as the pages show it (␣ is a space, ↵ a newline, \\xNN a byte) or typed plainly",
+            key=f"forest.query:{key}",
+        )
         if not query:
             return
         candidates = [query.encode("utf-8", "surrogatepass"), parse_token_display(query)]
@@ -122,9 +134,11 @@ def removed_tab(picky: Picky) -> None:
     gone = sum(not removal.restored for removal in removals)
     st.markdown(f"**{len(removals):,}** removals; {gone:,} of them left the vocabulary for good.")
     show_table(tables.removals_frame(removals), height=420)
-    st.caption("When (the merge step, from 0, whose check removed it), what (the token and the parts its occurrences "
-               "were split into) and why (its Intersection over Self: the share of its occurrences that merge took, "
-               "above the threshold).")  # fmt: skip
+    st.caption(
+        "When (the merge step, from 0, whose check removed it), what (the token and the parts its occurrences "
+        "were split into) and why (its Intersection over Self: the share of its occurrences that merge took, "
+        "above the threshold)."
+    )
 
 
 def picky_view(picky: Picky) -> None:

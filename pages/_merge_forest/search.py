@@ -15,8 +15,10 @@ from .index import Picked
 
 MAX_RESULTS = 500
 MODES = {"prefix": "starts with", "contains": "contains", "regex": "regex"}
-BYTE_HELP = ("A byte that is not a whole character is typed as a backslash, x and its two hex digits: \\\\xe0 for "
-             "the byte e0 (the first byte of every Devanagari letter).")
+BYTE_HELP = (
+    "A byte that is not a whole character is typed as a backslash, x and its two hex digits: \\\\xe0 for "
+    "the byte e0 (the first byte of every Devanagari letter)."
+)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -30,8 +32,16 @@ def search_once(fingerprint: str, mode: str, query: str, _picked: Picked) -> tup
 
 def results_table(picked: Picked, ids: list[int]) -> pd.DataFrame:
     forest = picked.forest
-    rows = [{"id": i, "rank": forest.rank_of.get(i), "token": picked.shown(i), "bytes": len(picked.vocab[i]),
-             "made from": picked.how_built(i)} for i in ids]  # fmt: skip
+    rows = [
+        {
+            "id": i,
+            "rank": forest.rank_of.get(i),
+            "token": picked.shown(i),
+            "bytes": len(picked.vocab[i]),
+            "made from": picked.how_built(i),
+        }
+        for i in ids
+    ]
     return pd.DataFrame(rows, columns=["id", "rank", "token", "bytes", "made from"])
 
 
@@ -43,8 +53,12 @@ def search_tab(picked: Picked) -> None:
     )
     left, right = st.columns([1, 3])
     mode = left.radio("Search", list(MODES), format_func=MODES.__getitem__, key="forest.search_mode", horizontal=False)
-    query = right.text_input("Search the vocabulary", key=f"forest.search:{picked.choice.key}",
-                             placeholder="e.g. ␣token, ing, ^␣[A-Z][a-z]+$", help=BYTE_HELP)  # fmt: skip
+    query = right.text_input(
+        "Search the vocabulary",
+        key=f"forest.search:{picked.choice.key}",
+        placeholder="e.g. ␣token, ing, ^␣[A-Z][a-z]+$",
+        help=BYTE_HELP,
+    )
     if not query:
         st.info("Type a prefix, a part of a token or a regex to list the matching tokens.")
         return

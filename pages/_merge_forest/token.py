@@ -89,10 +89,11 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
     if key not in st.session_state:
         st.session_state[key] = picked.typed(default_id)
     query = st.text_input(
-        "Token text, typed plainly or with marks (␣ a space, → a tab, ↵ a newline)", key=key,
+        "Token text, typed plainly or with marks (␣ a space, → a tab, ↵ a newline)",
+        key=key,
         help="A leading space matters: ␣the and the are different tokens. A byte that is not a whole character is "
         "typed as a backslash, x and its two hex digits (\\\\xe0).",
-    )  # fmt: skip
+    )
     if not query:
         return None
     found = token_by_text(picked.tokenizer, query)
@@ -100,8 +101,10 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
         return found
     text = parse_token_display(query).decode("utf-8", "replace")
     pieces = picked.tokenizer.encode(text, disallowed_special=())
-    st.info(f"{md(token_quote(text))} is not a single token of {md(picked.choice.label)}; it encodes as "
-            f"{len(pieces):,} tokens (hover one for its id and bytes):")  # fmt: skip
+    st.info(
+        f"{md(token_quote(text))} is not a single token of {md(picked.choice.label)}; it encodes as "
+        f"{len(pieces):,} tokens (hover one for its id and bytes):"
+    )
     shown = pieces[:MAX_STRIP_TOKENS]
     st.html(render.sequence_html([picked.vocab[i] for i in shown], ids=shown))
     if len(pieces) > MAX_STRIP_TOKENS:
@@ -111,8 +114,9 @@ def find_by_text(picked: Picked, default_id: int) -> int | None:
         return None
     where = in_context(picked, pieces)
     state.ensure_option("forest.pick", merged)
-    return st.selectbox("Pick one of its merged tokens", merged, format_func=lambda i: f"{where[i]} (id {i})",
-                        key="forest.pick")  # fmt: skip
+    return st.selectbox(
+        "Pick one of its merged tokens", merged, format_func=lambda i: f"{where[i]} (id {i})", key="forest.pick"
+    )
 
 
 def in_context(picked: Picked, pieces: list[int]) -> dict[int, str]:
@@ -123,8 +127,10 @@ def in_context(picked: Picked, pieces: list[int]) -> dict[int, str]:
         seen = labels.setdefault(token_id, [])
         if label not in seen:
             seen.append(label)
-    return {i: ", ".join(glyphs.quote(x) for x in found[:3]) + (" …" if len(found) > 3 else "")
-            for i, found in labels.items()}  # fmt: skip
+    return {
+        i: ", ".join(glyphs.quote(x) for x in found[:3]) + (" …" if len(found) > 3 else "")
+        for i, found in labels.items()
+    }
 
 
 def find_by_id(picked: Picked, default_id: int) -> int | None:
@@ -147,12 +153,16 @@ def show_facts(picked: Picked, token_id: int) -> None:
     st.subheader(md(picked.quote(token_id)), anchor=False)
     token = picked.vocab[token_id]
     if picked.shown(token_id) != picked.typed(token_id):
-        st.caption(f"Its bytes: {md(token.hex(' '))}. ⟨…⟩ names a character the token holds part of, or what its bytes "
-                   "can be part of: ⟨CJK 1–2/3⟩ is the first 2 of the 3 bytes of a CJK character.")  # fmt: skip
+        st.caption(
+            f"Its bytes: {md(token.hex(' '))}. ⟨…⟩ names a character the token holds part of, or what its bytes "
+            "can be part of: ⟨CJK 1–2/3⟩ is the first 2 of the 3 bytes of a CJK character."
+        )
     facts: list[tuple[str, int | str]] = [
-        ("id", token_id), ("bytes", len(token)), ("merge rank", f"{rank:,}" if rank is not None else "—"),
+        ("id", token_id),
+        ("bytes", len(token)),
+        ("merge rank", f"{rank:,}" if rank is not None else "—"),
         ("tree depth", forest.depth.get(token_id, 0)),
-    ]  # fmt: skip
+    ]
     for column, (label, value) in zip(st.columns(4), facts, strict=True):
         column.metric(label, value)  # plain: constant labels, numbers
     if picked.tokenizer.is_special_token(token_id):
@@ -180,8 +190,11 @@ def built_from_outline(picked: Picked, token_id: int, rows: list[tuple[int, int,
     children: dict[str, list[str]] = {}
     for depth, rank, parent in rows:
         made = forest.made[rank]
-        lines[str(made)] = Line(picked.shown(made), f"= {picked.how_built(made)} · rank {rank:,} · id {made}",
-                                f"depth {depth} · bytes {picked.vocab[made].hex(' ')}")  # fmt: skip
+        lines[str(made)] = Line(
+            picked.shown(made),
+            f"= {picked.how_built(made)} · rank {rank:,} · id {made}",
+            f"depth {depth} · bytes {picked.vocab[made].hex(' ')}",
+        )
         children.setdefault(str(parent), []).append(str(made))
     return outline_html([str(token_id)], lines, children, open_roots=1)
 
@@ -194,8 +207,16 @@ def show_built_from(picked: Picked, token_id: int) -> None:
     if not rows:
         return
     forest = picked.forest
-    table = [{"depth": depth, "rank": rank, "token": picked.shown(forest.made[rank]), "id": forest.made[rank],
-              "made from": picked.how_built(forest.made[rank])} for depth, rank, _ in rows]  # fmt: skip
+    table = [
+        {
+            "depth": depth,
+            "rank": rank,
+            "token": picked.shown(forest.made[rank]),
+            "id": forest.made[rank],
+            "made from": picked.how_built(forest.made[rank]),
+        }
+        for depth, rank, _ in rows
+    ]
     show_table(pd.DataFrame(table), height=240)
     if len(rows) >= MAX_BUILT_ROWS:
         st.caption(f"The first {MAX_BUILT_ROWS:,} tokens built from it, nearest first.")

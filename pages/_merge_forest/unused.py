@@ -69,9 +69,17 @@ def unused_table(picked: Picked, ranks: list[int]) -> pd.DataFrame:
     """The merged tokens of ``ranks`` (the first MAX_TABLE_ROWS); a training count column only for
     tokenizers that recorded one."""
     forest = picked.forest
-    rows = [{"rank": r, "token": picked.shown(forest.made[r]), "id": forest.made[r],
-             "bytes": len(picked.vocab[forest.made[r]]), "training count": forest.counts[r],
-             "built into": len(forest.used_in.get(forest.made[r], []))} for r in ranks[:MAX_TABLE_ROWS]]  # fmt: skip
+    rows = [
+        {
+            "rank": r,
+            "token": picked.shown(forest.made[r]),
+            "id": forest.made[r],
+            "bytes": len(picked.vocab[forest.made[r]]),
+            "training count": forest.counts[r],
+            "built into": len(forest.used_in.get(forest.made[r], [])),
+        }
+        for r in ranks[:MAX_TABLE_ROWS]
+    ]
     frame = pd.DataFrame(rows, columns=["rank", "token", "id", "bytes", "training count", "built into"])
     return frame if any(count is not None for count in forest.counts) else frame.drop(columns="training count")
 
@@ -115,8 +123,10 @@ def corpus_texts(picked: Picked) -> tuple[str, list[str]]:
         st.markdown(f"Encoding the tokenizer's own training text: **{md(corpus[0])}**.")
         return corpus
     label, texts = tokenizers.default_corpus()
-    st.markdown(f"The training text of **{md(picked.choice.label)}** is not available in this session, so the check "
-                f"uses **{md(label)}** instead.")  # fmt: skip
+    st.markdown(
+        f"The training text of **{md(picked.choice.label)}** is not available in this session, so the check "
+        f"uses **{md(label)}** instead."
+    )
     return label, texts
 
 
@@ -139,8 +149,9 @@ def user_texts() -> tuple[str, list[str]] | None:
 
 def unused_tab(picked: Picked) -> None:
     """Merged tokens that encoding the chosen text never produces, and the most used ones."""
-    source = st.radio("Text to encode", list(SOURCES), format_func=SOURCES.get, horizontal=True,
-                      key="forest.unused_source")  # fmt: skip
+    source = st.radio(
+        "Text to encode", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="forest.unused_source"
+    )
     found = corpus_texts(picked) if source == "corpus" else user_texts()
     if found is None:
         return
@@ -157,8 +168,10 @@ def unused_tab(picked: Picked) -> None:
         return
     unused = never_produced(picked.choice.fingerprint, signature, picked, usage)
     headline(picked, unused, usage, min(total_chars, MAX_STATS_CHARS), label)
-    st.caption("A merged token can go unused because later merges always absorb it into longer tokens, or because "
-               "the text differs from what the tokenizer was trained on.")  # fmt: skip
+    st.caption(
+        "A merged token can go unused because later merges always absorb it into longer tokens, or because "
+        "the text differs from what the tokenizer was trained on."
+    )
     left, right = st.columns(2)
     with left:
         st.markdown("**Never produced** by this text (by rank)")

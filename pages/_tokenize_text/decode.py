@@ -28,7 +28,6 @@ def parse_ids(text: str) -> list[int]:
     return ids
 
 
-
 def decode_box(choices: dict[str, TokenizerChoice], default: str | None) -> None:
     st.subheader("Decode ids")
     columns = st.columns([1, 3])

@@ -42,11 +42,14 @@ def droppable(keys: Sequence[str], choices: dict[str, TokenizerChoice], loaded: 
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def sampled(fingerprint: str, digest: str, dropout: float, seed: int, _tokenizer: Tokenizer,
-            _text: str) -> list[list[TokenInfo]]:  # fmt: skip
+def sampled(
+    fingerprint: str, digest: str, dropout: float, seed: int, _tokenizer: Tokenizer, _text: str
+) -> list[list[TokenInfo]]:
     """SAMPLES segmentations of ``_text`` (digest ``digest``) with seeds ``seed``, ``seed + 1``…"""
-    return [dropout_details(_tokenizer, _text, dropout=dropout, seed=seed + n, disallowed_special=())
-            for n in range(SAMPLES)]  # fmt: skip
+    return [
+        dropout_details(_tokenizer, _text, dropout=dropout, seed=seed + n, disallowed_special=())
+        for n in range(SAMPLES)
+    ]
 
 
 def dropout_section(choices: dict[str, TokenizerChoice], loaded: dict, text: str, digest: str) -> None:
@@ -64,26 +67,41 @@ def dropout_section(choices: dict[str, TokenizerChoice], loaded: dict, text: str
             return
         state.ensure_option(K_TOKENIZER, offered, offered[0])
         columns = st.columns([2, 1, 1])
-        key = columns[0].selectbox("Tokenizer", offered, format_func=lambda k: choices[k].label,
-                                   key=K_TOKENIZER) or offered[0]  # fmt: skip
+        key = (
+            columns[0].selectbox("Tokenizer", offered, format_func=lambda k: choices[k].label, key=K_TOKENIZER)
+            or offered[0]
+        )
         dropout = columns[1].number_input(
-            "Dropout p", min_value=0.0, max_value=1.0, step=0.05, key=K_P,
+            "Dropout p",
+            min_value=0.0,
+            max_value=1.0,
+            step=0.05,
+            key=K_P,
             help="The probability of skipping each merge: 0 is plain BPE, 1 leaves single bytes. Provilkov et al. "
             "train with 0.1.",
-        )  # fmt: skip
-        seed = columns[2].number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K_SEED,
-                                       help=f"Sample n uses seed + n - 1: the same seed gives the same {SAMPLES}.")
+        )
+        seed = columns[2].number_input(
+            "Seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            step=1,
+            key=K_SEED,
+            help=f"Sample n uses seed + n - 1: the same seed gives the same {SAMPLES}.",
+        )
         tokenizer, excerpt = loaded[key], text[:MAX_CHARS]
         plain = len(tokenizer.encode(excerpt, disallowed_special=()))
         rank_of = rank_function(tokenizer)
-        for number, infos in enumerate(sampled(choices[key].fingerprint, digest, float(dropout), int(seed),
-                                               tokenizer, excerpt), 1):  # fmt: skip
+        for number, infos in enumerate(
+            sampled(choices[key].fingerprint, digest, float(dropout), int(seed), tokenizer, excerpt), 1
+        ):
             line = f"**Sample {number}** (seed {int(seed) + number - 1:d}): {len(infos):,} tokens, "
             st.markdown(line + f"{len(infos) - plain:+,} against no dropout ({plain:,})")  # plain: numbers only
             panel = render.render_tokens_html(excerpt, infos, rank_of=rank_of, style=False)
             markup.draw(markup.trusted_html(panel), key=f"tokenize.dropout.{number}")
         more = f" (its first {MAX_CHARS:,} characters)" if len(text) > MAX_CHARS else ""
-        st.caption(f"The text{md(more)} encoded {SAMPLES} times with BPE-dropout: each merge about to be applied is "
-                   "skipped with probability p, afresh at every occurrence of a word, so the segmentations differ "
-                   "and the ids always decode to the text. BPE-dropout is a training-time regulariser; a tokenizer "
-                   "encodes without it at test time.")  # fmt: skip
+        st.caption(
+            f"The text{md(more)} encoded {SAMPLES} times with BPE-dropout: each merge about to be applied is "
+            "skipped with probability p, afresh at every occurrence of a word, so the segmentations differ "
+            "and the ids always decode to the text. BPE-dropout is a training-time regulariser; a tokenizer "
+            "encodes without it at test time."
+        )

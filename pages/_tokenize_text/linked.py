@@ -86,8 +86,7 @@ def open_merge_tree(clicked: dict | None, known: Sequence[str]) -> None:
     if not clicked or clicked.get("tokenizer") not in known or not isinstance(clicked.get("token"), int):
         return
     st.switch_page(
-        "pages/merge_forest.py",
-        query_params={"tokenizer": clicked["tokenizer"], "token": str(clicked["token"])},
+        "pages/merge_forest.py", query_params={"tokenizer": clicked["tokenizer"], "token": str(clicked["token"])}
     )
 
 

@@ -49,17 +49,35 @@ def page_controls(text: str, starts: Sequence[int], *, key: str) -> tuple[int, i
     st.session_state[key] = current
     if pages > 1:
         columns = st.columns([0.8, 1.1, 0.8, 1.5, 1.5], vertical_alignment="bottom")
-        columns[0].button("◀ Previous", key=f"{key}.prev", on_click=_step, args=(key, -1, pages),
-                          disabled=current == 1, width="stretch")  # fmt: skip
+        columns[0].button(
+            "◀ Previous",
+            key=f"{key}.prev",
+            on_click=_step,
+            args=(key, -1, pages),
+            disabled=current == 1,
+            width="stretch",
+        )
         columns[1].number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=key)
-        columns[2].button("Next ▶", key=f"{key}.next", on_click=_step, args=(key, 1, pages),
-                          disabled=current == pages, width="stretch")  # fmt: skip
+        columns[2].button(
+            "Next ▶",
+            key=f"{key}.next",
+            on_click=_step,
+            args=(key, 1, pages),
+            disabled=current == pages,
+            width="stretch",
+        )
         for column, unit in zip(columns[3:], ("character", "line"), strict=True):
             box = f"{key}.{unit}"
             column.number_input(
-                "Go to character" if unit == "character" else "Go to line", min_value=1, step=1, value=None,
-                key=box, placeholder=f"a {unit} number", on_change=_jump, args=(key, box, starts, text, unit),
-            )  # fmt: skip
+                "Go to character" if unit == "character" else "Go to line",
+                min_value=1,
+                step=1,
+                value=None,
+                key=box,
+                placeholder=f"a {unit} number",
+                on_change=_jump,
+                args=(key, box, starts, text, unit),
+            )
         current = int(st.session_state[key])
     start = starts[current - 1]
     end = starts[current] if current < pages else len(text)

@@ -58,7 +58,6 @@ class Corpus:
         return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
-
 def earlier_uploads(in_uploader: list[str]) -> list[str]:
     """The multiselect of readable files uploaded earlier in this session; returns the chosen file_ids."""
     uploaded = session_uploads(UPLOADER)
@@ -110,9 +109,11 @@ def text_field_choices(uploads: list[Upload]) -> None:
             key = field_key(upload.file_id)
             state.ensure_option(key, list(upload.fields), upload.text_field)
             st.selectbox(
-                f"{md(upload.name)} has several fields with text: which one to train on?", list(upload.fields),
-                key=key, help="The fields are listed from the one with the most text (in the first rows) down.",
-            )  # fmt: skip
+                f"{md(upload.name)} has several fields with text: which one to train on?",
+                list(upload.fields),
+                key=key,
+                help="The fields are listed from the one with the most text (in the first rows) down.",
+            )
 
 
 def corpus_section() -> Corpus:

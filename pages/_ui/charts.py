@@ -31,16 +31,32 @@ MARGIN = dict(l=10, r=10, t=50, b=10)
 PARITY_COLOUR = "#495057"
 #: The built-in tokenizers' colours, by tokenizer key: fixed, so GPT-2 is red on every chart.
 BUILTIN_COLOURS = {
-    "default": "#7048e8", "gpt2": "#e03131", "cl100k": "#1971c2", "o200k": "#0c8599", "llama3": "#2f9e44",
-    "qwen3.5": "#f08c00", "mistral": "#c2255c", "deepseek": "#364fc7", "qwen": "#e8590c",
+    "default": "#7048e8",
+    "gpt2": "#e03131",
+    "cl100k": "#1971c2",
+    "o200k": "#0c8599",
+    "llama3": "#2f9e44",
+    "qwen3.5": "#f08c00",
+    "mistral": "#c2255c",
+    "deepseek": "#364fc7",
+    "qwen": "#e8590c",
     "o200k_harmony": "#66a80f",
-}  # fmt: skip
+}
 #: Colours for the other tokenizers (trained, saved, imported), picked by a hash of the name: greys,
 #: browns and light tints, so none is mistaken for a built-in's saturated colour.
 OTHER_COLOURS = [
-    "#495057", "#a0522d", "#fcc419", "#20c997", "#ff8787", "#74c0fc", "#b197fc", "#f783ac", "#ffa94d",
-    "#8ce99a", "#868e96",
-]  # fmt: skip
+    "#495057",
+    "#a0522d",
+    "#fcc419",
+    "#20c997",
+    "#ff8787",
+    "#74c0fc",
+    "#b197fc",
+    "#f783ac",
+    "#ffa94d",
+    "#8ce99a",
+    "#868e96",
+]
 #: 24 distinct colours for one line per sample (21 languages, 7 programs): plotly's Dark24.
 SERIES_COLOURS = px.colors.qualitative.Dark24
 SERIES_DASHES = ["solid", "dash", "dot", "dashdot"]
@@ -140,7 +156,11 @@ def grouped_bars(
             hovertemplate="%{x}: %{y:.2f}<extra>" + plot_text(name) + "</extra>",
         )
     return compact(
-        figure, 430, barmode="group", title=plot_text(title), yaxis_title=plot_text(axis_title),
+        figure,
+        430,
+        barmode="group",
+        title=plot_text(title),
+        yaxis_title=plot_text(axis_title),
         legend_title_text="tokenizer",
     )
 
@@ -187,15 +207,29 @@ def lines(series: Mapping[str, tuple[Sequence, Sequence]], hover: str, height: i
         colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
         dash = SERIES_DASHES[(index // len(SERIES_COLOURS)) % len(SERIES_DASHES)]
         figure.add_scatter(
-            x=list(x), y=list(y), mode="lines", name=plot_text(name), line=dict(color=colour, dash=dash),
+            x=list(x),
+            y=list(y),
+            mode="lines",
+            name=plot_text(name),
+            line=dict(color=colour, dash=dash),
             hovertemplate=hover + "<extra>" + plot_text(name) + "</extra>",
-        )  # fmt: skip
+        )
     return compact(figure, height, **layout)
 
 
 @plotly_work
-def line(x: Sequence, y: Sequence, *, name: str, title: str, x_title: str, y_title: str, height: int,
-         markers: bool = False, top: int = 40) -> go.Figure:  # fmt: skip
+def line(
+    x: Sequence,
+    y: Sequence,
+    *,
+    name: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    height: int,
+    markers: bool = False,
+    top: int = 40,
+) -> go.Figure:
     """A single line (with markers if asked) under a title."""
     figure = go.Figure(
         go.Scatter(x=list(x), y=list(y), mode="lines+markers" if markers else "lines", name=plot_text(name))
@@ -220,8 +254,9 @@ BACKGROUND_LINE = "#ced4da"
 
 
 @plotly_work
-def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "other samples (hover for names)",
-              ) -> go.Figure:  # fmt: skip
+def spotlight(
+    figure: go.Figure, highlight: Sequence[str], *, others: str = "other samples (hover for names)"
+) -> go.Figure:
     """A line chart read at a glance: the series named in ``highlight`` (a trace's ``legendgroup``,
     else its name) keep their colours, drawn thick and on top, each named at its last point; every
     other series is a thin grey line that shows its name and value in its own colour on hover, and all
@@ -233,8 +268,12 @@ def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "oth
     for trace in figure.data:
         (front if (trace.legendgroup or trace.name) in wanted else back).append(trace)
     for trace in back:
-        trace.update(line=dict(color=BACKGROUND_LINE, width=1), showlegend=False, legendgroup="others",
-                     hoverlabel=dict(bgcolor=trace.line.color or BACKGROUND_LINE))  # fmt: skip
+        trace.update(
+            line=dict(color=BACKGROUND_LINE, width=1),
+            showlegend=False,
+            legendgroup="others",
+            hoverlabel=dict(bgcolor=trace.line.color or BACKGROUND_LINE),
+        )
     labels = []
     log_x = figure.layout.xaxis.type == "log"
     for trace in front:
@@ -242,17 +281,34 @@ def spotlight(figure: go.Figure, highlight: Sequence[str], *, others: str = "oth
         points = [(x, y) for x, y in zip(trace.x or (), trace.y or (), strict=False) if x is not None and y is not None]
         if points and trace.showlegend is not False:
             x, y = points[-1]
-            labels.append(dict(x=math.log10(x) if log_x and x > 0 else x, y=y, text=trace.name, showarrow=False,
-                               xanchor="left", xshift=4, font=dict(color=trace.line.color, size=12)))  # fmt: skip
+            labels.append(
+                dict(
+                    x=math.log10(x) if log_x and x > 0 else x,
+                    y=y,
+                    text=trace.name,
+                    showarrow=False,
+                    xanchor="left",
+                    xshift=4,
+                    font=dict(color=trace.line.color, size=12),
+                )
+            )
     figure.data = tuple(back + front)
     if back:
-        figure.add_scatter(x=[None], y=[None], mode="lines", name=plot_text(others), legendgroup="others",
-                           line=dict(color=BACKGROUND_LINE, width=1), hoverinfo="skip")  # fmt: skip
+        figure.add_scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name=plot_text(others),
+            legendgroup="others",
+            line=dict(color=BACKGROUND_LINE, width=1),
+            hoverinfo="skip",
+        )
     figure.update_layout(
-        annotations=list(figure.layout.annotations) + labels, hovermode="closest",
+        annotations=list(figure.layout.annotations) + labels,
+        hovermode="closest",
         legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
         margin={**MARGIN, "t": figure.layout.margin.t or MARGIN["t"], "r": 110, "b": 40},
-    )  # fmt: skip
+    )
     return figure
 
 

@@ -82,8 +82,10 @@ class ByteProgress(TrainingProgress):
     def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
         fraction, text = progress_text(phase, done, total, progress.elapsed)
         if phase == "count":
-            text = (f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
-                    f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}")  # fmt: skip
+            text = (
+                f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
+                f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}"
+            )
         return fraction, text
 
 

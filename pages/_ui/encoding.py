@@ -94,8 +94,9 @@ def cuts_of(fingerprint: str, digest: str, treat_special: bool, _encoded: Encode
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cut_overlap(fingerprint_a: str, fingerprint_b: str, digest: str, treat_special: bool, _a: np.ndarray,
-                _b: np.ndarray) -> tuple[int, int, int]:  # fmt: skip
+def cut_overlap(
+    fingerprint_a: str, fingerprint_b: str, digest: str, treat_special: bool, _a: np.ndarray, _b: np.ndarray
+) -> tuple[int, int, int]:
     """(cuts only in ``_a``, only in ``_b``, in both) for two tokenizers' ``cuts_of`` the same text,
     cached: a page turn or a toggle never recounts half a million cuts."""
     shared = int(np.count_nonzero(np.isin(_a, _b, assume_unique=True)))

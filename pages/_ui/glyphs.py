@@ -53,7 +53,7 @@ def clusters(text: str) -> list[str]:
 
 
 def text_direction(text: str) -> str | None:
-    """"rtl" or "ltr" from the first strongly directional character of ``text``; None when it has none
+    """ "rtl" or "ltr" from the first strongly directional character of ``text``; None when it has none
     (spaces, digits, punctuation)."""
     if text.isascii():  # the common case, without a lookup per character
         return "ltr" if any(ch.isalpha() for ch in text) else None

@@ -63,8 +63,11 @@ def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokeniz
         tokenizer = loads_file(data, source=name)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ValueError(describe_refusal(name, data, exc)) from None
-    tokenizer.name = stem(name) if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(
-        name).stem else tokenizer.name  # fmt: skip
+    tokenizer.name = (
+        stem(name)
+        if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem
+        else tokenizer.name
+    )
     return tokenizer
 
 
@@ -131,8 +134,10 @@ def _announce(upload_name: str, name: str, tokenizer: Tokenizer | ExternalTokeni
             f"{md(tokenizer.note)}."
         )
         return
-    st.success(f"Loaded {md(upload_name)} into the library as **{md(name)}** "
-               f"({tokenizer.vocab_size:,} ids, {len(tokenizer.merges):,} merges).")  # fmt: skip
+    st.success(
+        f"Loaded {md(upload_name)} into the library as **{md(name)}** "
+        f"({tokenizer.vocab_size:,} ids, {len(tokenizer.merges):,} merges)."
+    )
 
 
 def tokenizer_upload_section(widget_key: str) -> None:
@@ -190,7 +195,8 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
         label = catalogue.BUILTINS[rank_file.model].label if rank_file.model else ""
         st.markdown(
             f"**{md(rank_file.name)}** holds {len(rank_file.ranks):,} ranks and no pre-tokenization pattern or special "
-            "tokens." + (f" Its ranks are **{md(label)}**'s." if label else "")
+            "tokens."
+            + (f" Its ranks are **{md(label)}**'s." if label else "")
             + " Which pattern splits text before its merges?"
         )
         options = pattern_options(model)
@@ -220,5 +226,10 @@ def ranks_tokenizer(rank_file: RankFile, choice: str, regex: str) -> Tokenizer:
         specials, pattern = model.special_tokens, model._pattern_argument
     with st.spinner(f"Recovering the merges of {len(rank_file.ranks):,} ranks…"):
         structure = catalogue.cached_structure(rank_file.ranks, rank_file.data)
-        return Tokenizer.from_ranks(rank_file.ranks, special_tokens=specials, pattern=pattern,  # type: ignore[arg-type]
-                                    name=stem(rank_file.name), structure=structure)  # fmt: skip
+        return Tokenizer.from_ranks(
+            rank_file.ranks,
+            special_tokens=specials,
+            pattern=pattern,  # type: ignore[arg-type]
+            name=stem(rank_file.name),
+            structure=structure,
+        )

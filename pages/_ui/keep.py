@@ -37,8 +37,10 @@ def session_section(page: str) -> None:
     if not held:
         return
     st.subheader("Unsaved tokenizers of this session")
-    st.caption("Every tokenizer trained in this session stays here until you save or discard it; "
-               "unsaved ones disappear when the page is reloaded.")  # fmt: skip
+    st.caption(
+        "Every tokenizer trained in this session stays here until you save or discard it; "
+        "unsaved ones disappear when the page is reloaded."
+    )
     for name, item in list(held.items()):
         key, uid = f"new:{name}", item.uid
         row = st.columns([3, 3, 1, 1], vertical_alignment="bottom")

@@ -57,7 +57,7 @@ LOCK_TIMEOUT = 30.0
 #: What a name may not hold: path separators, characters Windows forbids in names, control and format
 #: characters that can hide or reorder text (C0, C1, line and paragraph separators, bidirectional
 #: embeddings, overrides and isolates), and lone surrogates (not encodable as UTF-8).
-_UNSAFE = re.compile("[/\\\\:*?\"<>|\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]+")
+_UNSAFE = re.compile('[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]+')
 _GRAPHEME = regex.compile(r"\X")
 _SPACES = re.compile(r"\s+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
@@ -100,9 +100,7 @@ def _clean(name: str) -> str:
 
 def _finish(cleaned: str, name: str) -> str:
     if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
-        raise BpeError(
-            f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'"
-        )
+        raise BpeError(f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'")
     return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
 
 
@@ -408,9 +406,12 @@ def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
 
 def _entry_from(path: Path, info: os.stat_result) -> LibraryEntry:
     return LibraryEntry(
-        name=path.name[: -len(SUFFIX)], path=path, size=info.st_size, modified=info.st_mtime,
+        name=path.name[: -len(SUFFIX)],
+        path=path,
+        size=info.st_size,
+        modified=info.st_mtime,
         modified_ns=info.st_mtime_ns,
-    )  # fmt: skip
+    )
 
 
 def _entry_at(path: Path) -> LibraryEntry:

@@ -185,7 +185,11 @@ def _token_html(text: str, index: int, info: TokenInfo, title: str, marks: bool,
 
 
 def _fragment_html(
-    text: str, group: Sequence[int], infos: Sequence[TokenInfo], title_of: TitleOf, show_bytes: bool | None,
+    text: str,
+    group: Sequence[int],
+    infos: Sequence[TokenInfo],
+    title_of: TitleOf,
+    show_bytes: bool | None,
     extra: Callable[[int], str],
 ) -> str:
     """Tokens that share characters (``token_groups``): the characters drawn once, above one dashed piece per token
@@ -237,10 +241,17 @@ def ranked_titles(rank_of: Callable[[int], int | None]) -> TitleOf:
     return lambda info: token_title(info, None if info.special else rank_of(info.id))
 
 
-def tokens_inner(text: str, infos: Sequence[TokenInfo], *, title_of: TitleOf, show_whitespace: bool = True,
-                 show_bytes: bool | None = False, marked: set[int] | None = None,
-                 emphasis: Callable[[TokenInfo], bool] | None = None,
-                 superwords: Collection[int] = ()) -> str:  # fmt: skip
+def tokens_inner(
+    text: str,
+    infos: Sequence[TokenInfo],
+    *,
+    title_of: TitleOf,
+    show_whitespace: bool = True,
+    show_bytes: bool | None = False,
+    marked: set[int] | None = None,
+    emphasis: Callable[[TokenInfo], bool] | None = None,
+    superwords: Collection[int] = (),
+) -> str:
     """The token boxes of ``render_tokens_html`` without the panel around them (for strips drawn in
     rows: Step through's words, the languages side by side). ``show_bytes`` None: both piece labels."""
     marked = marked or set()
@@ -295,9 +306,15 @@ def render_tokens_html(
     (``superword_legend_html`` says so).
     """
     shown_bytes: bool | None = None if switchable else show_bytes
-    inner = tokens_inner(text, infos, title_of=title_of or ranked_titles(rank_of), marked=marked,
-                         show_whitespace=True if switchable else show_whitespace, show_bytes=shown_bytes,
-                         superwords=superwords)  # fmt: skip
+    inner = tokens_inner(
+        text,
+        infos,
+        title_of=title_of or ranked_titles(rank_of),
+        marked=marked,
+        show_whitespace=True if switchable else show_whitespace,
+        show_bytes=shown_bytes,
+        superwords=superwords,
+    )
     panel = f' data-k="{_attribute(key)}"' if key else ""
     return f'{TOKEN_CSS if style else ""}<div class="bpe-tokens"{panel}>{inner}</div>'
 
@@ -433,8 +450,12 @@ def words_html(words: Sequence[tuple[Sequence[bytes | str], int]], highlight: by
             inner = labelled_boxes(tokens, target)
         else:
             text, infos = spelled
-            inner = tokens_inner(text, infos, title_of=lambda info: titles_of_bytes(info.bytes),
-                                 emphasis=lambda info: target is not None and info.bytes == target)  # fmt: skip
+            inner = tokens_inner(
+                text,
+                infos,
+                title_of=lambda info: titles_of_bytes(info.bytes),
+                emphasis=lambda info: target is not None and info.bytes == target,
+            )
         parts.append(f'<div class="wd">{inner}<span class="freq">×{freq:,}</span></div>')
     parts.append("</div>")
     return "".join(parts)

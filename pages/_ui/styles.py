@@ -29,9 +29,7 @@ MONO_FONTS = (
 # Square, opaque boxes: rounded backgrounds cost paint, a translucent piece a compositing effect
 # (bench/PERFORMANCE.md, "The Tokenize page in a browser").
 TOKEN_CSS = (
-    "<style>"
-    + ARABIC_FACE
-    + "\n"
+    "<style>" + ARABIC_FACE + "\n"
     f".bpe-tokens, .bpe-cuts {{ font-family: {MONO_FONTS}; font-size: 0.9rem; padding: 0.5rem; "
     "border: 1px solid rgba(128,128,128,0.25); border-radius: 0.4rem; overflow: auto; tab-size: 4; }"
     """

@@ -20,8 +20,9 @@ MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 LRM = "\u200e"
 
 
-def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None,
-                 vocab: Mapping[int, bytes] | None = None) -> pd.DataFrame:
+def merges_table(
+    tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | None = None, vocab: Mapping[int, bytes] | None = None
+) -> pd.DataFrame:
     """Rows for the given merge ranks: rank, left, right, new token, id, count. ``records`` and
     ``vocab`` are the tokenizer's when the caller keeps them (building them is slow at 200k tokens:
     bench/PERFORMANCE.md, "Figures behind choices in the code")."""
@@ -32,8 +33,16 @@ def merges_table(tokenizer: Tokenizer, ranks: Iterable[int], *, records: list | 
         if 0 <= rank < len(records):
             r = records[rank]
             left, right = labels_in([tokens[r.left], tokens[r.right]])  # parts of one character named as such
-            rows.append({"rank": r.rank, "left": left, "right": right, "new token": token_label(tokens[r.id]),
-                         "id": r.id, "count": r.count})  # fmt: skip
+            rows.append(
+                {
+                    "rank": r.rank,
+                    "left": left,
+                    "right": right,
+                    "new token": token_label(tokens[r.id]),
+                    "id": r.id,
+                    "count": r.count,
+                }
+            )
     frame = pd.DataFrame(rows, columns=MERGE_COLUMNS)
     return frame if frame["count"].notna().any() else frame.drop(columns="count")
 
@@ -91,8 +100,9 @@ def _cell(value, whole: bool, is_id: bool, number: str | None = None) -> str:
     return f"{value:,.3f}".rstrip("0").rstrip(".")
 
 
-def without_missing(frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mapping[str, str] | None = None,
-                    ) -> tuple[pd.DataFrame, dict[str, str]]:  # fmt: skip
+def without_missing(
+    frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mapping[str, str] | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """``frame`` with every empty value (None, NaN, NA) shown as "—" instead of Streamlit's "None":
     text columns filled, number columns with a gap written as text in the tables' convention (12,345;
     ids plain; 1.234; or a column's printf format from ``formats``, "%.2f", or "percent"); and the
@@ -127,14 +137,17 @@ def without_missing(frame: pd.DataFrame, ids: Iterable[str] = (), formats: Mappi
 def removals_frame(removals: Sequence[Removal]) -> pd.DataFrame:
     """Picky BPE's removals: when (the merge step that removed it, from 0), what (the token and the
     parts it was split into), why (its IoS), and whether a later merge brought it back."""
-    rows = [{
-        "merge step": removal.merge_step,
-        "removed token": token_label(removal.token),
-        "split into": " + ".join(labels_in(removal.parts)),
-        "IoS": removal.ios,
-        "frequency then": removal.frequency,
-        "made again later": "yes" if removal.restored else "no",
-    } for removal in removals]  # fmt: skip
+    rows = [
+        {
+            "merge step": removal.merge_step,
+            "removed token": token_label(removal.token),
+            "split into": " + ".join(labels_in(removal.parts)),
+            "IoS": removal.ios,
+            "frequency then": removal.frequency,
+            "made again later": "yes" if removal.restored else "no",
+        }
+        for removal in removals
+    ]
     columns = ["merge step", "removed token", "split into", "IoS", "frequency then", "made again later"]
     return pd.DataFrame(rows, columns=columns)
 

@@ -96,11 +96,17 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
             problems.append(LibraryProblem(path.stem, str(path), error or "unreadable"))
             continue
         kind = getattr(tokenizer, "kind", "byte-level BPE")
-        choices.append(TokenizerChoice(
-            key=f"ext:{path.stem}", label=f"🔌 {path.stem} (external)", kind="external",
-            fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
-            loader=_loaded(tokenizer), note=kind, vocab_size=tokenizer.vocab_size,
-        ))  # fmt: skip
+        choices.append(
+            TokenizerChoice(
+                key=f"ext:{path.stem}",
+                label=f"🔌 {path.stem} (external)",
+                kind="external",
+                fingerprint=f"ext:{path}:{info.st_mtime_ns}:{info.st_size}",
+                loader=_loaded(tokenizer),
+                note=kind,
+                vocab_size=tokenizer.vocab_size,
+            )
+        )
     return choices, problems
 
 
@@ -240,16 +246,23 @@ def _builtin_choices() -> list[TokenizerChoice]:
         about = status.about
         note = f"{about.models}; {about.licence}" if about else status.note
         loader = functools.partial(builtin_tokenizer, name)
-        choices.append(TokenizerChoice(name, status.label, "built-in", name, loader, note,
-                                       about.vocab_size if about else None))  # fmt: skip
+        choices.append(
+            TokenizerChoice(name, status.label, "built-in", name, loader, note, about.vocab_size if about else None)
+        )
     return choices
 
 
 def example_choice() -> TokenizerChoice:
     """sample-bpe: an example trained on the built-in samples (when first picked), not a default."""
-    return TokenizerChoice(DEFAULT_KEY, EXAMPLE_LABEL, "built-in", DEFAULT_KEY, default_tokenizer,
-                           f"an example: {DEFAULT_MERGES} merges trained on the built-in samples",
-                           256 + DEFAULT_MERGES)  # fmt: skip
+    return TokenizerChoice(
+        DEFAULT_KEY,
+        EXAMPLE_LABEL,
+        "built-in",
+        DEFAULT_KEY,
+        default_tokenizer,
+        f"an example: {DEFAULT_MERGES} merges trained on the built-in samples",
+        256 + DEFAULT_MERGES,
+    )
 
 
 def available_tokenizers() -> dict[str, TokenizerChoice]:
@@ -295,12 +308,16 @@ def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:
     late = {left + right: (left, right) for left, right in getattr(tokenizer, "late_merges", [])}
     if token in late:
         left, right = (token_quote(part) for part in late[token])
-        return (f"A late merge: {left} + {right} join into it only after one of them was made by a higher-ranked "
-                "merge (tiktoken's rule: a pair's priority is the rank of the bytes it makes), so it has no place "
-                "in the merge list and no tree here.")
+        return (
+            f"A late merge: {left} + {right} join into it only after one of them was made by a higher-ranked "
+            "merge (tiktoken's rule: a pair's priority is the rank of the bytes it makes), so it has no place "
+            "in the merge list and no tree here."
+        )
     if token_id in set(getattr(tokenizer, "whole_word_tokens", [])):
-        return ("A whole-word token: no merge builds it. tiktoken's rule looks a whole pre-token up first, so this "
-                "token appears only when a whole pre-token equals it (e.g. a word with its leading space).")
+        return (
+            "A whole-word token: no merge builds it. tiktoken's rule looks a whole pre-token up first, so this "
+            "token appears only when a whole pre-token equals it (e.g. a word with its leading space)."
+        )
     return "A single byte: a leaf of the forest, not built by any merge."
 
 

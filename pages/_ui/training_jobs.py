@@ -100,9 +100,14 @@ class WorkerJob:
         self._stderr = os.path.join(self.folder, "stderr.txt")
         with open(self._stderr, "w", encoding="utf-8") as errors:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", training_worker.__name__, spec], cwd=ROOT, env=env, text=True,
-                stdout=subprocess.PIPE, stderr=errors, start_new_session=True,
-            )  # fmt: skip
+                [sys.executable, "-m", training_worker.__name__, spec],
+                cwd=ROOT,
+                env=env,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                start_new_session=True,
+            )
         self.started = time.monotonic()
         self._progress: dict | None = None
         self._notes: list[dict] = []

@@ -79,8 +79,13 @@ def _variants(job: dict) -> None:
     for index, variant in enumerate(variants):  # one at a time: each is said done as it is
         reporter = _Reporter(variant=variant.label)
         begun = time.perf_counter()
-        trained = train_variants(job["texts"], job["vocab_size"], [variant], **job.get("options", {}),
-                                 progress=lambda _label, *step, report=reporter: report(*step))  # fmt: skip
+        trained = train_variants(
+            job["texts"],
+            job["vocab_size"],
+            [variant],
+            **job.get("options", {}),
+            progress=lambda _label, *step, report=reporter: report(*step),
+        )
         seconds = time.perf_counter() - begun
         reporter.flush()
         name = f"variant-{index}.json"

@@ -190,8 +190,9 @@ def _read(uploaded, split_jsonl: bool, text_field: str | Callable[[Sequence[str]
             documents, warnings, bad, unit, fields = [decode_text(data, source=uploaded.name)], [], 0, "row", ()
     except ValueError as exc:
         return Upload(uploaded.file_id, uploaded.name, error=str(exc), digest=digest, text_field=field, data=kept)
-    return Upload(uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, field,
-                  kept, unit, fields)  # fmt: skip
+    return Upload(
+        uploaded.file_id, uploaded.name, tuple(documents), tuple(warnings), None, digest, bad, field, kept, unit, fields
+    )
 
 
 def skipped_rows_message(upload: Upload, shown: int = 5) -> str:

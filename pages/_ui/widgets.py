@@ -38,12 +38,7 @@ def page_header(title: str, caption: str | None = None) -> None:
 
 
 def tokenizer_picker(
-    label: str,
-    choices: dict[str, TokenizerChoice],
-    *,
-    key: str,
-    default: str | None = None,
-    help: str | None = None,
+    label: str, choices: dict[str, TokenizerChoice], *, key: str, default: str | None = None, help: str | None = None
 ) -> TokenizerChoice:
     """A selectbox over ``choices`` remembering its selection by tokenizer key."""
     keys = list(choices)
@@ -60,7 +55,11 @@ def tokenizer_multiselect(
     if key in st.session_state:
         st.session_state[key] = [k for k in st.session_state[key] if k in choices]
     return st.multiselect(
-        label, list(choices), format_func=lambda k: choices[k].option, key=key, max_selections=limit,  # plain: callers
+        label,  # plain: callers
+        list(choices),
+        format_func=lambda k: choices[k].option,
+        key=key,
+        max_selections=limit,
         help=help,  # plain: callers
     )
 
@@ -157,4 +156,3 @@ class TrainingProgress:
     def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
         """The bar's fill and text for one report (``progress``: the phase clock's reading)."""
         return progress_text(phase, done, total, progress.elapsed)
-

@@ -103,8 +103,7 @@ def test_premium_interval_collapses_when_every_sentence_agrees():
 
 
 @given(
-    pairs=st.lists(st.tuples(st.integers(1, 50), st.integers(0, 80)), min_size=1, max_size=25),
-    seed=st.integers(0, 5),
+    pairs=st.lists(st.tuples(st.integers(1, 50), st.integers(0, 80)), min_size=1, max_size=25), seed=st.integers(0, 5)
 )
 def test_premium_interval_lies_between_the_sentence_ratios(pairs, seed):
     # A resampled premium is a weighted mean of the sentences' own ratios, so it lies between them.
@@ -224,8 +223,12 @@ def test_compare_training_on_built_in_parallel_text():
     languages = ["eng", "deu", "rus", "ell"]
     calls = []
     result = compare_training(
-        parallel_text(split="train", languages=languages), parallel_text(split="heldout", languages=languages),
-        600, others={"GPT-2": bpe_core.load("gpt2")}, resamples=100, progress=lambda *a: calls.append(a[0]),
+        parallel_text(split="train", languages=languages),
+        parallel_text(split="heldout", languages=languages),
+        600,
+        others={"GPT-2": bpe_core.load("gpt2")},
+        resamples=100,
+        progress=lambda *a: calls.append(a[0]),
     )
     assert list(result.fairness) == ["standard BPE", "parity-aware BPE", "GPT-2"]
     assert result.standard.vocab_size == result.parity.vocab_size == 600

@@ -77,8 +77,9 @@ def test_built_from_is_breadth_first_and_bounded(trained):
 
 @pytest.mark.parametrize("pattern", ["gpt2", "o200k", r"\S+|\s+", None])
 def test_first_k_equals_the_truncated_tokenizer(pattern):
-    tokenizer = bpe_core.train([TEXT * 5, "the theme " * 30], 420, min_frequency=1, pattern=pattern,
-                               special_tokens=["<|end|>"])  # fmt: skip
+    tokenizer = bpe_core.train(
+        [TEXT * 5, "the theme " * 30], 420, min_frequency=1, pattern=pattern, special_tokens=["<|end|>"]
+    )
     forest = MergeForest.of(tokenizer)
     text = TEXT + "<|end|>" + "\ud800 lone surrogate"
     for k in (0, 1, 7, 60, len(forest), len(forest) + 5):
@@ -141,8 +142,16 @@ def naive_contexts(tokenizer, texts, token_id, width):
     for document, text in enumerate(texts):
         for info in tokenizer.encode_with_details(text, disallowed_special=()):
             if info.id == token_id:
-                found.append((document, info.start, info.end, text[max(0, info.start - width) : info.start],
-                              text[info.start : info.end], text[info.end : info.end + width]))  # fmt: skip
+                found.append(
+                    (
+                        document,
+                        info.start,
+                        info.end,
+                        text[max(0, info.start - width) : info.start],
+                        text[info.start : info.end],
+                        text[info.end : info.end + width],
+                    )
+                )
     return found
 
 

@@ -202,8 +202,11 @@ def test_heldout_measures_clean_each_text_once_with_the_same_numbers(monkeypatch
     from bpe_core.analysis.fairness import clean_text
 
     texts = ["Hello \ud800 world", "plain text", "\udfff"]  # lone surrogates: measured as U+FFFD
-    tokenizers = {"mine": bpe_core.train(["Hello world plain text"] * 3, 270), "GPT-2": bpe_core.load("gpt2"),
-                  "tiktoken": gpt2_encoding()}
+    tokenizers = {
+        "mine": bpe_core.train(["Hello world plain text"] * 3, 270),
+        "GPT-2": bpe_core.load("gpt2"),
+        "tiktoken": gpt2_encoding(),
+    }
     cleaned = [t.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd") for t in texts]
     calls = []
     monkeypatch.setattr(heldout, "clean_text", lambda text: calls.append(text) or clean_text(text))

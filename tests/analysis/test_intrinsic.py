@@ -258,8 +258,15 @@ def test_measure_and_compare_carry_the_intrinsic_metrics():
 
 
 def intrinsic_keys():
-    return ("unique_tokens", "renyi_efficiency", "renyi_efficiency_observed", "avg_token_rank", "zipf_slope",
-            "zipf_mae", "zipf_auc")
+    return (
+        "unique_tokens",
+        "renyi_efficiency",
+        "renyi_efficiency_observed",
+        "avg_token_rank",
+        "zipf_slope",
+        "zipf_mae",
+        "zipf_auc",
+    )
 
 
 def test_empty_and_one_type_texts_leave_the_fits_empty():

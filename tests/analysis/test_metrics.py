@@ -207,7 +207,8 @@ def test_compare_tokenizer_and_tiktoken_agree():
 
 TOY = (
     "the cat sat on the mat. the rat sat on the hat. that cat and that rat! "
-    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa " * 3
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa "
+    * 3
     + "                                                                          end"
 )
 
@@ -270,12 +271,42 @@ def test_compression_gpt2_matches_truncated_and_grows():
 # summary sentences
 
 ROWS = [
-    {"tokenizer": "GPT-2", "sample": "eng", "label": "English", "reference": "English", "premium": 1.0,
-     "chars_per_token": 4.67, "fertility": 1.17, "split_share": 0.01, "renyi_efficiency": 0.35, "tokens": 203},
-    {"tokenizer": "GPT-2", "sample": "hin", "label": "Hindi", "reference": "English", "premium": 7.5,
-     "chars_per_token": 0.64, "fertility": 8.03, "split_share": 1.0, "renyi_efficiency": 0.2, "tokens": 1462},
-    {"tokenizer": "GPT-2", "sample": "deu", "label": "German", "reference": "English", "premium": 2.1,
-     "chars_per_token": 2.55, "fertility": 2.43, "split_share": 0.73, "renyi_efficiency": 0.41, "tokens": 430},
+    {
+        "tokenizer": "GPT-2",
+        "sample": "eng",
+        "label": "English",
+        "reference": "English",
+        "premium": 1.0,
+        "chars_per_token": 4.67,
+        "fertility": 1.17,
+        "split_share": 0.01,
+        "renyi_efficiency": 0.35,
+        "tokens": 203,
+    },
+    {
+        "tokenizer": "GPT-2",
+        "sample": "hin",
+        "label": "Hindi",
+        "reference": "English",
+        "premium": 7.5,
+        "chars_per_token": 0.64,
+        "fertility": 8.03,
+        "split_share": 1.0,
+        "renyi_efficiency": 0.2,
+        "tokens": 1462,
+    },
+    {
+        "tokenizer": "GPT-2",
+        "sample": "deu",
+        "label": "German",
+        "reference": "English",
+        "premium": 2.1,
+        "chars_per_token": 2.55,
+        "fertility": 2.43,
+        "split_share": 0.73,
+        "renyi_efficiency": 0.41,
+        "tokens": 430,
+    },
     {"tokenizer": "fair", "sample": "eng", "label": "English", "reference": "English", "premium": 1.0},
     {"tokenizer": "fair", "sample": "hin", "label": "Hindi", "reference": "English", "premium": 1.02},
 ]
@@ -308,8 +339,13 @@ def test_metrics_imports_no_ui_libraries():
         "import sys, bpe_core.analysis.metrics, bpe_core.corpora.samples; "
         "print(sorted(m for m in ('streamlit', 'plotly', 'pandas', 'numpy') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(__import__("pathlib").Path(__file__).parents[2]))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(__import__("pathlib").Path(__file__).parents[2]),
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -47,7 +47,12 @@ SAMPLES = [HeldOutSample("a", "A", "natural", "abab abab"), HeldOutSample("py", 
 
 def test_variant_names():
     assert [(v.kind, v.value) for v in parse_variants("bpe,superbpe:0.8,superbpe:20000,picky,parity")] == [
-        ("bpe", None), ("superbpe", 0.8), ("superbpe", 20000), ("picky", 0.9), ("parity", None)]  # fmt: skip
+        ("bpe", None),
+        ("superbpe", 0.8),
+        ("superbpe", 20000),
+        ("picky", 0.9),
+        ("parity", None),
+    ]
     for bad in ("bpe", "bpe,bpe", "bpe,greedy", "bpe,picky:x", "bpe,parity:2", ",".join(["bpe"] + ["picky:0.1"] * 6)):
         with pytest.raises(BpeError):
             parse_variants(bad)
@@ -80,8 +85,10 @@ def test_outputs():
 
 @pytest.fixture(scope="module")
 def trained():
-    texts = {"eng": ["the cat sat on the mat. the dog sat on the log."] * 8 + ["of the people, by the people."] * 8,
-             "deu": ["die Katze sitzt auf der Matte. der Hund sitzt auf dem Baum."] * 8}  # fmt: skip
+    texts = {
+        "eng": ["the cat sat on the mat. the dog sat on the log."] * 8 + ["of the people, by the people."] * 8,
+        "deu": ["die Katze sitzt auf der Matte. der Hund sitzt auf dem Baum."] * 8,
+    }
     variants = parse_variants("bpe,superbpe:0.7,picky:0.5,parity")
     return texts, train_variants(texts, 330, variants, min_frequency=1)
 

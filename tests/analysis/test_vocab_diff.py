@@ -44,13 +44,22 @@ def test_hand_made_tokenizers_give_the_known_diff():
     assert d.sets.only_a == [(b"cd", 257), (b"abcd", 258)]
     assert d.sets.only_b == [(b"abc", 258)]
     assert d.sets.shared[-2:] == [(b"ab", 256, 256), (b"ef", 259, 257)]
-    assert d.sets.counts == {"only_a": 2, "only_b": 1, "shared": 258, "specials_only_a": 0,
-                             "specials_only_b": 1, "specials_shared": 1}  # fmt: skip
+    assert d.sets.counts == {
+        "only_a": 2,
+        "only_b": 1,
+        "shared": 258,
+        "specials_only_a": 0,
+        "specials_only_b": 1,
+        "specials_shared": 1,
+    }
     assert d.sets.specials_only_b == ["</s>"] and d.sets.specials_shared == ["<s>"]
     # merges: the first is the same, then (c, d) against (e, f)
     assert d.merges.common_prefix == 1 and d.merges.same_rank == 1 and d.merges.shared_pairs == 2
-    assert d.merges.divergences == [(1, (b"c", b"d"), (b"e", b"f")), (2, (b"ab", b"cd"), (b"ab", b"c")),
-                                    (3, (b"e", b"f"), None)]  # fmt: skip
+    assert d.merges.divergences == [
+        (1, (b"c", b"d"), (b"e", b"f")),
+        (2, (b"ab", b"cd"), (b"ab", b"c")),
+        (3, (b"e", b"f"), None),
+    ]
     assert [(p.k, p.shared) for p in d.merges.curve] == [(1, 1), (2, 1), (3, 1)]  # (e, f) is 4th in one
     # the first 257 tokens of each: the bytes and ab; at 259 ef (rank 259 in one) is still out
     assert [(p.k, p.shared) for p in d.curve] == [(256, 256), (259, 257)]
@@ -113,7 +122,7 @@ def naive(a: list[bytes], b: list[bytes], merges_a, merges_b, tolerance: float) 
     if n >= 2:
         d2 = sum((order_a.index(t) - order_b.index(t)) ** 2 for t in shared)
         spearman = 1 - 6 * d2 / (n * (n * n - 1))
-    pairs = [(s, t) for i, s in enumerate(shared) for t in shared[i + 1:]]
+    pairs = [(s, t) for i, s in enumerate(shared) for t in shared[i + 1 :]]
     signs = [(a.index(s) - a.index(t)) * (b.index(s) - b.index(t)) for s, t in pairs]  # > 0: same order
     kendall = (sum(x > 0 for x in signs) - sum(x < 0 for x in signs)) / len(pairs) if n >= 2 else None
     close = (
@@ -123,11 +132,18 @@ def naive(a: list[bytes], b: list[bytes], merges_a, merges_b, tolerance: float) 
     while prefix < min(len(merges_a), len(merges_b)) and merges_a[prefix] == merges_b[prefix]:
         prefix += 1
     return {
-        "only_a": [t for t in a if t not in b], "only_b": [t for t in b if t not in a], "shared": shared,
-        "curve": curve, "merge_curve": merge_curve, "spearman": spearman, "kendall": kendall, "close": close,
-        "prefix": prefix, "same_rank": sum(x == y for x, y in zip(merges_a, merges_b, strict=False)),
+        "only_a": [t for t in a if t not in b],
+        "only_b": [t for t in b if t not in a],
+        "shared": shared,
+        "curve": curve,
+        "merge_curve": merge_curve,
+        "spearman": spearman,
+        "kendall": kendall,
+        "close": close,
+        "prefix": prefix,
+        "same_rank": sum(x == y for x, y in zip(merges_a, merges_b, strict=False)),
         "shared_pairs": len(set(merges_a) & set(merges_b)),
-    }  # fmt: skip
+    }
 
 
 POOL = [bytes([c]) for c in b"abcdefgh"] + [b"ab", b"cd", b"abc", b" the", "é".encode(), b"\xe4\xbd", b""]
@@ -163,7 +179,9 @@ def test_every_figure_equals_the_naive_reference(a, b, merges_a, merges_b, toler
         assert math.isclose(agreement.kendall, want["kendall"], abs_tol=1e-12)
     merges = vd.merge_agreement(va, vb, sizes=range(1, min(len(merges_a), len(merges_b)) + 1))
     assert (merges.common_prefix, merges.same_rank, merges.shared_pairs) == (
-        want["prefix"], want["same_rank"], want["shared_pairs"]
+        want["prefix"],
+        want["same_rank"],
+        want["shared_pairs"],
     )
     assert {p.k: p.shared for p in merges.curve} == want["merge_curve"]
     if merges.divergences:
@@ -220,6 +238,7 @@ def _external(kind: str):
     from tokenizers import models, pre_tokenizers
 
     from bpe_core.pretrained import external
+
     if kind == "wordpiece":
         vocab = {"[UNK]": 0, "[CLS]": 1, "hello": 2, "##s": 3, "a": 4, "b": 5}
         hf = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))

@@ -17,6 +17,7 @@ from bpe_core.analysis.words import class_image, word_metrics, word_spans
 
 def reference_words(text: str) -> list[tuple[int, int]]:
     """Character spans of the words, one character at a time (no regex)."""
+
     def punct(ch):
         return unicodedata.category(ch).startswith("P")
 

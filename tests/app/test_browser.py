@@ -87,18 +87,28 @@ def _serving(workspace: Path):
     port = _free_port()
     env = {**os.environ, "BPE_WORKBENCH_DIR": str(workspace), "PYTHONPATH": str(ROOT)}
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
     ]
     with open(workspace / "streamlit.log", "w") as log:
         # A session of its own: the teardown ends the server and every process it started (training jobs
         # start their own sessions and end when the server's pipe to them closes).
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url, process)
@@ -210,8 +220,9 @@ def _browser_page(server, failure_shot: str, *, timeout_ms: int = PATIENCE_MS):
     watchdog.start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS,
-                                                 headless=True, timeout=timeout_ms)  # fmt: skip
+            browser = playwright.chromium.launch(
+                executable_path=server["chromium"], args=CHROMIUM_ARGS, headless=True, timeout=timeout_ms
+            )
             try:
                 page = browser.new_page(viewport={"width": 1400, "height": 2200})
                 page.set_default_timeout(timeout_ms)
@@ -287,7 +298,7 @@ def test_train_tokenize_forest_steps(server, tmp_path):
         _settle(page)
         expect(page.get_by_text(f"✱ {trained} (unsaved) ·").first).to_be_visible()
         page.wait_for_function("document.querySelectorAll('.bpe-tokens').length >= 2")
-        assert page.locator('.bpe-tokens span.t').count() > 10
+        assert page.locator(".bpe-tokens span.t").count() > 10
         _no_exception(page, "Tokenize")
         _shot(page, "03_tokenize")
 
@@ -331,8 +342,18 @@ def test_train_tokenize_forest_steps(server, tmp_path):
 # --------------------------------------------------------------------------------------------------
 # a fresh server's first session, on any URL, runs inside app.py (pages/_ui/navigation.py says why)
 
-ALL_PAGES = ["Home", "Train", "Tokenize", "Merge forest", "Step through", "Library", "Compare",
-             "Languages side by side", "Vocabulary diff", "Lab"]
+ALL_PAGES = [
+    "Home",
+    "Train",
+    "Tokenize",
+    "Merge forest",
+    "Step through",
+    "Library",
+    "Compare",
+    "Languages side by side",
+    "Vocabulary diff",
+    "Lab",
+]
 
 
 @pytest.mark.parametrize(
@@ -468,6 +489,7 @@ def _installed_modern(limit: int) -> list[str]:
     """Up to ``limit`` built-in modern tokenizers whose package is installed, o200k first."""
     sys.path.insert(0, str(ROOT))
     from bpe_core.pretrained import catalogue
+
     wanted = ["o200k", "llama3", "qwen3.5", "mistral", "deepseek"]
     return [name for name in wanted if catalogue.is_installed(name)][:limit]
 
@@ -691,8 +713,10 @@ def _long_corpus(path: Path) -> Path:
 
     rng = random.Random(0)
     syllables = ["ka", "to", "ri", "mu", "sen", "lo", "va", "pe", "di", "gra", "ston", "el", "qu", "ix", "bar"]
-    lines = (" ".join("".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(12))
-             for _ in range(120_000))  # fmt: skip
+    lines = (
+        " ".join("".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(12))
+        for _ in range(120_000)
+    )
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 

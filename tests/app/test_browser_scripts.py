@@ -182,8 +182,14 @@ def test_compare_legends_do_not_scroll_charts_save_and_the_report_opens_offline(
         _download(page, button, report)
     fetched: list[str] = []
     with _browser_page(server, "failure_face_report") as page:  # the report alone, the network cut off
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else (
-            fetched.append(route.request.url), route.abort()))  # fmt: skip
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("file:")
+                else (fetched.append(route.request.url), route.abort())
+            ),
+        )
         page.goto(report.as_uri())
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 8", timeout=LONG)
         assert fetched == [] and page.locator("table").count() >= 1

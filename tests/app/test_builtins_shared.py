@@ -57,8 +57,9 @@ def test_an_error_is_not_kept():
 def test_statuses_follow_a_change_of_the_catalogue(monkeypatch):
     before = builtins.builtin_statuses()
     assert builtins.builtin_statuses() is before  # asked once a minute
-    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
-                                build=lambda data: None)  # fmt: skip
+    missing = catalogue.Builtin(
+        "llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64, build=lambda data: None
+    )
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
     after = {status.name: status for status in builtins.builtin_statuses()}
     assert not after["llama3"].installed and "llama3" not in builtins.installed_builtins()

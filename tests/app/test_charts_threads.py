@@ -21,8 +21,13 @@ def _builds() -> dict[str, object]:
     grid = pd.DataFrame({"gpt2": [1.0, 2.5], "o200k": [1.2, None]}, index=["English", "हिन्दी"])
     lines = charts.lines({"English": ([1, 2, 3], [1.0, 1.1, 1.2]), "عربي": ([1, 2, 3], [2.0, 1.9, 1.7])}, "k %{x}", 300)
     frame = pd.DataFrame({"tokenizer": ["gpt2", "o200k"], "chars_per_token": [3.1, float("nan")]})
-    long = pd.DataFrame({"tokenizer": ["gpt2", "o200k"] * 2, "label": ["English", "English", "हिन्दी", "हिन्दी"],
-                         "premium": [1.0, 1.0, 2.5, 1.4]})  # fmt: skip
+    long = pd.DataFrame(
+        {
+            "tokenizer": ["gpt2", "o200k"] * 2,
+            "label": ["English", "English", "हिन्दी", "हिन्दी"],
+            "premium": [1.0, 1.0, 2.5, 1.4],
+        }
+    )
     bars = charts.grouped_bars(long, "premium", ["gpt2", "o200k"], ["English", "हिन्दी"], "premium", "tokens")
     charts.add_parity_line(bars, "English")
     return {

@@ -72,8 +72,14 @@ def test_defaults_show_charts_table_and_the_burmese_sentence(page):
     assert "default" not in selected
     assert page.multiselect(key="cmp.samples").value == [s.id for s in NATURAL]
     headers = texts(page.subheader)
-    for header in ("Characters per token", "Token premium against English", "Heatmap", "Full table",
-                   "Compression against vocabulary size", "Train to see the difference"):  # fmt: skip
+    for header in (
+        "Characters per token",
+        "Token premium against English",
+        "Heatmap",
+        "Full table",
+        "Compression against vocabulary size",
+        "Train to see the difference",
+    ):
         assert header in headers
     assert len(page.get("plotly_chart")) == 4  # chars/token, premium, heatmap, curve
     rows = table(page)
@@ -216,9 +222,11 @@ def test_a_right_to_left_file_name_is_laid_out_as_the_other_cells(page):
     page.radio(key="cmp.source").set_value("My files")
     run(page)
     page.file_uploader(key="cmp.uploads").set_value(
-        [("english.txt", get_sample("eng").text.encode("utf-8"), "text/plain"),
-         ("العربية.txt", get_sample("ara").text.encode("utf-8"), "text/plain")]
-    )  # fmt: skip
+        [
+            ("english.txt", get_sample("eng").text.encode("utf-8"), "text/plain"),
+            ("العربية.txt", get_sample("ara").text.encode("utf-8"), "text/plain"),
+        ]
+    )
     run(page)
     labels = list(table(page)["label"])
     # a left-to-right mark first: the grid would otherwise set the cell against the column's right edge

@@ -56,9 +56,13 @@ def chart_titled(at: AppTest, words: str) -> dict:
 def expected(languages=LANGUAGES, **parity):
     options = {"variant": "window", "global_merges": round((VOCAB - 256) * 0.8), "window": 100, "alpha": 3.0}
     return compare_training(
-        parallel_text(split="train", languages=languages), parallel_text(split="heldout", languages=languages),
-        VOCAB, others={"gpt2": bpe_core.load("gpt2")}, parity_options={**options, **parity}, pattern="o200k",
-    )  # fmt: skip
+        parallel_text(split="train", languages=languages),
+        parallel_text(split="heldout", languages=languages),
+        VOCAB,
+        others={"gpt2": bpe_core.load("gpt2")},
+        parity_options={**options, **parity},
+        pattern="o200k",
+    )
 
 
 def test_section_waits_for_the_button_with_its_defaults(page):
@@ -134,11 +138,22 @@ def test_target_rates_train_without_a_development_text(page):
     page.selectbox(key="cmp.fair.tie").set_value("huggingface")
     at = train_both(run(page))
     train = parallel_text(split="train", languages=LANGUAGES)
-    options = {"variant": "window", "global_merges": round((VOCAB - 256) * 0.8), "window": 100, "alpha": 3.0,
-               "ratio": byte_ratios(train)}
-    want = compare_training(train, parallel_text(split="heldout", languages=LANGUAGES), VOCAB,
-                            others={"gpt2": bpe_core.load("gpt2")}, parity_options=options, pattern="o200k",
-                            tie_break="huggingface")  # fmt: skip
+    options = {
+        "variant": "window",
+        "global_merges": round((VOCAB - 256) * 0.8),
+        "window": 100,
+        "alpha": 3.0,
+        "ratio": byte_ratios(train),
+    }
+    want = compare_training(
+        train,
+        parallel_text(split="heldout", languages=LANGUAGES),
+        VOCAB,
+        others={"gpt2": bpe_core.load("gpt2")},
+        parity_options=options,
+        pattern="o200k",
+        tie_break="huggingface",
+    )
     assert want.parity.training["settings"]["ratio"][2] > 2  # Hindi: more than twice English's bytes
     assert any(m.value == f"**{want.sentence}**" for m in at.markdown)
     served = chart_titled(at, "by the language they served")["data"][0]

@@ -20,10 +20,16 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 pytest.importorskip("tokenizers")
 
 WORDLEVEL = {
-    "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-    "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+    "version": "1.0",
+    "truncation": None,
+    "padding": None,
+    "added_tokens": [],
+    "normalizer": None,
+    "pre_tokenizer": {"type": "Whitespace"},
+    "post_processor": None,
+    "decoder": None,
     "model": {"type": "WordLevel", "vocab": {"hello": 0, "world": 1}, "unk_token": "[UNK]"},
-}  # fmt: skip
+}
 
 
 @pytest.fixture
@@ -55,5 +61,4 @@ def test_compare_shows_the_failure_as_a_message(app_with_wordlevel):
     app.multiselect(key="cmp.tokenizers").set_value(["gpt2", "ext:wl"])
     run(app)
     assert not app.exception
-    assert "Missing [UNK] token" in _messages(app) or "Missing [UNK] token" in " ".join(
-        w.value for w in app.warning)
+    assert "Missing [UNK] token" in _messages(app) or "Missing [UNK] token" in " ".join(w.value for w in app.warning)

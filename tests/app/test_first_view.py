@@ -119,10 +119,7 @@ def test_the_page_shows_a_background_failure_as_its_message(workspace_dir, monke
     assert "Llama 3" in errors and "failed its hash check" in errors
     markup = "\n".join(drawn_html(at))
     assert markup.count('class="bpe-tokens"') == 2  # the other two are drawn
-    assert [row["tokenizer"] for row in at.dataframe[0].value.to_dict("records")] == [
-        "GPT-2",
-        "cl100k (GPT-4)",
-    ]
+    assert [row["tokenizer"] for row in at.dataframe[0].value.to_dict("records")] == ["GPT-2", "cl100k (GPT-4)"]
 
 
 def choice(key: str, loader) -> TokenizerChoice:

@@ -73,8 +73,11 @@ def test_train_held_out_trains_on_the_rest_and_measures_beside_the_references(ap
     assert names[1:3] == ["GPT-2", "cl100k (GPT-4)"]  # the built-ins' labels
 
     characters = sum(map(len, split.heldout))
-    for name, tokenizer in (("my-bpe", trained), ("GPT-2", bpe_core.load("gpt2")),
-                            ("cl100k (GPT-4)", bpe_core.load("cl100k"))):  # fmt: skip
+    for name, tokenizer in (
+        ("my-bpe", trained),
+        ("GPT-2", bpe_core.load("gpt2")),
+        ("cl100k (GPT-4)", bpe_core.load("cl100k")),
+    ):
         tokens = sum(len(tokenizer.encode_ordinary(t)) for t in split.heldout)
         row = frame[frame["tokenizer"] == name].iloc[0]
         assert row["tokens"] == tokens and row["characters"] == characters
@@ -148,8 +151,11 @@ def chart_names(app: AppTest, words: str) -> list[str]:
     for chart in app.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
         if words in json.dumps(spec["layout"].get("title", "")):
-            return [trace.get("name") for trace in spec["data"]] if spec["data"][0].get("type") != "heatmap" \
+            return (
+                [trace.get("name") for trace in spec["data"]]
+                if spec["data"][0].get("type") != "heatmap"
                 else list(spec["data"][0]["x"])
+            )
     raise AssertionError(f"no chart titled with {words!r}")
 
 
@@ -164,9 +170,10 @@ def test_compare_marks_the_default_tokenizer_in_sample_on_the_builtin_samples(ap
     assert "sample-bpe †" in chart_names(app, "Characters per token")
     assert "sample-bpe †" in chart_names(app, "Tokens needed relative to")
     assert "sample-bpe †" in chart_names(app, "token premium")  # the heatmap's columns
-    assert any("sample-bpe †: characters per token"
-               in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
-               for c in app.get("plotly_chart"))  # the curve
+    assert any(
+        "sample-bpe †: characters per token" in json.dumps(json.loads(c.proto.spec)["layout"], ensure_ascii=False)
+        for c in app.get("plotly_chart")
+    )  # the curve
     shown = html_of(app)
     assert "† sample-bpe was trained on all the samples shown: its numbers there are in-sample" in shown
     assert "GPT-2 †" not in shown
@@ -220,8 +227,11 @@ def test_the_star_follows_the_text_not_the_language(app):
     app.number_input(key="cmp.train.vocab").set_value(300)
     app.button(key="cmp.train.go").click()
     run(app)
-    versus = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if json.loads(c.proto.spec)["data"]
-                  and "★ English" in json.loads(c.proto.spec)["data"][0].get("x", []))
+    versus = next(
+        json.loads(c.proto.spec)
+        for c in app.get("plotly_chart")
+        if json.loads(c.proto.spec)["data"] and "★ English" in json.loads(c.proto.spec)["data"][0].get("x", [])
+    )
     assert "German" in versus["data"][0]["x"]
 
     app.radio(key="cmp.source").set_value("Held-out sentences")

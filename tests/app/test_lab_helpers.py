@@ -14,13 +14,7 @@ from bpe_core.analysis.variants import HeldOutSample, compare_variants
 from bpe_core.errors import BpeError
 from bpe_core.training.picky import train_picky
 from bpe_core.training.trainer import train
-from pages._lab.choices import (
-    builtin_corpus,
-    check_variants,
-    parse_transitions,
-    uploaded_corpus,
-    variant_specs,
-)
+from pages._lab.choices import builtin_corpus, check_variants, parse_transitions, uploaded_corpus, variant_specs
 from pages._lab.examples import excerpt, in_latin_letters, most_superwords
 from pages._lab.keeping import default_name
 from pages._lab.tables import per_text_frame, rows_frame, summary_frame, superwords_frame
@@ -51,7 +45,9 @@ def test_the_ticked_variants_and_their_checks():
     specs = variant_specs(bpe=True, transitions="0.8, 0.9", picky=0.9, parity=True)
     assert [s.label for s in specs] == ["BPE", "SuperBPE t=0.8", "SuperBPE t=0.9", "Picky T=0.9", "parity-aware BPE"]
     assert [s.label for s in variant_specs(bpe=False, transitions=None, picky=0.5, parity=True)] == [
-        "Picky T=0.5", "parity-aware BPE"]  # fmt: skip
+        "Picky T=0.5",
+        "parity-aware BPE",
+    ]
     with pytest.raises(BpeError, match="2 to 6"):
         variant_specs(bpe=True, transitions=None, picky=None, parity=False)
     with pytest.raises(BpeError, match="2 to 6"):
@@ -172,18 +168,33 @@ def test_the_removals_table_says_when_what_and_why():
     tokenizer = train_picky(["the then there the then"], 258, threshold=0.7, min_frequency=1, pattern=None)
     frame = removals_frame(picky_removals(tokenizer))
     assert frame.to_dict("records") == [
-        {"merge step": 1, "removed token": "th", "split into": "t + h", "IoS": 1.0, "frequency then": 0,
-         "made again later": "no"},
-        {"merge step": 2, "removed token": "the", "split into": "t + h + e", "IoS": 0.8, "frequency then": 1,
-         "made again later": "no"},
-    ]  # fmt: skip
+        {
+            "merge step": 1,
+            "removed token": "th",
+            "split into": "t + h",
+            "IoS": 1.0,
+            "frequency then": 0,
+            "made again later": "no",
+        },
+        {
+            "merge step": 2,
+            "removed token": "the",
+            "split into": "t + h + e",
+            "IoS": 0.8,
+            "frequency then": 1,
+            "made again later": "no",
+        },
+    ]
 
 
 def test_the_example_text_and_the_superwords_it_opens_on():
     assert excerpt("one\ntwo\nthree", 10) == "one\ntwo\n" and excerpt("a long line", 6) == "a long"
     assert excerpt("short", 700) == "short"
-    rows = [{"sample": "eng", "superword_share": 0.1, "tokens": 100}, {"sample": "deu", "superword_share": 0.2,
-            "tokens": 100}, {"sample": "py", "superword_share": None, "tokens": 50}]  # fmt: skip
+    rows = [
+        {"sample": "eng", "superword_share": 0.1, "tokens": 100},
+        {"sample": "deu", "superword_share": 0.2, "tokens": 100},
+        {"sample": "py", "superword_share": None, "tokens": 50},
+    ]
     comparison = type("C", (), {"rows": rows})()
     assert most_superwords(comparison) == "deu" and most_superwords(comparison, latin=["eng", "py"]) == "eng"
     assert most_superwords(type("C", (), {"rows": rows[2:]})()) is None

@@ -89,7 +89,10 @@ def test_the_downloads_are_the_comparison_as_csv_and_latex(lab, expected, monkey
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     train(lab)
     assert [b.proto.label for b in lab.get("download_button")] == [
-        "⬇ Every text (CSV)", "⬇ Summary (CSV)", "⬇ Summary (LaTeX)"]  # fmt: skip
+        "⬇ Every text (CSV)",
+        "⬇ Summary (CSV)",
+        "⬇ Summary (LaTeX)",
+    ]
     _, comparison = expected
     rows = list(csv.DictReader(io.StringIO(offered["lab.csv"].decode("utf-8"))))
     assert list(rows[0]) == list(ROW_FIELDS) and len(rows) == 4 * 62
@@ -245,8 +248,10 @@ def test_cancel_stops_the_training_and_leaves_the_previous_run(lab, interrupted)
     run(lab)
     assert running.job.process.wait(timeout=30) is not None and not os.path.exists(running.job.folder)
     assert state.LAB_JOB not in lab.session_state and not lab.error
-    assert any("Training cancelled: nothing of it was kept, and the previous run below is as it was."
-               == shown_text(i.value) for i in lab.info)  # fmt: skip
+    assert any(
+        "Training cancelled: nothing of it was kept, and the previous run below is as it was." == shown_text(i.value)
+        for i in lab.info
+    )
     kept = lab.session_state[state.LAB_RUN]
     assert kept is before and kept.vocab_size == 2000 and frame_with(lab, "saved vs BPE %") is not None
     assert not lab.button(key="lab.go").disabled

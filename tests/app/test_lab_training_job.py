@@ -20,13 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from bpe_core import Tokenizer  # noqa: E402
 from bpe_core.analysis.picky_removals import picky_removals  # noqa: E402
-from bpe_core.analysis.variants import (  # noqa: E402
-    builtin_heldout,
-    compare_variants,
-    parse_variants,
-    superword_ids,
-    train_variants,
-)
+from bpe_core.analysis.variants import builtin_heldout, compare_variants, parse_variants, superword_ids, train_variants  # noqa: E402
 from pages._lab.choices import builtin_corpus, uploaded_corpus  # noqa: E402
 from pages._lab.training import start_job  # noqa: E402
 

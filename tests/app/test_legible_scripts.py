@@ -174,8 +174,16 @@ def test_merge_tables_show_space_tokens_never_as_empty_cells():
 
 def test_font_stacks_name_cjk_emoji_and_script_fonts():
     theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["theme"]
-    for family in ["Noto Sans CJK SC", "Noto Color Emoji", "Noto Sans Devanagari", "Noto Sans Myanmar",
-                   "Apple Color Emoji", "Segoe UI Emoji", "Microsoft YaHei", "PingFang SC"]:  # fmt: skip
+    for family in [
+        "Noto Sans CJK SC",
+        "Noto Color Emoji",
+        "Noto Sans Devanagari",
+        "Noto Sans Myanmar",
+        "Apple Color Emoji",
+        "Segoe UI Emoji",
+        "Microsoft YaHei",
+        "PingFang SC",
+    ]:
         assert family in render.SCRIPT_FONTS and family in theme["font"] and family in theme["codeFont"]
         assert family in render.TOKEN_CSS and family in render.words_html([([b"a"], 1)], None)
     assert theme["font"].replace("'", '"').find(render.SCRIPT_FONTS) > 0  # the same list, in order

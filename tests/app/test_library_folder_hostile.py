@@ -111,7 +111,6 @@ def test_a_saved_library_file_round_trips_with_its_metadata(ws, tokenizer, capsy
     assert "trained with: vocab_size=270" in out and "stopped:" in out
 
 
-
 def test_a_name_holding_a_lone_surrogate_is_sanitized(tokenizer, tmp_path):
     odd = tokenizer.truncated(2)
     assert LibraryFolder(tmp_path / "ws").save(odd, "bad \ud800 name").name == "bad _ name"

@@ -155,8 +155,7 @@ def test_processes_renaming_deleting_and_saving_one_name(tmp_path, tokenizers):
     _prepare_rounds(ws, tokenizers, rounds)
     barrier, queue = CONTEXT.Barrier(4), CONTEXT.Queue()
     workers = [
-        CONTEXT.Process(target=_process_worker, args=(str(ws.root), slot, rounds, barrier, queue))
-        for slot in range(4)
+        CONTEXT.Process(target=_process_worker, args=(str(ws.root), slot, rounds, barrier, queue)) for slot in range(4)
     ]
     for process in workers:
         process.start()
@@ -283,9 +282,13 @@ def test_a_killed_lock_holder_leaves_no_stale_lock(tmp_path, tokenizers):
         "    os.kill(os.getpid(), getattr(signal, 'SIGKILL', signal.SIGTERM))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code, str(ws.root)], capture_output=True, text=True, cwd=str(ROOT), timeout=60,
+        [sys.executable, "-c", code, str(ws.root)],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=60,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert result.stdout.strip() == "locked" and result.returncode != 0
     assert (ws.folder / LOCK_NAME).exists()  # the lock file stays; the lock died with its holder
     ws.rename("kept", "moved")

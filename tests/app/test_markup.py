@@ -16,7 +16,7 @@ import bpe_core
 from pages._tokenize_text import linked, markup
 from pages._ui import render
 
-HOSTILE = '<img src=x onerror=alert(1)> </style><script>alert(2)</script> " onmouseover="alert(3) \'x\' &amp;'
+HOSTILE = "<img src=x onerror=alert(1)> </style><script>alert(2)</script> \" onmouseover=\"alert(3) 'x' &amp;"
 TAGS = {"div", "span"}
 ATTRIBUTES = {"class", "title", "data-s", "data-e", "data-i", "data-k", "dir"}
 
@@ -79,14 +79,19 @@ def test_hostile_text_is_text_in_every_unsanitised_block(gpt2):
 def test_split_characters_special_tokens_and_added_pieces_stay_inert():
     """The other paths of the renderer: characters split over several tokens (fragments with byte
     labels), a special token whose name is markup, in both display modes."""
-    special = '<img src=x onerror=alert(1)>"\''
+    special = "<img src=x onerror=alert(1)>\"'"
     tok = bpe_core.train("hello world " * 20, 300, special_tokens=[special])
     text = f"東京 🙂 e\u0301 {special} {HOSTILE}"
     infos = tok.encode_with_details(text, allowed_special="all")
     assert any(info.special for info in infos)
     for switchable, show_bytes in ((True, False), (False, True), (False, False)):
         panel = render.render_tokens_html(
-            text, infos, rank_of=tok.merge_rank_of, key=special, switchable=switchable, show_bytes=show_bytes,
+            text,
+            infos,
+            rank_of=tok.merge_rank_of,
+            key=special,
+            switchable=switchable,
+            show_bytes=show_bytes,
             style=False,
         )
         found = assert_inert(panel)
@@ -95,7 +100,7 @@ def test_split_characters_special_tokens_and_added_pieces_stay_inert():
 
 
 def test_the_audit_sees_live_markup():
-    assert parsed('<img src=x onerror=alert(1)>').attributes == {"src", "onerror"}
+    assert parsed("<img src=x onerror=alert(1)>").attributes == {"src", "onerror"}
     with pytest.raises(AssertionError):
         assert_inert('<span class="t">x</span><script>alert(1)</script>')
     with pytest.raises(AssertionError):

@@ -93,8 +93,10 @@ def test_the_merges_table_filters_and_pages(app):
     filtered = frame_with(app, "new id")[0]
     assert app.number_input(key="forest.merges_page:gpt2").value == 1  # the filter shrank the table
     assert 0 < len(filtered) <= 500
-    assert all("␣the" in a or "␣the" in b or "␣the" in c
-               for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"], strict=True))  # fmt: skip
+    assert all(
+        "␣the" in a or "␣the" in b or "␣the" in c
+        for a, b, c in zip(filtered["left"], filtered["right"], filtered["result"], strict=True)
+    )
     assert any("merges match" in c for c in texts(app.caption))
 
 
@@ -248,8 +250,10 @@ def test_never_produced_hashes_and_encodes_only_the_first_characters(monkeypatch
     assert parts == ["the cat", "sat"]  # 7 + 3 characters; the third text is past the budget
     signature = unused.usage_signature("gpt2", "my text", parts)
     # text past the budget changes neither what is hashed nor the key; text inside it does
-    assert unused.usage_signature("gpt2", "my text", unused.encoded_part(
-        ["the cat", "sat, then slept", "other"])) == signature  # fmt: skip
+    assert (
+        unused.usage_signature("gpt2", "my text", unused.encoded_part(["the cat", "sat, then slept", "other"]))
+        == signature
+    )
     assert unused.usage_signature("gpt2", "my text", ["the cat", "sa"]) != signature
     assert unused.usage_signature("gpt2", "my text", ["the ca", "tsat"]) != signature
     gpt2 = bpe_core.load("gpt2")

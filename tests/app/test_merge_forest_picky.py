@@ -72,8 +72,10 @@ def test_a_removed_token_says_when_and_why(forest, picky):
     assert warning.endswith("It is not in the vocabulary.") and not forest.metric
     back = next(r for r in picky_removals(picky) if r.restored)
     find_text(forest, token_display(back.token))
-    assert any(f"after merge step {back.merge_step:,}" in shown_text(info.value) and "made it again" in info.value
-               for info in forest.info)  # fmt: skip
+    assert any(
+        f"after merge step {back.merge_step:,}" in shown_text(info.value) and "made it again" in info.value
+        for info in forest.info
+    )
     find_text(forest, "zzqx")
     assert any("is not a token of" in shown_text(info.value) for info in forest.info)
 

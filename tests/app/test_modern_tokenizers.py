@@ -107,8 +107,9 @@ def test_the_library_lists_external_tokenizers(app_with_external):
 
 
 def test_missing_packages_are_named_where_tokenizers_are_picked(monkeypatch, workspace_dir):
-    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
-                                build=lambda data: None)
+    missing = catalogue.Builtin(
+        "llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64, build=lambda data: None
+    )
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
     app = run(AppTest.from_file(APP, default_timeout=180))
     for page in ("pages/tokenize_text.py", "pages/compare.py", "pages/library.py", "pages/vocab_diff.py"):

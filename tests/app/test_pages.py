@@ -74,8 +74,9 @@ def test_home_lists_every_built_in_from_the_catalogue_without_loading_one(worksp
     o200k = table[catalogue.BUILTINS["o200k"].label]
     assert o200k["ids"] == "200,000" and o200k["used by"].startswith("GPT-4o")
     for status in catalogue.available():
-        assert table[status.label]["package"] == (f"installed ({status.version})" if status.installed
-                                                  else f"not installed: {status.install_hint}")  # fmt: skip
+        assert table[status.label]["package"] == (
+            f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}"
+        )
     assert any("sample-bpe (example)" in t for t in texts(app.caption))
     assert not app.error
 

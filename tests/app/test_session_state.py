@@ -103,8 +103,12 @@ def test_a_tokenizer_trained_on_compare_can_be_saved_there_and_from_library(app,
         run(app)
     assert not any("from the Train page)" in s for s in texts(app.success))
     assert session_names(app) == ["mix-a", "mix-b"]
-    [save_here] = [b for b in buttons(app, ".save") if b.key.startswith("cmp.keep.") and "mix-a" in
-                   str(app.text_input(key=b.key.removesuffix(".save") + ".name").value)]
+    [save_here] = [
+        b
+        for b in buttons(app, ".save")
+        if b.key.startswith("cmp.keep.")
+        and "mix-a" in str(app.text_input(key=b.key.removesuffix(".save") + ".name").value)
+    ]
     save_here.click()
     run(app)
     assert saved_names(workspace_dir) == ["mix-a"]

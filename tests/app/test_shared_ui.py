@@ -141,8 +141,9 @@ def choice(key: str, label: str) -> TokenizerChoice:
 
 
 def test_display_names_are_short_and_unique():
-    choices = {k: choice(k, label) for k, label in
-               [("gpt2", "gpt2"), ("new:x", "✱ x"), ("lib:x", "📁 x"), ("lib:y", "📁 y")]}  # fmt: skip
+    choices = {
+        k: choice(k, label) for k, label in [("gpt2", "gpt2"), ("new:x", "✱ x"), ("lib:x", "📁 x"), ("lib:y", "📁 y")]
+    }
     names = measures.display_names(list(choices), choices)
     assert names == {"gpt2": "GPT-2", "new:x": "✱ x", "lib:x": "📁 x", "lib:y": "y"}
 

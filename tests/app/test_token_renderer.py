@@ -180,8 +180,10 @@ def test_tokens_written_alone_name_characters_never_escapes(token):
             assert label.replace("◌", "") == text
 
 
-@given(text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12),
-       cuts=st.lists(st.integers(0, 60), max_size=5))  # fmt: skip
+@given(
+    text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12),
+    cuts=st.lists(st.integers(0, 60), max_size=5),
+)
 def test_tokens_in_sequence_name_the_character_and_the_bytes_they_hold(text, cuts):
     data = text.encode("utf-8")
     positions = sorted({0, len(data), *(c for c in cuts if c < len(data))})

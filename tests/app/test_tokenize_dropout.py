@@ -86,8 +86,10 @@ def test_a_picky_tokenizer_is_not_offered(app, workspace_dir):
     _open(app, ["lib:pk"])
     assert not app.exception
     assert any("Choose a BPE tokenizer above" in info.value for info in app.info)
-    assert any(caption.startswith("Not offered (no ranked merges to skip)") and "pk" in caption
-               for caption in texts(app.caption))  # fmt: skip
+    assert any(
+        caption.startswith("Not offered (no ranked merges to skip)") and "pk" in caption
+        for caption in texts(app.caption)
+    )
     _open(app, ["lib:pk", "gpt2"])
     picker = app.selectbox(key=dropout.K_TOKENIZER)
     assert picker.value == "gpt2" and len(picker.options) == 1

@@ -43,9 +43,12 @@ def test_parquet_json_and_compressed_uploads_are_documents(app):
     files = [
         ("a.parquet", parquet_bytes({"body": DOCS[:20], "n": list(range(20))}), "application/octet-stream"),
         ("b.json.gz", gzip.compress(json.dumps([{"body": d} for d in DOCS[20:30]]).encode()), "application/gzip"),
-        ("c.jsonl", "\n".join(json.dumps({"body": d}) for d in DOCS[30:]).encode() + b"\n{\"body\": null}",
-         "application/json"),
-    ]  # fmt: skip
+        (
+            "c.jsonl",
+            "\n".join(json.dumps({"body": d}) for d in DOCS[30:]).encode() + b'\n{"body": null}',
+            "application/json",
+        ),
+    ]
     app.file_uploader(key="train.uploads").set_value(files)
     run(app)
     assert not app.error  # the one field with text is found in each file
@@ -65,10 +68,13 @@ def test_each_file_has_its_own_text_field(app):
     """A JSONL with ``content`` and a Parquet with ``text`` train together, each read from its own field."""
     go(app, TRAIN)
     files = [
-        ("shakes.jsonl", "\n".join(json.dumps({"id": i, "content": d}) for i, d in enumerate(DOCS[:25])).encode(),
-         "application/json"),
+        (
+            "shakes.jsonl",
+            "\n".join(json.dumps({"id": i, "content": d}) for i, d in enumerate(DOCS[:25])).encode(),
+            "application/json",
+        ),
         ("shakes.parquet", parquet_bytes({"id": list(range(15)), "text": DOCS[25:]}), "application/octet-stream"),
-    ]  # fmt: skip
+    ]
     app.file_uploader(key="train.uploads").set_value(files)
     run(app)
     assert not app.error and metrics(app)["documents"] == f"{len(DOCS):,}"
@@ -122,14 +128,23 @@ def test_training_through_files_equals_train(pattern, monkeypatch):
 
     monkeypatch.setattr(corpus_files, "TEXT_FILE_CHARS", 50)  # long documents become text files here
     monkeypatch.setattr(corpus_files, "JSONL_FILE_CHARS", 120)
-    documents = ["", "\ufeffstarts with a mark " * 4, "lone \ud800 surrogate", "x" * 60, "short", "line\r\nbreaks " * 9,
-                 "\ufeff", "tail " * 30] * 2  # fmt: skip
+    documents = [
+        "",
+        "\ufeffstarts with a mark " * 4,
+        "lone \ud800 surrogate",
+        "x" * 60,
+        "short",
+        "line\r\nbreaks " * 9,
+        "\ufeff",
+        "tail " * 30,
+    ] * 2
     calls = []
     with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
         assert any(p.endswith(".txt") for p in paths) and any(p.endswith(".jsonl") for p in paths)
-        through = bpe_core.train_files(paths, 300, pattern=pattern, tie_break="first",
-                                       progress=lambda *a: calls.append(a))  # fmt: skip
+        through = bpe_core.train_files(
+            paths, 300, pattern=pattern, tie_break="first", progress=lambda *a: calls.append(a)
+        )
     direct = bpe_core.train(documents, 300, pattern=pattern, tie_break="first")
     assert through.merges == direct.merges
     assert through.training["corpus"] == direct.training["corpus"]

@@ -33,13 +33,19 @@ def test_train_page_offers_every_tie_rule_and_trains_with_the_one_picked(app):
     assert trained.training["settings"]["tie_break"] == "rustbpe"
     settings = trained.training["settings"]
     expected = bpe_core.train(
-        [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"],
+        [CORPUS.decode()],
+        300,
+        min_frequency=settings["min_frequency"],
+        pattern=settings["pattern"],
         tie_break="rustbpe",
     )
     assert trained.merges == expected.merges
-    assert trained.merges != bpe_core.train(
-        [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"]
-    ).merges
+    assert (
+        trained.merges
+        != bpe_core.train(
+            [CORPUS.decode()], 300, min_frequency=settings["min_frequency"], pattern=settings["pattern"]
+        ).merges
+    )
 
 
 def test_step_through_offers_every_tie_rule_and_names_the_one_used(app):

@@ -45,8 +45,17 @@ VOCAB_DIFF = "pages/vocab_diff.py"
 LAB = "pages/lab.py"
 #: Element types whose value is a Markdown body.
 MARKDOWN_BODIES = {
-    "markdown", "caption", "title", "header", "subheader", "error", "warning", "info", "success", "toast",
-}  # fmt: skip
+    "markdown",
+    "caption",
+    "title",
+    "header",
+    "subheader",
+    "error",
+    "warning",
+    "info",
+    "success",
+    "toast",
+}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pages._tokenize_text import paging
 from pages._ui import render, window
 
 TEXT = (
-    "Tokenizers cut text: \"unbelievable\" → un·believ·able?   Spaces     here.\n"
+    'Tokenizers cut text: "unbelievable" → un·believ·able?   Spaces     here.\n'
     "नमस्ते दुनिया, यह एक परीक्षण है। 你好世界，机器学习正在改变世界。 مرحبا بالعالم، اللغة العربية.\n"
     "def f(x):\n        return x ** 2  # 🙂👍🏽 emoji, café naïve <|endoftext|> after the special\n\n\n"
     "Ελληνικά και Русский текст, ქართული, ไทย, 한국어 문장입니다. 1234567 and 3.14159\n"

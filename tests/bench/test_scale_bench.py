@@ -24,8 +24,11 @@ def test_real_corpus_is_deduplicated_and_cut_at_whole_files(bench, tmp_path):
     corpora = bench[0]
     one = tmp_path / "one.py"
     one.write_text("def f():\n    return 1\n", encoding="utf-8")
-    sources = [(one, one.read_bytes()), (tmp_path / "doc.md", b"# Title\n\nSome prose here.\n"),
-               (tmp_path / "big.txt", b"word " * 400 + b"\n")]
+    sources = [
+        (one, one.read_bytes()),
+        (tmp_path / "doc.md", b"# Title\n\nSome prose here.\n"),
+        (tmp_path / "big.txt", b"word " * 400 + b"\n"),
+    ]
     made = corpora.prepare_real_file(tmp_path / "real.txt", 60, sources)
     data = (tmp_path / "real.txt").read_bytes()
     assert made["bytes"] == len(data) >= 60
@@ -59,18 +62,21 @@ def test_generated_corpus_is_deterministic_and_grows_new_words(bench, tmp_path):
         return set(source.replace("(", " ").replace(")", " ").replace(",", " ").replace(":", " ").split())
 
     new_words = words(text) - words("".join(lines))
-    assert len(new_words) > 20 and all(word.split("_")[0] in {"request", "response", "return", "value"}
-                                       for word in new_words)  # suffixed words the pool never had
+    assert len(new_words) > 20 and all(
+        word.split("_")[0] in {"request", "response", "return", "value"} for word in new_words
+    )  # suffixed words the pool never had
 
 
 def test_scale_run_trains_every_tool_from_files_and_reports(bench, tmp_path):
     corpora, scale_bench, timing = bench
     tools = timing.available_tools(scale_bench.SCALE_TOOLS, log=lambda *a: None)
     path = tmp_path / "corpus.txt"
-    path.write_text("def add(left, right):\n    return left + right\n" * 300 + "Some prose, in words.\n" * 200,
-                    encoding="utf-8")
-    rounds = scale_bench.scale_rounds([("real tiny", path, 1), ("generated 1 MB", path, 1)], tools, 1,
-                                      vocab_size=300, log=lambda *a: None)
+    path.write_text(
+        "def add(left, right):\n    return left + right\n" * 300 + "Some prose, in words.\n" * 200, encoding="utf-8"
+    )
+    rounds = scale_bench.scale_rounds(
+        [("real tiny", path, 1), ("generated 1 MB", path, 1)], tools, 1, vocab_size=300, log=lambda *a: None
+    )
     for tool in tools:
         run = rounds[0].runs[tool][0]
         assert run["seconds"] > 0 and run["cpu_seconds"] >= 0 and run["peak_rss"] > 0
@@ -84,7 +90,8 @@ def test_scale_run_trains_every_tool_from_files_and_reports(bench, tmp_path):
 
 
 def test_command_line_offers_the_scale_mode(tmp_path):
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / "benchmark.py"), "--help"], cwd=tmp_path,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "benchmark.py"), "--help"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "--scale" in result.stdout and "--scale-sizes" in result.stdout

@@ -37,8 +37,12 @@ def replayed(tokenizer: Tokenizer, text: str) -> list[bytes]:
 
 def test_the_worked_example_encodes_by_replay(hug):
     assert hug.rule == "picky" and hug.training["picky"]["removals"] == 4
-    cases = {" hugug": [b" hug", b"u", b"g"], " chug": [b" chug"], " hhug": [b" ", b"h", b"h", b"u", b"g"],
-             " ugh": [b" ug", b"h"]}  # fmt: skip
+    cases = {
+        " hugug": [b" hug", b"u", b"g"],
+        " chug": [b" chug"],
+        " hhug": [b" ", b"h", b"h", b"u", b"g"],
+        " ugh": [b" ug", b"h"],
+    }
     for text, tokens in cases.items():
         assert [hug.vocab[i] for i in hug.encode(text)] == tokens == replayed(hug, text)
 
@@ -75,8 +79,12 @@ def test_only_bpe_cores_engine_encodes(hug):
 
 def test_the_views_of_ranked_merges_are_refused(hug):
     assert len(hug.merges) == sum(kind == "merge" for kind, _, _ in hug.picky_events) == 7
-    for view in (lambda: hug.merge_records, lambda: hug.merge_rank_of(256), lambda: hug.truncated(2),
-                 lambda: hug._applied_merge_ranks(b" hug")):  # fmt: skip
+    for view in (
+        lambda: hug.merge_records,
+        lambda: hug.merge_rank_of(256),
+        lambda: hug.truncated(2),
+        lambda: hug._applied_merge_ranks(b" hug"),
+    ):
         with pytest.raises(BpeError, match="events, not ranked merges"):
             view()
     assert "[␣][chug] -> [␣chug]" in hug.vocab_dump()

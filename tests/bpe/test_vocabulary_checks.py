@@ -58,8 +58,11 @@ def test_merges_checked_at_once_agree_with_one_by_one(merges):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.integers(-2, 300), st.one_of(st.binary(max_size=3), st.text(max_size=1)), max_size=12),
-       st.booleans(), st.sets(st.integers(0, 300), max_size=3))  # fmt: skip
+@given(
+    st.dictionaries(st.integers(-2, 300), st.one_of(st.binary(max_size=3), st.text(max_size=1)), max_size=12),
+    st.booleans(),
+    st.sets(st.integers(0, 300), max_size=3),
+)
 def test_vocab_checks_agree_with_the_entry_by_entry_ones(extra, with_bytes, special_ids):
     vocab = ({b: bytes([b]) for b in range(256)} if with_bytes else {}) | extra
     try:

@@ -42,23 +42,43 @@ def _one_line_error(capsys) -> str:
 
 BAD_OUTPUTS = [
     # (what, argv builder, words the message must hold)
-    ("train into a missing folder", lambda p: ["train", str(p / "corpus.txt"), "--vocab-size", "270",
-                                               "-o", str(p / "missing" / "t.json")], "does not exist"),
-    ("train onto a folder", lambda p: ["train", str(p / "corpus.txt"), "--vocab-size", "270",
-                                       "-o", str(p / "folder")], "is a folder"),
-    ("export json onto a folder", lambda p: ["export", str(p / "tok.json"), "--format", "bpe_core",
-                                             "-o", str(p / "folder")], "is a folder"),
-    ("export hf into a missing folder", lambda p: ["export", str(p / "tok.json"), "--format", "huggingface",
-                                                   "-o", str(p / "missing" / "t.json")], "does not exist"),
-    ("export tiktoken onto a folder", lambda p: ["export", str(p / "tok.json"), "--format", "tiktoken",
-                                                 "-o", str(p / "folder")], "is a folder"),
-    ("export gpt2 folder onto a file", lambda p: ["export", str(p / "tok.json"), "--format", "gpt2",
-                                                  "-o", str(p / "plain")], "is a file"),
-    ("export gpt2 folder into a missing folder", lambda p: ["export", str(p / "tok.json"), "--format", "gpt2",
-                                                            "-o", str(p / "missing" / "g")], "does not exist"),
-    ("export with an empty -o", lambda p: ["export", str(p / "tok.json"), "--format", "bpe_core", "-o", ""],
-     "empty"),
-]  # fmt: skip
+    (
+        "train into a missing folder",
+        lambda p: ["train", str(p / "corpus.txt"), "--vocab-size", "270", "-o", str(p / "missing" / "t.json")],
+        "does not exist",
+    ),
+    (
+        "train onto a folder",
+        lambda p: ["train", str(p / "corpus.txt"), "--vocab-size", "270", "-o", str(p / "folder")],
+        "is a folder",
+    ),
+    (
+        "export json onto a folder",
+        lambda p: ["export", str(p / "tok.json"), "--format", "bpe_core", "-o", str(p / "folder")],
+        "is a folder",
+    ),
+    (
+        "export hf into a missing folder",
+        lambda p: ["export", str(p / "tok.json"), "--format", "huggingface", "-o", str(p / "missing" / "t.json")],
+        "does not exist",
+    ),
+    (
+        "export tiktoken onto a folder",
+        lambda p: ["export", str(p / "tok.json"), "--format", "tiktoken", "-o", str(p / "folder")],
+        "is a folder",
+    ),
+    (
+        "export gpt2 folder onto a file",
+        lambda p: ["export", str(p / "tok.json"), "--format", "gpt2", "-o", str(p / "plain")],
+        "is a file",
+    ),
+    (
+        "export gpt2 folder into a missing folder",
+        lambda p: ["export", str(p / "tok.json"), "--format", "gpt2", "-o", str(p / "missing" / "g")],
+        "does not exist",
+    ),
+    ("export with an empty -o", lambda p: ["export", str(p / "tok.json"), "--format", "bpe_core", "-o", ""], "empty"),
+]
 
 
 @pytest.mark.parametrize("what, argv, words", BAD_OUTPUTS, ids=[case[0] for case in BAD_OUTPUTS])
@@ -108,10 +128,22 @@ def test_outputs_that_can_be_written_are_written(place, capsys):
 
 def test_the_installed_command_prints_one_line_and_exits_2(place):
     result = subprocess.run(
-        [sys.executable, "-m", "bpe_core", "train", str(place / "corpus.txt"), "--vocab-size", "270",
-         "-o", str(place / "folder")],
-        capture_output=True, text=True, cwd=str(ROOT), timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "bpe_core",
+            "train",
+            str(place / "corpus.txt"),
+            "--vocab-size",
+            "270",
+            "-o",
+            str(place / "folder"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=120,
+    )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
@@ -178,12 +210,15 @@ def test_an_empty_pattern_is_the_same_one_line_error_in_every_command(place, cap
     monkeypatch.setattr(cli_corpus, "count_inputs", lambda *a, **k: pytest.fail("counted with an empty pattern"))
     before = _listing(place)
     corpus, out = str(place / "corpus.txt"), str(place / "t.json")
-    for argv, default in ((["train", corpus, "--vocab-size", "270", "-o", out], "gpt2"),
-                          (["train", "--counts", str(place / "counts"), "--vocab-size", "270", "-o", out], "gpt2"),
-                          (["count", corpus, "-o", str(place / "counts2")], "gpt2"),
-                          (["parity", "--vocab-size", "300"], "o200k")):  # fmt: skip
+    for argv, default in (
+        (["train", corpus, "--vocab-size", "270", "-o", out], "gpt2"),
+        (["train", "--counts", str(place / "counts"), "--vocab-size", "270", "-o", out], "gpt2"),
+        (["count", corpus, "-o", str(place / "counts2")], "gpt2"),
+        (["parity", "--vocab-size", "300"], "o200k"),
+    ):
         assert main([*argv, "--pattern", ""]) == 2, argv
         assert _one_line_error(capsys) == (
             "error: --pattern is empty: give a preset (gpt2, cl100k, o200k), none for no pre-tokenization, "
-            f"or a regex; or leave --pattern out for the default ({default})")
+            f"or a regex; or leave --pattern out for the default ({default})"
+        )
     assert _listing(place) == before

@@ -103,8 +103,12 @@ def test_progress_bar_draws_phases_and_eta():
 
 
 def test_module_entry_point_runs():
-    result = subprocess.run([sys.executable, "-m", "bpe_core", "encode", "--text", "Hello world"],
-                            capture_output=True, text=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_core", "encode", "--text", "Hello world"],
+        capture_output=True,
+        text=True,
+        cwd=str(__import__("pathlib").Path(__file__).parents[2]),
+    )
     assert result.returncode == 0
     assert result.stdout.split() == ["15496", "995"]
 

@@ -41,16 +41,20 @@ def tok_path(tmp_path):
 
 def _cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
     """The real command in a process of its own, bounded in time (a FIFO must not make it wait)."""
-    return subprocess.run([sys.executable, "-m", "bpe_core", *args], input=stdin, capture_output=True, cwd=ROOT,
-                          timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "bpe_core", *args], input=stdin, capture_output=True, cwd=ROOT, timeout=120, check=False
+    )
 
 
-@pytest.mark.parametrize("argv", [
-    lambda p: ["encode", "-t", str(p), "--text", "hi"],
-    lambda p: ["encode", str(p)],
-    lambda p: ["compare", str(p)],
-    lambda p: ["inspect", "-t", str(p)],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        lambda p: ["encode", "-t", str(p), "--text", "hi"],
+        lambda p: ["encode", str(p)],
+        lambda p: ["compare", str(p)],
+        lambda p: ["inspect", "-t", str(p)],
+    ],
+)
 def test_fifos_are_refused_at_once(tmp_path, argv):
     path = fifo(tmp_path)
     done = _cli(*argv(path))
@@ -59,11 +63,10 @@ def test_fifos_are_refused_at_once(tmp_path, argv):
     assert "named pipe (FIFO), not a regular file" in err
 
 
-@pytest.mark.parametrize("argv", [
-    lambda p: ["encode", "-t", str(p), "--text", "hi"],
-    lambda p: ["encode", str(p)],
-    lambda p: ["compare", str(p)],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [lambda p: ["encode", "-t", str(p), "--text", "hi"], lambda p: ["encode", str(p)], lambda p: ["compare", str(p)]],
+)
 def test_device_nodes_are_refused_as_inputs(tmp_path, capsys, argv):
     node = char_device(tmp_path)
     assert main(argv(node)) == 2
@@ -98,11 +101,22 @@ def _wordlevel_without_unk(folder: Path) -> Path:
     pytest.importorskip("tokenizers")
     (folder / "wl").mkdir()
     path = folder / "wl" / "tokenizer.json"
-    path.write_text(json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {"hello": 0, "world": 1}, "unk_token": "[UNK]"},
-    }), encoding="utf-8")  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [],
+                "normalizer": None,
+                "pre_tokenizer": {"type": "Whitespace"},
+                "post_processor": None,
+                "decoder": None,
+                "model": {"type": "WordLevel", "vocab": {"hello": 0, "world": 1}, "unk_token": "[UNK]"},
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -144,12 +158,15 @@ def test_special_tokens_with_lone_surrogates_name_the_option(tmp_path, capsys):
     assert _listing(tmp_path) == ["c.txt"]
 
 
-@pytest.mark.parametrize("argv", [
-    lambda tok, out: ["train", str(tok.with_name("c.txt")), "--vocab-size", "300", "-o", str(out)],
-    lambda tok, out: ["export", str(tok), "--format", "bpe_core", "-o", str(out)],
-    lambda tok, out: ["export", str(tok), "--format", "huggingface", "-o", str(out)],
-    lambda tok, out: ["export", str(tok), "--format", "tiktoken", "-o", str(out)],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        lambda tok, out: ["train", str(tok.with_name("c.txt")), "--vocab-size", "300", "-o", str(out)],
+        lambda tok, out: ["export", str(tok), "--format", "bpe_core", "-o", str(out)],
+        lambda tok, out: ["export", str(tok), "--format", "huggingface", "-o", str(out)],
+        lambda tok, out: ["export", str(tok), "--format", "tiktoken", "-o", str(out)],
+    ],
+)
 def test_outputs_that_are_device_nodes_are_never_replaced(tmp_path, tok_path, capsys, argv):
     (tmp_path / "c.txt").write_text("ab ab ab", encoding="utf-8")
     (tmp_path / "out").mkdir()

@@ -26,8 +26,20 @@ def files(tmp_path):
 def test_parity_prints_the_sentence_and_table_and_saves_both(files, tmp_path, capsys):
     paths, lines = files
     standard, parity = tmp_path / "standard.json", tmp_path / "parity.json"
-    code = main(["parity", *paths, "--vocab-size", "500", "--global-share", "0.5",
-                 "--save-standard", str(standard), "--save-parity", str(parity)])  # fmt: skip
+    code = main(
+        [
+            "parity",
+            *paths,
+            "--vocab-size",
+            "500",
+            "--global-share",
+            "0.5",
+            "--save-standard",
+            str(standard),
+            "--save-parity",
+            str(parity),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     train, heldout = split_sentences(lines)
@@ -36,8 +48,10 @@ def test_parity_prints_the_sentence_and_table_and_saves_both(files, tmp_path, ca
     want = compare_training(train, heldout, 500, parity_options=options, pattern="o200k")
     assert out.splitlines()[0] == want.sentence
     hindi = want.fairness["parity-aware BPE"].premiums["hin"]
-    assert any(line.startswith("Hindi") and f"{hindi.premium:.2f}x ({hindi.low:.2f}-{hindi.high:.2f})" in line
-               for line in out.splitlines())  # fmt: skip
+    assert any(
+        line.startswith("Hindi") and f"{hindi.premium:.2f}x ({hindi.low:.2f}-{hindi.high:.2f})" in line
+        for line in out.splitlines()
+    )
     assert bpe_core.load(parity).merges == want.parity.merges
     assert bpe_core.load(standard).merges == want.standard.merges
 
@@ -65,8 +79,23 @@ def test_pattern_none_means_no_pretokenization_in_parity_as_in_train_and_count(f
     # one reading of --pattern (cli_common.pattern_option): "none" is pattern=None, not the regex "none"
     paths, lines = files
     standard, parity = tmp_path / "standard.json", tmp_path / "parity.json"
-    assert main(["parity", *paths, "--vocab-size", "300", "--pattern", "none",
-                 "--save-standard", str(standard), "--save-parity", str(parity)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "parity",
+                *paths,
+                "--vocab-size",
+                "300",
+                "--pattern",
+                "none",
+                "--save-standard",
+                str(standard),
+                "--save-parity",
+                str(parity),
+            ]
+        )
+        == 0
+    )
     train, heldout = split_sentences(lines)
     options = {"variant": "window", "global_merges": 35, "window": 100, "alpha": 3.0}
     want = compare_training(train, heldout, 300, parity_options=options, pattern=None)
@@ -78,21 +107,41 @@ def test_pattern_none_means_no_pretokenization_in_parity_as_in_train_and_count(f
     assert main(["train", paths[0], "--vocab-size", "300", "--pattern", "none", "-o", str(trained)]) == 0
     assert bpe_core.load(trained).pattern is None
     assert main(["count", paths[0], "--pattern", "none", "-o", str(counts)]) == 0
-    assert main(["train", "--counts", str(counts), "--pattern", "none", "--vocab-size", "300",
-                 "-o", str(trained)]) == 0  # fmt: skip
+    assert main(["train", "--counts", str(counts), "--pattern", "none", "--vocab-size", "300", "-o", str(trained)]) == 0
     assert bpe_core.load(trained).pattern is None
 
 
 def test_parity_with_target_rates_trains_without_a_development_text(files, tmp_path, capsys):
     paths, lines = files
     parity = tmp_path / "parity.json"
-    code = main(["parity", *paths, "--vocab-size", "500", "--ratio", "eng=1, hin=2.6, deu=1.1",
-                 "--tie-break", "huggingface", "--save-parity", str(parity)])  # fmt: skip
+    code = main(
+        [
+            "parity",
+            *paths,
+            "--vocab-size",
+            "500",
+            "--ratio",
+            "eng=1, hin=2.6, deu=1.1",
+            "--tie-break",
+            "huggingface",
+            "--save-parity",
+            str(parity),
+        ]
+    )
     assert code == 0
     train, _ = split_sentences(lines)
     rates = {"eng": 1.0, "hin": 2.6, "deu": 1.1}
-    want = bpe_core.train_parity(train, None, 500, ratio=rates, variant="window", global_merges=round(244 * 0.8),
-                                 alpha=3.0, pattern="o200k", tie_break="huggingface")
+    want = bpe_core.train_parity(
+        train,
+        None,
+        500,
+        ratio=rates,
+        variant="window",
+        global_merges=round(244 * 0.8),
+        alpha=3.0,
+        pattern="o200k",
+        tie_break="huggingface",
+    )
     saved = bpe_core.load(parity)
     assert saved.merges == want.merges
     assert saved.training["settings"]["ratio"] == [1.0, 2.6, 1.1]

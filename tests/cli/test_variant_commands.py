@@ -20,29 +20,76 @@ from bpe_core.training.trainer import TrainingSettings
 @pytest.fixture()
 def corpus(tmp_path):
     path = tmp_path / "corpus.txt"
-    path.write_text("By the way, I am a fan of the Milky Way.\nOf the people, by the people.\n" * 30
-                    + "key: value 1234567\n" * 5, encoding="utf-8")  # fmt: skip
+    path.write_text(
+        "By the way, I am a fan of the Milky Way.\nOf the people, by the people.\n" * 30 + "key: value 1234567\n" * 5,
+        encoding="utf-8",
+    )
     return path
 
 
 def test_train_superbpe_is_the_librarys(tmp_path, corpus, capsys):
     out = tmp_path / "super.json"
-    assert main(["train", str(corpus), "--vocab-size", "400", "--superbpe-transition", "0.8", "--min-frequency", "1",
-                 "-o", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "400",
+                "--superbpe-transition",
+                "0.8",
+                "--min-frequency",
+                "1",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "SuperBPE: " in capsys.readouterr().out
     expected = train_superbpe_files([str(corpus)], 400, transition=0.8, min_frequency=1, name="trained")
     saved = bpe_core.load(out)
     assert saved.merges == expected.merges and saved.pattern == expected.pattern
     assert saved.training["settings"]["tie_break"] == "huggingface"
-    assert main(["train", str(corpus), "--vocab-size", "400", "--superbpe-transition", "30", "--superbpe-recipe",
-                 "2025-11", "-o", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "400",
+                "--superbpe-transition",
+                "30",
+                "--superbpe-recipe",
+                "2025-11",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert bpe_core.load(out).training["superbpe"]["inherited_merges"] == 30
 
 
 def test_train_picky_is_the_librarys(tmp_path, corpus, capsys):
     out = tmp_path / "picky.json"
-    assert main(["train", str(corpus), "--vocab-size", "330", "--picky-threshold", "0.5", "--min-frequency", "1",
-                 "-o", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--vocab-size",
+                "330",
+                "--picky-threshold",
+                "0.5",
+                "--min-frequency",
+                "1",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "Picky BPE: " in capsys.readouterr().out
     settings = TrainingSettings(330, 1, name="trained")
     counts = count_files([str(corpus)], pretokenizer=settings.pretokenizer())
@@ -71,8 +118,24 @@ def test_train_refuses_options_that_do_not_fit(tmp_path, corpus, capsys, extra, 
 def test_lab_prints_and_writes_the_comparison(tmp_path, capsys):
     table, latex, folder = tmp_path / "lab.csv", tmp_path / "lab.tex", tmp_path / "tokenizers"
     folder.mkdir()
-    assert main(["lab", "--vocab-size", "600", "--variants", "bpe,superbpe:0.8,picky:0.6", "--csv", str(table),
-                 "--latex", str(latex), "--save-dir", str(folder)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "lab",
+                "--vocab-size",
+                "600",
+                "--variants",
+                "bpe,superbpe:0.8,picky:0.6",
+                "--csv",
+                str(table),
+                "--latex",
+                str(latex),
+                "--save-dir",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "3 variants at vocab size 600" in printed and "superwords of SuperBPE t=0.8" in printed
     assert "tokens removed by Picky T=0.6" in printed
@@ -85,8 +148,9 @@ def test_lab_prints_and_writes_the_comparison(tmp_path, capsys):
 
 
 def test_lab_on_files_holds_a_tenth_out(tmp_path, corpus, capsys):
-    assert main(["lab", str(corpus), "--vocab-size", "350", "--variants", "bpe,superbpe:0.5", "--min-frequency",
-                 "1"]) == 0  # fmt: skip
+    assert (
+        main(["lab", str(corpus), "--vocab-size", "350", "--variants", "bpe,superbpe:0.5", "--min-frequency", "1"]) == 0
+    )
     printed = capsys.readouterr().out
     assert "held-out" in printed and "2 variants" in printed
     assert main(["lab", str(corpus), "--variants", "bpe,parity"]) == 2

@@ -77,11 +77,20 @@ def test_expand_inputs_errors_say_what_to_do(tmp_path):
         expand_inputs([])
 
 
-@pytest.mark.parametrize("name, kind, compression", [
-    ("a.txt", "text", None), ("code.py", "text", None), ("README", "text", None), ("A.JSONL", "jsonl", None),
-    ("a.ndjson.gz", "jsonl", "gzip"), ("a.json.zst", "json", "zstd"), ("a.md.gz", "text", "gzip"),
-    ("a.parquet", "parquet", None), ("x.tar.gz", "text", "gzip"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, kind, compression",
+    [
+        ("a.txt", "text", None),
+        ("code.py", "text", None),
+        ("README", "text", None),
+        ("A.JSONL", "jsonl", None),
+        ("a.ndjson.gz", "jsonl", "gzip"),
+        ("a.json.zst", "json", "zstd"),
+        ("a.md.gz", "text", "gzip"),
+        ("a.parquet", "parquet", None),
+        ("x.tar.gz", "text", "gzip"),
+    ],
+)
 def test_file_format_by_extension(name, kind, compression):
     assert file_format(name) == FileFormat(kind, compression)
 
@@ -101,7 +110,10 @@ def test_every_format_counts_like_the_documents_themselves(tmp_path):
     expected = count_words(expected_docs, pretokenizer=GPT2)
     assert list(got.counts.items()) == list(expected.counts.items())  # counts and order of first appearance
     assert (got.stats.documents, got.stats.characters, got.stats.pretokens) == (
-        expected.stats.documents, expected.stats.characters, expected.stats.pretokens)
+        expected.stats.documents,
+        expected.stats.characters,
+        expected.stats.pretokens,
+    )
     assert got.stats.bad_rows == 0
 
 
@@ -135,8 +147,16 @@ def test_text_field_names_another_field_or_column(tmp_path):
 
 
 def bad_corpus(tmp_path):
-    lines = [b'{"text": "good one"}', b'not json', b'{"text": null}', b'{"txt": "x"}', b'{"text": 5}',
-             b'{"text": "bad \xff utf8"}', b'["a list"]', b'{"text": "good two"}']  # fmt: skip
+    lines = [
+        b'{"text": "good one"}',
+        b"not json",
+        b'{"text": null}',
+        b'{"txt": "x"}',
+        b'{"text": 5}',
+        b'{"text": "bad \xff utf8"}',
+        b'["a list"]',
+        b'{"text": "good two"}',
+    ]
     (tmp_path / "a.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     (tmp_path / "b.json").write_bytes(b'[{"text": "good three"}, {"text": [1]}, "good four", {"text": "\xc3("}]')
     binary = pa.array([b"good five", None, b"bad \xff", b"good six"], pa.binary())
@@ -150,11 +170,29 @@ def test_bad_rows_are_skipped_and_reported_with_file_and_row(tmp_path):
     assert got.counts == count_words(good, pretokenizer=GPT2).counts
     assert got.stats.bad_rows == 10
     where = [(os.path.basename(e["file"]), e["row"]) for e in got.stats.bad_row_examples]
-    assert where == [("a.jsonl", 2), ("a.jsonl", 3), ("a.jsonl", 4), ("a.jsonl", 5), ("a.jsonl", 6), ("a.jsonl", 7),
-                     ("b.json", 2), ("b.json", 4), ("c.parquet", 2), ("c.parquet", 3)]  # fmt: skip
+    assert where == [
+        ("a.jsonl", 2),
+        ("a.jsonl", 3),
+        ("a.jsonl", 4),
+        ("a.jsonl", 5),
+        ("a.jsonl", 6),
+        ("a.jsonl", 7),
+        ("b.json", 2),
+        ("b.json", 4),
+        ("c.parquet", 2),
+        ("c.parquet", 3),
+    ]
     reasons = " | ".join(e["reason"] for e in got.stats.bad_row_examples)
-    for expected in ["not valid JSON", "'text' is null", "no field 'text'", "is a JSON int", "invalid UTF-8",
-                     "a JSON list", "is a JSON list", "'text' is null"]:  # fmt: skip
+    for expected in [
+        "not valid JSON",
+        "'text' is null",
+        "no field 'text'",
+        "is a JSON int",
+        "invalid UTF-8",
+        "a JSON list",
+        "is a JSON list",
+        "'text' is null",
+    ]:
         assert expected in reasons
 
 
@@ -296,8 +334,11 @@ def test_a_text_file_read_late_reports_its_own_bytes(tmp_path):
     (tmp_path / "a.txt").write_text("a" * 5000, encoding="utf-8")
     (tmp_path / "b.txt").write_text("b" * 10, encoding="utf-8")
     calls = []
-    reader = DocumentReader([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], block_bytes=1000,
-                            progress=lambda done, total: calls.append(done))
+    reader = DocumentReader(
+        [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")],
+        block_bytes=1000,
+        progress=lambda done, total: calls.append(done),
+    )
     documents = list(reader.documents())  # both handed out before either is read
     calls.clear()
     assert "".join(documents[0]) == "a" * 5000
@@ -325,15 +366,19 @@ def test_cli_train_on_a_glob_with_a_text_field_and_a_bad_row_summary(tmp_path, c
     assert "1 bad row(s) skipped (first:" in captured.err and "row 61" in captured.err
     assert len([line for line in captured.err.splitlines() if "bad row" in line]) == 1
     assert bpe_core.load(out).merges == bpe_core.train(DOCS, 300).merges
-    assert main(["train", pattern, "--text-field", "body", "--bad-rows", "stop", "--vocab-size", "300",
-                 "-o", str(out)]) == 2  # fmt: skip
+    assert (
+        main(["train", pattern, "--text-field", "body", "--bad-rows", "stop", "--vocab-size", "300", "-o", str(out)])
+        == 2
+    )
     assert "a.jsonl row 61: field 'body' is null" in capsys.readouterr().err
 
 
 def test_cli_progress_bar_counts_bytes(tmp_path, capsys):
     (tmp_path / "a.txt").write_text("hello world " * 5000, encoding="utf-8")
-    assert main(["train", str(tmp_path / "a.txt"), "--vocab-size", "260", "-o", str(tmp_path / "t.json"),
-                 "--progress"]) == 0  # fmt: skip
+    assert (
+        main(["train", str(tmp_path / "a.txt"), "--vocab-size", "260", "-o", str(tmp_path / "t.json"), "--progress"])
+        == 0
+    )
     assert "60.0 kB of 60.0 kB" in capsys.readouterr().err
 
 
@@ -407,8 +452,9 @@ def test_inputs_that_are_not_paths_are_a_type_error_saying_what_to_pass(inputs):
         bpe_core.train_files(inputs, 300)
 
 
-@pytest.mark.parametrize("kind", [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(),
-                                  pa.dictionary(pa.int32(), pa.string())])  # fmt: skip
+@pytest.mark.parametrize(
+    "kind", [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(), pa.dictionary(pa.int32(), pa.string())]
+)
 def test_a_text_column_may_be_any_string_or_binary_layout_or_dictionary_encoded(tmp_path, kind):
     values = ["one", "two", "one"]
     column = pa.array(values).cast(kind) if not pa.types.is_dictionary(kind) else pa.array(values).dictionary_encode()

@@ -11,16 +11,29 @@ from bpe_core.corpora.samples import parallel_languages, parallel_text, parse_pa
 
 PARALLEL_DIR = samples.SAMPLES_DIR / "parallel"
 MANIFEST = json.loads((PARALLEL_DIR / "manifest.json").read_text(encoding="utf-8"))
-NATURAL = [e for e in json.loads((PARALLEL_DIR.parent / "manifest.json").read_text(encoding="utf-8"))["samples"]
-           if e["kind"] == "natural"]
+NATURAL = [
+    e
+    for e in json.loads((PARALLEL_DIR.parent / "manifest.json").read_text(encoding="utf-8"))["samples"]
+    if e["kind"] == "natural"
+]
 SCRIPTS = {e["id"]: e["script"] for e in NATURAL}
 LANGUAGES = MANIFEST["languages"]
 # Prefixes of the Unicode character names of each script's letters.
 SCRIPT_NAMES = {
-    "Latin": ("LATIN",), "Cyrillic": ("CYRILLIC",), "Greek": ("GREEK",), "Arabic": ("ARABIC",),
-    "Hebrew": ("HEBREW",), "Devanagari": ("DEVANAGARI",), "Bengali": ("BENGALI",), "Tamil": ("TAMIL",),
-    "Han": ("CJK UNIFIED",), "Japanese": ("CJK UNIFIED", "HIRAGANA", "KATAKANA"), "Hangul": ("HANGUL",),
-    "Thai": ("THAI",), "Myanmar": ("MYANMAR",), "Ethiopic": ("ETHIOPIC",),
+    "Latin": ("LATIN",),
+    "Cyrillic": ("CYRILLIC",),
+    "Greek": ("GREEK",),
+    "Arabic": ("ARABIC",),
+    "Hebrew": ("HEBREW",),
+    "Devanagari": ("DEVANAGARI",),
+    "Bengali": ("BENGALI",),
+    "Tamil": ("TAMIL",),
+    "Han": ("CJK UNIFIED",),
+    "Japanese": ("CJK UNIFIED", "HIRAGANA", "KATAKANA"),
+    "Hangul": ("HANGUL",),
+    "Thai": ("THAI",),
+    "Myanmar": ("MYANMAR",),
+    "Ethiopic": ("ETHIOPIC",),
 }
 # Scripts that write a sentence in far fewer characters than alphabets do.
 DENSE_SCRIPTS = {"Han", "Japanese", "Hangul", "Ethiopic"}
@@ -90,13 +103,17 @@ def test_translation_is_aligned_line_by_line_with_english(language):
         assert low <= len(line) / len(source) <= 3.0, (language, number, line)
     # a few numbers may be written in words; a shift would lose many
     missing = [
-        n for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
+        n
+        for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
         if has_digit(source) and not has_digit(line)
     ]
     assert len(missing) <= 3, (language, missing)
     if any(mark in line for line in lines for mark in QUESTION_MARKS):
-        unasked = [n for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
-                   if "?" in source and not any(mark in line for mark in QUESTION_MARKS)]
+        unasked = [
+            n
+            for n, (line, source) in enumerate(zip(lines, english, strict=True), 1)
+            if "?" in source and not any(mark in line for mark in QUESTION_MARKS)
+        ]
         assert not unasked, (language, unasked)
 
 
@@ -169,14 +186,17 @@ def test_different_line_counts_name_every_file_and_its_count(tmp_path):
     assert f"{eng}: 3 lines" in message and f"{deu}: 2 lines" in message and f"{fra}: 3 lines" in message
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"", r"empty: write one sentence per line"),
-    (b"\n \n\t\n", r"empty: write one sentence per line"),
-    (b"\xef\xbb\xbf", r"empty"),
-    (b"One.\n\nTwo.\n", r"line 2 is blank; write one sentence on every line"),
-    (b"One.\nTwo \xe9t\xe9.\n", r"is not UTF-8 text \(byte 9, line 2\): save it as UTF-8"),
-    (b"\xff\xfeO\x00n\x00e\x00", r"is not UTF-8 text \(byte 0, line 1\)"),  # UTF-16
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"", r"empty: write one sentence per line"),
+        (b"\n \n\t\n", r"empty: write one sentence per line"),
+        (b"\xef\xbb\xbf", r"empty"),
+        (b"One.\n\nTwo.\n", r"line 2 is blank; write one sentence on every line"),
+        (b"One.\nTwo \xe9t\xe9.\n", r"is not UTF-8 text \(byte 9, line 2\): save it as UTF-8"),
+        (b"\xff\xfeO\x00n\x00e\x00", r"is not UTF-8 text \(byte 0, line 1\)"),  # UTF-16
+    ],
+)
 def test_bad_files_are_refused_by_name(tmp_path, data, expected):
     good = write(tmp_path, "good.txt", "One.\nTwo.\n")
     bad = write(tmp_path, "bad.txt", data)
@@ -214,7 +234,9 @@ def test_files_argument_must_be_paths_or_a_mapping(tmp_path):
 
 def test_parse_parallel_texts_checks_contents_as_read_parallel_files_does():
     assert parse_parallel_texts({"eng.txt": b"One.\nTwo.\n", "deu.txt": "Eins.\nZwei.\n"}) == {
-        "eng.txt": ["One.", "Two."], "deu.txt": ["Eins.", "Zwei."]}
+        "eng.txt": ["One.", "Two."],
+        "deu.txt": ["Eins.", "Zwei."],
+    }
     with pytest.raises(ValueError, match=r"eng\.txt: 2 lines; deu\.txt: 1 lines"):
         parse_parallel_texts({"eng.txt": b"One.\nTwo.\n", "deu.txt": b"Eins.\n"})
     with pytest.raises(ValueError, match=r"deu\.txt is not UTF-8"):

@@ -25,20 +25,47 @@ ENTRIES = MANIFEST["samples"]
 NATURAL = [e for e in ENTRIES if e["kind"] == "natural"]
 
 REQUIRED_LANGUAGES = {
-    "eng": "Latin", "deu": "Latin", "fra": "Latin", "spa": "Latin", "por": "Latin", "vie": "Latin",
-    "tur": "Latin", "ind": "Latin", "rus": "Cyrillic", "ell": "Greek", "ara": "Arabic", "heb": "Hebrew",
-    "hin": "Devanagari", "ben": "Bengali", "tam": "Tamil", "zho": "Han", "jpn": "Japanese",
-    "kor": "Hangul", "tha": "Thai", "mya": "Myanmar", "amh": "Ethiopic",
+    "eng": "Latin",
+    "deu": "Latin",
+    "fra": "Latin",
+    "spa": "Latin",
+    "por": "Latin",
+    "vie": "Latin",
+    "tur": "Latin",
+    "ind": "Latin",
+    "rus": "Cyrillic",
+    "ell": "Greek",
+    "ara": "Arabic",
+    "heb": "Hebrew",
+    "hin": "Devanagari",
+    "ben": "Bengali",
+    "tam": "Tamil",
+    "zho": "Han",
+    "jpn": "Japanese",
+    "kor": "Hangul",
+    "tha": "Thai",
+    "mya": "Myanmar",
+    "amh": "Ethiopic",
 }
 UNSPACED = {"zho", "jpn", "tha", "mya"}
 # Scripts that pack a passage into far fewer characters than alphabets do.
 DENSE_SCRIPTS = {"Han", "Japanese", "Hangul", "Ethiopic"}
 # Prefixes of Unicode character names for the letters of each script.
 SCRIPT_NAMES = {
-    "Latin": ("LATIN",), "Cyrillic": ("CYRILLIC",), "Greek": ("GREEK",), "Arabic": ("ARABIC",),
-    "Hebrew": ("HEBREW",), "Devanagari": ("DEVANAGARI",), "Bengali": ("BENGALI",), "Tamil": ("TAMIL",),
-    "Han": ("CJK UNIFIED",), "Japanese": ("CJK UNIFIED", "HIRAGANA", "KATAKANA"), "Hangul": ("HANGUL",),
-    "Thai": ("THAI",), "Myanmar": ("MYANMAR",), "Ethiopic": ("ETHIOPIC",),
+    "Latin": ("LATIN",),
+    "Cyrillic": ("CYRILLIC",),
+    "Greek": ("GREEK",),
+    "Arabic": ("ARABIC",),
+    "Hebrew": ("HEBREW",),
+    "Devanagari": ("DEVANAGARI",),
+    "Bengali": ("BENGALI",),
+    "Tamil": ("TAMIL",),
+    "Han": ("CJK UNIFIED",),
+    "Japanese": ("CJK UNIFIED", "HIRAGANA", "KATAKANA"),
+    "Hangul": ("HANGUL",),
+    "Thai": ("THAI",),
+    "Myanmar": ("MYANMAR",),
+    "Ethiopic": ("ETHIOPIC",),
 }
 # What every sentence ends with (Thai marks sentence ends with line breaks and spaces only).
 SENTENCE_ENDS = {"hin": "।", "ben": "।", "zho": "。", "jpn": "。", "mya": "။", "amh": "።", "tha": None}
@@ -72,7 +99,8 @@ def test_every_sample_file_is_in_the_manifest():
     listed = {e["file"] for e in ENTRIES}
     # parallel/ has its own manifest, checked in test_parallel_text.py
     on_disk = {
-        p.relative_to(SAMPLES_DIR).as_posix() for p in SAMPLES_DIR.rglob("*")
+        p.relative_to(SAMPLES_DIR).as_posix()
+        for p in SAMPLES_DIR.rglob("*")
         if p.is_file() and p.name != "manifest.json" and p.relative_to(SAMPLES_DIR).parts[0] != "parallel"
     }
     assert on_disk == listed
@@ -88,10 +116,36 @@ def test_required_languages_and_scripts():
 
 # The word-frequency program, in every programming language of the samples.
 PROGRAMS = (
-    "python", "javascript", "c", "java", "rust", "go", "cpp", "csharp", "typescript", "kotlin", "swift", "dart",
-    "scala", "haskell", "ocaml", "elixir", "erlang", "ruby", "php", "perl", "lua", "r", "julia", "matlab",
-    "fortran", "zig", "nim", "bash", "powershell",
-)  # fmt: skip
+    "python",
+    "javascript",
+    "c",
+    "java",
+    "rust",
+    "go",
+    "cpp",
+    "csharp",
+    "typescript",
+    "kotlin",
+    "swift",
+    "dart",
+    "scala",
+    "haskell",
+    "ocaml",
+    "elixir",
+    "erlang",
+    "ruby",
+    "php",
+    "perl",
+    "lua",
+    "r",
+    "julia",
+    "matlab",
+    "fortran",
+    "zig",
+    "nim",
+    "bash",
+    "powershell",
+)
 # Every code and data sample by kind: programs, a query and build files are code; data, markup, style
 # and configuration formats are data.
 CODE = PROGRAMS + ("sql", "makefile", "dockerfile")
@@ -221,7 +275,11 @@ def test_load_samples_matches_the_manifest():
     for sample, entry in zip(loaded, ENTRIES, strict=True):
         assert isinstance(sample, Sample)
         assert (sample.label, sample.iso639_3, sample.script, sample.kind, sample.spaced) == (
-            entry["label"], entry["iso639_3"], entry["script"], entry["kind"], entry["spaced"]
+            entry["label"],
+            entry["iso639_3"],
+            entry["script"],
+            entry["kind"],
+            entry["spaced"],
         )
         assert sample.text + "\n" == raw(entry).decode("utf-8")
 

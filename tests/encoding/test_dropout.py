@@ -13,12 +13,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.encoding.dropout import (
-    check_dropout,
-    dropout_details,
-    encode_with_dropout,
-    merge_with_dropout,
-)
+from bpe_core.encoding.dropout import check_dropout, dropout_details, encode_with_dropout, merge_with_dropout
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import catalogue
@@ -94,8 +89,11 @@ def reference_dropout(symbols, pairs, dropout, rng):
             continue
         word[index][1] = new_id
         del word[index + 1]
-        queue += [c for c in (candidate(index - 1) if index else None,
-                              candidate(index) if index + 1 < len(word) else None) if c]
+        queue += [
+            c
+            for c in (candidate(index - 1) if index else None, candidate(index) if index + 1 < len(word) else None)
+            if c
+        ]
     return [s for _, s in word]
 
 
@@ -113,8 +111,12 @@ def merge_tables(draw):
 
 
 @settings(max_examples=300)
-@given(merge_tables(), st.lists(st.integers(0, 3), max_size=14), st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
-       st.integers(0, 2**32))
+@given(
+    merge_tables(),
+    st.lists(st.integers(0, 3), max_size=14),
+    st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
+    st.integers(0, 2**32),
+)
 def test_merge_loop_equals_the_plain_statement(pairs, symbols, dropout, seed):
     ours, theirs = random.Random(seed), random.Random(seed)
     assert merge_with_dropout(symbols, pairs, dropout=dropout, rng=ours) == reference_dropout(
@@ -284,8 +286,9 @@ def test_the_details_are_the_sampled_ids_with_their_spans(tokenizer, text, seed,
 
 
 def test_the_details_follow_a_normalizing_pipeline_and_special_tokens():
-    trained = bpe_core.train("The Quick Brown Fox jumps over the lazy dog. " * 20, 300, min_frequency=1,
-                             special_tokens=["<|end|>"])  # fmt: skip
+    trained = bpe_core.train(
+        "The Quick Brown Fox jumps over the lazy dog. " * 20, 300, min_frequency=1, special_tokens=["<|end|>"]
+    )
     pipeline = Pipeline([Split(r" ?\w+|\W")], normalizers=["lowercase"])
     lower = Tokenizer(dict(trained.vocab), trained.merges, pattern=pipeline, special_tokens=trained.special_tokens)
     text = "THE QUICK brown<|end|> fox"

@@ -24,7 +24,7 @@ from bpe_core.encoding import batch, tiktoken_engine
 from bpe_core.pretokenization import unicode_classes
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.stages import Pipeline, Split
-from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import catalogue, model_specials
 from bpe_core.pretrained.package_files import cl100k_encoding, gpt2_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,8 +54,17 @@ def corpus() -> list[str]:
         (ROOT / "bpe_core" / name).read_text(encoding="utf-8") for name in ("tokenizer.py", "encoding/encoder.py")
     ]
     texts += [
-        RECENT, WHITESPACE, _disputed_text(), "a" * 5000, "1" * 3000, " " * 4000 + "x", "\U0001f600" * 500,
-        "lone \ud800 surrogate \udfff", "", "x", "<|endoftext|> is plain text here",
+        RECENT,
+        WHITESPACE,
+        _disputed_text(),
+        "a" * 5000,
+        "1" * 3000,
+        " " * 4000 + "x",
+        "\U0001f600" * 500,
+        "lone \ud800 surrogate \udfff",
+        "",
+        "x",
+        "<|endoftext|> is plain text here",
     ]
     return texts
 
@@ -346,7 +355,7 @@ def test_build_engine_builds_it_now(trained):
 
 
 def test_the_known_tiktoken_patterns_are_the_catalogues():
-    assert catalogue.LLAMA3_PATTERN in tiktoken_engine.TIKTOKEN_PATTERNS
+    assert model_specials.LLAMA3_PATTERN in tiktoken_engine.TIKTOKEN_PATTERNS
     if catalogue.is_installed("mistral"):
         assert bpe_core.load("mistral").pattern in tiktoken_engine.TIKTOKEN_PATTERNS
 

@@ -28,9 +28,20 @@ DELIBERATE_OMISSIONS: dict[str, str] = {}
 
 EOT = "<|endoftext|>"
 TEXTS = [
-    "", "hello world", "Hello, world! 123 4567", "  leading and trailing  ", "tabs\tand\nnewlines\n\n",
-    "héllo wörld ☃ 日本語 🚀", "<|endoftext|>", "a<|endoftext|>b", "<|endoftext|><|endoftext|>",
-    "<|fim_prefix|>x<|fim_suffix|>", "don't I'LL we've", "a\ud800b", "x  !", "1234567890 " * 3,
+    "",
+    "hello world",
+    "Hello, world! 123 4567",
+    "  leading and trailing  ",
+    "tabs\tand\nnewlines\n\n",
+    "héllo wörld ☃ 日本語 🚀",
+    "<|endoftext|>",
+    "a<|endoftext|>b",
+    "<|endoftext|><|endoftext|>",
+    "<|fim_prefix|>x<|fim_suffix|>",
+    "don't I'LL we've",
+    "a\ud800b",
+    "x  !",
+    "1234567890 " * 3,
 ]
 FRAGMENTS = ["<|endoftext|>", "<|fim_prefix|>", "<|", "|>", " ", "  ", "\n", "\t", "'s", "é", "🚀", "a", "7"]
 
@@ -183,8 +194,7 @@ def test_encode_with_unstable_gives_tiktokens_stable_ids_and_completions(name, t
 
 texts = st.lists(st.one_of(st.text(max_size=6), st.sampled_from(FRAGMENTS)), max_size=12).map("".join)
 plain_texts = st.lists(
-    st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=6), st.sampled_from(FRAGMENTS)),
-    max_size=8,
+    st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=6), st.sampled_from(FRAGMENTS)), max_size=8
 ).map("".join)
 
 

@@ -29,8 +29,16 @@ def tok():
 
 #: Values equal to a real id (1) that are not ids, and the type the error must name.
 NOT_IDS = [
-    (1.0, "float"), (True, "bool"), (False, "bool"), (np.True_, "bool"), (np.float64(1.0), "float64"),
-    (Decimal(1), "Decimal"), (Fraction(1), "Fraction"), ("1", "str"), (None, "NoneType"), (b"a", "bytes"),
+    (1.0, "float"),
+    (True, "bool"),
+    (False, "bool"),
+    (np.True_, "bool"),
+    (np.float64(1.0), "float64"),
+    (Decimal(1), "Decimal"),
+    (Fraction(1), "Fraction"),
+    ("1", "str"),
+    (None, "NoneType"),
+    (b"a", "bytes"),
     ([1], "list"),
 ]
 #: Integers that are not ids of the tokenizer (it has 0..259).
@@ -106,8 +114,15 @@ def test_text_bytes_and_single_values_are_not_lists_of_ids(tok, not_a_list):
 def test_integer_sequences_of_any_kind_decode_alike(tok):
     ids = tok.encode("abc ab <|end|>", allowed_special="all")
     expected = "abc ab <|end|>"
-    for form in (ids, tuple(ids), iter(ids), array.array("q", ids), np.array(ids), np.array(ids, dtype=np.uint32),
-                 [np.int64(i) for i in ids]):
+    for form in (
+        ids,
+        tuple(ids),
+        iter(ids),
+        array.array("q", ids),
+        np.array(ids),
+        np.array(ids, dtype=np.uint32),
+        [np.int64(i) for i in ids],
+    ):
         assert tok.decode(form) == expected
         assert tok.decode_tokens_bytes(form if not hasattr(form, "__next__") else iter(ids)) == [
             tok.decode_single_token_bytes(i) for i in ids

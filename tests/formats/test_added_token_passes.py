@@ -49,13 +49,16 @@ def test_imported_files_split_added_tokens_as_tokenizers_does(specials, texts):
         assert ours.encode(text, allowed_special="all") == theirs.encode(text, add_special_tokens=False).ids, text
 
 
-@pytest.mark.parametrize("normalized, raw, refused", [
-    ("<x", "x>", True),     # the normalized token starts first and overlaps: HF takes x>, one pass <x
-    ("<xx>", "xx", True),   # it holds the raw one
-    ("x>", "<x", False),    # the raw token starts first: both take it
-    ("xx", "<xx>", False),  # the raw token holds it: both take the raw one
-    ("｜DSML｜", "<｜/table>｜", False),  # DeepSeek V4's pair
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "normalized, raw, refused",
+    [
+        ("<x", "x>", True),  # the normalized token starts first and overlaps: HF takes x>, one pass <x
+        ("<xx>", "xx", True),  # it holds the raw one
+        ("x>", "<x", False),  # the raw token starts first: both take it
+        ("xx", "<xx>", False),  # the raw token holds it: both take the raw one
+        ("｜DSML｜", "<｜/table>｜", False),  # DeepSeek V4's pair
+    ],
+)
 def test_only_pairs_the_two_rules_can_split_differently_are_refused(normalized, raw, refused):
     data = _file({normalized: True, raw: False})
     if refused:

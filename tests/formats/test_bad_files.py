@@ -55,7 +55,8 @@ def test_a_deeply_nested_jsonl_line_is_skipped_with_a_warning(tmp_path, capsys):
     assert ["".join(document) for document in reader.documents()] == ["first", "third"]
     assert reader.bad_rows.count == 1
     assert [(e["row"], e["reason"]) for e in reader.bad_rows.examples] == [
-        (2, "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)")]
+        (2, "nested too deeply: arrays or objects hundreds of levels deep (a real file nests a few levels)")
+    ]
     only = tmp_path / "only.jsonl"
     only.write_text('{"text": ' + _nested(100_000) + "}", encoding="utf-8")
     with pytest.raises(ValueError, match="only.jsonl has no row with text.*nested too deeply"):
@@ -109,11 +110,29 @@ def test_deeply_nested_files_of_other_tools_are_value_errors(tmp_path):
         (lambda d: d.update(training=[1, 2]), "'training' must be an object or null"),
     ],
     ids=[
-        "vocab id 10**30", "vocab id 2**32", "vocab id -1", "special id 10**30", "count 10**30", "count -5",
-        "version -1", "version 0", "version as text", "settings 5", "settings nested", "corpus text",
-        "corpus negative", "corpus 2**64", "tokens_after_merge text", "tokens_after_merge float",
-        "merges_learned -3", "seconds NaN", "seconds text", "stop_reason 5", "unknown key deep", "training list",
-    ],  # fmt: skip
+        "vocab id 10**30",
+        "vocab id 2**32",
+        "vocab id -1",
+        "special id 10**30",
+        "count 10**30",
+        "count -5",
+        "version -1",
+        "version 0",
+        "version as text",
+        "settings 5",
+        "settings nested",
+        "corpus text",
+        "corpus negative",
+        "corpus 2**64",
+        "tokens_after_merge text",
+        "tokens_after_merge float",
+        "merges_learned -3",
+        "seconds NaN",
+        "seconds text",
+        "stop_reason 5",
+        "unknown key deep",
+        "training list",
+    ],
 )
 def test_out_of_range_or_mistyped_fields_are_value_errors(tokenizer, edit, words):
     document = _document(tokenizer)

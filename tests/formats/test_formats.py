@@ -161,7 +161,8 @@ def test_huggingface_roundtrip_through_file(trained, tmp_path):
     assert back.special_tokens == trained.special_tokens
     assert back.pattern_name == "gpt2"
     assert tokenizers.Tokenizer.from_file(str(path)).encode("hello <|endoftext|>").ids == trained.encode(
-        "hello <|endoftext|>", allowed_special="all")
+        "hello <|endoftext|>", allowed_special="all"
+    )
 
 
 def test_import_hf_gpt2_style_bytelevel_tokenizer(gpt2):
@@ -198,8 +199,9 @@ def test_gpt2_style_files_roundtrip(trained, tmp_path):
 
 
 def test_save_load_is_lossless_with_non_utf8_tokens(tmp_path):
-    tok = bpe_core.train(["🚀🚀🚀 🔥🔥 東京東京"] * 5, 300, min_frequency=1, special_tokens=["<|x|>"],
-                         tie_break="first")
+    tok = bpe_core.train(
+        ["🚀🚀🚀 🔥🔥 東京東京"] * 5, 300, min_frequency=1, special_tokens=["<|x|>"], tie_break="first"
+    )
     assert any(not _is_utf8(b) for b in tok.vocab.values())
     path = tmp_path / "tok.json"
     tok.save(path)

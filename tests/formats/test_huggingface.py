@@ -182,14 +182,16 @@ def test_the_behavior_tests_tell_the_behaviors_apart():
             ids = [ours.encode(text, allowed_special="all") for text in texts]
             assert ids == [hf_ids(hf, text) for text in texts]
             groups.setdefault(repr(ids), set()).add((behavior, invert))
-    assert sorted(map(sorted, groups.values())) == sorted([
-        [("contiguous", False), ("contiguous", True)],
-        [("isolated", False), ("isolated", True)],
-        [("merged_with_next", False), ("merged_with_previous", True)],
-        [("merged_with_next", True), ("merged_with_previous", False)],
-        [("removed", False)],
-        [("removed", True)],
-    ])
+    assert sorted(map(sorted, groups.values())) == sorted(
+        [
+            [("contiguous", False), ("contiguous", True)],
+            [("isolated", False), ("isolated", True)],
+            [("merged_with_next", False), ("merged_with_previous", True)],
+            [("merged_with_next", True), ("merged_with_previous", False)],
+            [("removed", False)],
+            [("removed", True)],
+        ]
+    )
 
 
 @given(text=st.text(alphabet=ALPHABET, max_size=300))
@@ -436,10 +438,14 @@ def test_unsupported_pre_tokenizers_are_refused_by_name(llama_like, node, named)
 
 def test_files_that_are_not_byte_level_are_refused(llama_like):
     refused(edited(llama_like, pre_tokenizer=None), "no pre-tokenizer")
-    refused(edited(llama_like, pre_tokenizer={"type": "Split", "pattern": {"Regex": "x"}, "behavior": "Isolated"}),
-            "does not end with ByteLevel")
-    early = {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}, {"type": "Split", "pattern": {"Regex": "x"},
-                                                                           "behavior": "Isolated"}]}
+    refused(
+        edited(llama_like, pre_tokenizer={"type": "Split", "pattern": {"Regex": "x"}, "behavior": "Isolated"}),
+        "does not end with ByteLevel",
+    )
+    early = {
+        "type": "Sequence",
+        "pretokenizers": [{"type": "ByteLevel"}, {"type": "Split", "pattern": {"Regex": "x"}, "behavior": "Isolated"}],
+    }
     refused(edited(llama_like, pre_tokenizer=early), "ByteLevel before")
     refused(edited(llama_like, pre_tokenizer={"type": "Sequence", "pretokenizers": "x"}), "'pretokenizers' list")
     broken = {"type": "Sequence", "pretokenizers": [42, {"type": "ByteLevel"}]}

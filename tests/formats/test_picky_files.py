@@ -76,10 +76,12 @@ def test_bad_event_files_are_named(hug, change, message):
 
 def test_rank_based_formats_refuse_it(hug, tmp_path):
     writers = (
-        lambda: huggingface.to_huggingface_dict(hug), lambda: huggingface.save_huggingface(hug, tmp_path / "t.json"),
-        lambda: gpt2_files.save_gpt2_files(hug, tmp_path / "gpt2"), lambda: tiktoken_file.dumps_tiktoken(hug),
+        lambda: huggingface.to_huggingface_dict(hug),
+        lambda: huggingface.save_huggingface(hug, tmp_path / "t.json"),
+        lambda: gpt2_files.save_gpt2_files(hug, tmp_path / "gpt2"),
+        lambda: tiktoken_file.dumps_tiktoken(hug),
         lambda: tiktoken_file.save_tiktoken(hug, tmp_path / "t.tiktoken"),
-    )  # fmt: skip
+    )
     for write in writers:
         with pytest.raises(BpeError, match="Picky BPE removes tokens.*Save it with Tokenizer.save"):
             write()

@@ -67,9 +67,11 @@ cut_lists = st.lists(st.integers(min_value=0, max_value=120), max_size=12)
 def test_streamed_pieces_are_the_whole_texts_pieces(pattern, text, cuts, with_specials):
     specials = ("<s>", "<s>x") if with_specials else ()
     with small_margin():
-        streamed = list(stream_pieces(
-            chunked(text, cuts), PreTokenizer.build(pattern), special_token_regex(specials), guard=4 * with_specials
-        ))
+        streamed = list(
+            stream_pieces(
+                chunked(text, cuts), PreTokenizer.build(pattern), special_token_regex(specials), guard=4 * with_specials
+            )
+        )
     assert streamed == whole_text_pieces(pattern, text, specials)
 
 

@@ -14,7 +14,7 @@ import bpe_core
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.empty_matches import without_assertions
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
-from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import model_specials
 
 
 @pytest.mark.parametrize(
@@ -29,16 +29,39 @@ def test_the_cli_refuses_them_too(tmp_path, capsys):
     from bpe_core.cli.main import main
 
     (tmp_path / "c.txt").write_text("ab ab", encoding="utf-8")
-    assert main(["train", str(tmp_path / "c.txt"), "--vocab-size", "270", "--pattern", r"\b", "-o",
-                 str(tmp_path / "t.json")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                str(tmp_path / "c.txt"),
+                "--vocab-size",
+                "270",
+                "--pattern",
+                r"\b",
+                "-o",
+                str(tmp_path / "t.json"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("error: pre-tokenization regex") and "empty string" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("pattern", [
-    r"\b\w+\b", r"\s+(?!\S)|\S+", r"[$^]+", r"a(?=b)", r"(?<=a)b", r"\p{L}+|[^\p{L}]",
-    catalogue.LLAMA3_PATTERN, catalogue.QWEN35_PATTERN, catalogue.LLAMA4_PATTERN,
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\b\w+\b",
+        r"\s+(?!\S)|\S+",
+        r"[$^]+",
+        r"a(?=b)",
+        r"(?<=a)b",
+        r"\p{L}+|[^\p{L}]",
+        model_specials.LLAMA3_PATTERN,
+        model_specials.QWEN35_PATTERN,
+        model_specials.LLAMA4_PATTERN,
+    ],
+)
 def test_patterns_that_always_consume_are_kept(pattern):
     PreTokenizer.build(pattern)
 

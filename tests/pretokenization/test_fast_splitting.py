@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from bpe_core.pretokenization import pretokenizer as pretokenize
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 
-TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000\x85.,!-_/é\u0301東ß🚀\U0001F600\x0b\x1c\x1f\x00"
+TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000\x85.,!-_/é\u0301東ß🚀\U0001f600\x0b\x1c\x1f\x00"
 
 
 @pytest.fixture(scope="module")

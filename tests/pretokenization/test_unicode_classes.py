@@ -82,7 +82,9 @@ class PieceEncoder:
 
     def __init__(self, encoding: tiktoken.Encoding) -> None:
         self.raw = tiktoken.Encoding(
-            f"{encoding.name}-pieces", pat_str=r"[^\x00]+|\x00", mergeable_ranks=encoding._mergeable_ranks,
+            f"{encoding.name}-pieces",
+            pat_str=r"[^\x00]+|\x00",
+            mergeable_ranks=encoding._mergeable_ranks,
             special_tokens={},
         )
         self.nul = self.raw.encode_single_token("\x00")
@@ -232,8 +234,12 @@ def test_a_regex_that_lacks_newer_unicode_also_agrees(source, monkeypatch):
         return fake.get(name, real(name))
 
     monkeypatch.setattr(unicode_classes, "ranges", ranges)
-    for function in (unicode_classes.disagreeing, unicode_classes._translation, unicode_classes.exact_pattern,
-                     unicode_classes.narrowed_pattern):
+    for function in (
+        unicode_classes.disagreeing,
+        unicode_classes._translation,
+        unicode_classes.exact_pattern,
+        unicode_classes.narrowed_pattern,
+    ):
         function.cache_clear()
     try:
         compiled = unicode_classes.exact_pattern(source)
@@ -248,8 +254,12 @@ def test_a_regex_that_lacks_newer_unicode_also_agrees(source, monkeypatch):
         if source == GPT2_PATTERN:
             assert compiled.findall(" ˂ab é") == [" ˂ab", " é"]
     finally:
-        for function in (unicode_classes.disagreeing, unicode_classes._translation, unicode_classes.exact_pattern,
-                         unicode_classes.narrowed_pattern):
+        for function in (
+            unicode_classes.disagreeing,
+            unicode_classes._translation,
+            unicode_classes.exact_pattern,
+            unicode_classes.narrowed_pattern,
+        ):
             function.cache_clear()
 
 

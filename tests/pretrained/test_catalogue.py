@@ -188,8 +188,16 @@ def test_a_file_that_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch):
 
 
 def test_a_missing_package_is_listed_as_not_installed(monkeypatch):
-    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
-                                build=lambda data: None, note="Meta Llama 3 community licence")
+    missing = catalogue.Builtin(
+        "llama3",
+        "Llama 3",
+        "llama-models",
+        "no_such_package_here",
+        ("x",),
+        "0" * 64,
+        build=lambda data: None,
+        note="Meta Llama 3 community licence",
+    )
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
     catalogue._load_builtin.cache_clear()
     try:
@@ -209,11 +217,13 @@ def test_unknown_names_say_which_exist():
 
 def test_the_cli_takes_built_in_names_and_says_what_to_install(monkeypatch, capsys):
     from bpe_core.cli import main as cli
+
     if catalogue.is_installed("o200k"):
         assert cli.main(["encode", "-t", "o200k", "--text", "Hello world"]) == 0
         assert capsys.readouterr().out.split() == ["13225", "2375"]
-    missing = catalogue.Builtin("llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64,
-                                build=lambda data: None)
+    missing = catalogue.Builtin(
+        "llama3", "Llama 3", "llama-models", "no_such_package_here", ("x",), "0" * 64, build=lambda data: None
+    )
     monkeypatch.setitem(catalogue.BUILTINS, "llama3", missing)
     catalogue._load_builtin.cache_clear()
     try:

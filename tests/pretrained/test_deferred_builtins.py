@@ -24,8 +24,19 @@ from bpe_core.tokenizer import Tokenizer
 
 BYTES = {bytes([b]): b for b in range(256)}
 # Merges, late merges ("ab" ranked after "abc") and a whole-word token ("pqrp" with "pq" "r" "p" stuck).
-RANKS = BYTES | {b"abc": 256, b"ab": 257, b"ca": 258, b"abca": 259, b"xyz": 260, b"xy": 261, b"pq": 262, b"pqrp": 263,
-                 b"aa": 264, b"aaaa": 265, b"  ": 266}  # fmt: skip
+RANKS = BYTES | {
+    b"abc": 256,
+    b"ab": 257,
+    b"ca": 258,
+    b"abca": 259,
+    b"xyz": 260,
+    b"xy": 261,
+    b"pq": 262,
+    b"pqrp": 263,
+    b"aa": 264,
+    b"aaaa": 265,
+    b"  ": 266,
+}
 SPECIALS = {"<|end|>": 300}
 DATA = b"the pinned file the ranks came from"
 TEXTS = st.text(alphabet="abcxyzpqr <|end>\u00e9", max_size=60)
@@ -53,7 +64,8 @@ def test_it_encodes_before_its_merges_are_known_and_then_has_the_checked_ones(tm
     assert reference._late_merges and reference.whole_word_tokens
     for text in ["abcabca pqrp pqrpq xyzxy", "aaaaaaa" * 30, " " * 200, "abc<|end|>ab\u00e9"]:
         assert ours.encode(text, allowed_special="all", engine="python") == reference.encode(
-            text, allowed_special="all", engine="python")  # fmt: skip
+            text, allowed_special="all", engine="python"
+        )
     assert not list(tmp_path.iterdir())  # encoding needed no merges: nothing proved, nothing written
     same_merges(ours, reference)
     assert [p.suffix for p in tmp_path.iterdir()] == [".tables"]
@@ -66,7 +78,8 @@ def test_ids_equal_the_checked_tokenizers_on_any_text(text):
     ours, reference = deferred(None), checked()
     for engine in ("python", "tiktoken"):
         assert ours.encode(text, allowed_special="all", engine=engine) == reference.encode(
-            text, allowed_special="all", engine=engine)  # fmt: skip
+            text, allowed_special="all", engine=engine
+        )
     assert ours.encode_ordinary(text * 7, engine="python") == reference.encode_ordinary(text * 7, engine="python")
 
 
@@ -104,8 +117,14 @@ def test_many_threads_asking_for_merges_at_once_prove_them_once(tmp_path, monkey
 
     monkeypatch.setattr(model_cache, "rank_structure", counted)
     ours = deferred(tmp_path)
-    questions = [lambda t: t.merges, lambda t: t._late_merges, lambda t: t.whole_word_tokens,
-                 lambda t: t.merge_rank_of(264), lambda t: t.encode("abcabca pqrp"), repr]  # fmt: skip
+    questions = [
+        lambda t: t.merges,
+        lambda t: t._late_merges,
+        lambda t: t.whole_word_tokens,
+        lambda t: t.merge_rank_of(264),
+        lambda t: t.encode("abcabca pqrp"),
+        repr,
+    ]
     barrier = threading.Barrier(4 * len(questions))
     seen: dict[int, object] = {}
 
@@ -195,11 +214,17 @@ def test_a_built_in_with_an_empty_cache_is_the_checked_one(tmp_path, monkeypatch
     cold = builtin.build(data)
     ranks = parse_tiktoken_ranks(data.decode("ascii"))
     reference = Tokenizer.from_ranks(ranks, special_tokens=cold.special_tokens, pattern=cold.pattern, name=name)
-    text = ("Hello world, việc 1234567 <|endoftext|>   spaces\n\n" + "x" * 90 + " naïve 你好世界 🙂 " + "=" * 300
-            + bpe_core.__doc__)  # fmt: skip
+    text = (
+        "Hello world, việc 1234567 <|endoftext|>   spaces\n\n"
+        + "x" * 90
+        + " naïve 你好世界 🙂 "
+        + "=" * 300
+        + bpe_core.__doc__
+    )
     for engine in ("python", "auto"):
         assert cold.encode(text, allowed_special="all", engine=engine) == reference.encode(
-            text, allowed_special="all", engine="python")  # fmt: skip
+            text, allowed_special="all", engine="python"
+        )
     pieces, expected = cold._model.piece_encoder, reference._model.piece_encoder
     rng = random.Random(name)
     tokens = list(ranks)
@@ -208,7 +233,10 @@ def test_a_built_in_with_an_empty_cache_is_the_checked_one(tmp_path, monkeypatch
         assert pieces.encode(piece) == ((ranks[piece],) if piece in ranks else expected.encode(piece))
     assert not (tmp_path / "rank-structures").exists()  # nothing above needed the merges
     assert (cold.merges, cold._late_merges, cold.whole_word_tokens) == (
-        reference.merges, reference._late_merges, reference.whole_word_tokens)  # fmt: skip
+        reference.merges,
+        reference._late_merges,
+        reference.whole_word_tokens,
+    )
     warm = builtin.build(data)
     assert (warm.merges, warm._late_merges) == (reference.merges, reference._late_merges)
 
@@ -224,6 +252,7 @@ def test_gpt2_keeps_no_tables_and_proves_which_tokens_encode_whole_on_first_use(
     text = "Hello world, việc 1234567 <|endoftext|>   spaces\n\n naïve 你好世界 🙂 " + bpe_core.__doc__
     reference = Tokenizer(dict(ours.vocab), ours.merges, special_tokens=ours.special_tokens, pattern="gpt2")
     assert ours.encode(text, allowed_special="all", engine="python") == reference.encode(
-        text, allowed_special="all", engine="python")  # fmt: skip
+        text, allowed_special="all", engine="python"
+    )
     assert ours._model.self_encoding == reference._model.self_encoding and ours.tokens_encode_to_themselves
     assert not list(tmp_path.iterdir())

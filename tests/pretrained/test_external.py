@@ -183,8 +183,10 @@ def test_a_missing_library_says_what_to_install(monkeypatch):
 
 
 def test_bpe_core_imports_without_the_external_libraries():
-    code = ("import sys; sys.modules['tokenizers'] = None; sys.modules['sentencepiece'] = None; "
-            "import bpe_core, bpe_core.pretrained.external; print(bpe_core.load('gpt2').encode('hi'))")
+    code = (
+        "import sys; sys.modules['tokenizers'] = None; sys.modules['sentencepiece'] = None; "
+        "import bpe_core, bpe_core.pretrained.external; print(bpe_core.load('gpt2').encode('hi'))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[5303]"
@@ -202,8 +204,14 @@ def test_sentencepiece_model_files():
     spm = pytest.importorskip("sentencepiece")
     model = io.BytesIO()
     corpus = ["Hello world. The quick brown fox.", "Grüße aus Köln, ça va? 日本語のテキスト"] * 50
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=model, vocab_size=300,
-                                   byte_fallback=True, model_type="bpe", minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus),
+        model_writer=model,
+        vocab_size=300,
+        byte_fallback=True,
+        model_type="bpe",
+        minloglevel=2,
+    )
     reference = spm.SentencePieceProcessor(model_proto=model.getvalue())
     tok = bpe_core.pretrained.external.loads_file(model.getvalue(), source="models/t5-small/spiece.model")
     assert tok.name == "t5-small" and tok.kind.endswith("(external, run by sentencepiece)")
@@ -222,6 +230,7 @@ def test_sentencepiece_model_files():
 
 def test_llama4_ids_and_specials_equal_llama_models():
     from bpe_core.pretrained import catalogue
+
     if not catalogue.is_installed("llama4"):
         pytest.skip("llama-models is not installed (pip install llama-models)")
     from llama_models.llama4.tokenizer import Tokenizer as Llama4

@@ -52,8 +52,11 @@ def read_back(folder) -> Tokenizer:
 
 def same_tokenizer(ours: Tokenizer, reference: Tokenizer) -> None:
     """Equal in all but the training record (merge counts, settings): built-ins have none to keep."""
-    assert (dict(ours.vocab), ours.special_tokens, ours.pattern) == (dict(reference.vocab), reference.special_tokens,
-                                                                      reference.pattern)  # fmt: skip
+    assert (dict(ours.vocab), ours.special_tokens, ours.pattern) == (
+        dict(reference.vocab),
+        reference.special_tokens,
+        reference.pattern,
+    )
     assert ours.merges == reference.merges
     assert ours._late_merges == reference._late_merges
     assert ours.whole_word_tokens == reference.whole_word_tokens

@@ -30,7 +30,7 @@ def test_a_byte_the_ranks_lack_round_trips():
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda data: b"another format\n" + data[len(STRUCTURE_FORMAT):],
+        lambda data: b"another format\n" + data[len(STRUCTURE_FORMAT) :],
         lambda data: data[:-3],
         lambda data: data[:-8],  # one whole-word token fewer: not every token covered
         lambda data: (

@@ -141,8 +141,7 @@ def test_modules_and_functions_are_short_or_say_why(path):
     lines = path.read_text(encoding="utf-8").splitlines()
     if len(lines) > MAX_MODULE_LINES:
         assert any(LONG_ON_PURPOSE in line for line in lines[:30]), (
-            f"{path.relative_to(ROOT)} has {len(lines)} lines; split it or say why near its top "
-            f"({LONG_ON_PURPOSE!r})"
+            f"{path.relative_to(ROOT)} has {len(lines)} lines; split it or say why near its top ({LONG_ON_PURPOSE!r})"
         )
     assert _long_functions(path) == []
 

@@ -80,16 +80,31 @@ def test_wheel_holds_the_library_its_data_and_nothing_else(tmp_path):
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "bpe_core", source / "bpe_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path / "dist"
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-               "-w", str(out), str(source)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-w",
+        str(out),
+        str(source),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (wheel,) = out.glob("bpe_core-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("bpe_core/corpora/sample_texts/manifest.json", "bpe_core/py.typed", "bpe_core/formats/__init__.py",
-                   "bpe_core/cli/main.py", "bpe_core/corpora/sample_texts/natural/eng.txt",
-                   "bpe_core/corpora/sample_texts/parallel/manifest.json",
-                   "bpe_core/corpora/sample_texts/parallel/eng.txt"):
+    for needed in (
+        "bpe_core/corpora/sample_texts/manifest.json",
+        "bpe_core/py.typed",
+        "bpe_core/formats/__init__.py",
+        "bpe_core/cli/main.py",
+        "bpe_core/corpora/sample_texts/natural/eng.txt",
+        "bpe_core/corpora/sample_texts/parallel/manifest.json",
+        "bpe_core/corpora/sample_texts/parallel/eng.txt",
+    ):
         assert needed in names
     tops = {name.split("/", 1)[0] for name in names}
     assert tops == {"bpe_core", wheel.name.split("-py3")[0] + ".dist-info"}, tops  # no pages/, tests/, bench/

@@ -21,12 +21,41 @@ ESCAPERS = {"md", "markdown_text"}
 NUMBER_CALLS = {"len", "format_seconds", "ratio_text"}
 #: Sinks whose first positional argument (the body or label) reads Markdown.
 BODY_SINKS = {
-    "markdown", "caption", "subheader", "header", "title", "error", "warning", "info", "success", "toast",
-    "write", "expander", "checkbox", "toggle", "radio", "button", "download_button", "text_input",
-    "text_area", "number_input", "slider", "select_slider", "selectbox", "multiselect", "file_uploader",
-    "link_button", "popover", "color_picker", "date_input", "time_input", "pills", "segmented_control",
-    "tokenizer_picker", "tokenizer_multiselect",  # the pages' own wrappers pass the label on
-}  # fmt: skip
+    "markdown",
+    "caption",
+    "subheader",
+    "header",
+    "title",
+    "error",
+    "warning",
+    "info",
+    "success",
+    "toast",
+    "write",
+    "expander",
+    "checkbox",
+    "toggle",
+    "radio",
+    "button",
+    "download_button",
+    "text_input",
+    "text_area",
+    "number_input",
+    "slider",
+    "select_slider",
+    "selectbox",
+    "multiselect",
+    "file_uploader",
+    "link_button",
+    "popover",
+    "color_picker",
+    "date_input",
+    "time_input",
+    "pills",
+    "segmented_control",
+    "tokenizer_picker",
+    "tokenizer_multiselect",  # the pages' own wrappers pass the label on
+}
 #: Every call whose arguments the audit reads.
 SINKS = BODY_SINKS | {"metric", "tabs", "progress", "flash", "page_link"}
 #: Keyword arguments of a sink that read Markdown (``help`` is a tooltip in every Streamlit call).

@@ -65,20 +65,23 @@ def test_shards_read_back_to_the_same_counts_in_the_same_order(tmp_path, corpus)
 
 
 @pytest.mark.parametrize("tie_break", TIE_BREAKS)
-@pytest.mark.parametrize("pattern, specials", [("gpt2", ()), ("o200k", ("<|eot|>",)), (r"\w+|\s+|[^\w\s]+", ()),
-                                               (None, ())])  # fmt: skip
+@pytest.mark.parametrize(
+    "pattern, specials", [("gpt2", ()), ("o200k", ("<|eot|>",)), (r"\w+|\s+|[^\w\s]+", ()), (None, ())]
+)
 def test_training_from_shards_is_training_on_the_text(tmp_path, corpus, tie_break, pattern, specials):
     files = sorted(corpus.iterdir())
-    direct = bpe_core.train_files(files, 330, tie_break=tie_break, min_frequency=1, pattern=pattern,
-                                  special_tokens=specials)  # fmt: skip
+    direct = bpe_core.train_files(
+        files, 330, tie_break=tie_break, min_frequency=1, pattern=pattern, special_tokens=specials
+    )
     settings = shard_settings(pattern=pattern, special_tokens=specials)
     # one folder
     write_count_shards(counts_of(files, pattern, specials), tmp_path / "all", settings=settings, rows_per_shard=5)
     # a split of the corpus into three folders, added in order
     parts = [files[:2], files[2:3], files[3:]]
     for n, part in enumerate(parts):
-        write_count_shards(counts_of(part, pattern, specials), tmp_path / f"part{n}", settings=settings,
-                           rows_per_shard=4)  # fmt: skip
+        write_count_shards(
+            counts_of(part, pattern, specials), tmp_path / f"part{n}", settings=settings, rows_per_shard=4
+        )
     for folders in ([tmp_path / "all"], [tmp_path / f"part{n}" for n in range(3)]):
         trained = train_from_shards(folders, 330, tie_break=tie_break, min_frequency=1)
         assert trained.merges == direct.merges
@@ -89,10 +92,8 @@ def test_training_from_shards_is_training_on_the_text(tmp_path, corpus, tie_brea
 
 def test_folders_add_counts_exactly(tmp_path):
     big = 2**40 + 3
-    write_count_shards(WordCounts(counts=Counter({"a": big, "b": 1})), tmp_path / "x",
-                       settings=shard_settings())  # fmt: skip
-    write_count_shards(WordCounts(counts=Counter({"c": 2, "a": big})), tmp_path / "y",
-                       settings=shard_settings())  # fmt: skip
+    write_count_shards(WordCounts(counts=Counter({"a": big, "b": 1})), tmp_path / "x", settings=shard_settings())
+    write_count_shards(WordCounts(counts=Counter({"c": 2, "a": big})), tmp_path / "y", settings=shard_settings())
     counts, _ = read_count_shards([tmp_path / "x", tmp_path / "y"])
     assert list(counts.counts.items()) == [("a", 2 * big), ("b", 1), ("c", 2)]
     assert counts.stats.pretokens == 2 * big + 3
@@ -189,8 +190,11 @@ def write_foreign(folder, rows, *, manifest_extra=None):
     for n, part in enumerate(rows):
         table = pa.table({"pretoken": [p for p, _ in part], "count": pa.array([c for _, c in part], pa.int64())})
         pq.write_table(table, folder / f"part-{n:05d}.parquet")
-    manifest = {"format": "bpe_core count shards", "format_version": 1,
-                "settings": {"pattern": "gpt2", "special_tokens": [], "normalization": "none"}}  # fmt: skip
+    manifest = {
+        "format": "bpe_core count shards",
+        "format_version": 1,
+        "settings": {"pattern": "gpt2", "special_tokens": [], "normalization": "none"},
+    }
     manifest |= manifest_extra or {}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
@@ -209,13 +213,16 @@ def test_counts_below_one_are_refused(tmp_path, count, message):
         read_count_shards(tmp_path / "s")
 
 
-@pytest.mark.parametrize("extra, message", [
-    ({"corpus": {"documents": -3}}, r"corpus.documents is -3; counts are whole numbers from 0"),
-    ({"corpus": {"characters": 1.5}}, r"corpus.characters is 1.5"),
-    ({"corpus": {"bad_rows": True}}, r"corpus.bad_rows is True"),
-    ({"shards": [{"file": "part-00000.parquet", "rows": -1}]}, r"\"rows\": -1; a row count is a whole number"),
-    ({"shards": [{"file": "part-00000.parquet", "rows": "1"}]}, r"\"rows\": '1'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ({"corpus": {"documents": -3}}, r"corpus.documents is -3; counts are whole numbers from 0"),
+        ({"corpus": {"characters": 1.5}}, r"corpus.characters is 1.5"),
+        ({"corpus": {"bad_rows": True}}, r"corpus.bad_rows is True"),
+        ({"shards": [{"file": "part-00000.parquet", "rows": -1}]}, r"\"rows\": -1; a row count is a whole number"),
+        ({"shards": [{"file": "part-00000.parquet", "rows": "1"}]}, r"\"rows\": '1'"),
+    ],
+)
 def test_negative_or_broken_counts_in_a_manifest_are_refused(tmp_path, extra, message):
     """They were read as 0 (corpus counts) or crashed formatting a message (rows), silently or not."""
     write_foreign(tmp_path / "s", [[("a", 2)]], manifest_extra=extra)
@@ -228,8 +235,11 @@ def test_null_rows_and_unknown_normalization_are_refused(tmp_path):
     pq.write_table(pa.table({"pretoken": ["a", None], "count": [1, 2]}), tmp_path / "n" / "part-00000.parquet")
     with pytest.raises(ValueError, match="no pretoken or no count"):
         read_count_shards(tmp_path / "n")
-    write_foreign(tmp_path / "m", [[("a", 1)]], manifest_extra={"settings": {
-        "pattern": "gpt2", "special_tokens": [], "normalization": "nfkc"}})  # fmt: skip
+    write_foreign(
+        tmp_path / "m",
+        [[("a", 1)]],
+        manifest_extra={"settings": {"pattern": "gpt2", "special_tokens": [], "normalization": "nfkc"}},
+    )
     with pytest.raises(ValueError, match="normalization 'nfkc'"):
         read_count_shards(tmp_path / "m")
     write_foreign(tmp_path / "v", [[("a", 1)]], manifest_extra={"format_version": 2})
@@ -240,8 +250,21 @@ def test_null_rows_and_unknown_normalization_are_refused(tmp_path):
 def test_cli_count_then_train_from_counts_equals_train(tmp_path, corpus, capsys):
     files = sorted(corpus.iterdir())
     out = tmp_path / "counts"
-    assert main(["count", str(corpus / "0[0-2].txt"), "-o", str(tmp_path / "c1"), "--special-token", "<|eot|>",
-                 "--rows-per-shard", "3"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "count",
+                str(corpus / "0[0-2].txt"),
+                "-o",
+                str(tmp_path / "c1"),
+                "--special-token",
+                "<|eot|>",
+                "--rows-per-shard",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert main(["count", *map(str, files[3:]), "-o", str(out), "--special-token", "<|eot|>"]) == 0
     assert "train --counts" in capsys.readouterr().out
     args = ["--vocab-size", "320", "--tie-break", "first", "--min-frequency", "1"]
@@ -260,11 +283,38 @@ def test_cli_count_and_train_refuse_bad_requests_before_working(tmp_path, corpus
     assert "give INPUTS" in capsys.readouterr().err
     assert main(["count", str(corpus), "-o", str(tmp_path / "s")]) == 0
     capsys.readouterr()
-    assert main(["train", str(corpus), "--counts", str(tmp_path / "s"), "--vocab-size", "300", "-o",
-                 str(tmp_path / "t.json")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                str(corpus),
+                "--counts",
+                str(tmp_path / "s"),
+                "--vocab-size",
+                "300",
+                "-o",
+                str(tmp_path / "t.json"),
+            ]
+        )
+        == 2
+    )
     assert "not both" in capsys.readouterr().err
-    assert main(["train", "--counts", str(tmp_path / "s"), "--pattern", "cl100k", "--vocab-size", "300", "-o",
-                 str(tmp_path / "t.json")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "train",
+                "--counts",
+                str(tmp_path / "s"),
+                "--pattern",
+                "cl100k",
+                "--vocab-size",
+                "300",
+                "-o",
+                str(tmp_path / "t.json"),
+            ]
+        )
+        == 2
+    )
     assert "counted with pattern 'gpt2', not 'cl100k'" in capsys.readouterr().err
 
 
@@ -282,6 +332,7 @@ def test_train_from_shards_records_the_reading_in_its_seconds(tmp_path, corpus, 
     import time
 
     from bpe_core.training import count_shards
+
     write_count_shards(counts_of([corpus]), tmp_path / "ca", settings=shard_settings())
     read = count_shards.read_count_shards
 
@@ -324,13 +375,16 @@ def test_cli_train_from_counts_refuses_reading_options_and_warns_on_no_text(tmp_
     assert "-o here names a folder (count writes its shards" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("column, accepted", [
-    (pa.array(["ab"], pa.string()), True),
-    (pa.array(["ab"], pa.large_string()), True),
-    (pa.array([b"ab"], pa.binary()), False),
-    (pa.array([None], pa.null()), False),
-    (pa.array([1], pa.int64()), False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "column, accepted",
+    [
+        (pa.array(["ab"], pa.string()), True),
+        (pa.array(["ab"], pa.large_string()), True),
+        (pa.array([b"ab"], pa.binary()), False),
+        (pa.array([None], pa.null()), False),
+        (pa.array([1], pa.int64()), False),
+    ],
+)
 def test_the_pretoken_column_must_hold_strings(tmp_path, column, accepted):
     """The shared text-type test (row_streams.is_text_type) without binary: strings in any layout only."""
     table = pa.table({"pretoken": column, "count": pa.array([2], pa.int64())})
@@ -358,8 +412,9 @@ def test_without_pyarrow_each_parquet_user_says_what_needs_it(tmp_path, monkeypa
         count_files([tmp_path / "b.parquet"], pretokenizer=PreTokenizer.build("gpt2"))
 
 
-@pytest.mark.parametrize("files", [{"a.txt": "", "b.md": ""}, {"a.json": "[]"}, {"a.jsonl": "\n\n"},
-                                   {"a.jsonl": '{"text": ""}\n'}])  # fmt: skip
+@pytest.mark.parametrize(
+    "files", [{"a.txt": "", "b.md": ""}, {"a.json": "[]"}, {"a.jsonl": "\n\n"}, {"a.jsonl": '{"text": ""}\n'}]
+)
 def test_cli_count_and_train_on_a_corpus_without_text_warn_on_stderr(tmp_path, capsys, files):
     """No document, or only empty ones: the shard folder (or 256-byte tokenizer) is written, exit 0, and
     stderr says the corpus has no text."""

@@ -37,14 +37,14 @@ def test_custom_patterns_and_no_pattern_have_no_safe_cut():
 
 def _count(monkeypatch, documents, workers, pattern="gpt2", specials=(), task_chars=7):
     monkeypatch.setattr(counting, "TASK_CHARS", task_chars)
-    return count_words(
-        documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=workers
-    )
+    return count_words(documents, pretokenizer=PreTokenizer.build(pattern), special_tokens=specials, workers=workers)
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", r"[a-z]+", None])
-@given(documents=st.lists(st.text(alphabet=TRICKY + "<|>", max_size=80), min_size=1, max_size=5),
-       task_chars=st.integers(1, 40))
+@given(
+    documents=st.lists(st.text(alphabet=TRICKY + "<|>", max_size=80), min_size=1, max_size=5),
+    task_chars=st.integers(1, 40),
+)
 def test_split_counting_equals_whole_counting(pattern, documents, task_chars):
     specials = ["<|x|>", "|>"]
     pre = PreTokenizer.build(pattern)

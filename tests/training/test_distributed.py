@@ -165,10 +165,17 @@ def test_missing_dask_names_the_install_command(monkeypatch, corpus):
 
 
 def test_bpe_core_imports_without_dask():
-    code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
-            "import bpe_core, bpe_core.training.distributed")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            cwd=os.path.dirname(os.path.dirname(bpe_core.__file__)))
+    code = (
+        "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
+        "import bpe_core, bpe_core.training.distributed"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=os.path.dirname(os.path.dirname(bpe_core.__file__)),
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -217,9 +224,9 @@ def test_cli_count_and_train_with_dask_equal_without(cluster, corpus, tmp_path, 
     capsys.readouterr()
     assert main(["train", *corpus, "--dask-workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
     assert "add --dask" in capsys.readouterr().err
-    assert main(
-        ["train", *corpus, "--dask", "--workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]
-    ) == 2
+    assert (
+        main(["train", *corpus, "--dask", "--workers", "2", "--vocab-size", "300", "-o", str(tmp_path / "c.json")]) == 2
+    )
     assert "--dask-workers" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse: --dask took an input for its address
         main(["count", "--dask", corpus[0], "-o", str(tmp_path / "e")])
@@ -313,13 +320,35 @@ def _cluster_processes(tmp_path, *, scheduler_path: str, worker_path: str):
         port = probe.getsockname()[1]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
     scheduler = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-         "--no-dashboard"], env={**os.environ, "PYTHONPATH": scheduler_path}, **quiet,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        env={**os.environ, "PYTHONPATH": scheduler_path},
+        **quiet,
+    )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
-         "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"], env={**os.environ, "PYTHONPATH": worker_path}, **quiet,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            f"tcp://127.0.0.1:{port}",
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+        ],
+        env={**os.environ, "PYTHONPATH": worker_path},
+        **quiet,
+    )
     try:
         yield f"tcp://127.0.0.1:{port}"
     finally:
@@ -349,7 +378,10 @@ def test_workers_without_bpe_core_are_named(tmp_path, corpus):
 def test_a_scheduler_without_workers_says_to_start_some(corpus):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
-        n_workers=0, processes=False, dashboard_address=None, silence_logs=50,
+        n_workers=0,
+        processes=False,
+        dashboard_address=None,
+        silence_logs=50,
         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server on a free port: no warning
     ) as empty:
         with pytest.raises(ValueError, match=r"has no worker after 1 s: start some with `dask worker"):
@@ -362,8 +394,11 @@ def test_a_scheduler_without_bpe_core_is_named(tmp_path, corpus):
     root = os.path.dirname(os.path.dirname(bpe_core.__file__))
     fake = _fake_bpe_core(tmp_path, "on the scheduler")
     with _cluster_processes(tmp_path, scheduler_path=fake, worker_path=root) as address:
-        with pytest.raises(ValueError, match=r"Dask scheduler .* cannot run bpe_core .*no bpe_core on the scheduler"
-                                             r".* install bpe_core .* the scheduler's environment"):
+        with pytest.raises(
+            ValueError,
+            match=r"Dask scheduler .* cannot run bpe_core .*no bpe_core on the scheduler"
+            r".* install bpe_core .* the scheduler's environment",
+        ):
             bd.count_on_dask(corpus, scheduler=address, timeout=30)
 
 
@@ -386,10 +421,26 @@ def test_a_failed_local_dask_run_is_one_line_without_worker_tracebacks(tmp_path)
     (tmp_path / "binary.bin").write_bytes(bytes(range(256)) * 8)
     root = os.path.dirname(os.path.dirname(bpe_core.__file__))
     result = subprocess.run(
-        [sys.executable, "-m", "bpe_core", "train", str(tmp_path / "binary.bin"), "--vocab-size", "300", "-o",
-         str(tmp_path / "x.json"), "--dask", "--dask-workers", "1"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": root},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "bpe_core",
+            "train",
+            str(tmp_path / "binary.bin"),
+            "--vocab-size",
+            "300",
+            "-o",
+            str(tmp_path / "x.json"),
+            "--dask",
+            "--dask-workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": root},
+    )
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "not valid UTF-8" in result.stderr
     assert "Traceback" not in result.stderr and "ERROR" not in result.stderr, result.stderr
@@ -476,14 +527,23 @@ def test_plan_partitions_uses_the_sizes_it_is_given(tmp_path, monkeypatch):
     monkeypatch.setattr(bd.os.path, "getsize", no_stat)
     planned = bd.plan_partitions([text, jsonl], pattern="gpt2", partition_bytes=100, sizes=[500, 1700])
     assert [(p.start, p.end, p.whole, p.size) for p in planned] == [
-        (0, 100, False, 100), (100, 200, False, 100), (200, 300, False, 100), (300, 400, False, 100),
-        (400, None, False, 100), (0, None, True, 1700),
+        (0, 100, False, 100),
+        (100, 200, False, 100),
+        (200, 300, False, 100),
+        (300, 400, False, 100),
+        (400, None, False, 100),
+        (0, None, True, 1700),
     ]
 
 
-@pytest.mark.parametrize("bad, words", [({"text_field": ""}, "text_field must be"),
-                                        ({"on_bad_row": "ignore"}, "on_bad_row must be"),
-                                        ({"special_tokens": [""]}, "special token")])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ({"text_field": ""}, "text_field must be"),
+        ({"on_bad_row": "ignore"}, "on_bad_row must be"),
+        ({"special_tokens": [""]}, "special token"),
+    ],
+)
 def test_reading_options_are_checked_before_any_cluster_is_reached(corpus, bad, words):
     with pytest.raises(ValueError, match=words):
         bd.count_on_dask(corpus, scheduler="tcp://127.0.0.1:1", timeout=1, **bad)

@@ -81,8 +81,12 @@ def test_one_count_mode_equals_the_plain_rules_update(words, freqs, pair):
     assert (strings, counts, where) == plain
 
 
-@given(words=words_strategy, freqs=freqs_strategy, shares=st.lists(st.integers(0, 3), min_size=8, max_size=8),
-       pair=st.sampled_from(["ab", "aa", "ba"]))
+@given(
+    words=words_strategy,
+    freqs=freqs_strategy,
+    shares=st.lists(st.integers(0, 3), min_size=8, max_size=8),
+    pair=st.sampled_from(["ab", "aa", "ba"]),
+)
 def test_several_counts_mode_equals_one_count_at_a_time(words, freqs, shares, pair):
     strings, freqs, first, where = state(words, freqs)
     second: dict[str, int] = {}
@@ -97,5 +101,8 @@ def test_several_counts_mode_equals_one_count_at_a_time(words, freqs, shares, pa
     _, changed, created = merge_pair_weighted(pair, "Z", holders, strings, where, None, weights)
     assert (strings, first, where) == expected[0][0] and second == expected[1][0][1]
     assert created == expected[0][1]
-    assert changed == [(i, len(before) - len(after)) for i, (before, after) in
-                       enumerate(zip(pretoken_id_strings(words), strings, strict=True)) if before != after]
+    assert changed == [
+        (i, len(before) - len(after))
+        for i, (before, after) in enumerate(zip(pretoken_id_strings(words), strings, strict=True))
+        if before != after
+    ]

@@ -11,8 +11,16 @@ from bpe_core.training.merge_loop import learn_merges, merge_pair_in_words
 
 def _learn(progress=None):
     words = [id_string(b"abab"), id_string(b"abc"), id_string(b"bcd")]
-    return learn_merges(words, [3, 2, 1], token_bytes={i: bytes([i]) for i in range(256)}, next_id=256,
-                        num_merges=3, min_frequency=1, tie_break="lexicographic", progress=progress)
+    return learn_merges(
+        words,
+        [3, 2, 1],
+        token_bytes={i: bytes([i]) for i in range(256)},
+        next_id=256,
+        num_merges=3,
+        min_frequency=1,
+        tie_break="lexicographic",
+        progress=progress,
+    )
 
 
 @pytest.fixture

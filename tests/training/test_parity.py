@@ -64,8 +64,21 @@ def _pick(standing, exhausted, recent, variant, window, limit):
             return best
 
 
-def naive_parity(texts, dev, num_merges, *, variant="base", global_merges=0, window=100, alpha=2.0,
-                 min_frequency=1, rule="lexicographic", pattern=GPT2, ratio=None, convention="huggingface"):
+def naive_parity(
+    texts,
+    dev,
+    num_merges,
+    *,
+    variant="base",
+    global_merges=0,
+    window=100,
+    alpha=2.0,
+    min_frequency=1,
+    rule="lexicographic",
+    pattern=GPT2,
+    ratio=None,
+    convention="huggingface",
+):
     """Returns (merges as byte pairs, language served per merge: index or -1, stop kind)."""
     langs = list(texts)
     n = len(langs)
@@ -193,17 +206,26 @@ dev_text = st.text(alphabet="aabcé αβγ", min_size=1, max_size=40)
 
 @pytest.mark.parametrize("rule", ["lexicographic", "first", "huggingface", "rustbpe"])
 @given(
-    x=language_text, y=greek_text, z=language_text, devs=st.lists(dev_text, min_size=3, max_size=3),
-    merges=st.integers(0, 25), min_frequency=st.integers(0, 3), global_merges=st.integers(0, 5),
-    variant=st.sampled_from(["base", "window"]), window=st.integers(1, 6), raw=st.booleans(),
+    x=language_text,
+    y=greek_text,
+    z=language_text,
+    devs=st.lists(dev_text, min_size=3, max_size=3),
+    merges=st.integers(0, 25),
+    min_frequency=st.integers(0, 3),
+    global_merges=st.integers(0, 5),
+    variant=st.sampled_from(["base", "window"]),
+    window=st.integers(1, 6),
+    raw=st.booleans(),
     convention=st.sampled_from(["huggingface", "paper"]),
 )
-def test_parity_training_matches_the_naive_reference(rule, x, y, z, devs, merges, min_frequency, global_merges,
-                                                     variant, window, raw, convention):
+def test_parity_training_matches_the_naive_reference(
+    rule, x, y, z, devs, merges, min_frequency, global_merges, variant, window, raw, convention
+):
     texts = {"x": x, "y": y, "z": z}
     dev = dict(zip(texts, devs, strict=True))
-    settings = dict(variant=variant, global_merges=global_merges, window=window, min_frequency=min_frequency,
-                    convention=convention)
+    settings = dict(
+        variant=variant, global_merges=global_merges, window=window, min_frequency=min_frequency, convention=convention
+    )
     expected, served, _stop = naive_parity(texts, dev, merges, rule=rule, pattern=None if raw else GPT2, **settings)
     tok = train_parity(texts, dev, 256 + merges, tie_break=rule, pattern=None if raw else "gpt2", **settings)
     assert tok.merges == expected
@@ -214,21 +236,34 @@ def test_parity_training_matches_the_naive_reference(rule, x, y, z, devs, merges
 
 @pytest.mark.parametrize("convention", ["huggingface", "paper"])
 @given(
-    x=language_text, y=greek_text, z=language_text,
+    x=language_text,
+    y=greek_text,
+    z=language_text,
     ratio=st.lists(st.sampled_from([0.5, 1.0, 1.0, 1.7, 2.5, 3.0]), min_size=3, max_size=3),
-    merges=st.integers(0, 25), min_frequency=st.integers(0, 3), global_merges=st.integers(0, 5),
-    variant=st.sampled_from(["base", "window"]), window=st.integers(1, 6), alpha=st.sampled_from([0.5, 1.0, 2.0]),
+    merges=st.integers(0, 25),
+    min_frequency=st.integers(0, 3),
+    global_merges=st.integers(0, 5),
+    variant=st.sampled_from(["base", "window"]),
+    window=st.integers(1, 6),
+    alpha=st.sampled_from([0.5, 1.0, 2.0]),
 )
-def test_target_rates_match_the_naive_reference(convention, x, y, z, ratio, merges, min_frequency, global_merges,
-                                                variant, window, alpha):
+def test_target_rates_match_the_naive_reference(
+    convention, x, y, z, ratio, merges, min_frequency, global_merges, variant, window, alpha
+):
     texts = {"x": x, "y": y, "z": z}
     rates = dict(zip(texts, ratio, strict=True))
     if any(not "".join(text) for text in texts.values()):
         with pytest.raises(ValueError, match="training text of . is empty: a target rate needs"):
             train_parity(texts, None, 256 + merges, ratio=rates)
         return
-    settings = dict(variant=variant, global_merges=global_merges, window=window, alpha=alpha,
-                    min_frequency=min_frequency, convention=convention)
+    settings = dict(
+        variant=variant,
+        global_merges=global_merges,
+        window=window,
+        alpha=alpha,
+        min_frequency=min_frequency,
+        convention=convention,
+    )
     expected, served, _stop = naive_parity(texts, None, merges, rule="huggingface", ratio=rates, **settings)
     tok = train_parity(texts, None, 256 + merges, ratio=rates, tie_break="huggingface", **settings)
     assert (tok.merges, tok.training["parity"]["merge_language"]) == (expected, served)
@@ -240,7 +275,8 @@ def test_target_rates_match_the_naive_reference(convention, x, y, z, ratio, merg
 
 
 @given(
-    x=st.text(alphabet="aabcde", min_size=64, max_size=200), y=st.text(alphabet="αβγγ", min_size=64, max_size=120),
+    x=st.text(alphabet="aabcde", min_size=64, max_size=200),
+    y=st.text(alphabet="αβγγ", min_size=64, max_size=120),
     devs=st.lists(st.text(alphabet="abcαβγ", min_size=64, max_size=150), min_size=2, max_size=2),
     merges=st.integers(0, 60),
 )
@@ -271,8 +307,14 @@ def test_huggingface_rule_is_parity_bpe_trainers_not_bpe_trainers(x, y, merges, 
     # is ParityBpeTrainer's rule (the greatest byte-level strings), also in its global merges.
     settings = dict(min_frequency=min_frequency, tie_break="huggingface")
     hybrid = train_parity({"x": x, "y": y}, {"x": "a", "y": "β"}, 256 + merges, global_merges=merges, **settings)
-    expected, served, _stop = naive_parity({"x": x, "y": y}, {"x": "a", "y": "β"}, merges, global_merges=merges,
-                                           rule="huggingface", min_frequency=min_frequency)
+    expected, served, _stop = naive_parity(
+        {"x": x, "y": y},
+        {"x": "a", "y": "β"},
+        merges,
+        global_merges=merges,
+        rule="huggingface",
+        min_frequency=min_frequency,
+    )
     assert hybrid.merges == expected and set(served) <= {GLOBAL}
 
 
@@ -388,8 +430,12 @@ def test_parse_ratio_reads_every_form_and_says_what_is_wrong():
     assert parse_ratio(" eng = 1, hin=2.5 ", texts) == {"eng": 1.0, "hin": 2.5}
     assert parse_ratio("equal", texts) == {"eng": 1.0, "hin": 1.0}
     assert parse_ratio("bytes", texts) == byte_ratios(texts) == {"eng": 1.0, "hin": 21 / 6}
-    for spec, message in [("eng=1", "none for hin"), ("eng=1, hin=2, fra=3", "fra unknown"),
-                          ("eng=x, hin=2", "cannot read the target rate 'eng=x'"), ("eng", "write LANG=RATE")]:
+    for spec, message in [
+        ("eng=1", "none for hin"),
+        ("eng=1, hin=2, fra=3", "fra unknown"),
+        ("eng=x, hin=2", "cannot read the target rate 'eng=x'"),
+        ("eng", "write LANG=RATE"),
+    ]:
         with pytest.raises(ValueError, match=message):
             parse_ratio(spec, texts)
     with pytest.raises(ValueError, match="no training text for hin"):

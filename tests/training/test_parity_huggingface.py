@@ -22,15 +22,21 @@ if not hasattr(tokenizers.trainers, "ParityBpeTrainer"):
     pytest.skip(f"tokenizers {tokenizers.__version__} has no ParityBpeTrainer (0.23 has)", allow_module_level=True)
 
 
-def huggingface_parity(texts, dev, num_merges, *, ratio=None, variant="base", min_frequency=0, global_merges=0,
-                       window=100, alpha=2.0):
+def huggingface_parity(
+    texts, dev, num_merges, *, ratio=None, variant="base", min_frequency=0, global_merges=0, window=100, alpha=2.0
+):
     """ParityBpeTrainer's merges as byte pairs; languages in the order of ``texts``."""
     pre = tokenizers.pre_tokenizers
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = pre.ByteLevel(add_prefix_space=False, use_regex=True)
     trainer = tokenizers.trainers.ParityBpeTrainer(
-        num_merges=num_merges, variant=variant, min_frequency=min_frequency, global_merges=global_merges,
-        window_size=window, alpha=alpha, show_progress=False,
+        num_merges=num_merges,
+        variant=variant,
+        min_frequency=min_frequency,
+        global_merges=global_merges,
+        window_size=window,
+        alpha=alpha,
+        show_progress=False,
     )
     languages = list(texts)
     given = {}
@@ -84,8 +90,9 @@ def test_window_limits_below_and_above_one_language_in_n(built_in, alpha, window
     # alpha 0.5 with 21 languages: a language may take 2 of the last 100 picks, so often none
     # qualifies and the best compressed is served (ParityBpeTrainer's scan, masked to the end).
     train, heldout = built_in
-    tok, expected = both(train, heldout, 2000, variant="window", alpha=alpha, window=window,
-                         global_merges=global_merges, min_frequency=2)  # fmt: skip
+    tok, expected = both(
+        train, heldout, 2000, variant="window", alpha=alpha, window=window, global_merges=global_merges, min_frequency=2
+    )
     assert tok.merges == expected
 
 

@@ -143,8 +143,12 @@ def test_the_generated_corpora_do_remove_and_restore():
     [
         # a pair whose bytes are a present token is skipped, and is a candidate again once that
         # token is removed
-        ({b"bab": 3, b"bb": 7, b"bbaab": 2, b"aabaabaa": 6, b"abbaaaabab": 3, b"a": 1, b"aaaabba": 4, b"abb": 2},
-         8, 0.3, 3),  # fmt: skip
+        (
+            {b"bab": 3, b"bb": 7, b"bbaab": 2, b"aabaabaa": 6, b"abbaaaabab": 3, b"a": 1, b"aaaabba": 4, b"abb": 2},
+            8,
+            0.3,
+            3,
+        ),
         # a restored token's pairs may have been counted before its removal: they are pushed again
         ({b"adaaaacb": 7, b"ddcba": 3, b"dacb": 4, b"a": 5, b"dbaabcc": 9, b"bacbdcbaad": 6, b"aaada": 5}, 11, 0.5, 1),
     ],
@@ -158,8 +162,14 @@ def test_corpora_found_by_search(counts, merges, threshold, min_frequency):
 texts_strategy = st.lists(st.text("ab c\n", max_size=20), min_size=1, max_size=6)
 
 
-@given(texts_strategy, st.integers(0, 20), st.sampled_from([1.0, 1.5]), st.integers(0, 2),
-       st.sampled_from(["lexicographic", "huggingface", "rustbpe"]), st.sampled_from([(), ("<|x|>",)]))  # fmt: skip
+@given(
+    texts_strategy,
+    st.integers(0, 20),
+    st.sampled_from([1.0, 1.5]),
+    st.integers(0, 2),
+    st.sampled_from(["lexicographic", "huggingface", "rustbpe"]),
+    st.sampled_from([(), ("<|x|>",)]),
+)
 def test_threshold_of_one_or_more_is_bpe_core_train(texts, merges, threshold, min_frequency, tie_break, specials):
     vocab_size = 256 + len(specials) + merges
     options = {"min_frequency": min_frequency, "tie_break": tie_break, "special_tokens": specials, "name": "t"}
@@ -218,8 +228,12 @@ def test_an_intermediate_token_used_almost_only_inside_its_merge_is_removed():
     counts = count_words([text], pretokenizer=settings.pretokenizer())
     events = picky_training(counts, settings, threshold=0.9).events
     assert [(e.kind, e.token) for e in events[:5]] == [
-        ("merge", b"ng"), ("merge", b"ing"), ("remove", b"ng"), ("merge", b"oing"), ("remove", b"ing"),
-    ]  # fmt: skip
+        ("merge", b"ng"),
+        ("merge", b"ing"),
+        ("remove", b"ng"),
+        ("merge", b"oing"),
+        ("remove", b"ing"),
+    ]
     assert (events[4].parts, events[4].count, events[4].ios) == ((b"i", b"n", b"g"), 1, (29 / 30,))
     kept = picky_training(counts, settings, threshold=29 / 30).events
     assert events[3].ios == kept[3].ios == (None, 29 / 30) and kept[4].kind == "merge"

@@ -11,12 +11,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, STOP_NO_PAIRS
-from bpe_core.training.reference import (
-    choose_pair,
-    rank_pairs,
-    symbols_of,
-    train_reference,
-)
+from bpe_core.training.reference import choose_pair, rank_pairs, symbols_of, train_reference
 from bpe_core.training.tie_rules import LONG_WORD, TIE_BREAKS
 from bpe_core.training.trace import trace_training
 
@@ -81,8 +76,12 @@ def test_a_pair_whose_bytes_are_a_token_is_skipped_for_good():
 def test_each_rule_ranks_its_own_pair_first():
     counts = {(b"x", b"y"): 1, (b"y", b" "): 1, (b" ", b"!"): 1, (b"!", b"a"): 1}
     best = {rule: rank_pairs(counts, rule, BYTES)[0][0] for rule in TIE_BREAKS}
-    assert best == {"first": (b"x", b"y"), "lexicographic": (b"y", b" "), "rustbpe": (b" ", b"!"),
-                    "huggingface": (b"!", b"a")}
+    assert best == {
+        "first": (b"x", b"y"),
+        "lexicographic": (b"y", b" "),
+        "rustbpe": (b" ", b"!"),
+        "huggingface": (b"!", b"a"),
+    }
     # A merged token ranks by its id (by creation) under the id rules.
     made = {**BYTES, b"zz": 256}
     assert rank_pairs({(b"zz", b"a"): 1, (b"b", b"a"): 1}, "rustbpe", made)[0][0] == (b"b", b"a")

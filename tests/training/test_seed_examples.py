@@ -138,8 +138,16 @@ def test_seed001_raw_stream_matches_get_stats_merge_loop():
 
 SEED_002_CORPUS = "low low low low low lower newer newer newer newer wider"
 SEED_002_MERGES = [
-    ("l", "o"), ("lo", "w"), ("e", "r"), ("er", "</w>"), ("low", "</w>"),
-    ("n", "e"), ("ne", "w"), ("new", "er</w>"), ("low", "er</w>"), ("w", "i"),
+    ("l", "o"),
+    ("lo", "w"),
+    ("e", "r"),
+    ("er", "</w>"),
+    ("low", "</w>"),
+    ("n", "e"),
+    ("ne", "w"),
+    ("new", "er</w>"),
+    ("low", "er</w>"),
+    ("w", "i"),
 ]
 
 
@@ -172,8 +180,16 @@ SEED_004_CORPUS = ["low lower newest", "widest wider low", "newest lowest wider"
 def test_seed004_ten_merges_and_encodings():
     result = train_textbook(SEED_004_CORPUS, 10)
     assert result.merges == [
-        ("l", "o"), ("lo", "w"), ("e", "s"), ("es", "t"), ("est", "</w>"),
-        ("e", "r"), ("er", "</w>"), ("w", "i"), ("wi", "d"), ("low", "</w>"),
+        ("l", "o"),
+        ("lo", "w"),
+        ("e", "s"),
+        ("es", "t"),
+        ("est", "</w>"),
+        ("e", "r"),
+        ("er", "</w>"),
+        ("w", "i"),
+        ("wi", "d"),
+        ("low", "</w>"),
     ]
     assert [s.count for s in result.steps] == [4, 4, 4, 4, 4, 3, 3, 3, 3, 2]
     assert result.encode_word("lowest") == ["low", "est</w>"]

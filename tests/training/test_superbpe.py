@@ -75,9 +75,23 @@ def test_the_recipes_split_each_line_as_the_reference(recipe, stage, text):
 def test_the_notes_fixtures():
     line = "By the way, I paid $1234567 ... ok?!  Next:"
     assert PreTokenizer.build(RECIPES["paper"].stage2_pattern).pieces(line) == [
-        "By the way, I paid $", "1", "234", "567", " ... ok?!  Next:"]  # fmt: skip
+        "By the way, I paid $",
+        "1",
+        "234",
+        "567",
+        " ... ok?!  Next:",
+    ]
     assert PreTokenizer.build(RECIPES["2025-11"].stage2_pattern).pieces(line) == [
-        "By the way, I paid $", "123", "456", "7", " ...", " ok", "?!", " ", " Next:"]  # fmt: skip
+        "By the way, I paid $",
+        "123",
+        "456",
+        "7",
+        " ...",
+        " ok",
+        "?!",
+        " ",
+        " Next:",
+    ]
 
 
 def test_word_count_and_the_rules():
@@ -146,12 +160,19 @@ def naive_superbpe(documents, vocab_size, inherited, recipe="paper", min_frequen
 documents = st.lists(st.text("ab c:\n.1", min_size=1, max_size=30), min_size=1, max_size=5)
 
 
-@given(documents, st.integers(0, 12), st.integers(0, 14), st.sampled_from(["paper", "2025-11"]), st.integers(1, 2),
-       st.sampled_from(["huggingface", "lexicographic"]))  # fmt: skip
+@given(
+    documents,
+    st.integers(0, 12),
+    st.integers(0, 14),
+    st.sampled_from(["paper", "2025-11"]),
+    st.integers(1, 2),
+    st.sampled_from(["huggingface", "lexicographic"]),
+)
 @example(["the cat: the cat sat. the cat\nthe cat"], 4, 10, "paper", 1, "huggingface")
 def test_training_equals_the_naive_trainer(docs, inherited, new, recipe, min_frequency, ties):
-    tokenizer = train_superbpe(docs, 256 + inherited + new, transition=inherited, recipe=recipe,
-                               min_frequency=min_frequency, tie_break=ties)  # fmt: skip
+    tokenizer = train_superbpe(
+        docs, 256 + inherited + new, transition=inherited, recipe=recipe, min_frequency=min_frequency, tie_break=ties
+    )
     assert tokenizer.merges == naive_superbpe(docs, 256 + inherited + new, inherited, recipe, min_frequency, ties)
     assert tokenizer.pattern == RECIPES[recipe].stage2_pattern
 
@@ -159,8 +180,9 @@ def test_training_equals_the_naive_trainer(docs, inherited, new, recipe, min_fre
 def test_stage_one_is_bpe_core_train_on_the_stage_one_pattern():
     docs = ["the cat sat on the mat.\nthe dog sat on the log, 12345 times.\n" * 3, "a cat: a mat\n"]
     tokenizer = train_superbpe(docs, 256 + 40, transition=20, min_frequency=1)
-    plain = bpe_core.train(docs, 256 + 20, pattern=RECIPES["paper"].stage1_pattern, min_frequency=1,
-                           tie_break="huggingface")  # fmt: skip
+    plain = bpe_core.train(
+        docs, 256 + 20, pattern=RECIPES["paper"].stage1_pattern, min_frequency=1, tie_break="huggingface"
+    )
     assert tokenizer.merges[:20] == plain.merges
     assert tokenizer.training["superbpe"]["inherited_merges"] == 20
     assert len(tokenizer.training["tokens_after_merge"]) == len(tokenizer.merges)
@@ -175,8 +197,9 @@ def test_the_word_cap_and_the_colon_rule_skip_merges():
     assert b"a b c d " in tokens and b"key:" in tokens and b" val\n" in tokens  # "a b c d e\n", "key: val\n" refused
     assert all(word_count(t) <= 4 and b": " not in t for t in tokens)
     assert tokenizer.training["superbpe"]["forbidden_pairs"] > 0
-    unlimited = RECIPES["paper"].__class__("open", RECIPES["paper"].stage1_pattern, RECIPES["paper"].stage2_pattern,
-                                           max_words=None, forbidden=())  # fmt: skip
+    unlimited = RECIPES["paper"].__class__(
+        "open", RECIPES["paper"].stage1_pattern, RECIPES["paper"].stage2_pattern, max_words=None, forbidden=()
+    )
     free = train_superbpe(docs, 256 + 40, transition=0, min_frequency=1, recipe=unlimited)
     assert b"a b c d e\n" in [left + right for left, right in free.merges]
 
@@ -187,10 +210,13 @@ def test_the_word_cap_and_the_colon_rule_skip_merges():
 
 @pytest.fixture(scope="module")
 def trained():
-    text = ("By the way, I am a fan of the Milky Way. It is 1,234,567 light years away, or so they say.\n"
-            "key: value\n    return self.value  # the value\n\n") * 12  # fmt: skip
-    return train_superbpe([text, "Of the people, by the people, for the people.\n" * 5], 256 + 160, transition=0.6,
-                          min_frequency=1)  # fmt: skip
+    text = (
+        "By the way, I am a fan of the Milky Way. It is 1,234,567 light years away, or so they say.\n"
+        "key: value\n    return self.value  # the value\n\n"
+    ) * 12
+    return train_superbpe(
+        [text, "Of the people, by the people, for the people.\n" * 5], 256 + 160, transition=0.6, min_frequency=1
+    )
 
 
 held_out = st.text("abyeht ,.:\n1234567890 Wa", max_size=60)
@@ -230,8 +256,9 @@ def hugging_face(tokenizer, pre_tokenizer=None) -> HFTokenizer:
 def test_tokenizers_gives_the_same_ids(trained, text):
     """bpe_core's export, and the reference's own pre-tokenizer on the whole text (no reading by line)."""
     exported = hugging_face(trained)
-    paper = hugging_face(trained, hf_pre.Sequence([*REFERENCE["paper", 2], hf_pre.ByteLevel(add_prefix_space=False,
-                                                                                            use_regex=False)]))
+    paper = hugging_face(
+        trained, hf_pre.Sequence([*REFERENCE["paper", 2], hf_pre.ByteLevel(add_prefix_space=False, use_regex=False)])
+    )
     ids = trained.encode_ordinary(text)
     assert exported.encode(text, add_special_tokens=False).ids == ids
     assert paper.encode(text, add_special_tokens=False).ids == ids
@@ -274,8 +301,10 @@ def test_files_and_count_shards_give_the_same_tokenizer(tmp_path):
 
 def test_extending_gpt2_keeps_its_ids():
     gpt2 = bpe_core.load("gpt2")
-    text = ["By the way, I am a fan of the Milky Way.\nOf the people, by the people, for the people.\n" * 9,
-            "In the middle of the night, at the end of the day, the way of the world.\n" * 9]  # fmt: skip
+    text = [
+        "By the way, I am a fan of the Milky Way.\nOf the people, by the people, for the people.\n" * 9,
+        "In the middle of the night, at the end of the day, the way of the world.\n" * 9,
+    ]
     extended = extend_tokenizer(gpt2, text, gpt2.vocab_size + 20, min_frequency=1)
     assert extended.vocab_size == gpt2.vocab_size + 20 and extended.special_tokens == gpt2.special_tokens
     assert all(extended.vocab[i] == token for i, token in gpt2.vocab.items())

@@ -63,13 +63,18 @@ def huggingface_merges(documents, vocab_size: int, *, min_frequency: int, specia
     tokenizers = pytest.importorskip("tokenizers")
     pre = tokenizers.pre_tokenizers
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = pre.Sequence([
-        pre.Split(tokenizers.Regex(oniguruma_pattern(GPT2_PATTERN)), behavior="isolated"),
-        pre.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre.Sequence(
+        [
+            pre.Split(tokenizers.Regex(oniguruma_pattern(GPT2_PATTERN)), behavior="isolated"),
+            pre.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=vocab_size, min_frequency=min_frequency, initial_alphabet=pre.ByteLevel.alphabet(),
-        special_tokens=list(special_tokens), show_progress=False,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        initial_alphabet=pre.ByteLevel.alphabet(),
+        special_tokens=list(special_tokens),
+        show_progress=False,
     )
     tok.train_from_iterator(list(documents), trainer=trainer)
     merges = json.loads(tok.to_str())["model"]["merges"]
@@ -210,8 +215,9 @@ def merge_pair(symbols, pair):
 )
 def test_id_rules_match_the_naive_trainer(rule, documents, merges, min_frequency, raw):
     pattern = None if raw else "gpt2"
-    expected = naive_ranked_train(documents, merges, rule=rule, pattern=None if raw else GPT2,
-                                  min_frequency=min_frequency)
+    expected = naive_ranked_train(
+        documents, merges, rule=rule, pattern=None if raw else GPT2, min_frequency=min_frequency
+    )
     tok = bpe_core.train(documents, 256 + merges, pattern=pattern, min_frequency=min_frequency, tie_break=rule)
     assert tok.merges == expected
     traced = trace_training(documents, merges, pattern=pattern, tie_break=rule, min_frequency=min_frequency)

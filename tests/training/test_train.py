@@ -38,16 +38,14 @@ def test_matches_naive_trainer_without_pretokenization(corpus, merges, tie_break
 
 
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
-@given(
-    corpus=st.lists(st.text(alphabet="ab<>|x é", max_size=20), min_size=1, max_size=4),
-    merges=st.integers(0, 20),
-)
+@given(corpus=st.lists(st.text(alphabet="ab<>|x é", max_size=20), min_size=1, max_size=4), merges=st.integers(0, 20))
 def test_matches_naive_trainer_custom_pattern_and_specials(corpus, merges, tie_break):
     specials = ["<|x|>", "<>"]
     pattern = r"[ab]+|é+"  # leaves spaces, <, >, |, x unmatched: they become one-character pieces
     expected = naive_train(corpus, merges, pattern=pattern, tie_break=tie_break, specials=specials)
-    tok = bpe_core.train(corpus, 258 + merges, pattern=pattern, min_frequency=1, tie_break=tie_break,
-                         special_tokens=specials)
+    tok = bpe_core.train(
+        corpus, 258 + merges, pattern=pattern, min_frequency=1, tie_break=tie_break, special_tokens=specials
+    )
     assert tok.merges == expected
 
 
@@ -72,8 +70,7 @@ def test_pair_whose_bytes_already_exist_is_skipped_not_duplicated():
     words = [id_string(w) for w in ([97, 257], [97, 257], [97, 257], [120, 121])]
     freqs = [1, 1, 1, 1]
     merges, reason = merge_loop.learn_merges(
-        words, freqs, token_bytes=token_bytes, next_id=259, num_merges=5, min_frequency=1,
-        tie_break="lexicographic",
+        words, freqs, token_bytes=token_bytes, next_id=259, num_merges=5, min_frequency=1, tie_break="lexicographic"
     )
     assert [(m.left, m.right) for m in merges] == [(120, 121)]
     assert token_bytes[259] == b"xy"
@@ -108,8 +105,7 @@ def test_bad_settings_are_clear_value_errors(kwargs, message):
 
 
 @pytest.mark.parametrize(
-    "kwargs",
-    [{"vocab_size": 300.5}, {"vocab_size": "300"}, {"vocab_size": 300, "special_tokens": "<s>"}],
+    "kwargs", [{"vocab_size": 300.5}, {"vocab_size": "300"}, {"vocab_size": 300, "special_tokens": "<s>"}]
 )
 def test_bad_types_are_type_errors(kwargs):
     with pytest.raises(TypeError):
@@ -163,8 +159,12 @@ def test_word_counts_from_chunks_add_up():
 
 def test_progress_reports_counting_and_every_percent_of_merges():
     calls = []
-    tok = bpe_core.train(["word " * 20 + "other words here"] * 30, 256 + 200, min_frequency=1,
-                         progress=lambda phase, done, total: calls.append((phase, done, total)))
+    tok = bpe_core.train(
+        ["word " * 20 + "other words here"] * 30,
+        256 + 200,
+        min_frequency=1,
+        progress=lambda phase, done, total: calls.append((phase, done, total)),
+    )
     phases = [c[0] for c in calls]
     assert "count" in phases and "merge" in phases
     merge_calls = [c for c in calls if c[0] == "merge"]
@@ -245,8 +245,12 @@ def test_every_way_of_training_spells_out_trains_keywords_with_the_same_defaults
 
     trains = keywords(bpe_core.train)
     assert set(trains) == {"min_frequency", "pattern", "special_tokens", "tie_break", "progress", "name", "workers"}
-    for function, left_out in [(bpe_core.train_files, set()), (bpe_core.train_from_counts, {"workers"}),
-                               (train_on_dask, set()), (train_from_shards, {"workers", "pattern", "special_tokens"})]:
+    for function, left_out in [
+        (bpe_core.train_files, set()),
+        (bpe_core.train_from_counts, {"workers"}),
+        (train_on_dask, set()),
+        (train_from_shards, {"workers", "pattern", "special_tokens"}),
+    ]:
         theirs = keywords(function)
         assert {name: theirs[name] for name in set(trains) - left_out} == {
             name: trains[name] for name in set(trains) - left_out

@@ -33,8 +33,11 @@ def test_merge_loop_equals_the_naive_loop(words, freqs, num_merges, min_frequenc
 
 
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
-@given(corpus=st.lists(st.text(alphabet="ab ab\n\t.x", max_size=25), min_size=1, max_size=6),
-       merges=st.integers(0, 40), min_frequency=st.integers(1, 4))
+@given(
+    corpus=st.lists(st.text(alphabet="ab ab\n\t.x", max_size=25), min_size=1, max_size=6),
+    merges=st.integers(0, 40),
+    min_frequency=st.integers(1, 4),
+)
 def test_runs_and_overlaps_match_the_naive_trainer(corpus, merges, min_frequency, tie_break):
     expected = naive_train(corpus, merges, tie_break=tie_break, min_frequency=min_frequency)
     tok = bpe_core.train(corpus, 256 + merges, min_frequency=min_frequency, tie_break=tie_break)
@@ -62,7 +65,6 @@ def test_learn_merges_writes_the_merged_words_back():
     token_bytes = {i: bytes([i]) for i in range(256)}
     words = [id_string(b"aaaa"), id_string(b"aab")]
     merge_loop.learn_merges(
-        words, [3, 1], token_bytes=token_bytes, next_id=256, num_merges=1, min_frequency=1,
-        tie_break="lexicographic",
+        words, [3, 1], token_bytes=token_bytes, next_id=256, num_merges=1, min_frequency=1, tie_break="lexicographic"
     )
     assert words == [id_string([256, 256]), id_string([256, 98])]
