@@ -56,3 +56,15 @@ class PhaseClock:
             self._started = now
         elapsed = now - self._started
         return Progress(phase, done, total, elapsed, eta_seconds(done, total, elapsed), now)
+
+
+def byte_size(count: int) -> str:
+    """A number of bytes for people.
+
+    >>> byte_size(950), byte_size(12_345), byte_size(200_000_000)
+    ('950 B', '12.3 kB', '200.0 MB')
+    """
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= size:
+            return f"{count / size:,.1f} {unit}"
+    return f"{count} B"

@@ -344,7 +344,7 @@ def saved_tokenizer(folder: Path) -> None:
     English, Hindi, Chinese and Arabic and a few lines of emoji (its longest tokens are in all of them)."""
     import bpe_core
     from bpe_core.corpora.samples import parallel_text
-    from pages._ui.library_folder import LibraryFolder
+    from bpe_core.workspace.library_folder import LibraryFolder
 
     sentences = parallel_text(split="all")
     texts = ["\n".join(sentences[language]) for language in ("eng", "hin", "zho", "ara")] + [EMOJI] * 5

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from bpe_core.workspace.library_folder import LibraryEntry, describe_age
 from pages._ui import exports, state, tables, tokenizers
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
-from pages._ui.library_folder import LibraryEntry, describe_age
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import page_header, show_table
 

@@ -12,16 +12,17 @@ import bpe_core
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.counting import count_words
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
+from bpe_core.workspace.documents import trained_name
+from bpe_core.workspace.jobs import TrainingJob
 from pages._train import heldout
 from pages._train.corpus import Corpus, corpus_section
 from pages._ui import charts, exports, state, tables, tokenizers
-from pages._ui.corpus_files import trained_name
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text
-from pages._ui.training_jobs import TrainingJob, follow
+from pages._ui.training_jobs import follow
 from pages._ui.widgets import format_seconds, page_header, show_table
 
 PATTERN_OPTIONS = {

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bpe_core.errors import BpeError
-from bpe_core.progress import PhaseClock
+from bpe_core.progress import PhaseClock, byte_size
 from bpe_core.safe_io import TEXT_LIMIT, decode_utf8, read_limited, read_stream_limited, writable_target, write_atomic
 
 #: What ``--pattern`` says for no pre-tokenization (the library's ``pattern=None``).
@@ -38,18 +38,6 @@ def pattern_option(value: str | None, *, default: str) -> str | None:
             f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})"
         )
     return None if value == NO_PATTERN else value
-
-
-def byte_size(count: int) -> str:
-    """A number of bytes for people.
-
-    >>> byte_size(950), byte_size(12_345), byte_size(200_000_000)
-    ('950 B', '12.3 kB', '200.0 MB')
-    """
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if count >= size:
-            return f"{count / size:,.1f} {unit}"
-    return f"{count} B"
 
 
 class ProgressBar:

@@ -3,7 +3,7 @@ of built-in samples (and the user's files), adds it to the comparison (beside th
 never in place of one), and sets it against GPT-2 with a star on the samples it was trained on. The
 tokenizer is named after what it is (its samples and the vocabulary it reached) unless the user names
 it. Training is ``bpe_core.train``'s tokenizer, trained through files in a process of its own as on
-the Train page (``training_jobs``: the bar counts bytes read, Cancel stops it); every number comes
+the Train page (``bpe_core.workspace.jobs``: the bar counts bytes read, Cancel stops it); every number comes
 from ``measures``.
 """
 
@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bpe_core.corpora.samples import REFERENCE_ID
+from bpe_core.workspace.documents import trained_name
+from bpe_core.workspace.jobs import TrainingJob
 from pages._ui import charts, state, tokenizers
-from pages._ui.corpus_files import trained_name
 from pages._ui.keep import session_section
 from pages._ui.render import bold_html
 from pages._ui.render import markdown_text as md
-from pages._ui.training_jobs import TrainingJob, follow
+from pages._ui.training_jobs import follow
 from pages._ui.widgets import show_sentences
 
 from . import in_sample

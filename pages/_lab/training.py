@@ -1,7 +1,7 @@
 """Training the Lab page's variants in one go, under one progress view: a status box holding one bar
 for the whole run and one line per variant (waiting, its phase and progress, or done with its merges
 and time), and a Cancel button. The training is ``bpe_core.analysis.variants.train_variants``, run
-by ``training_worker`` in a process of its own at a lower priority (a ``training_jobs.WorkerJob`` of
+by ``bpe_core.workspace.worker`` in a process of its own at a lower priority (a ``bpe_core.workspace.jobs.WorkerJob`` of
 kind ``variants``), so the server's other sessions stay quick; the running job is kept in
 ``st.session_state[state.LAB_JOB]`` (a ``LabJob``), so leaving the page and coming back follows it
 again. The run is kept in ``st.session_state[state.LAB_RUN]`` (a ``LabRun``) until the next one that
@@ -19,9 +19,9 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.analysis.variants import VariantSpec
 from bpe_core.progress import PhaseClock
+from bpe_core.workspace.jobs import POLL_SECONDS, JobState, WorkerJob
 from pages._ui import state
 from pages._ui.render import markdown_text as md
-from pages._ui.training_jobs import POLL_SECONDS, JobState, WorkerJob
 from pages._ui.widgets import REDRAW_SECONDS, format_seconds, progress_text
 
 from .choices import LabCorpus
@@ -104,7 +104,7 @@ class LabJob:
 
 
 def start_job(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec]) -> LabJob:
-    """Start training ``variants`` on ``corpus`` in a worker process (``training_worker``'s variants kind)."""
+    """Start training ``variants`` on ``corpus`` in a worker process (``bpe_core.workspace.worker``'s variants kind)."""
     asked = [[variant.kind, variant.value] for variant in variants]
     job = WorkerJob(
         "variants",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from pages._ui import window
+from bpe_core.workspace import window
 
 
 def line_start(text: str, line: int) -> int:

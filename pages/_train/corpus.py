@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
+from bpe_core.workspace.documents import name_hint
 from pages._ui import state
-from pages._ui.corpus_files import name_hint
 from pages._ui.render import markdown_text as md
 from pages._ui.samples import sample_texts
 from pages._ui.uploads import (

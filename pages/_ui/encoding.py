@@ -15,9 +15,8 @@ import numpy as np
 import streamlit as st
 
 from bpe_core import TokenInfo
-
-from . import window
-from .window import TextIndex, WholeText
+from bpe_core.workspace import window
+from bpe_core.workspace.window import TextIndex, WholeText
 
 #: Characters of a text that are encoded, counted and drawn page by page (the rest is left out, said so).
 MAX_STATS_CHARS = 2_000_000

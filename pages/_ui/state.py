@@ -32,7 +32,7 @@ FRAMED = "wb.framed"  # set by app.py's navigation, taken by the page it runs (n
 
 # keys of one page each
 TRAIN_RESULT = "wb.train.result"  # key of the tokenizer the Train page shows
-TRAIN_JOB = "wb.train.job"  # the Train page's running training (training_jobs.TrainingJob)
+TRAIN_JOB = "wb.train.job"  # the Train page's running training (bpe_core.workspace.jobs.TrainingJob)
 TRAIN_JOB_NAMES = "wb.train.job_names"  # (name typed, corpus hint) of that training, to name its tokenizer
 TRAIN_IN_CORPUS = "wb.train.in_corpus"  # file_ids in the Train corpus when the page last ran
 TRAIN_PREVIEW_FOR = "wb.train.preview_for"  # corpus signature the preview text was taken from

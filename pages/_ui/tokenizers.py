@@ -27,7 +27,7 @@ from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import merge_steps
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
-from pages._ui.library_folder import LibraryFolder, describe_age, sanitize_name
+from bpe_core.workspace.library_folder import LibraryFolder, describe_age, sanitize_name
 
 from . import state
 from .builtins import OPENING, builtin_tokenizer, installed_builtins

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from bpe_core.progress import PhaseClock, eta_seconds
+from bpe_core.progress import PhaseClock, byte_size, eta_seconds
 
 from . import navigation, state, tables
 from .render import sentences_html
@@ -156,3 +156,16 @@ class TrainingProgress:
     def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
         """The bar's fill and text for one report (``progress``: the phase clock's reading)."""
         return progress_text(phase, done, total, progress.elapsed)
+
+
+class ByteProgress(TrainingProgress):
+    """``TrainingProgress`` with counting shown in bytes read (``train_files`` reports bytes)."""
+
+    def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
+        fraction, text = progress_text(phase, done, total, progress.elapsed)
+        if phase == "count":
+            text = (
+                f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
+                f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}"
+            )
+        return fraction, text

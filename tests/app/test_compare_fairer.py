@@ -24,8 +24,8 @@ import bpe_core  # noqa: E402
 from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  # noqa: E402
 from bpe_core.corpora.samples import parallel_text  # noqa: E402
 from bpe_core.training.parity import byte_ratios  # noqa: E402
+from bpe_core.workspace.library_folder import LibraryFolder  # noqa: E402
 from pages._compare.fairer import split_heldout  # noqa: E402
-from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
 COMPARE = "pages/compare.py"
 LANGUAGES = ["eng", "deu", "hin", "mya"]

@@ -23,9 +23,9 @@ from streamlit.testing.v1 import AppTest
 import bpe_core
 from bpe_core.analysis.variants import ROW_FIELDS, compare_variants, parse_variants, train_variants
 from bpe_core.corpora.samples import parallel_text
+from bpe_core.workspace.jobs import WorkerJob
+from bpe_core.workspace.library_folder import LibraryFolder
 from pages._ui import state
-from pages._ui.library_folder import LibraryFolder
-from pages._ui.training_jobs import WorkerJob
 
 LAB = "pages/lab.py"
 DEFAULT = "bpe,superbpe:0.8,picky:0.9,parity"

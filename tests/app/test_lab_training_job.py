@@ -1,4 +1,4 @@
-"""The Lab's training out of the server's process: ``training_worker``'s variants kind, started as the
+"""The Lab's training out of the server's process: ``bpe_core.workspace.worker``'s variants kind, started as the
 Lab page starts it (``pages/_lab/training.start_job``). The tokenizers it gives equal
 ``train_variants`` run here on the same corpus and variants (merges, ids, records), each variant read
 back from bpe_core JSON behaves as the one trained here (encodings, the comparison, Picky BPE's

@@ -24,8 +24,8 @@ import bpe_core  # noqa: E402
 from bpe_core.formats import huggingface  # noqa: E402
 from bpe_core.pretrained import catalogue  # noqa: E402
 from bpe_core.training.counting import count_words  # noqa: E402
+from bpe_core.workspace.library_folder import LibraryFolder  # noqa: E402
 from pages._ui.builtins import OPENING  # noqa: E402
-from pages._ui.library_folder import LibraryFolder  # noqa: E402
 
 TRAIN = "pages/train.py"
 TOKENIZE = "pages/tokenize_text.py"

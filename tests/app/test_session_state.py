@@ -15,7 +15,7 @@ from apptest_support import APP, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
-from pages._ui.library_folder import LibraryFolder  # noqa: E402
+from bpe_core.workspace.library_folder import LibraryFolder  # noqa: E402
 
 TRAIN = "pages/train.py"
 LIBRARY = "pages/library.py"

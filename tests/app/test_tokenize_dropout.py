@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 import bpe_core
 from bpe_core.training.picky import train_picky
+from bpe_core.workspace.library_folder import LibraryFolder
 from pages._tokenize_text import dropout
-from pages._ui.library_folder import LibraryFolder
 
 TOKENIZE = "pages/tokenize_text.py"
 TEXT = "Subword regularization: unrelated, unrelated, unrelated words are segmented afresh. 你好世界 🙂"

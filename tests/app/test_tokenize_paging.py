@@ -11,7 +11,8 @@ from apptest_support import drawn_html, run, texts
 from streamlit.testing.v1 import AppTest
 
 import bpe_core
-from pages._ui import render, window
+from bpe_core.workspace import window
+from pages._ui import render
 
 TOKENIZE = "pages/tokenize_text.py"
 LINES = "".join(f"line {n:05d}: the quick brown fox, 你好世界 {'x' * (n % 40)}\n" for n in range(600))

@@ -124,7 +124,7 @@ def test_the_bad_row_report_is_escaped(app):
 
 @pytest.mark.parametrize("pattern", ["gpt2", None, r"\w+|\W"])
 def test_training_through_files_equals_train(pattern, monkeypatch):
-    from pages._ui import corpus_files
+    from bpe_core.workspace import documents as corpus_files
 
     monkeypatch.setattr(corpus_files, "TEXT_FILE_CHARS", 50)  # long documents become text files here
     monkeypatch.setattr(corpus_files, "JSONL_FILE_CHARS", 120)
@@ -154,7 +154,7 @@ def test_training_through_files_equals_train(pattern, monkeypatch):
 @given(st.lists(st.text(max_size=80), max_size=12))
 def test_written_documents_read_back_unchanged(documents):
     from bpe_core.corpora.documents import DocumentReader
-    from pages._ui import corpus_files
+    from bpe_core.workspace import documents as corpus_files
 
     with tempfile.TemporaryDirectory() as folder:
         paths = corpus_files.write_documents(folder, documents)
@@ -163,7 +163,7 @@ def test_written_documents_read_back_unchanged(documents):
 
 
 def test_the_progress_text_counts_bytes():
-    from pages._ui.corpus_files import ByteProgress
+    from pages._ui.widgets import ByteProgress
 
     shown = []
 

@@ -27,7 +27,7 @@ from markup_audit import audit_pages, live_markup, shown_text, unescaped_sinks  
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
-from pages._ui.library_folder import LibraryFolder  # noqa: E402
+from bpe_core.workspace.library_folder import LibraryFolder  # noqa: E402
 from pages._ui.render import markdown_text, plot_text  # noqa: E402
 
 HOSTILE = "[x](https://e.x/) ![i](https://e.x/i.png) **b** <b>z</b>"

@@ -1,6 +1,6 @@
 """Hostile files for loading and the CLI: each is a ValueError saying what is wrong, never a traceback;
 files saved before stay readable. (Hostile names and files in the app's tokenizer library folder are
-tests/app/test_library_folder_hostile.py's.)"""
+tests/workspace/test_library_folder_hostile.py's.)"""
 
 from __future__ import annotations
 

@@ -161,6 +161,7 @@ LAYERS = [
     ["bpe_core.training"],
     ["bpe_core.pretrained"],
     ["bpe_core.analysis"],
+    ["bpe_core.workspace"],
     ["bpe_core.cli"],
     ["bpe_core", "bpe_core.__main__"],
 ]

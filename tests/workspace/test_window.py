@@ -1,4 +1,4 @@
-"""The drawn window of a long text (pages/_ui/window.py): its tokens are exactly the whole-text tokens
+"""The drawn window of a long text (bpe_core/workspace/window.py): its tokens are exactly the whole-text tokens
 in that range, for every built-in tokenizer, whatever the window's edges cut (a character split
 between tokens, a run of spaces, a special token); whole-text cuts; pages and jumps."""
 
@@ -11,8 +11,9 @@ import pytest
 
 import bpe_core
 from bpe_core.pretrained import catalogue
+from bpe_core.workspace import window
 from pages._tokenize_text import paging
-from pages._ui import render, window
+from pages._ui import render
 
 TEXT = (
     'Tokenizers cut text: "unbelievable" → un·believ·able?   Spaces     here.\n'

@@ -22,7 +22,7 @@ import pytest
 
 import bpe_core
 from bpe_core import file_lock, safe_io
-from pages._ui.library_folder import LOCK_NAME, LibraryFolder
+from bpe_core.workspace.library_folder import LOCK_NAME, LibraryFolder
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "low low low low low lower newer newer newer newer wider wide " * 10
@@ -275,7 +275,7 @@ def test_a_killed_lock_holder_leaves_no_stale_lock(tmp_path, tokenizers):
     ws.save(tokenizers[1], "kept")
     code = (
         "import os, signal, sys\n"
-        "from pages._ui.library_folder import LibraryFolder\n"
+        "from bpe_core.workspace.library_folder import LibraryFolder\n"
         "ws = LibraryFolder(sys.argv[1])\n"
         "with ws._changing():\n"
         "    print('locked', flush=True)\n"

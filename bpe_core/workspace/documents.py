@@ -1,14 +1,14 @@
-"""A corpus as files to train on (the Train page's, and Compare's *Train to see the difference*): the
-documents are written to a job's folder and trained on with ``bpe_core.train_files`` in a process of
-its own (``training_jobs``), so counting reports bytes read and one large document moves the bar block
-by block (``bpe_core.train`` on a list can only report documents).
+"""A corpus as files to train on (the workbench's Train page, and Compare's *Train to see the
+difference*): the documents are written to a job's folder and trained on with ``bpe_core.train_files``
+in a process of its own (``jobs``), so counting reports bytes read and one large document moves a
+progress bar block by block (``bpe_core.train`` on a list can only report documents).
 
 The files hold exactly the documents, in order: a long document that UTF-8 writes and reads back
 unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
 ``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
 tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
-``tests/app/test_train_formats.py`` and ``test_compare.py``). This module writes the files and words the
-bar (``ByteProgress``); running the training is ``training_jobs``', reading uploads ``uploads``'.
+``tests/app/test_train_formats.py`` and ``test_compare.py``). This module writes the files and names
+what was trained; running the training is ``jobs``', drawing its progress and reading uploads the app's.
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Sequence
-
-from bpe_core.cli.common import byte_size
-
-from .widgets import TrainingProgress, format_seconds, progress_text
+from typing import Protocol
 
 #: A document at least this long is written as its own text file, so counting streams through it.
 TEXT_FILE_CHARS = 1 << 20
@@ -76,19 +73,6 @@ def write_documents(folder: str, documents: Sequence[str]) -> list[str]:
     return paths
 
 
-class ByteProgress(TrainingProgress):
-    """``TrainingProgress`` with counting shown in bytes read (``train_files`` reports bytes)."""
-
-    def describe(self, phase: str, done: int, total: int, progress) -> tuple[float, str]:
-        fraction, text = progress_text(phase, done, total, progress.elapsed)
-        if phase == "count":
-            text = (
-                f"Counting pre-tokens: {byte_size(done)} of {byte_size(total)} read · "
-                f"{format_seconds(progress.elapsed)} elapsed · ETA {format_seconds(progress.eta)}"
-            )
-        return fraction, text
-
-
 def name_hint(file_name: str) -> str:
     """A file's name without its folder and suffixes, in a name's characters: ``shakes.jsonl.gz`` -> ``shakes``.
 
@@ -99,7 +83,12 @@ def name_hint(file_name: str) -> str:
     return re.sub(r"[^\w]+", "-", stem.lower()).strip("-") or "file"
 
 
-def trained_name(hint: str, tokenizer) -> str:
+class HasVocabSize(Protocol):
+    @property
+    def vocab_size(self) -> int: ...
+
+
+def trained_name(hint: str, tokenizer: HasVocabSize) -> str:
     """A trained tokenizer's name when the user gave none: what it is, its corpus and the vocabulary it
     reached (which a corpus that runs out of pairs keeps below the size asked for).
 

@@ -1,4 +1,4 @@
-"""The process a training job runs in (``training_jobs``): ``python -m pages._ui.training_worker
+"""The process a training job runs in (``jobs``): ``python -m bpe_core.workspace.worker
 <job.json>``. The job's ``kind`` says what it does:
 
 - ``train`` (the default): ``bpe_core.train_files`` on the files the job names; the tokenizer is

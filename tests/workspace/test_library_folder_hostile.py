@@ -1,4 +1,4 @@
-"""Hostile names and files in the app's tokenizer library folder (pages/_ui/library_folder.py): a name
+"""Hostile names and files in the app's tokenizer library folder (bpe_core/workspace/library_folder.py): a name
 is cut to what file systems take, by bytes; a file that cannot be read is listed with its error, never
 a traceback; files saved before stay readable; names in every script keep their combining marks."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import bpe_core
 from bpe_core.cli import main as cli
 from bpe_core.formats import detect
-from pages._ui.library_folder import MAX_NAME_BYTES, LibraryFolder, sanitize_name
+from bpe_core.workspace.library_folder import MAX_NAME_BYTES, LibraryFolder, sanitize_name
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
 FOUR_BYTES = "\U00020000"  # a CJK letter (a word character) that takes four bytes in UTF-8

@@ -1,4 +1,4 @@
-"""Training outside the server's process (pages/_ui/training_jobs.py): a job gives bpe_core.train's
+"""Training outside the server's process (bpe_core/workspace/jobs.py): a job gives bpe_core.train's
 tokenizer and reports progress as it goes; a refused corpus ends with bpe_core's message, not a
 traceback; Cancel stops the worker and leaves no files; an empty corpus is refused at once."""
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import bpe_core  # noqa: E402
-from pages._ui.training_jobs import TrainingJob  # noqa: E402
+from bpe_core.workspace.jobs import TrainingJob  # noqa: E402
 
 DOCUMENTS = ["the cat sat on the mat. the dog sat on the log.\n" * 30, "café naïve 你好 " * 20]
 

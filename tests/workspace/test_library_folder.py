@@ -1,4 +1,4 @@
-"""The tokenizer library folder (pages/_ui/library_folder.py): pure file operations, no UI."""
+"""The tokenizer library folder (bpe_core/workspace/library_folder.py): pure file operations, no UI."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bpe_core
-from pages._ui.library_folder import ENV_VAR, LibraryFolder, default_root, describe_age, sanitize_name
+from bpe_core.workspace.library_folder import ENV_VAR, LibraryFolder, default_root, describe_age, sanitize_name
 
 TEXT = "low low low low low lower newer newer newer newer wider " * 20
 

@@ -1,6 +1,7 @@
 """The drawn window of a long text: the whole text encoded once (fast engine), pages of the text, and
 the tokens of one page exactly as the whole-text encoding has them. Pure functions and plain data (no
-streamlit, nothing drawn): ``encoding`` caches them, the pages draw them.
+streamlit, nothing drawn; numpy, which the workbench's extra installs): the workbench's Tokenize page
+caches and draws them.
 
 How a window stays exact. The window's tokens are never re-encoded from a slice of the text (a cut
 inside a word, a run of spaces or a character would change the tokens there). The whole text is
@@ -28,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpe_core import TokenInfo, Tokenizer
-from bpe_core.bpe.tokens import piece_token_infos
+from bpe_core.bpe.tokens import TokenInfo, piece_token_infos
+from bpe_core.pretrained.external import ExternalTokenizer
+from bpe_core.tokenizer import Tokenizer
 
 #: Characters per page of the drawn text (a page ends at a newline in its second half when it has one).
 PAGE_CHARS = 2_000
@@ -81,7 +83,7 @@ def encode_kwargs(treat_special: bool) -> dict:
     return {"allowed_special": "all"} if treat_special else {"disallowed_special": ()}
 
 
-def encode_whole(tokenizer, text: str, treat_special: bool) -> WholeText:
+def encode_whole(tokenizer: Tokenizer | ExternalTokenizer, text: str, treat_special: bool) -> WholeText:
     """``text`` encoded once by ``tokenizer`` (its default engine): byte ends when its tokens' bytes
     concatenate to the text's UTF-8, else every token's details (``encode_with_details``)."""
     kwargs = encode_kwargs(treat_special)
@@ -138,7 +140,9 @@ def token_range(whole: WholeText, index: TextIndex, start: int, end: int) -> tup
     return i0, i1
 
 
-def window_infos(tokenizer, whole: WholeText, index: TextIndex, text: str, start: int, end: int) -> list[TokenInfo]:
+def window_infos(
+    tokenizer: Tokenizer | ExternalTokenizer, whole: WholeText, index: TextIndex, text: str, start: int, end: int
+) -> list[TokenInfo]:
     """The ``TokenInfo`` of every whole-text token overlapping characters [start, end) (widened as in
     ``token_range``): equal to that slice of ``encode_with_details(text)``."""
     i0, i1 = token_range(whole, index, start, end)
