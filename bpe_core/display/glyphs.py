@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import regex
 
+from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.display.marks import MARK_CHARACTERS, escape_invisible, text_display
 
 _CLUSTER = regex.compile(r"\X")  # extended grapheme clusters: the one use of \X in the project
@@ -381,3 +382,40 @@ def token_quote(token: bytes | str) -> str:
     """A token (bytes, or a textbook symbol as text) in running prose, headings and table cells:
     ``symbol_text`` between curly quotes, e.g. ‘␣the’, ‘⟨CJK 1–2/3⟩’."""
     return quote(symbol_text(token))
+
+
+# ------------------------------------------------------------------------------------------------
+# a sequence of tokens as a text with spans (for the strips)
+
+
+def sequence_infos(tokens: Sequence[bytes], ids: Sequence[int] | None = None) -> tuple[str, list[TokenInfo]] | None:
+    """The text ``tokens`` spell and a ``TokenInfo`` per token (character span, partial or not), as a
+    tokenizer's ``encode_with_details`` reports them; None when they do not spell valid UTF-8 (then
+    they are written with ``labels_in``). ``ids`` default to the tokens' positions.
+
+    >>> text, infos = sequence_infos(["你".encode()[:2], "你".encode()[2:] + b"!"])
+    >>> text, [(i.start, i.end, i.partial) for i in infos]
+    ('你!', [(0, 1, True), (0, 2, True)])
+    """
+    data = b"".join(tokens)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    char_of_byte: list[int] = []
+    starts = {0}
+    for index, ch in enumerate(text):
+        char_of_byte.extend([index] * len(ch.encode("utf-8")))
+        starts.add(len(char_of_byte))
+    infos, position = [], 0
+    for number, token in enumerate(tokens):
+        end = position + len(token)
+        if token:
+            span = (char_of_byte[position], char_of_byte[end - 1] + 1)
+        else:
+            span = (char_of_byte[position] if position < len(char_of_byte) else len(text),) * 2
+        partial = position not in starts or end not in starts
+        token_id = ids[number] if ids is not None else number
+        infos.append(TokenInfo(token_id, bytes(token), span[0], span[1], partial, False))
+        position = end
+    return text, infos

@@ -18,7 +18,15 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from bpe_core.bpe.tokens import TokenInfo
-from bpe_core.display.glyphs import cluster_starts, labels_in, reading_order, text_direction, token_label, token_quote
+from bpe_core.display.glyphs import (
+    cluster_starts,
+    labels_in,
+    reading_order,
+    sequence_infos,
+    text_direction,
+    token_label,
+    token_quote,
+)
 from bpe_core.display.marks import MARK_CHARACTERS, text_display
 from bpe_core.display.styles import TOKEN_CSS, WORDS_CSS
 
@@ -407,40 +415,3 @@ def words_html(words: Sequence[tuple[Sequence[bytes | str], int]], highlight: by
         parts.append(f'<div class="wd">{inner}<span class="freq">×{freq:,}</span></div>')
     parts.append("</div>")
     return "".join(parts)
-
-
-# ------------------------------------------------------------------------------------------------
-# a sequence of tokens as a text with spans (for the strips)
-
-
-def sequence_infos(tokens: Sequence[bytes], ids: Sequence[int] | None = None) -> tuple[str, list[TokenInfo]] | None:
-    """The text ``tokens`` spell and a ``TokenInfo`` per token (character span, partial or not), as a
-    tokenizer's ``encode_with_details`` reports them; None when they do not spell valid UTF-8 (then
-    they are written with ``labels_in``). ``ids`` default to the tokens' positions.
-
-    >>> text, infos = sequence_infos(["你".encode()[:2], "你".encode()[2:] + b"!"])
-    >>> text, [(i.start, i.end, i.partial) for i in infos]
-    ('你!', [(0, 1, True), (0, 2, True)])
-    """
-    data = b"".join(tokens)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    char_of_byte: list[int] = []
-    starts = {0}
-    for index, ch in enumerate(text):
-        char_of_byte.extend([index] * len(ch.encode("utf-8")))
-        starts.add(len(char_of_byte))
-    infos, position = [], 0
-    for number, token in enumerate(tokens):
-        end = position + len(token)
-        if token:
-            span = (char_of_byte[position], char_of_byte[end - 1] + 1)
-        else:
-            span = (char_of_byte[position] if position < len(char_of_byte) else len(text),) * 2
-        partial = position not in starts or end not in starts
-        token_id = ids[number] if ids is not None else number
-        infos.append(TokenInfo(token_id, bytes(token), span[0], span[1], partial, False))
-        position = end
-    return text, infos
