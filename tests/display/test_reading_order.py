@@ -24,7 +24,8 @@ def _infos(text: str, cuts: list[int]) -> list[TokenInfo]:
     """One token per span between ``cuts``, ids by position."""
     bounds = [0, *cuts, len(text)]
     return [
-        TokenInfo(n, text[a:b].encode(), a, b, False, False) for n, (a, b) in enumerate(zip(bounds, bounds[1:]))
+        TokenInfo(n, text[a:b].encode(), a, b, False, False)
+        for n, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False))
     ]
 
 
@@ -62,7 +63,7 @@ def test_a_space_token_before_a_right_to_left_word_opens_its_run():
     markup = strip.render_tokens_html(text, infos, rank_of=lambda _: None, style=False)
     assert _rtl_runs(markup) == [f"␣{HEBREW}"]  # the space before the word, inside its run
     words = strip.words_html([([b" ", *(ch.encode() for ch in HEBREW)], 2)], highlight=None)
-    assert f'dir="rtl"><span class="t c0"' in words  # Step through's word: ␣ opens the run too
+    assert 'dir="rtl"><span class="t c0"' in words  # Step through's word: ␣ opens the run too
 
 
 def test_a_space_after_a_right_to_left_word_and_spaces_in_left_to_right_text_stay_out():
