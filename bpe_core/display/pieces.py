@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 
 from bpe_core.display.glyphs import labels_in, span_label, units
 
@@ -30,30 +31,37 @@ def _spells_text(symbols: Sequence[bytes]) -> bool:
     return True
 
 
+def _is_continuation(byte: int) -> bool:
+    return 0x80 <= byte <= 0xBF
+
+
 def _occurrences(symbols: Sequence[bytes], context: Sequence[bytes]) -> Iterable[tuple[str, ...]]:
     """The labels of ``symbols`` at each place where they follow each other in ``context`` (symbols
-    too), each written from the bytes around it."""
+    too), each written from the characters around it (those characters are the key of a cache: a
+    pair inside 你 is written once however often it occurs)."""
     data = b"".join(context)
     joined = b"".join(symbols)
     if not joined or joined not in data:
         return
-    starts = {0}
-    position = 0
-    for symbol in context:
-        position += len(symbol)
-        starts.add(position)
+    starts = set(accumulate(map(len, context), initial=0))  # where each symbol starts
+    written: dict[tuple[bytes, tuple[int, ...]], tuple[str, ...]] = {}
     found = data.find(joined)
     while found >= 0:
-        cuts = [found]
-        for symbol in symbols:
-            cuts.append(cuts[-1] + len(symbol))
+        cuts = list(accumulate(map(len, symbols), initial=found))
         if all(cut in starts for cut in cuts):  # the symbols themselves, not bytes inside longer ones
-            low, high = max(0, found - _REACH), min(len(data), cuts[-1] + _REACH)
-            window = data[low:high]
-            parsed = units(window)
-            yield tuple(
-                span_label(window, a - low, b - low, parsed=parsed) for a, b in zip(cuts, cuts[1:], strict=False)
-            )
+            low, high = found, cuts[-1]
+            while low > max(0, found - _REACH) and _is_continuation(data[low]):
+                low -= 1  # back to the first byte of the character the symbols start in
+            while high < min(len(data), cuts[-1] + _REACH) and _is_continuation(data[high]):
+                high += 1  # on to the end of the character they end in
+            key = (data[low:high], tuple(cut - low for cut in cuts))
+            if key not in written:
+                window, offsets = key
+                parsed = units(window)
+                written[key] = tuple(
+                    span_label(window, a, b, parsed=parsed) for a, b in zip(offsets, offsets[1:], strict=False)
+                )
+            yield written[key]
         found = data.find(joined, found + 1)
 
 
