@@ -36,6 +36,8 @@ COLUMNS = (
     "bytes_per_token",
     "relative_tokens",
 )
+#: Lines of tokens per tokenizer in the text form (the views hold them all).
+TEXT_LINES = 3
 _HEADINGS = ("tokenizer", "tokens", "characters per token", "bytes per token", "× first")
 
 
@@ -97,7 +99,10 @@ class Comparison:
                 relative = _figure(row["relative_tokens"])
                 lines.append(f"  {row['tokenizer']:<{width}}  {row['tokens']:>8,}  {figures}  {relative:>7}")
             for _row, view in self._of_text(number):
-                lines.extend(f"  {view.name}: {line}" for line in view.text_lines()[:3])
+                shown = view.text_lines()
+                lines.extend(f"  {view.name}: {line}" for line in shown[:TEXT_LINES])
+                if len(shown) > TEXT_LINES:
+                    lines.append(f"  {view.name}: … (str(table.views[i]) shows every token drawn)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:  # what a terminal's Python and IPython print
