@@ -70,7 +70,7 @@ class Comparison:
         """Self-contained HTML: per text, a table with a row per tokenizer, its figures and its strip."""
         parts = [TOKEN_CSS, NOTEBOOK_CSS, '<div class="bpe-nb">']
         for number, (label, _) in enumerate(self.texts):
-            heading = "".join(f"<th>{name}</th>" for name in _HEADINGS) + "<th>tokens as drawn</th>"
+            heading = "".join(f"<th>{name}</th>" for name in _HEADINGS) + "<th class='s'>tokens as drawn</th>"
             parts.append(f'<h4>{html.escape(label)}</h4><table class="bpe-cmp"><tr>{heading}</tr>')
             for row, view in self._of_text(number):
                 parts.append(f"<tr>{_cells(row)}<td class='s'>{view.strip_html()}{view.hidden_html()}</td></tr>")

@@ -90,7 +90,7 @@ NOTEBOOK_CSS = (
     ".bpe-nb table.bpe-cmp{border-collapse:collapse;font-family:system-ui,sans-serif;font-size:0.85rem;width:100%}"
     ".bpe-nb table.bpe-cmp th,.bpe-nb table.bpe-cmp td{border-bottom:1px solid #dee2e6;padding:0.25rem 0.4rem;"
     "text-align:right;vertical-align:top;color:#1a1a1a;background:#fff}"
-    ".bpe-nb table.bpe-cmp th:first-child,.bpe-nb table.bpe-cmp td:first-child,.bpe-nb table.bpe-cmp td.s"
+    ".bpe-nb table.bpe-cmp th:first-child,.bpe-nb table.bpe-cmp td:first-child,.bpe-nb table.bpe-cmp .s"
     "{text-align:left}.bpe-nb table.bpe-cmp td.s{width:60%}.bpe-nb h4{margin:0.4rem 0 0.2rem;font-size:0.95rem}"
     ".bpe-nb .bpe-tokens{max-height:24rem}</style>"
 )
