@@ -14,12 +14,13 @@ tokenizer files by name or path (``load``; ``load_external`` for files bpe_core 
 ``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
 ``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
 ``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``
-and ``cli``. No UI code lives in
-this package: it imports neither streamlit, plotly nor pandas.
+and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly, and pandas
+only when ``compare``'s table is asked for a DataFrame.
 """
 
 __version__ = "0.1.0"
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bpe_core.bpe.tokens import MergeRecord, TokenInfo
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from bpe_core.display.comparison import Comparison
 
 
-def compare(texts: Any, tokenizers: Any, **options: Any) -> "Comparison":
+def compare(texts: str | Sequence[str] | Mapping[str, str], tokenizers: Any, **options: Any) -> "Comparison":
     """Texts under several tokenizers side by side: figures and token strips in a notebook, a table in a
     terminal, ``.to_pandas()`` (``bpe_core.display.comparison.compare``, whose keyword-only options it takes).
 
