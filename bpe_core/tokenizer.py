@@ -42,6 +42,8 @@ from bpe_core.safe_io import write_atomic
 if TYPE_CHECKING:
     import tiktoken
 
+    from bpe_core.display.view import TokenView
+
 #: Why tiktoken's engine (and its file) cannot encode a Picky BPE tokenizer.
 _PICKY_ENGINE = (
     "a Picky BPE tokenizer encodes by replaying its merge and removal events, and tiktoken's engine only merges by rank"
@@ -403,6 +405,13 @@ class Tokenizer(Codec, TiktokenSurface):
     def vocab_dump(self) -> str:
         """A readable listing in minbpe's style: one line per token, merges as ``[left][right] -> [token]``."""
         return self._model.listing(self._special_tokens)
+
+    def show(self, text: str, **options: Any) -> TokenView:
+        """``text`` as this tokenizer cuts it: the workbench's token strip in Jupyter and VS Code, text
+        in a terminal (``bpe_core.display.view.show``, whose keyword-only options it takes)."""
+        from bpe_core.display.view import show  # on first use: import bpe_core stays light
+
+        return show(self, text, **options)
 
     # ----------------------------------------------------------------------------------------------
     # bpe_core's JSON file, and tiktoken

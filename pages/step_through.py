@@ -10,9 +10,11 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.bpe.textbook import TextbookResult, train_textbook
+from bpe_core.display import glyphs
+from bpe_core.display.pieces import labels_among, piece_note
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.training.trace import TraceResult, trace_training
-from pages._ui import charts, glyphs, state
+from pages._ui import charts, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html
 from pages._ui.widgets import page_header, show_table
@@ -183,32 +185,23 @@ def navigation(position: int, steps: int) -> None:
     nav[4].progress(position / steps if steps else 1.0, text=f"{position:,} of {steps:,} merges applied")
 
 
-def in_words(symbols: tuple, words: list) -> list[str] | None:
-    """``symbols`` (bytes that follow each other) written as they stand in the first word holding them:
-    ‘⟨你 1/3⟩’, ‘⟨你 2/3⟩’ where the word spells 你; None when no word holds them."""
-    size = len(symbols)
-    for word, _ in words:
-        word = tuple(word)
-        for start in range(len(word) - size + 1):
-            if word[start : start + size] == symbols:
-                return glyphs.labels_in(list(word))[start : start + size]
-    return None
-
-
 def pair_text(pair: tuple, words: list | None = None) -> str:
-    """A pair of symbols in prose, each written knowing the other and, with ``words``, the word they
-    stand in: ‘⟨你 1/3⟩’ + ‘⟨你 2/3⟩’ for bytes of one character, ‘l’ + ‘o’ for textbook symbols."""
+    """A pair of symbols in prose, each written knowing the other and, with ``words``, where the pair
+    stands in them: ‘⟨你 1/3⟩’ + ‘⟨你 2/3⟩’ when it is always in 你, ‘⟨Devanagari 1/3⟩’ + ‘⟨Devanagari 2/3⟩’
+    when several letters share its bytes (``pieces.labels_among``), ‘l’ + ‘o’ for textbook symbols."""
     left, right = pair
     if isinstance(left, bytes) and isinstance(right, bytes):
-        shown = (in_words((left, right), words) if words else None) or glyphs.labels_in([left, right])
+        shown = labels_among([left, right], (word for word, _ in words or ()))
         return f"{glyphs.quote(shown[0])} + {glyphs.quote(shown[1])}"
     return f"{token_quote(left)} + {token_quote(right)}"
 
 
 def new_text(token: bytes | str, words: list) -> str:
-    """The merged symbol as it stands in the words after the merge (⟨你 1–2/3⟩), or alone."""
-    shown = in_words((token,), words) if isinstance(token, bytes) else None
-    return shown[0] if shown else symbol_text(token)
+    """The merged symbol as it stands in the words after the merge (⟨你 1–2/3⟩ when it is always part of
+    你), or as its bytes can be part of (⟨Devanagari 1–2/3⟩)."""
+    if isinstance(token, bytes):
+        return labels_among([token], (word for word, _ in words))[0]
+    return symbol_text(token)
 
 
 def step_heading(trace: Trace, step, tie_break: str) -> None:
@@ -237,9 +230,9 @@ def pair_counts(title: str, step, words: list) -> None:
         for (a, b), count in step.top_pairs
     ]
     show_table(pd.DataFrame(rows))
+    note = piece_note(row["pair"] for row in rows)  # only when a pair names part of a character
     st.caption(
-        "The ten most frequent pairs; a pair's count is weighted by how often its word occurs. "
-        "⟨你 1–2/3⟩ is bytes 1 to 2 of the 3 bytes of 你."
+        f"The ten most frequent pairs; a pair's count is weighted by how often its word occurs. {md(note or '')}"
     )
 
 

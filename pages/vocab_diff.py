@@ -17,9 +17,9 @@ import streamlit as st
 
 from bpe_core.analysis import vocab_diff
 from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
-from bpe_core.bpe.tokens import parse_token_display, token_display
+from bpe_core.display.glyphs import labels_in, quote, token_label
+from bpe_core.display.marks import parse_token_display, token_display
 from pages._ui import charts, state, tokenizers
-from pages._ui.glyphs import labels_in, quote, token_label
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice

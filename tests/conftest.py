@@ -1,6 +1,6 @@
 """Shared test setup: the project root and tests/support on sys.path, hypothesis profiles, a workbench folder.
 
-The suite mirrors the package: ``bpe/``, ``pretokenization/``, ``encoding/``, ``formats/``,
+The suite mirrors the package: ``bpe/``, ``display/``, ``pretokenization/``, ``encoding/``, ``formats/``,
 ``training/``, ``corpora/``, ``pretrained/``, ``analysis/`` and ``cli/`` hold the tests of the
 ``bpe_core`` subpackage of that name (``test_tokenizer.py``, ``test_parallel.py`` and
 ``test_progress.py`` those of its top-level modules); ``app/`` the workbench's pages (AppTest) and the

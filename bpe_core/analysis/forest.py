@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, cast
 import regex
 
 from bpe_core.bpe.fast import encode_heap
-from bpe_core.bpe.tokens import TokenInfo, escape_invisible, piece_token_infos, text_display
+from bpe_core.bpe.tokens import TokenInfo, piece_token_infos
+from bpe_core.display.marks import text_display, token_displays
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.stages import StagedPreTokenizer
@@ -121,7 +122,7 @@ class MergeForest:
             used_in=dict(used_in),
             depth=depth,
             vocab=vocab,
-            display=display_texts(vocab),
+            display=token_displays(vocab),
             byte_ids=_byte_ids(vocab, tokenizer),
             pairs=pairs,
         )
@@ -271,29 +272,6 @@ def _byte_ids(vocab: Mapping[int, bytes], tokenizer: Tokenizer) -> list[int]:
     specials = set(tokenizer.special_tokens.values())
     single = {token[0]: i for i, token in vocab.items() if len(token) == 1 and i not in specials}
     return [single[b] for b in range(256)]
-
-
-def display_texts(vocab: Mapping[int, bytes]) -> dict[int, str]:
-    r"""id -> ``token_display`` of its bytes, in id order; the marks are applied to all tokens at once
-    (``text_display`` maps each character to one character, so the joined text cuts back exactly).
-
-    >>> display_texts({0: b" a", 1: "你".encode()[:2]})
-    {0: '␣a', 1: '\\xe4\\xbd'}
-    """
-    ids = sorted(vocab)
-    decoded = [vocab[i].decode("utf-8", "backslashreplace") for i in ids]
-    joined = text_display("".join(decoded))
-    out: dict[int, str] = {}
-    position = 0
-    for token_id, text in zip(ids, decoded, strict=True):
-        end = position + len(text)
-        out[token_id] = joined[position:end]
-        position = end
-    if not joined.isascii():  # the few tokens holding invisible characters, as token_display shows them
-        for token_id, shown in out.items():
-            if not shown.isascii():
-                out[token_id] = escape_invisible(shown)
-    return out
 
 
 _BATCH = 32

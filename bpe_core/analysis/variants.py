@@ -29,8 +29,8 @@ from typing import Any
 from bpe_core.analysis import intrinsic, metrics
 from bpe_core.analysis.fairness import clean_text
 from bpe_core.analysis.words import word_spans
-from bpe_core.bpe.tokens import token_display
 from bpe_core.corpora.samples import get_sample, load_samples, parallel_text
+from bpe_core.display.marks import token_display
 from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.merge_loop import ProgressCallback

@@ -26,8 +26,8 @@ from bpe_core.bpe.fast import PieceEncoder, TiktokenPieceEncoder, self_encoding_
 from bpe_core.bpe.picky_replay import MERGE, Event, PickyPieceEncoder, PickyReplay
 from bpe_core.bpe.rank_pieces import RankPieceEncoder, WholeTokens
 from bpe_core.bpe.ranks import RankStructure, tiktoken_rule_parts
-from bpe_core.bpe.tokens import token_display
 from bpe_core.bpe.vocabulary import index_tokens, rank_merges
+from bpe_core.display.marks import token_display
 from bpe_core.errors import BpeError
 
 

@@ -1,12 +1,12 @@
-"""What a tokenizer reports about its tokens: merge records, per-token detail, and the one display
-convention for tokens and text (visible whitespace marks, ``\\xNN`` for stray bytes).
+"""What a tokenizer reports about its tokens: merge records and per-token detail (ids, bytes,
+character spans, whether a token holds part of a character).
 
-Plain records and pure functions for displays and files; nothing here encodes text or draws HTML.
+Plain records and pure functions; nothing here encodes text. How tokens are shown to a person is
+``bpe_core.display``'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,76 +37,6 @@ class TokenInfo:
     end: int
     partial: bool
     special: bool
-
-
-#: How whitespace is drawn wherever a token or a piece of text is shown (the app, the CLI,
-#: ``vocab_dump``): one visible mark per character, so runs of spaces never collapse.
-WHITESPACE_MARKS = {" ": "␣", "\t": "→", "\n": "↵", "\r": "␍"}
-_MARKS = {**{chr(c): chr(0x2400 + c) for c in range(32)}, "\x7f": "␡", **WHITESPACE_MARKS}
-_MARK_TABLE = str.maketrans(_MARKS)
-_UNMARKS = {mark: ch for ch, mark in _MARKS.items()}
-_STRAY_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
-
-
-def text_display(text: str) -> str:
-    r"""``text`` with the display convention: space ␣, tab →, newline ↵, carriage return ␍, other
-    control characters as their Unicode control pictures (␀, ␛, ␡); everything else as it is.
-
-    >>> text_display("a  b\tc\n")
-    'a␣␣b→c↵'
-    """
-    return text.translate(_MARK_TABLE)
-
-
-def token_display(token: bytes) -> str:
-    r"""A token's bytes as one readable line: UTF-8 characters as themselves (whitespace and control
-    characters marked as in ``text_display``), and each byte that is not part of a whole UTF-8
-    character in the token as ``\xNN``, the one escape the displays use.
-
-    A character that would show as nothing or break the line (other Unicode white space such as
-    U+00A0 or U+2028, and the C1 controls U+0080-U+009F) is shown as its UTF-8 bytes, ``\xNN`` too.
-
-    >>> token_display(b" the\n"), token_display("你".encode()[:2]), token_display("a\u00a0b".encode())
-    ('␣the↵', '\\xe4\\xbd', 'a\\xc2\\xa0b')
-    """
-    return escape_invisible(text_display(token.decode("utf-8", errors="backslashreplace")))
-
-
-def escape_invisible(shown: str) -> str:
-    r"""``shown`` with each non-ASCII white space or C1 control character as its UTF-8 bytes (``\xNN``),
-    as ``token_display`` shows them.
-
-    >>> escape_invisible("a\u2028b")
-    'a\\xe2\\x80\\xa8b'
-    """
-    return shown if shown.isascii() else _INVISIBLE.sub(_as_bytes, shown)
-
-
-def _as_bytes(match: re.Match) -> str:
-    return "".join(f"\\x{byte:02x}" for byte in match.group().encode("utf-8"))
-
-
-# Non-ASCII characters that are white space (``str.isspace``) or C1 controls; the ASCII ones have marks.
-_INVISIBLE = re.compile("[\x80-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-
-
-def parse_token_display(shown: str) -> bytes:
-    r"""The bytes ``token_display`` shows as ``shown``: marks back to whitespace, ``\xNN`` back to
-    bytes (for search boxes that accept what the pages show). A text that literally holds a mark
-    or ``\xNN`` reads as the character or byte it stands for.
-
-    >>> parse_token_display("␣the↵"), parse_token_display("\\xe4\\xbd")
-    (b' the\n', b'\xe4\xbd')
-    """
-    text = "".join(_UNMARKS.get(ch, ch) for ch in shown)
-    out = bytearray()
-    position = 0
-    for match in _STRAY_BYTE.finditer(text):
-        out += text[position : match.start()].encode("utf-8", "surrogatepass")
-        out.append(int(match.group(1), 16))
-        position = match.end()
-    out += text[position:].encode("utf-8", "surrogatepass")
-    return bytes(out)
 
 
 def piece_token_infos(piece: str, ids: Sequence[int], vocab: Mapping[int, bytes], *, offset: int) -> list[TokenInfo]:

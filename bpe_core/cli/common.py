@@ -1,19 +1,19 @@
 """What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, the progress bar on
 stderr, inputs read through ``safe_io`` (regular files, size limits, strict UTF-8, standard input
-too), outputs checked before any work and written atomically, and ``shown``: what comes from a file
-or the user, escaped for the terminal.
+too), outputs checked before any work and written atomically, and ``say``: a line that quotes a file or
+the user, printed escaped for the terminal (``display.marks.terminal_safe``).
 
 Nothing here parses arguments or runs a command (``cli.main``, ``cli.corpus`` and ``cli.parity`` do).
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
+from bpe_core.display.marks import terminal_safe
 from bpe_core.errors import BpeError
 from bpe_core.progress import PhaseClock, byte_size
 from bpe_core.safe_io import TEXT_LIMIT, decode_utf8, read_limited, read_stream_limited, writable_target, write_atomic
@@ -129,23 +129,7 @@ def read_input_text(path: str | None) -> str:
     return decode_utf8(read_limited(path, limit=TEXT_LIMIT, what=what), source=path).removeprefix("\ufeff")
 
 
-#: Characters shown escaped in terminal output: C0 and C1 controls, DEL, and the line and paragraph
-#: separators, so that file content can neither move the cursor, retitle or clear the terminal, nor
-#: start a line of its own (a forged ``error:`` line).
-_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown(text: str) -> str:
-    """``text`` safe to print to a terminal: control characters as escapes (``\\n``, ``\\x1b``),
-    everything else as it is. For everything from a file or from the user.
-
-    >>> shown("a\\nb\\x1b]0;x\\x07 é")
-    'a\\\\nb\\\\x1b]0;x\\\\x07 é'
-    """
-    return _UNSAFE_FOR_TERMINAL.sub(lambda m: repr(m.group())[1:-1], text)
-
-
 def say(line: str, *, file: TextIO | None = None) -> None:
-    """Print one line whose parts may come from a file or the user, through ``shown``: they can
-    neither drive the terminal nor start a line of their own (output with several lines says each)."""
-    print(shown(line), file=file)
+    """Print one line whose parts may come from a file or the user, through ``display.marks.terminal_safe``:
+    they can neither drive the terminal nor start a line of their own (output with several lines says each)."""
+    print(terminal_safe(line), file=file)

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.analysis import metrics
-from bpe_core.bpe.tokens import token_display
-from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
+from bpe_core.cli.common import check_output, read_input_text, say, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
 from bpe_core.cli.variants import add_lab_parser
 from bpe_core.corpora.samples import Sample, load_samples
+from bpe_core.display.marks import terminal_safe, token_display
 from bpe_core.errors import BpeError
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
 from bpe_core.pretokenization.special_tokens import SpecialTokens
@@ -348,7 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error(message: str) -> int:
     """The one-line error the command promises (newlines in a message folded, other control
     characters escaped: a message may quote a file or the user), exit status 2."""
-    print("error: " + shown(" ".join(line.strip() for line in message.splitlines() if line.strip())), file=sys.stderr)
+    print(
+        "error: " + terminal_safe(" ".join(line.strip() for line in message.splitlines() if line.strip())),
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bpe_core.analysis.variants import VariantComparison
-from bpe_core.bpe.tokens import parse_token_display
-from pages._ui.glyphs import token_label
+from bpe_core.display.glyphs import token_label
+from bpe_core.display.marks import parse_token_display
 
 #: comparison field -> column title; the fields in percent are PERCENT.
 MEASURES = {

@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bpe_core import TokenInfo
-from bpe_core.bpe.tokens import text_display
-from pages._ui import glyphs, render
-from pages._ui.styles import MONO_FONTS, TOKEN_CSS
+from bpe_core.display import glyphs
+from bpe_core.display.marks import text_display
+from pages._ui import render
+from pages._ui.styles import MONO_FONTS, TOKEN_COLOURS, TOKEN_CSS
 
-#: The six token colours of the strips (the same as ``styles.TOKEN_CSS``'s c0..c5).
-COLOURS = ("#ffd8a8", "#a5d8ff", "#b2f2bb", "#fcc2d7", "#d0bfff", "#ffec99")
+#: The six token colours of the strips (``styles.TOKEN_CSS``'s c0..c5).
+COLOURS = TOKEN_COLOURS
 ROWS_CSS = (
     "<style>.bpe-langs .lrow{display:grid;grid-template-columns:11rem 1fr;gap:0.6rem;align-items:start;"
     "margin:0 0 0.35rem 0}.bpe-langs .meta{font-size:0.85rem;line-height:1.35;padding-top:0.2rem}"
@@ -146,6 +147,7 @@ def _boxes(row: Row) -> list[_Box]:
         start, end = infos[0].start, max(i.end for i in infos)
         shown = text_display(row.text[start:end]) if end > start else glyphs.token_label(infos[0].bytes)
         inner = text_width(shown)
+        shown = glyphs.reading_order(shown)  # ␣ on the right of a right-to-left word, as in the HTML rows
         if len(group) == 1 and not infos[0].partial:
             width = inner + 8
             colour = COLOURS[group[0] % len(COLOURS)]

@@ -10,7 +10,7 @@ import html
 import streamlit as st
 
 from bpe_core.analysis.contexts import TokenContext, token_contexts
-from bpe_core.bpe.tokens import text_display
+from bpe_core.display.marks import text_display
 from pages._ui import tokenizers
 from pages._ui.render import markdown_text as md
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._ui import glyphs
+from bpe_core.display import glyphs
 from pages._ui.encoding import encode_text
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html

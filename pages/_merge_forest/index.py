@@ -11,8 +11,9 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
-from bpe_core.bpe.tokens import parse_token_display
-from pages._ui import glyphs, state, tokenizers
+from bpe_core.display import glyphs
+from bpe_core.display.marks import parse_token_display
+from pages._ui import state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import tokenizer_picker

@@ -13,7 +13,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import Removal, picky_removals, removed_tokens
-from bpe_core.bpe.tokens import parse_token_display
+from bpe_core.display.marks import parse_token_display
 from pages._ui import tables
 from pages._ui.render import markdown_text as md
 from pages._ui.render import token_quote

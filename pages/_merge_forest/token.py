@@ -8,8 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bpe_core.bpe.tokens import parse_token_display
-from pages._ui import glyphs, render, state, tokenizers
+from bpe_core.display import glyphs
+from bpe_core.display.marks import parse_token_display
+from pages._ui import render, state, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.render import token_quote
 from pages._ui.widgets import show_table

@@ -9,7 +9,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from pages._ui import glyphs
+from bpe_core.display import glyphs
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import show_table, tokenizer_picker

@@ -12,8 +12,7 @@ import pandas as pd
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import Removal
-
-from .glyphs import labels_in, text_direction, token_label
+from bpe_core.display.glyphs import labels_in, text_direction, token_label
 
 MERGE_COLUMNS = ["rank", "left", "right", "new token", "id", "count"]
 #: A left-to-right mark: leading a cell, it makes the data grid lay the cell out left to right.

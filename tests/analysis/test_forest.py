@@ -7,8 +7,8 @@ import pytest
 
 import bpe_core
 from bpe_core.analysis.contexts import token_contexts
-from bpe_core.analysis.forest import MergeForest, display_texts
-from bpe_core.bpe.tokens import token_display
+from bpe_core.analysis.forest import MergeForest
+from bpe_core.display.marks import token_display, token_displays
 from bpe_core.pretrained import catalogue
 
 TEXT = (
@@ -49,8 +49,8 @@ def test_the_index_matches_the_merge_records(trained, gpt2):
 
 def test_display_texts_cut_the_joined_text_back_exactly():
     vocab = {0: b" a\n", 2: "你".encode()[:2], 1: b"\x00\x7f", 3: b"\\x41", 4: b""}
-    assert display_texts(vocab) == {i: token_display(b) for i, b in vocab.items()}
-    assert list(display_texts(vocab)) == [0, 1, 2, 3, 4]
+    assert token_displays(vocab) == {i: token_display(b) for i, b in vocab.items()}
+    assert list(token_displays(vocab)) == [0, 1, 2, 3, 4]
 
 
 def test_built_from_is_breadth_first_and_bounded(trained):

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bpe_core.analysis.picky_removals import picky_removals
 from bpe_core.analysis.variants import HeldOutSample, compare_variants
+from bpe_core.display.glyphs import token_label
 from bpe_core.errors import BpeError
 from bpe_core.training.picky import train_picky
 from bpe_core.training.trainer import train
@@ -19,7 +20,6 @@ from pages._lab.examples import excerpt, in_latin_letters, most_superwords
 from pages._lab.keeping import default_name
 from pages._lab.tables import per_text_frame, rows_frame, summary_frame, superwords_frame
 from pages._lab.training import LabProgress, done_line, overall_fraction
-from pages._ui.glyphs import token_label
 from pages._ui.tables import removals_frame
 
 # --------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from apptest_support import drawn_html, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
-from bpe_core.bpe.tokens import parse_token_display, text_display, token_display  # noqa: E402
+from bpe_core.display.marks import parse_token_display, text_display, token_display  # noqa: E402
 from bpe_core.pretrained import catalogue  # noqa: E402
 from pages._ui import charts, render, tables, widgets  # noqa: E402
 from pages.merge_forest import token_by_text  # noqa: E402
@@ -71,7 +71,7 @@ def test_token_display_shows_characters_and_escapes_only_stray_bytes():
 
 
 def test_every_invisible_non_ascii_character_is_shown_as_bytes():
-    from bpe_core.bpe.tokens import _INVISIBLE
+    from bpe_core.display.marks import _INVISIBLE
 
     invisible = {chr(c) for c in range(0x80, 0x110000) if chr(c).isspace() or 0x80 <= c <= 0x9F}
     assert {chr(c) for c in range(0x80, 0x110000) if _INVISIBLE.fullmatch(chr(c))} == invisible

@@ -16,6 +16,7 @@ from apptest_support import APP, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core.display.marks import parse_token_display  # noqa: E402
 
 FOREST = "pages/merge_forest.py"
 CORPUS = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
@@ -65,7 +66,7 @@ def test_vocabulary_search_by_prefix_and_regex(app):
     app.text_input(key="forest.search:gpt2").set_value(r"^␣[A-Z][a-z]+ing$")
     run(app)
     found = frame_with(app, "made from")[0]
-    assert " Thing" in {bpe_core.bpe.tokens.parse_token_display(t).decode() for t in found["token"]}
+    assert " Thing" in {parse_token_display(t).decode() for t in found["token"]}
     assert all(t.startswith("␣") and t.endswith("ing") for t in found["token"])
 
 

@@ -12,8 +12,8 @@ from markup_audit import shown_text
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.analysis.picky_removals import merge_steps, picky_removals
-from bpe_core.bpe.tokens import token_display
 from bpe_core.corpora.samples import parallel_text
+from bpe_core.display.marks import token_display
 from bpe_core.training.picky import train_picky
 from bpe_core.workspace.library_folder import LibraryFolder
 from pages._merge_forest.picky import NO_FOREST

@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import bpe_core  # noqa: E402
-from bpe_core.bpe.tokens import WHITESPACE_MARKS  # noqa: E402
-from pages._ui import glyphs, render  # noqa: E402
+from bpe_core.display import glyphs  # noqa: E402
+from bpe_core.display.marks import WHITESPACE_MARKS  # noqa: E402
+from pages._ui import render  # noqa: E402
 
 SHOWCASE = "नमस्ते दुनिया हिन्दी 你好世界 مرحبا بالعالم שלום 👨‍👩‍👧‍👦👍🏽 e\u0301 naïve\tcafé\r\nend"
 MARKS = set(WHITESPACE_MARKS.values()) | {chr(0x2400 + c) for c in range(32)} | {"␡"}

@@ -112,10 +112,42 @@ def test_bpe_core_modules_import_each_other_without_cycles():
     assert find_cycle(import_graph()) is None
 
 
+#: Modules with a feature that is "a DataFrame when pandas is installed": they may import pandas inside
+#: a function (on request), never at the top of the module.
+PANDAS_ON_REQUEST = {"bpe_core.display.comparison"}
+
+
+def _imported_at_import_time(path: Path) -> set[str]:
+    """Root names of the modules ``path`` imports outside any function body."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and not child.level and child.module:
+                found.add(child.module.split(".")[0])
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
 def test_bpe_core_imports_no_ui_library():
     for name, path in package_modules().items():
         roots = {imported.split(".")[0] for imported in imported_names(path)}
+        if name in PANDAS_ON_REQUEST:
+            assert "pandas" not in _imported_at_import_time(path), f"{name} imports pandas when it is imported"
+            roots.discard("pandas")
         assert not roots & UI_LIBRARIES, f"{name} imports {sorted(roots & UI_LIBRARIES)}"
+
+
+def test_the_import_time_check_sees_top_level_imports_only(tmp_path):
+    module = tmp_path / "module.py"
+    module.write_text("import os\nif True:\n    import json\ndef f():\n    import pandas\n", encoding="utf-8")
+    assert _imported_at_import_time(module) == {"os", "json"}
 
 
 def project_sources() -> list[Path]:
@@ -148,10 +180,14 @@ def test_modules_and_functions_are_short_or_say_why(path):
 
 #: bpe_core's layers, lowest first: a module imports only from its own layer's package or lower ones.
 #: A name stands for a module or a subpackage (``bpe_core.formats.bpe_json`` sits below the
-#: ``Tokenizer`` that saves it; the other formats sit above it).
+#: ``Tokenizer`` that saves it; the other formats sit above it; ``bpe_core.display.marks``, the plain-text
+#: convention ``vocab_dump`` writes, sits below ``bpe``, and ``display.comparison``, which loads and
+#: measures tokenizers, above ``analysis``).
 LAYERS = [
     ["bpe_core.errors", "bpe_core.progress", "bpe_core.parallel", "bpe_core.safe_io", "bpe_core.file_lock"],
+    ["bpe_core.display.marks"],
     ["bpe_core.bpe"],
+    ["bpe_core.display"],
     ["bpe_core.pretokenization"],
     ["bpe_core.encoding"],
     ["bpe_core.formats.bpe_json"],
@@ -161,6 +197,7 @@ LAYERS = [
     ["bpe_core.training"],
     ["bpe_core.pretrained"],
     ["bpe_core.analysis"],
+    ["bpe_core.display.comparison"],
     ["bpe_core.workspace"],
     ["bpe_core.cli"],
     ["bpe_core", "bpe_core.__main__"],

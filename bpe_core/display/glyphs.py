@@ -6,14 +6,16 @@ A byte-level token can hold part of a character (GPT-2 cuts न, ``e0 a4 a8``, i
 derivation tree's root), such a token is written as the character with the bytes it holds:
 ``⟨न 1–2/3⟩`` is bytes 1 to 2 of the 3 bytes of न. A token seen alone is written with what its bytes
 can be part of: ``⟨Devanagari 1–2/3⟩`` (the first 2 of 3 bytes of a Devanagari character),
-``⟨byte a8⟩`` (a byte that only continues a character). Whitespace follows ``bpe_core.bpe.tokens``'
-marks (␣ → ↵); a character that shows as nothing (U+00A0, U+2028, a zero-width joiner or a bidi
-control outside a cluster it joins...) is written ``⟨U+00A0⟩``, a combining mark with no letter
-before it on a dotted circle (``◌ि``).
+``⟨byte a8⟩`` (a byte that only continues a character); so is a token type seen in many places whose
+bytes several characters share (``pieces``). Whitespace follows ``marks`` (␣ → ↵); a character that
+shows as nothing (U+00A0, U+2028, a zero-width joiner or a bidi control outside a cluster it
+joins...) is written ``⟨U+00A0⟩``, a combining mark with no letter before it on a dotted circle
+(``◌ि``). A right-to-left label with a mark at its edge keeps its reading direction wherever it is
+drawn (``reading_order``), so ␣ stands where the word starts, as in the token strips.
 
 Grapheme clusters (a letter with its vowel signs, a conjunct such as न्दी, an emoji with its skin
 tone or its zero-width joiners) come from the ``regex`` module's ``\X``, here and nowhere else.
-Pure functions: no streamlit, no HTML (``render`` draws).
+Pure functions: no HTML (``strip`` draws).
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from dataclasses import dataclass
 
 import regex
 
-from bpe_core import TokenInfo
-from bpe_core.bpe.tokens import escape_invisible, text_display
+from bpe_core.bpe.tokens import TokenInfo
+from bpe_core.display.marks import MARK_CHARACTERS, escape_invisible, text_display
 
-_CLUSTER = regex.compile(r"\X")  # extended grapheme clusters: the one use of \X in the app
+_CLUSTER = regex.compile(r"\X")  # extended grapheme clusters: the one use of \X in the project
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 
 
@@ -176,8 +178,27 @@ def text_label(text: str) -> str:
         return text
     shown = text_display(text)
     if escape_invisible(shown) == shown and unicodedata.category(text[0]) not in _MARKS and not _FORMAT.search(text):
-        return shown
-    return "".join(map(_cluster_label, clusters(text)))
+        return reading_order(shown)
+    return reading_order("".join(map(_cluster_label, clusters(text))))
+
+
+#: The right-to-left isolate ``reading_order`` wraps a label in (U+2067 ... U+2069).
+RTL_ISOLATE = ("\u2067", "\u2069")
+
+
+def reading_order(label: str) -> str:
+    """``label`` drawn in its own reading direction wherever it stands: a right-to-left label with a
+    whitespace mark at an end goes in a right-to-left isolate, so ``␣שלום`` (a space, then the word)
+    shows its ␣ on the word's right, where a right-to-left reader starts, as the token strips draw it;
+    in a left-to-right cell, caption or chart the mark would otherwise land on the word's left, after
+    it in reading order. Every other label is returned as it is.
+
+    >>> reading_order("␣שלום") == "\u2067␣שלום\u2069", reading_order("␣the"), reading_order("שלום")
+    (True, '␣the', 'שלום')
+    """
+    if label and (label[0] in MARK_CHARACTERS or label[-1] in MARK_CHARACTERS) and text_direction(label) == "rtl":
+        return RTL_ISOLATE[0] + label + RTL_ISOLATE[1]
+    return label
 
 
 def _byte_range(first: int, last: int) -> str:
@@ -345,6 +366,22 @@ def _whole_token(token: bytes) -> bool:
 def quote(label: str) -> str:
     """A label in running prose: between curly quotes, ‘␣the’."""
     return f"‘{label}’"
+
+
+def symbol_text(symbol: bytes | str) -> str:
+    """A token or training symbol seen alone as text: bytes through ``token_label`` (␣ for a space,
+    ⟨CJK 1–2/3⟩ for part of a character); a textbook symbol (already text) with its whitespace marked.
+
+    >>> symbol_text(b" the"), symbol_text("你".encode()[:2]), symbol_text("lo w")
+    ('␣the', '⟨CJK 1–2/3⟩', 'lo␣w')
+    """
+    return token_label(symbol) if isinstance(symbol, bytes) else reading_order(text_display(symbol))
+
+
+def token_quote(token: bytes | str) -> str:
+    """A token (bytes, or a textbook symbol as text) in running prose, headings and table cells:
+    ``symbol_text`` between curly quotes, e.g. ‘␣the’, ‘⟨CJK 1–2/3⟩’."""
+    return quote(symbol_text(token))
 
 
 # ------------------------------------------------------------------------------------------------
