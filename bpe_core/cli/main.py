@@ -32,7 +32,7 @@ from bpe_core.corpora.samples import Sample, load_samples
 from bpe_core.errors import BpeError
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
 from bpe_core.pretokenization.special_tokens import SpecialTokens
-from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import catalogue, hub_cache
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
 
@@ -263,7 +263,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+_TOKENIZER_HELP = (
+    "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command), a tokenizer file, "
+    "or org/name[@revision] for a model in the Hugging Face cache"
+)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -274,6 +277,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         "or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
         ".tiktoken, SentencePiece .model (needs sentencepiece)"
     )
+    try:
+        cached = hub_cache.describe(hub_cache.cached_models())
+        note = ":" if cached else " (none cached)"
+    except BpeError:  # huggingface_hub is not installed
+        cached, note = [], f" (needs huggingface_hub: {hub_cache.INSTALL_HINT})"
+    print(f"or a model in the Hugging Face cache, as org/name[@revision]{note}")
+    for line in cached:
+        print(f"  {line}")
     return 0
 
 
