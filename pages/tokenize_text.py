@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from pages._tokenize_text import dropout, linked, markup
+from pages._tokenize_text import chat, dropout, linked, markup
 from pages._tokenize_text.decode import decode_box
 from pages._tokenize_text.encodings import Encodings
 from pages._tokenize_text.paging import page_controls
@@ -442,6 +442,7 @@ def main() -> None:
         summary_table(view, page, choices, encoded, encodings.cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
+    chat.chat_section(choices, view.selected)
     dropout.dropout_section(choices, loaded, text, digest)
     decode_box(choices, next(iter(encoded), None))
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")

@@ -17,7 +17,7 @@ import bpe_core
 from bpe_core.formats.huggingface import to_huggingface_dict
 
 pytest.importorskip("huggingface_hub")
-from huggingface_hub import constants as hub_constants  # noqa: E402 - only once importorskip passed
+from huggingface_hub import constants as hub_constants
 
 
 def _wordpiece_json() -> bytes:
