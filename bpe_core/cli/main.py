@@ -1,5 +1,5 @@
 """The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare,
-parity, lab and app.
+parity, lab, chat and app.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
@@ -7,8 +7,8 @@ atomically, and a failed write leaves no temporary file behind. Tokenizers are n
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
 only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``parity``
-is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``', ``app`` (start the
-workbench) ``cli.workbench``'s.
+is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``', ``chat``
+``cli.chat``'s, ``app`` (start the workbench) ``cli.workbench``'s.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from bpe_core.analysis import metrics
 from bpe_core.bpe.tokens import token_display
+from bpe_core.cli.chat import add_chat_parser
 from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
@@ -338,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
     add_parity_parser(sub, _TOKENIZER_HELP)
     add_lab_parser(sub)
+    add_chat_parser(sub, _TOKENIZER_HELP)
     add_app_parser(sub)
     return parser
 
