@@ -137,6 +137,7 @@ def describe_missing(key: str) -> str:
         "lib": "saved in the library of whoever shared the link",
         "new": "trained but not saved in the session of whoever shared the link",
         "ext": "an external tokenizer in the library of whoever shared the link",
+        "hf": "a model in the Hugging Face cache of whoever shared the link; hf download puts it in yours",
     }.get(kind)
     return f"{name} ({where})" if where else f"{key} (a built-in tokenizer not installed here)"
 

@@ -72,3 +72,11 @@ def test_the_library_lists_the_cached_models(app):
     table = next(t.value for t in app.dataframe if "model" in t.value.columns and "commit" in t.value.columns)
     assert sorted(table["model"]) == ["openai-community/gpt2", "org/wordpiece"]
     assert set(table["file"]) == {"tokenizer.json"} and set(table["revision"]) == {"main"}
+
+
+def test_a_shared_link_to_a_model_not_cached_here_says_so():
+    from pages.tokenize_text import describe_missing
+
+    assert describe_missing("hf:Qwen/Qwen3-8B") == (
+        "Qwen/Qwen3-8B (a model in the Hugging Face cache of whoever shared the link; hf download puts it in yours)"
+    )
