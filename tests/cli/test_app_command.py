@@ -77,7 +77,8 @@ def test_the_checkouts_settings_become_streamlits_environment_variables():
 
     document = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     keys = [f"{section}.{option}" for section, options in document.items() for option in options]
-    assert sorted(found) == sorted(config._config_options_template[key].env_var for key in keys)
+    options = config.get_config_options()
+    assert sorted(found) == sorted(options[key].env_var for key in keys)
 
 
 def test_a_setting_the_user_made_is_left_alone():
