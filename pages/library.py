@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.workspace.library_folder import LibraryEntry, describe_age
+from pages._library.hub import hub_section
 from pages._ui import exports, state, tables, tokenizers
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
@@ -131,6 +132,7 @@ def main() -> None:
     with listing:
         session_section("library")
         library_listing(ws)
+        hub_section()
     notes = tokenizers.not_installed_notes()
     if notes:
         st.caption("Built-in tokenizers whose package is missing: " + md("; ".join(notes)))

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from pages._tokenize_text import dropout, linked, markup
+from pages._tokenize_text import chat, dropout, linked, markup
 from pages._tokenize_text.decode import decode_box
 from pages._tokenize_text.encodings import Encodings
 from pages._tokenize_text.paging import page_controls
@@ -137,6 +137,7 @@ def describe_missing(key: str) -> str:
         "lib": "saved in the library of whoever shared the link",
         "new": "trained but not saved in the session of whoever shared the link",
         "ext": "an external tokenizer in the library of whoever shared the link",
+        "hf": "a model in the Hugging Face cache of whoever shared the link; hf download puts it in yours",
     }.get(kind)
     return f"{name} ({where})" if where else f"{key} (a built-in tokenizer not installed here)"
 
@@ -442,6 +443,7 @@ def main() -> None:
         summary_table(view, page, choices, encoded, encodings.cuts)
     clicked = linked.linked_views(key="tokenize.linked")
     linked.open_merge_tree(clicked, [k for k in loaded if choices[k].kind != "external"])
+    chat.chat_section(choices, view.selected)
     dropout.dropout_section(choices, loaded, text, digest)
     decode_box(choices, next(iter(encoded), None))
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")

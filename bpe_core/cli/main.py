@@ -1,4 +1,5 @@
-"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare, parity, lab.
+"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare,
+parity, lab, chat and app.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
@@ -6,7 +7,8 @@ atomically, and a failed write leaves no temporary file behind. Tokenizers are n
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
 only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``parity``
-is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``'.
+is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``', ``chat``
+``cli.chat``'s, ``app`` (start the workbench) ``cli.workbench``'s.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.analysis import metrics
+from bpe_core.cli.chat import add_chat_parser
 from bpe_core.cli.common import check_output, read_input_text, say, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
 from bpe_core.cli.variants import add_lab_parser
+from bpe_core.cli.workbench import add_app_parser
 from bpe_core.corpora.samples import Sample, load_samples
 from bpe_core.display.marks import terminal_safe, token_display
 from bpe_core.errors import BpeError
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
 from bpe_core.pretokenization.special_tokens import SpecialTokens
-from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import catalogue, hub_cache
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
 
@@ -260,7 +264,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-_TOKENIZER_HELP = "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command) or a tokenizer file"
+_TOKENIZER_HELP = (
+    "a built-in name (gpt2, cl100k, o200k, llama3, qwen, ...: see the list command), a tokenizer file, "
+    "or org/name[@revision] for a model in the Hugging Face cache"
+)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -271,6 +278,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         "or a file: bpe_core JSON, tokenizer.json (any model; non-BPE ones run read-only by tokenizers), "
         ".tiktoken, SentencePiece .model (needs sentencepiece)"
     )
+    try:
+        cached = hub_cache.describe(hub_cache.cached_models())
+        note = ":" if cached else " (none cached)"
+    except BpeError:  # huggingface_hub is not installed
+        cached, note = [], f" (needs huggingface_hub: {hub_cache.INSTALL_HINT})"
+    print(f"or a model in the Hugging Face cache, as org/name[@revision]{note}")
+    for line in cached:
+        print(f"  {line}")
     return 0
 
 
@@ -324,6 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
     add_parity_parser(sub, _TOKENIZER_HELP)
     add_lab_parser(sub)
+    add_chat_parser(sub, _TOKENIZER_HELP)
+    add_app_parser(sub)
     return parser
 
 

@@ -33,7 +33,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
-from bpe_core.pretrained import model_cache, model_specials
+from bpe_core.pretrained import hub_cache, model_cache, model_specials
 from bpe_core.pretrained import package_files as pretrained
 from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
@@ -396,6 +396,8 @@ def load_external(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The tokenizer file at ``path`` run read-only by the library that implements it: a
     ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
     bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
+    if hub_cache.is_hub_name(path):  # org/name[@rev]: its file in the Hugging Face cache
+        return hub_cache.load_external(path)
     return load_external_file(path)
 
 
@@ -406,6 +408,8 @@ def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
         name = ALIASES.get(name, name)
         if name in BUILTINS:
             return _load_builtin(name)
+        if hub_cache.is_hub_name(name):  # org/name[@rev]: a model in the Hugging Face cache, offline
+            return hub_cache.load(name, builtins=BUILTINS, load_builtin=_load_builtin)
     if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
         return load_file(name)
     return _load_builtin(name)  # the unknown-name error, listing the names

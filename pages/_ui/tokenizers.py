@@ -1,7 +1,7 @@
 """The tokenizers a session can pick: trained in this session, saved in the library folder, external
 ones (tokenizer files bpe_core reads but does not run, kept in the library folder's ``external``
-subfolder: see ``bpe_core.pretrained.external``), built in (today's models, GPT-2, cl100k) and the
-example sample-bpe.
+subfolder: see ``bpe_core.pretrained.external``), models in the local Hugging Face cache (``hub_models``),
+built in (today's models, GPT-2, cl100k) and the example sample-bpe.
 
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs), a fingerprint that changes
 whenever the tokenizer does, and what a picker shows (label and number of ids, known without loading
@@ -29,7 +29,7 @@ from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace.library_folder import LibraryFolder, describe_age, sanitize_name
 
-from . import state
+from . import hub_models, state
 from .builtins import OPENING, builtin_tokenizer, installed_builtins
 from .builtins import not_installed_notes as not_installed_notes  # the pages' one import for tokenizers
 from .render import token_quote
@@ -252,6 +252,21 @@ def _builtin_choices() -> list[TokenizerChoice]:
     return choices
 
 
+def _hub_choices() -> list[TokenizerChoice]:
+    """The models in the local Hugging Face cache (``hub_models``; nothing loaded until one is used)."""
+    return [
+        TokenizerChoice(
+            f"{hub_models.KEY_PREFIX}{model.name}",
+            f"🤗 {model.name}",
+            "hub",
+            f"hf:{model.name}:{model.commit}:{model.file}",
+            hub_models.loader(model),
+            f"Hugging Face cache: {model.file} at commit {model.commit[:12]}",
+        )
+        for model in hub_models.cached_models()
+    ]
+
+
 def example_choice() -> TokenizerChoice:
     """sample-bpe: an example trained on the built-in samples (when first picked), not a default."""
     return TokenizerChoice(
@@ -267,8 +282,8 @@ def example_choice() -> TokenizerChoice:
 
 def available_tokenizers() -> dict[str, TokenizerChoice]:
     """Every tokenizer usable right now, in the pickers' order: the user's own first (trained in this
-    session, saved in the library, external files), so that none is out of sight at the end of a long
-    list; then the built-ins, today's models first; the example last."""
+    session, saved in the library, external files, models in the Hugging Face cache), so that none is
+    out of sight at the end of a long list; then the built-ins, today's models first; the example last."""
     choices: dict[str, TokenizerChoice] = {}
     for name, held in _session_tokenizers().items():
         key = f"new:{name}"
@@ -285,6 +300,8 @@ def available_tokenizers() -> dict[str, TokenizerChoice]:
     for choice in library:
         choices[choice.key] = choice
     for choice in external_choices()[0]:
+        choices[choice.key] = choice
+    for choice in _hub_choices():
         choices[choice.key] = choice
     for choice in _builtin_choices():
         choices[choice.key] = choice
@@ -323,7 +340,7 @@ def unmerged_note(tokenizer: Tokenizer, token_id: int, token: bytes) -> str:
 
 def with_merges(choices: dict[str, TokenizerChoice]) -> tuple[dict[str, TokenizerChoice], list[str]]:
     """The choices that have merges to explore, and the labels of the external ones left out."""
-    kept = {key: choice for key, choice in choices.items() if choice.kind != "external"}
+    kept = {key: hub_models.needing_merges(choice) for key, choice in choices.items() if choice.kind != "external"}
     return kept, [choice.label for choice in choices.values() if choice.kind == "external"]
 
 

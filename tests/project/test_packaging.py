@@ -1,11 +1,13 @@
-"""pyproject.toml makes an installable bpe_core: the metadata says what the README's requirements
-files say, and a wheel built offline holds the library, its data and py.typed, and nothing of the
-app, the tests or the benchmark."""
+"""pyproject.toml (and setup.py's one build step) make an installable bpe_core: the metadata says what
+the README's requirements files say; a wheel built offline holds the library, its data and py.typed,
+the workbench's files as data inside the package (``bpe_core/_workbench/``, for ``bpe-core app``), and
+nothing of the tests or the benchmark; a source distribution holds what that wheel needs."""
 
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -72,41 +74,88 @@ def _build_tools_or_skip() -> None:
         pytest.importorskip("wheel", reason="wheel is needed with setuptools < 70.1")
 
 
-def test_wheel_holds_the_library_its_data_and_nothing_else(tmp_path):
-    _build_tools_or_skip()
-    source = tmp_path / "src"  # a copy, so the build leaves no build/ or egg-info in the checkout
+#: What a build reads from the checkout (setup.py copies the workbench; MANIFEST.in lists it for an sdist).
+BUILD_INPUTS = ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in", "app.py", ".streamlit", "pages", "bpe_core")
+
+
+def _source_copy(tmp_path: Path) -> Path:
+    """A copy of what a build reads, so the build leaves no build/ or egg-info in the checkout."""
+    source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "bpe_core", source / "bpe_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    out = tmp_path / "dist"
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-        "-w",
-        str(out),
-        str(source),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    for name in BUILD_INPUTS:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
+    return source
+
+
+def _build_wheel(source: Path, out: Path) -> Path:
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(out)]
+    result = subprocess.run([*command, str(source)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (wheel,) = out.glob("bpe_core-*.whl")
+    return wheel
+
+
+def _workbench_files() -> list[str]:
+    """The checkout's workbench files, as the wheel must hold them (under bpe_core/_workbench/)."""
+    pages = [path for path in (ROOT / "pages").rglob("*.py") if "__pycache__" not in path.parts]
+    files = [ROOT / "app.py", ROOT / ".streamlit" / "config.toml", *pages]
+    return sorted("bpe_core/_workbench/" + path.relative_to(ROOT).as_posix() for path in files)
+
+
+def test_wheel_holds_the_library_its_data_the_workbench_and_nothing_else(tmp_path):
+    _build_tools_or_skip()
+    wheel = _build_wheel(_source_copy(tmp_path), tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
     for needed in (
         "bpe_core/corpora/sample_texts/manifest.json",
         "bpe_core/py.typed",
         "bpe_core/formats/__init__.py",
         "bpe_core/cli/main.py",
+        "bpe_core/cli/workbench.py",
         "bpe_core/corpora/sample_texts/natural/eng.txt",
         "bpe_core/corpora/sample_texts/parallel/manifest.json",
         "bpe_core/corpora/sample_texts/parallel/eng.txt",
     ):
         assert needed in names
+    workbench = sorted(name for name in names if name.startswith("bpe_core/_workbench/"))
+    assert workbench == _workbench_files()  # every page module, app.py and the settings; nothing else
+    assert "bpe_core/_workbench/pages/_ui/navigation.py" in workbench
+    for name in ("app.py", ".streamlit/config.toml", "pages/_ui/render.py"):
+        assert zipfile.ZipFile(wheel).read(f"bpe_core/_workbench/{name}") == (ROOT / name).read_bytes()
     tops = {name.split("/", 1)[0] for name in names}
     assert tops == {"bpe_core", wheel.name.split("-py3")[0] + ".dist-info"}, tops  # no pages/, tests/, bench/
     metadata = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "bpe-core = bpe_core.cli.main:main" in zipfile.ZipFile(wheel).read(metadata).decode()
+
+
+def test_a_source_distribution_builds_the_same_wheel(tmp_path):
+    """``python -m build`` goes through an sdist: it must carry the workbench's files (MANIFEST.in) so that
+    the wheel built from it holds them too."""
+    _build_tools_or_skip()
+    source = _source_copy(tmp_path)
+    script = "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))"
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "sdist")], cwd=source, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (archive,) = (tmp_path / "sdist").glob("bpe_core-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    names = zipfile.ZipFile(_build_wheel(unpacked, tmp_path / "dist")).namelist()
+    assert sorted(name for name in names if name.startswith("bpe_core/_workbench/")) == _workbench_files()
+
+
+def test_a_build_without_the_workbench_is_refused(tmp_path):
+    _build_tools_or_skip()
+    source = _source_copy(tmp_path)
+    (source / "app.py").unlink()
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w"]
+    result = subprocess.run(
+        [*command, str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "app.py missing from" in result.stdout + result.stderr

@@ -22,6 +22,18 @@ def test_quick_start_has_exactly_two_commands():
     assert "pytest" in commands[1]
 
 
+def test_quick_start_names_the_pip_route_in_one_line():
+    """One line of the quick start installs the workbench as a tool: the extra it names exists, and
+    ``bpe-core app`` is a subcommand (tests/app/test_installed_app.py runs it from a wheel)."""
+    from bpe_core.cli.main import build_parser
+
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    (line,) = [line for line in section.splitlines() if "bpe-core app" in line]
+    assert 'pip install ".[app]"' in line and "any folder" in line
+    assert "\napp = [" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert build_parser().parse_args(["app", "--server.port", "8600"]).command == "app"
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = _quick_start_commands()[1]
