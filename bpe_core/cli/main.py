@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from bpe_core.cli.corpus import add_corpus_parsers
 from bpe_core.cli.parity import add_parity_parser
 from bpe_core.cli.variants import add_lab_parser
 from bpe_core.corpora.samples import Sample, load_samples
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, BpeWarning
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
 from bpe_core.pretokenization.special_tokens import SpecialTokens
 from bpe_core.pretrained import catalogue
@@ -331,7 +332,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            return args.func(args)
     except BpeError as exc:  # bad input; anything else is a bug and keeps its traceback
         return _error(str(exc))
     except BrokenPipeError:  # e.g. `| head`: the reader left; nothing more to say
@@ -350,6 +353,22 @@ def _error(message: str) -> int:
     characters escaped: a message may quote a file or the user), exit status 2."""
     print("error: " + shown(" ".join(line.strip() for line in message.splitlines() if line.strip())), file=sys.stderr)
     return 2
+
+
+def _warning_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """bpe_core's warnings (``BpeWarning``: a cache that cannot be used...) as one ``warning: ...``
+    line on stderr, like the CLI's own; other libraries' warnings as Python shows them."""
+    if issubclass(category, BpeWarning):
+        print("warning: " + shown(str(message)), file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=sys.stderr)
 
 
 def _silence_stdout() -> None:
