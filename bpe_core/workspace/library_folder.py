@@ -351,7 +351,7 @@ def _named(tokenizer: Tokenizer, name: str) -> Tokenizer:
 
 def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
     """Write ``data`` to ``path`` atomically under ``safe_io``'s targets rule (a FIFO or device in the
-    folder is refused, a symbolic link written through); FileExistsError if taken and not ``overwrite``."""
+    folder is refused, and so is a symbolic link); FileExistsError if taken and not ``overwrite``."""
     target = Path(safe_io.writable_target(path)) if overwrite else path
     try:
         temporary = safe_io.write_temporary(target.parent, data)
