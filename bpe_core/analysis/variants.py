@@ -18,8 +18,6 @@ Formulas and sources: docs/library/variants.md. Nothing here draws or reads file
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_core.analysis import intrinsic, metrics
+from bpe_core.analysis.csv_export import csv_text
 from bpe_core.analysis.fairness import clean_text
 from bpe_core.analysis.words import word_spans
 from bpe_core.bpe.tokens import token_display
@@ -218,12 +217,9 @@ class VariantComparison:
     alpha: float = intrinsic.RENYI_ALPHA
 
     def to_csv(self, *, summary: bool = False) -> str:
-        """The rows (or the summary) as CSV, ``ROW_FIELDS`` as the header."""
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(ROW_FIELDS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.summary if summary else self.rows)
-        return out.getvalue()
+        """The rows (or the summary) as CSV, ``ROW_FIELDS`` as the header; spreadsheet-safe
+        (``csv_export``: a sample named ``=cmd...`` is written as text, never as a formula)."""
+        return csv_text(ROW_FIELDS, self.summary if summary else self.rows)
 
     def to_latex(self, groups: Sequence[str] = ("natural", "code", "all")) -> str:
         """The summary of ``groups`` as a LaTeX ``tabular`` (booktabs rules: ``\\usepackage{booktabs}``)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bpe_core.analysis import metrics
+from bpe_core.analysis.csv_export import csv_text
 from bpe_core.bpe.tokens import token_display
 from bpe_core.cli.common import check_output, read_input_text, say, shown, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
@@ -241,17 +242,13 @@ def format_compare_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    import csv
-
     tokenizers: dict[str, Tokenizer | ExternalTokenizer] = {}
     for spec in args.tokenizer or ["gpt2"]:
         tokenizers[spec] = resolve_tokenizer(spec)
     samples, reference = _compare_samples(args.files, args.reference)
     rows = metrics.compare(tokenizers, samples, reference=reference)
-    if args.csv:
-        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [])
-        writer.writeheader()
-        writer.writerows(rows)
+    if args.csv:  # spreadsheet-safe: a file named =cmd... is text, never a formula
+        sys.stdout.write(csv_text(list(rows[0]) if rows else [], rows))
         return 0
     for line in format_compare_table(rows).splitlines():
         say(line)
