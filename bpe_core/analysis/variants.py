@@ -72,6 +72,18 @@ class VariantSpec:
     kind: str
     value: float | int | None = None
 
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise BpeError(f"unknown variant {self.kind!r}: the variants are {', '.join(KINDS)}")
+        value = self.value
+        if self.kind == "picky" and value is not None:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number or not value > 0:  # NaN is not above 0 either
+                raise BpeError(
+                    f"Picky BPE's threshold must be above 0 (e.g. picky:0.9; an IoS is at most 1, so 1 or more "
+                    f"never removes a token), got {value!r}"
+                )
+
     @property
     def label(self) -> str:
         if self.kind == "superbpe":
@@ -97,10 +109,18 @@ class VariantSpec:
         if not value:
             return cls(kind, 0.9)
         try:
-            number: float | int = float(value) if "." in value else int(value)
+            number: float | int = int(value) if value.lstrip("+-").isdigit() else float(value)
         except ValueError:
             raise BpeError(f"{text!r}: {value!r} is not a number (superbpe:0.8, picky:0.9)") from None
         return cls(kind, number)
+
+
+def _variant(variant: VariantSpec | str) -> VariantSpec:
+    if isinstance(variant, VariantSpec):
+        return variant
+    if isinstance(variant, str):
+        return VariantSpec.parse(variant)
+    raise BpeError(f"a variant is a VariantSpec or its text (bpe, superbpe:0.8, picky:0.9, parity), not {variant!r}")
 
 
 def parse_variants(specs: str | Sequence[str]) -> list[VariantSpec]:
@@ -132,6 +152,7 @@ def train_variants(
     at ``vocab_size``, by label. ``progress(label, phase, done, total)`` as training goes."""
     if not isinstance(texts, Mapping) or not texts:
         raise BpeError("texts must map each language (or source) to its documents, e.g. {'eng': [...]}")
+    variants = [_variant(variant) for variant in variants]
     documents = [document for docs in texts.values() for document in docs]
     options: dict[str, Any] = {"min_frequency": min_frequency, "tie_break": tie_break}
     trained = {}
@@ -150,7 +171,7 @@ def train_variants(
             tokenizer = train_picky(
                 documents,
                 vocab_size,
-                threshold=float(variant.value or 0.9),
+                threshold=float(variant.value if variant.value is not None else 0.9),
                 pattern=pattern,
                 progress=report,
                 name=variant.label,
