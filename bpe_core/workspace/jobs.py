@@ -130,7 +130,7 @@ class WorkerJob:
     def __init__(
         self, kind: str, prepare: Callable[[str], dict[str, object]], *, keep_alive: Callable[[], bool] | None = None
     ) -> None:
-        _sweep_once()
+        sweep_once()
         self._folder = _JobFolder()
         self.folder = self._folder.path
         try:
@@ -229,6 +229,12 @@ class WorkerJob:
             error = str(outcome["error"]) if outcome and "error" in outcome else None
             return JobState(latest, outcome is not None, error, progress, tuple(self._notes))
 
+    @property
+    def ended(self) -> bool:
+        """Whether the job ended (``state().ended``, without the rest of the state)."""
+        with self._lock:
+            return self._outcome is not None
+
     def wait(self, timeout: float | None = None) -> JobState:
         """The state once the job ended (or after ``timeout`` seconds)."""
         self._reader.join(timeout)
@@ -290,35 +296,49 @@ def _look_after_jobs() -> None:
     """Every ``POLL_SECONDS`` * 5, ask each watched job's ``keep_alive``; abandon a job it said no to for
     ``ABANDONED_SECONDS``. Ends when no job is watched (started again by the next)."""
     global _watchdog
-    while True:
-        time.sleep(POLL_SECONDS * 5)
+    try:
+        while _look_once():
+            pass
+    except BaseException:
         with _watch_guard:
-            if not _watched:
-                _watchdog = None
-                return
-            watched = list(_watched.items())
-        for key, (reference, keep_alive, since) in watched:
-            job = reference()
-            if job is None or job.state().ended:
-                with _watch_guard:
-                    _watched.pop(key, None)
-                continue
-            try:
-                alive = bool(keep_alive())
-            except Exception:  # a question that cannot be answered never stops a job
-                alive = True
-            now = time.monotonic()
-            since[0] = None if alive else (since[0] or now)
-            if since[0] is not None and now - since[0] >= ABANDONED_SECONDS:
-                job.abandon()
-                with _watch_guard:
-                    _watched.pop(key, None)
+            _watchdog = None
+        raise
+
+
+def _look_once() -> bool:
+    """One look at every watched job, after a pause; False (the watchdog done) when none is left."""
+    global _watchdog
+    time.sleep(POLL_SECONDS * 5)
+    with _watch_guard:
+        if not _watched:
+            _watchdog = None
+            return False
+        watched = list(_watched.items())
+    for key, (reference, keep_alive, since) in watched:
+        job = reference()
+        if job is None or job.ended:
+            with _watch_guard:
+                _watched.pop(key, None)
+            continue
+        try:
+            alive = bool(keep_alive())
+        except Exception:  # a question that cannot be answered never stops a job
+            alive = True
+        now = time.monotonic()
+        since[0] = None if alive else (since[0] or now)
+        if since[0] is not None and now - since[0] >= ABANDONED_SECONDS:
+            job.abandon()
+            with _watch_guard:
+                _watched.pop(key, None)
+    return True
 
 
 _swept = threading.Event()
 
 
-def _sweep_once() -> None:
+def sweep_once() -> None:
+    """``sweep_stale_folders``, the first time a process calls it (a server when it starts, before its
+    first job); then nothing."""
     if not _swept.is_set():
         _swept.set()
         sweep_stale_folders()
