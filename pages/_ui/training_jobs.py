@@ -149,9 +149,11 @@ def show_ended(ended_key: str) -> Ended | None:
     return ended
 
 
-def follow(job: TrainingJob) -> tuple[Tokenizer | None, Ended]:
-    """Draw ``job`` until it ends: a progress bar in bytes read then merges learned. The trained
-    tokenizer and ``Ended("done")``, or None and why it failed."""
+def follow(job: WorkerJob) -> tuple[Tokenizer | None, Ended]:
+    """Draw ``job`` (a ``TrainingJob``) until it ends: a progress bar in bytes read then merges learned.
+    The trained tokenizer and ``Ended("done")``, or None and why it failed."""
+    if not isinstance(job, TrainingJob):
+        raise TypeError(f"follow draws a TrainingJob, not {type(job).__name__}")
     bar = st.progress(0.0, text="Starting the training process…")
     progress = ByteProgress(bar)
     while True:
