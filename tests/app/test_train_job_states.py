@@ -171,3 +171,29 @@ def test_a_new_session_of_the_page_is_idle_while_an_old_one_trains(page, interru
     corpus(fresh, SMALL, 300)
     assert buttons(fresh) == {"train.go": True} and not results(fresh) and not ended_text(fresh)
     running.job.cancel()
+
+
+def test_compares_train_to_see_the_difference_follows_the_same_states(workspace_dir, interrupted):
+    page = opened("pages/compare.py", timeout=240)
+    page.multiselect(key="cmp.train.samples").set_value(["eng", "hin"])
+    page.number_input(key="cmp.train.vocab").set_value(400)
+    run(page)
+    go = {"cmp.train.go", "cmp.train.cancel"}
+
+    def compare_buttons() -> dict[str, bool]:
+        return {b.key: not b.disabled for b in page.button if b.key in go}
+
+    assert compare_buttons() == {"cmp.train.go": True}
+    interrupted.armed = True
+    page.button(key="cmp.train.go").click()
+    run(page)
+    assert compare_buttons() == {"cmp.train.go": False, "cmp.train.cancel": True}
+    page.button(key="cmp.train.cancel").click()
+    run(page)
+    assert compare_buttons() == {"cmp.train.go": True} and state.CMP_TRAIN_JOB not in page.session_state
+    assert "Training cancelled: nothing was kept." in texts(page.info)
+    page.button(key="cmp.train.go").click()
+    run(page)
+    assert compare_buttons() == {"cmp.train.go": True}
+    assert any(s.startswith("Trained **mix-eng-hin-") for s in texts(page.success))
+    assert "Training cancelled: nothing was kept." not in texts(page.info)
