@@ -38,12 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpe_core import file_lock, safe_io
+from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.workspace import worker
 from bpe_core.workspace.documents import write_documents
 
 #: The folder holding the ``bpe_core`` package the worker must import (this one, wherever it is installed).
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 #: Seconds between two looks at a running job (the bar redraws at most every widgets.REDRAW_SECONDS).
 POLL_SECONDS = 0.1
 #: How a job's folder is named in the temporary folder: ``bpe-train-<random>``.
@@ -146,7 +147,7 @@ class WorkerJob:
         # stderr goes to a file, read once the worker ends: a pipe nobody reads while it runs would
         # stop a worker that writes more than the pipe holds (64 KB), and the job would never end
         self._stderr = os.path.join(self.folder, "stderr.txt")
-        with open(self._stderr, "w", encoding="utf-8") as errors:
+        with safe_io.create_new(self._stderr) as errors:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", worker.__name__, spec],
                 cwd=PACKAGE_PARENT,
@@ -160,7 +161,7 @@ class WorkerJob:
         self._progress: dict | None = None
         self._notes: list[dict] = []
         self._outcome: dict | None = None
-        self._outputs: dict[str, bytes] | None = None  # what the worker wrote, once it ended
+        self._outputs: dict[str, bytes | str] | None = None  # what the worker wrote (or why not), once it ended
         self._stopped_because: str | None = None
         self._lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, name="bpe-training-reader", daemon=True)
@@ -195,9 +196,10 @@ class WorkerJob:
                 self._outcome = {"error": _died(self.process.returncode, errors)}
         self._folder.remove()  # the job ended, however: its folder goes now
 
-    def _take_outputs(self) -> dict[str, bytes]:
-        """The files the worker wrote in the job's folder (its own, never a temporary or lock file)."""
-        taken: dict[str, bytes] = {}
+    def _take_outputs(self) -> dict[str, bytes | str]:
+        """The files the worker wrote in the job's folder (its own, never a temporary or lock file): their
+        bytes, or why they cannot be read (a file over ``OUTPUT_LIMIT``)."""
+        taken: dict[str, bytes | str] = {}
         skipped = {*self._inputs, "stderr.txt", OWNER_LOCK, worker.WORKER_LOCK}
         try:
             with os.scandir(self.folder) as listing:
@@ -210,8 +212,10 @@ class WorkerJob:
             try:
                 if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
                     taken[entry.name] = safe_io.read_limited(entry.path, limit=OUTPUT_LIMIT, what="a trained file")
-            except (OSError, ValueError):
-                continue  # removed meanwhile, or too big: a reader is told it is not there
+            except ValueError as exc:  # too big
+                taken[entry.name] = str(exc)
+            except OSError:
+                continue  # removed meanwhile: a reader is told it is not there
         return taken
 
     def _last_errors(self) -> str:
@@ -249,7 +253,10 @@ class WorkerJob:
             if outputs is not None:
                 if name not in outputs:
                     raise FileNotFoundError(errno.ENOENT, "the training process wrote no such file", name)
-                return outputs[name].decode("utf-8")
+                data = outputs[name]
+                if isinstance(data, str):
+                    raise BpeError(data)
+                return data.decode("utf-8")
             try:
                 with open(os.path.join(self.folder, name), encoding="utf-8") as handle:
                     return handle.read()

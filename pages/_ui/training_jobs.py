@@ -173,5 +173,5 @@ def follow(job: WorkerJob) -> tuple[Tokenizer | None, Ended]:
         return None, Ended("failed", md(state.error))
     try:
         return job.tokenizer(), Ended("done")
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # a tokenizer file too big to read back, or not there
         return None, Ended("failed", md(exc))
