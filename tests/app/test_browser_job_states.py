@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from long_corpus import long_documents
-from test_browser import CORPUS, PATIENCE_MS, _browser_page, _no_exception, _serving, _settle, _shows_text
+from test_browser import CORPUS, PATIENCE_MS, _browser_page, _no_exception, _serving, _settle, _shot, _shows_text
 
 from bpe_core.workspace import jobs
 
@@ -131,6 +131,7 @@ def test_train_done_then_cancelled_twice_then_failed(server, corpora):
         expect_train_back(page)
         assert until(lambda: not workers(server) and not job_folders(server), timeout=60), job_folders(server)
         _no_exception(page, "Train, cancelled twice")
+        _shot(page, "train_cancelled_twice")
 
         start(page, server)
         (worker,) = workers(server)
@@ -140,6 +141,7 @@ def test_train_done_then_cancelled_twice_then_failed(server, corpora):
         expect_train_back(page)
         assert until(lambda: not job_folders(server), timeout=60), job_folders(server)
         _no_exception(page, "Train, worker killed")
+        _shot(page, "train_worker_killed")
 
 
 def test_a_reload_in_the_middle_of_a_training_offers_train_and_stops_the_old_worker(server, corpora):
