@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:  # so `import bpe_core` and `import pages._ui` work from anywhere
     sys.path.insert(0, str(ROOT))
 
-from pages._ui import navigation, render, state, tokenizers  # noqa: E402
+from pages._ui import navigation, render, state, tokenizers, training_jobs  # noqa: E402
 
 st.set_page_config(page_title="BPE workbench", page_icon="🧩", layout="wide")
 st.html(render.APP_CSS)  # chips and button labels wrap instead of being cut (a style only: takes no space)
+training_jobs.sweep_at_start()  # job folders left by killed servers and workers, once a server
 
 page = navigation.navigate()
 state.sync_kept_state()  # save page widget values before Streamlit forgets those of a page left

@@ -1,4 +1,5 @@
-"""The one exception type bpe_core raises for bad input, so that callers (the CLI, the app) catch one.
+"""The one exception type bpe_core raises for bad input, so that callers (the CLI, the app) catch one,
+and the one warning category it gives (``BpeWarning``).
 
 ``BpeError`` is a ``ValueError``: a setting, a text, a file or an id bpe_core cannot take, with a
 message that says what is wrong and what to do. Errors of the libraries bpe_core uses are turned
@@ -18,3 +19,8 @@ class BpeError(ValueError):
     ...     print(caught)
     vocab_size must be at least 256, got 10
     """
+
+
+class BpeWarning(UserWarning):
+    """Something bpe_core could not use, worked around with the same result (a model cache that cannot
+    be read or written: loading goes on without it). The CLI prints it as one ``warning: ...`` line."""

@@ -1,4 +1,5 @@
-"""One folder's lock across threads and processes, for changes of several steps (the app's library).
+"""One folder's lock across threads and processes, for changes of several steps (the app's library),
+and a lock held for as long as its holder lives (``try_hold``: a training job's folder and its worker).
 
 ``folder_lock`` holds a thread lock within the process, then an OS lock on a lock file
 (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows), which the OS releases when its holder dies,
@@ -109,3 +110,34 @@ def _release_file_lock(descriptor: int) -> None:
 
 def _busy(folder: Path, timeout: float) -> ValueError:
     return BpeError(f"{folder} is busy: another change did not finish within {timeout:g} s; try again")
+
+
+def try_hold(path: str | os.PathLike[str]) -> int | None:
+    """Take the OS lock of the file ``path`` (created if needed, never through a link) now, without
+    waiting, and keep it until ``release``: its descriptor, or None when another holder has it or the
+    file system has no locks. A process's locks go when it dies: a held lock is a live holder."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        elif msvcrt is not None:
+            os.lseek(descriptor, 0, os.SEEK_SET)
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        else:  # pragma: no cover - neither POSIX nor Windows
+            raise OSError(errno.ENOLCK, "no file locks here")
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def release(descriptor: int) -> None:
+    """Let go of a lock ``try_hold`` took (its descriptor is closed)."""
+    _release_file_lock(descriptor)
+    try:
+        os.close(descriptor)
+    except OSError:
+        pass

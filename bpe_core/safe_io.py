@@ -1,4 +1,5 @@
-"""Reading and writing files safely when users, threads and processes share them.
+"""Reading and writing files safely when users, threads and processes share them: the one rule for
+every file bpe_core writes (tokenizer files, exports, the library folder, the model cache, job folders).
 
 * Reading: ``open_regular`` opens a regular file (symbolic links followed; a folder, FIFO, device or
   socket is a ``BpeError`` saying what the path is and what was expected; opening never blocks) for
@@ -6,17 +7,18 @@
   tokenizer files and ``TEXT_LIMIT`` (256 MB) for texts encoded whole (``read_stream_limited``: the
   same for standard input); ``json_value`` parses JSON from users, every failure a ``ValueError``.
 * Writing: ``write_atomic`` / ``write_files_atomic`` (several files, all or nothing) write each file
-  to a unique temporary file in its folder (``.bpe_core-<random>.tmp``, ``O_EXCL``, synced), then
-  move it into place in one step (``overwrite=False``: a hard link, never replacing a name). After
-  any failure, a full disk included, no temporary or partial file is left and the targets are as
-  they were; failures are ``BpeError`` naming the file. ``write_temporary`` + ``publish`` are the two
-  steps, for callers holding a lock in between.
-* The targets rule (``writable_target``): bpe_core writes only regular files. A folder, FIFO, device
-  node or socket is refused, never replaced. A symbolic link is written through: the file it points
-  to (followed to the end) is replaced and the link kept; a link to anything else, or to nothing, is
-  refused. A replaced file keeps its permission bits.
-* ``remove_stale_temporaries``: temporary files a crashed writer left behind. (A folder's lock, for
-  changes that take several steps, is ``file_lock``'s.)
+  to a new temporary file in its folder (``.bpe_core-<machine>-<process>-<random>.tmp``, ``O_EXCL``,
+  synced), then move it into place in one step (``overwrite=False``: a hard link, never replacing a
+  name). After any failure, a full disk included, no temporary or partial file is left and the targets
+  are as they were; failures are ``BpeError`` naming the file. ``write_temporary`` + ``publish`` are
+  the two steps, for callers holding a lock in between; ``create_new`` a new file to stream into.
+* The targets rule (``writable_target``): bpe_core writes only regular files, and never through a
+  symbolic link. A link (to anything), a folder, FIFO, device node or socket is refused, never replaced
+  or followed; a replaced file keeps its permission bits. The move into place replaces the name
+  itself, so a link or hard link put there a moment later is replaced, never written through.
+* ``remove_stale_temporaries``: every write first removes the temporary files in its folder whose
+  writer is gone (a process of this machine that has ended, or older than ``STALE_SECONDS``). (A
+  folder's lock, for changes that take several steps, is ``file_lock``'s.)
 
 Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports only ``errors``).
 """
@@ -24,8 +26,10 @@ Works on Linux, macOS and Windows. It knows nothing of tokenizers (imports only 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
+import platform
 import re
 import secrets
 import stat
@@ -41,6 +45,10 @@ TEMPORARY_SUFFIX = ".tmp"
 #: Temporary files older than this (seconds) are left over from a crash: a write takes far less.
 STALE_SECONDS = 600.0
 _LEGACY_TEMPORARY = re.compile(r".+\.json\.tmp-\d+\Z")  # bpe_core's temporary names before they were unique
+#: This machine, in temporary names (a folder on a network drive is shared by machines, whose process
+#: ids say nothing of each other).
+_WRITER = hashlib.sha256(platform.node().encode("utf-8", "replace")).hexdigest()[:6]
+_OWN_TEMPORARY = re.compile(r"\.bpe_core-(?P<writer>[0-9a-f]{6})-(?P<pid>\d+)-[0-9a-f]{16}\.tmp")
 #: The most bytes read from one tokenizer file: the largest real ones (tokenizer.json files of
 #: 256k-token vocabularies) are about 35 MB, and parsing takes several times the file's size in memory.
 TOKENIZER_FILE_LIMIT = 100_000_000
@@ -196,32 +204,33 @@ def decode_utf8(data: bytes, *, source: str) -> str:
 
 
 def writable_target(path: str | os.PathLike[str]) -> str:
-    """The file that writing ``path`` replaces: ``path`` itself (existing or not), or for a symbolic
-    link the file it points to (followed to the end; the link is kept). ``BpeError`` for anything but a
-    regular file: a folder, FIFO, device node or socket, a link to one of them or a dangling link
-    (see the module docstring's targets rule). A missing folder is left for the write to report."""
+    """``path`` when bpe_core may write it: nothing is there yet, or a regular file. ``BpeError`` for
+    anything else, saying what it is: a symbolic link (never written through, even to a regular file: a
+    link could send the write outside its folder), a folder, FIFO, device node or socket (see the
+    module docstring's targets rule). A missing folder is left for the write to report."""
     path = os.fspath(path)
     if not path.strip():
         raise BpeError("the output path is empty: give a file name")
-    target = os.path.realpath(path) if os.path.islink(path) else path
     try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        if target != path:
-            raise BpeError(
-                f"cannot write {path}: it is a symbolic link to {target}, which does not exist; bpe_core "
-                "writes through links only to existing regular files: give the target path"
-            ) from None
+        mode = os.lstat(path).st_mode
+    except OSError:  # nothing there (the usual case), or a folder that does not exist: writing says so
         return path
-    except OSError:
-        return path  # e.g. a folder that does not exist: writing says so
-    if not stat.S_ISREG(mode):
-        link = f" (a symbolic link to {target})" if target != path else ""
+    if stat.S_ISLNK(mode):
         raise BpeError(
-            f"cannot write {path}{link}: it is {kind_of(mode)}, not a regular file, and bpe_core only "
-            "writes regular files (never replaces a folder, FIFO or device): choose another path"
+            f"cannot write {path}: it is a symbolic link (to {_link_text(path)}), and bpe_core never writes "
+            "through a link, which could put the file outside its folder: write to the file itself, or "
+            "remove the link"
         )
-    return target
+    if not stat.S_ISREG(mode):
+        raise BpeError(
+            f"cannot write {path}: it is {kind_of(mode)}, not a regular file, and bpe_core only writes "
+            "regular files (never replaces a folder, FIFO or device): choose another path"
+        )
+    return path
+
+
+def _link_text(path: str) -> str:
+    return os.path.realpath(path)  # where the link leads (a name even when it leads nowhere)
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, overwrite: bool = True) -> None:
@@ -236,12 +245,13 @@ def write_files_atomic(files: Mapping[str, str | bytes], *, overwrite: bool = Tr
     they were (restored from a hard-linked copy, or removed if they were new). As ``write_atomic``."""
     if not files:
         return
-    targets = {path: (writable_target(path) if overwrite else path) for path in map(os.fspath, files)}
+    targets = [writable_target(path) if overwrite else os.fspath(path) for path in files]
+    for folder in {os.path.dirname(target) or "." for target in targets}:
+        remove_stale_temporaries(folder)  # what killed writers left there
     temporaries: dict[str, str] = {}
     current = next(iter(files))
     try:
-        for current, data in files.items():
-            target = targets[os.fspath(current)]
+        for target, (current, data) in zip(targets, files.items(), strict=True):  # noqa: B007 (named in errors)
             temporaries[target] = write_temporary(os.path.dirname(target) or ".", data)
             _keep_mode(target, temporaries[target])
         _publish_all(temporaries, overwrite=overwrite)
@@ -260,8 +270,10 @@ def write_files_atomic(files: Mapping[str, str | bytes], *, overwrite: bool = Tr
 
 
 def _keep_mode(target: str, temporary: str) -> None:
-    try:  # the new file gets the permission bits of the file it replaces
-        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+    try:  # the new file gets the permission bits of the regular file it replaces
+        mode = os.lstat(target).st_mode
+        if stat.S_ISREG(mode):
+            os.chmod(temporary, stat.S_IMODE(mode))
     except OSError:
         pass
 
@@ -294,7 +306,7 @@ def _backup(target: str) -> str | None:
     """A hard link to ``target``'s current file (None when there is none), to undo replacing it."""
     if not os.path.lexists(target):
         return None
-    backup = os.path.join(os.path.dirname(target) or ".", f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+    backup = os.path.join(os.path.dirname(target) or ".", temporary_name())
     os.link(target, backup)
     return backup
 
@@ -308,16 +320,15 @@ def write_temporary(folder: str | os.PathLike[str], data: str | bytes) -> str:
         except UnicodeEncodeError as exc:
             surrogate = exc.object[exc.start]
             raise BpeError(f"cannot write text holding a lone surrogate ({surrogate!r}) as UTF-8") from None
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        temporary = os.path.join(os.fspath(folder), f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+        temporary = os.path.join(os.fspath(folder), temporary_name())
         try:
-            descriptor = os.open(temporary, flags, 0o666)  # 0o666: the umask decides, as for open()
+            handle = create_new(temporary)
             break
         except FileExistsError:  # 64 random bits already taken: draw again
             continue
     try:
-        with os.fdopen(descriptor, "wb") as handle:
+        with handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())  # the data is on disk before a name points to it
@@ -325,6 +336,19 @@ def write_temporary(folder: str | os.PathLike[str], data: str | bytes) -> str:
         remove_quietly(temporary)
         raise
     return temporary
+
+
+def create_new(path: str | os.PathLike[str]) -> BinaryIO:
+    """A new regular file at ``path``, open for writing in binary mode: ``FileExistsError`` if anything
+    is there already, a symbolic link included (``O_EXCL``: created here, never followed)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o666), "wb")  # 0o666: the umask decides, as for open()
+
+
+def temporary_name() -> str:
+    """A new temporary file name: ``.bpe_core-<writer>-<random>.tmp``, the writer being this process
+    on this machine (``_WRITER``), so that the next write can tell a killed writer's file at once."""
+    return f"{TEMPORARY_PREFIX}{_WRITER}-{os.getpid()}-{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
 
 
 def publish(temporary: str, path: str | os.PathLike[str], *, overwrite: bool) -> None:
@@ -387,8 +411,10 @@ def is_temporary(name: str) -> bool:
 
 
 def remove_stale_temporaries(folder: str | os.PathLike[str], *, older_than: float = STALE_SECONDS) -> list[str]:
-    """Remove bpe_core's temporary files in ``folder`` older than ``older_than`` seconds (younger
-    ones may belong to a write in progress); returns the names removed."""
+    """Remove bpe_core's temporary files in ``folder`` whose writer is gone: written by a process of
+    this machine that has ended (killed mid-write), or older than ``older_than`` seconds (younger ones
+    of another machine, or of older naming, may belong to a write in progress); returns the names removed.
+    Never follows a link: only regular files named as temporaries go."""
     cutoff = time.time() - older_than
     removed: list[str] = []
     try:
@@ -398,9 +424,25 @@ def remove_stale_temporaries(folder: str | os.PathLike[str], *, older_than: floa
         return removed
     for item in candidates:
         try:
-            if item.stat(follow_symlinks=False).st_mtime < cutoff:
+            info = item.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and (info.st_mtime < cutoff or _writer_ended(item.name)):
                 os.unlink(item.path)
                 removed.append(item.name)
         except OSError:
             continue  # gone already, or not ours to remove
     return removed
+
+
+def _writer_ended(name: str) -> bool:
+    """Whether the temporary file ``name`` was written by a process of this machine that has ended.
+    (Windows has no harmless way to ask: there, only age counts.)"""
+    found = _OWN_TEMPORARY.fullmatch(name)
+    if found is None or found["writer"] != _WRITER or os.name == "nt":
+        return False
+    try:
+        os.kill(int(found["pid"]), 0)  # signal 0: nothing is sent, only whether the process exists
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # another user's process (alive), or no such number
+        pass
+    return False

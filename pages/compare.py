@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis import metrics
+from bpe_core.analysis.csv_export import frame_csv
 from bpe_core.corpora.samples import REFERENCE_ID
 from pages._compare import in_sample, measures
 from pages._compare.curves import K_CURVE_TOKENIZER, curve_section
@@ -311,7 +312,7 @@ def table_section(frame: pd.DataFrame, report: Report) -> None:
     report.table("Full table", table)
     st.download_button(
         "⬇ Table as CSV",
-        data=table.to_csv(index=False).encode("utf-8"),
+        data=frame_csv(table).encode("utf-8"),  # spreadsheet-safe cells
         file_name="tokenizer-comparison.csv",
         mime="text/csv",
         key="cmp.csv",

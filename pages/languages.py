@@ -12,6 +12,7 @@ import re
 import pandas as pd
 import streamlit as st
 
+from bpe_core.analysis.csv_export import frame_csv
 from bpe_core.analysis.parity_report import language_names
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text
 from pages._languages.strips import Row, cost_text, multiple_text, rows_html, rows_svg
@@ -116,7 +117,7 @@ def downloads(rows: list[Row], choice: TokenizerChoice, index: int, price_label:
     table = numbers_frame(rows, price_label)
     columns[1].download_button(
         "⬇ Numbers as CSV",
-        table.to_csv(index=False).encode("utf-8"),
+        frame_csv(table).encode("utf-8"),  # spreadsheet-safe cells
         mime="text/csv",
         file_name=f"languages-side-by-side-{base}.csv",
         key="langs.csv",

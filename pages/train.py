@@ -16,13 +16,12 @@ from bpe_core.workspace.documents import trained_name
 from bpe_core.workspace.jobs import TrainingJob
 from pages._train import heldout
 from pages._train.corpus import Corpus, corpus_section
-from pages._ui import charts, exports, state, tables, tokenizers
+from pages._ui import charts, exports, state, tables, tokenizers, training_jobs
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text
-from pages._ui.training_jobs import follow
 from pages._ui.widgets import format_seconds, page_header, show_table
 
 PATTERN_OPTIONS = {
@@ -218,21 +217,27 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
         show_table(pd.DataFrame(corpus.sources))
 
 
+CANCEL = "train.cancel"
+
+
 def training_section(corpus: Corpus, settings: Settings) -> None:
     """The Train button; a running training (in a process of its own) followed with its progress and a
-    Cancel button, also after leaving the page and coming back."""
+    Cancel button, also after leaving the page and coming back; how the last one ended. Train, Cancel
+    and what is shown follow the job's state (``pages/_ui/training_jobs``)."""
     st.header("3 · Train", divider="gray")
-    job = st.session_state.get(state.TRAIN_JOB)
-    if job is None:
-        can_train = bool(corpus.documents) and not settings.pattern_error
-        if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
-            if not can_train:
-                st.caption("Add a corpus (and fix the regex, if any) to enable training.")
-            return
+    kept = st.session_state.get(state.TRAIN_RESULT)
+    before = f"The result below is still **{md(kept[4:])}**, trained before." if kept else ""  # key: new:/lib: + name
+    running = training_jobs.running(
+        state.TRAIN_JOB, CANCEL, state.TRAIN_ENDED, cancelled=training_jobs.sentences(training_jobs.CANCELLED, before)
+    )
+    can_train = bool(corpus.documents) and not settings.pattern_error
+    clicked = st.button("Train", type="primary", disabled=not can_train or running is not None, key="train.go")
+    if running is None and clicked:
         try:
             job = TrainingJob(  # through files: counting progress in bytes read
                 corpus.documents,
                 settings.vocab_size,
+                keep_alive=training_jobs.session_alive(),
                 min_frequency=settings.min_frequency,
                 pattern=settings.pattern,
                 special_tokens=settings.special_tokens,
@@ -240,21 +245,28 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
                 name="trained",
             )
         except (ValueError, OSError) as exc:
-            st.error(f"Training failed: {md(exc)}")
-            return
-        st.session_state[state.TRAIN_JOB] = job
-        st.session_state[state.TRAIN_JOB_NAMES] = (settings.name.strip(), corpus.name_hint)
-    tokenizer = follow(job, key="train.cancel", on_cancel=lambda: st.session_state.pop(state.TRAIN_JOB, None))
-    if st.session_state.get(state.TRAIN_JOB) is job:
-        st.session_state.pop(state.TRAIN_JOB, None)
-    typed, hint = st.session_state.pop(state.TRAIN_JOB_NAMES, ("", corpus.name_hint))
-    if tokenizer is None:
+            training_jobs.failed_to_start(state.TRAIN_ENDED, exc)
+        else:
+            about = (settings.name.strip(), corpus.name_hint, before)
+            training_jobs.start(state.TRAIN_JOB, state.TRAIN_ENDED, training_jobs.Running(job, about))
+    if running is None:
+        if not can_train:
+            st.caption("Add a corpus (and fix the regex, if any) to enable training.")
+        training_jobs.show_ended(state.TRAIN_ENDED)
         return
-    tokenizer.name = typed or trained_name(hint, tokenizer)
-    st.caption(f"Done in {format_seconds(recorded_seconds(tokenizer.training))}.")  # plain: a duration
-    key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
-    st.session_state[state.TRAIN_RESULT] = key
-    st.session_state[SAVE_NAME] = tokenizer.name
+    training_jobs.cancel_button(CANCEL)
+    tokenizer, ended = training_jobs.follow(running.job)
+    typed, hint, before = running.about
+    if tokenizer is not None:
+        tokenizer.name = typed or trained_name(hint, tokenizer)
+        key = tokenizers.add_session_tokenizer(tokenizer, (corpus.label, corpus.documents))
+        st.session_state[state.TRAIN_RESULT] = key
+        st.session_state[SAVE_NAME] = tokenizer.name
+        took = format_seconds(recorded_seconds(tokenizer.training))
+        ended = training_jobs.Ended("done", f"Trained **{md(tokenizer.name)}** in {took}.")
+    elif ended.kind == "failed":
+        ended = training_jobs.Ended("failed", training_jobs.sentences(ended.message, before))
+    training_jobs.finish(state.TRAIN_JOB, state.TRAIN_ENDED, ended)
 
 
 def recorded_fields(value: object) -> dict[str, object]:

@@ -1,6 +1,7 @@
 """safe_io's two rules: reading takes regular files only, within a size limit, and never blocks;
-writing is atomic, all or nothing over several files, replaces only regular files, writes through
-symbolic links, and leaves nothing behind after any failure, a full disk included.
+writing is atomic, all or nothing over several files, replaces only regular files, never writes
+through a symbolic link, and leaves nothing behind after any failure, a full disk included; the next
+write removes what a killed writer left.
 
 Device nodes, FIFOs and full disks are made privately in the test's folder (tests/support/private_files)."""
 
@@ -98,27 +99,77 @@ def test_fifos_and_folders_are_never_replaced(tmp_path):
     assert _listing(tmp_path) == ["fifo", "folder"]
 
 
-def test_a_symbolic_link_is_written_through_and_kept(tmp_path):
+@pytest.mark.parametrize("overwrite", [True, False])
+def test_a_symbolic_link_is_never_written_through(tmp_path, overwrite):
     (tmp_path / "real.json").write_text("old", encoding="utf-8")
-    os.chmod(tmp_path / "real.json", 0o640)
     (tmp_path / "link.json").symlink_to("real.json")
-    safe_io.write_atomic(tmp_path / "link.json", "new")
+    with pytest.raises((BpeError, FileExistsError)) as refused:
+        safe_io.write_atomic(tmp_path / "link.json", "new", overwrite=overwrite)
+    if overwrite:
+        assert "symbolic link" in str(refused.value) and "never writes through a link" in str(refused.value)
     assert os.readlink(tmp_path / "link.json") == "real.json"
-    assert (tmp_path / "real.json").read_text(encoding="utf-8") == "new"
-    assert stat.S_IMODE(os.stat(tmp_path / "real.json").st_mode) == 0o640  # a replaced file keeps its mode
+    assert (tmp_path / "real.json").read_text(encoding="utf-8") == "old"
     assert _listing(tmp_path) == ["link.json", "real.json"]
 
 
 def test_links_to_nothing_or_to_a_device_are_refused(tmp_path):
     (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
-    with pytest.raises(BpeError, match="symbolic link to .*nothing, which does not exist"):
+    with pytest.raises(BpeError, match="symbolic link .*nothing.*never writes through a link"):
         safe_io.write_atomic(tmp_path / "dangling", "data")
     assert not (tmp_path / "nothing").exists()
     node = char_device(tmp_path)
     (tmp_path / "to-node").symlink_to(node)
-    with pytest.raises(BpeError, match="a symbolic link to .*node.*character device"):
+    with pytest.raises(BpeError, match="symbolic link"):
         safe_io.write_atomic(tmp_path / "to-node", "data")
     assert is_char_device(node)
+
+
+def test_a_link_put_in_place_after_the_check_is_replaced_not_followed(tmp_path, monkeypatch):
+    """Between the check and the move a link may appear: the move replaces the name, never its target."""
+    (tmp_path / "outside").write_text("precious", encoding="utf-8")
+    real_publish = safe_io.publish
+
+    def link_first(temporary, path, *, overwrite):
+        os.symlink(tmp_path / "outside", path)
+        real_publish(temporary, path, overwrite=overwrite)
+
+    monkeypatch.setattr(safe_io, "publish", link_first)
+    safe_io.write_atomic(tmp_path / "out.json", "mine")
+    assert not os.path.islink(tmp_path / "out.json") and (tmp_path / "out.json").read_text(encoding="utf-8") == "mine"
+    assert (tmp_path / "outside").read_text(encoding="utf-8") == "precious"
+
+
+def test_create_new_never_opens_what_is_there(tmp_path):
+    (tmp_path / "outside").write_text("precious", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "outside")
+    for path in (tmp_path / "link", tmp_path / "outside"):
+        with pytest.raises(FileExistsError):
+            safe_io.create_new(path)
+    with safe_io.create_new(tmp_path / "new") as handle:
+        handle.write(b"data")
+    assert (tmp_path / "new").read_bytes() == b"data" and (tmp_path / "outside").read_text() == "precious"
+
+
+def test_the_next_write_removes_what_a_killed_writer_left(tmp_path):
+    """A writer killed mid-write (here: a process that made its temporary file, then died by SIGKILL)
+    leaves its temporary file; the next write into that folder removes it at once, whatever its age.
+    A live writer's file stays."""
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys; from bpe_core import safe_io; "
+        "safe_io.write_temporary(sys.argv[1], b'x' * 1000); os.kill(os.getpid(), 9)"
+    )
+    for _ in range(3):
+        killed = subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=False)
+        assert killed.returncode == -signal.SIGKILL
+    assert len([name for name in _listing(tmp_path) if safe_io.is_temporary(name)]) == 3
+    live = safe_io.write_temporary(tmp_path, b"a write in progress in this process")
+    safe_io.write_atomic(tmp_path / "out.json", "next")
+    assert _listing(tmp_path) == sorted(["out.json", os.path.basename(live)])
+    safe_io.remove_quietly(live)
 
 
 def test_overwrite_false_never_replaces(tmp_path):

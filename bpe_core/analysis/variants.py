@@ -18,8 +18,6 @@ Formulas and sources: docs/library/variants.md. Nothing here draws or reads file
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_core.analysis import intrinsic, metrics
+from bpe_core.analysis.csv_export import csv_text
 from bpe_core.analysis.fairness import clean_text
 from bpe_core.analysis.words import word_spans
 from bpe_core.corpora.samples import get_sample, load_samples, parallel_text
@@ -73,6 +72,18 @@ class VariantSpec:
     kind: str
     value: float | int | None = None
 
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise BpeError(f"unknown variant {self.kind!r}: the variants are {', '.join(KINDS)}")
+        value = self.value
+        if self.kind == "picky" and value is not None:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number or not value > 0:  # NaN is not above 0 either
+                raise BpeError(
+                    f"Picky BPE's threshold must be above 0 (e.g. picky:0.9; an IoS is at most 1, so 1 or more "
+                    f"never removes a token), got {value!r}"
+                )
+
     @property
     def label(self) -> str:
         if self.kind == "superbpe":
@@ -98,10 +109,18 @@ class VariantSpec:
         if not value:
             return cls(kind, 0.9)
         try:
-            number: float | int = float(value) if "." in value else int(value)
+            number: float | int = int(value) if value.lstrip("+-").isdigit() else float(value)
         except ValueError:
             raise BpeError(f"{text!r}: {value!r} is not a number (superbpe:0.8, picky:0.9)") from None
         return cls(kind, number)
+
+
+def _variant(variant: VariantSpec | str) -> VariantSpec:
+    if isinstance(variant, VariantSpec):
+        return variant
+    if isinstance(variant, str):
+        return VariantSpec.parse(variant)
+    raise BpeError(f"a variant is a VariantSpec or its text (bpe, superbpe:0.8, picky:0.9, parity), not {variant!r}")
 
 
 def parse_variants(specs: str | Sequence[str]) -> list[VariantSpec]:
@@ -133,6 +152,7 @@ def train_variants(
     at ``vocab_size``, by label. ``progress(label, phase, done, total)`` as training goes."""
     if not isinstance(texts, Mapping) or not texts:
         raise BpeError("texts must map each language (or source) to its documents, e.g. {'eng': [...]}")
+    variants = [_variant(variant) for variant in variants]
     documents = [document for docs in texts.values() for document in docs]
     options: dict[str, Any] = {"min_frequency": min_frequency, "tie_break": tie_break}
     trained = {}
@@ -151,7 +171,7 @@ def train_variants(
             tokenizer = train_picky(
                 documents,
                 vocab_size,
-                threshold=float(variant.value or 0.9),
+                threshold=float(variant.value if variant.value is not None else 0.9),
                 pattern=pattern,
                 progress=report,
                 name=variant.label,
@@ -218,12 +238,9 @@ class VariantComparison:
     alpha: float = intrinsic.RENYI_ALPHA
 
     def to_csv(self, *, summary: bool = False) -> str:
-        """The rows (or the summary) as CSV, ``ROW_FIELDS`` as the header."""
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(ROW_FIELDS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.summary if summary else self.rows)
-        return out.getvalue()
+        """The rows (or the summary) as CSV, ``ROW_FIELDS`` as the header; spreadsheet-safe
+        (``csv_export``: a sample named ``=cmd...`` is written as text, never as a formula)."""
+        return csv_text(ROW_FIELDS, self.summary if summary else self.rows)
 
     def to_latex(self, groups: Sequence[str] = ("natural", "code", "all")) -> str:
         """The summary of ``groups`` as a LaTeX ``tabular`` (booktabs rules: ``\\usepackage{booktabs}``)."""

@@ -86,7 +86,7 @@ def check_output(path: str, *, folder: bool = False, files: tuple[str, ...] = ()
     """Check an output path before any work is done; ValueError saying what to do when the folder it
     goes into does not exist, when a file output names a folder, a folder output names a file, or the
     output (or, in a folder output, one of ``files``) is a FIFO, device or other non-regular file
-    (``safe_io.writable_target``: outputs are regular files; symbolic links are written through).
+    (``safe_io.writable_target``: outputs are regular files, never written through a symbolic link).
 
     >>> check_output("tokenizer.json").name
     'tokenizer.json'

@@ -17,11 +17,13 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bpe_core.analysis import metrics
+from bpe_core.analysis.csv_export import csv_text
 from bpe_core.cli.chat import add_chat_parser
 from bpe_core.cli.common import check_output, read_input_text, say, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
@@ -30,7 +32,7 @@ from bpe_core.cli.variants import add_lab_parser
 from bpe_core.cli.workbench import add_app_parser
 from bpe_core.corpora.samples import Sample, load_samples
 from bpe_core.display.marks import terminal_safe, token_display
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, BpeWarning
 from bpe_core.formats import gpt2_files, huggingface, tiktoken_file
 from bpe_core.pretokenization.special_tokens import SpecialTokens
 from bpe_core.pretrained import catalogue, hub_cache
@@ -244,17 +246,13 @@ def format_compare_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    import csv
-
     tokenizers: dict[str, Tokenizer | ExternalTokenizer] = {}
     for spec in args.tokenizer or ["gpt2"]:
         tokenizers[spec] = resolve_tokenizer(spec)
     samples, reference = _compare_samples(args.files, args.reference)
     rows = metrics.compare(tokenizers, samples, reference=reference)
-    if args.csv:
-        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else [])
-        writer.writeheader()
-        writer.writerows(rows)
+    if args.csv:  # spreadsheet-safe: a file named =cmd... is text, never a formula
+        sys.stdout.write(csv_text(list(rows[0]) if rows else [], rows))
         return 0
     for line in format_compare_table(rows).splitlines():
         say(line)
@@ -348,7 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            return args.func(args)
     except BpeError as exc:  # bad input; anything else is a bug and keeps its traceback
         return _error(str(exc))
     except BrokenPipeError:  # e.g. `| head`: the reader left; nothing more to say
@@ -370,6 +370,22 @@ def _error(message: str) -> int:
         file=sys.stderr,
     )
     return 2
+
+
+def _warning_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """bpe_core's warnings (``BpeWarning``: a cache that cannot be used...) as one ``warning: ...``
+    line on stderr, like the CLI's own; other libraries' warnings as Python shows them."""
+    if issubclass(category, BpeWarning):
+        print("warning: " + terminal_safe(str(message)), file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

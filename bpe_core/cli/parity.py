@@ -105,7 +105,12 @@ def cmd_parity(args: argparse.Namespace) -> int:
         "alpha": args.alpha,
         "convention": args.convention,
     }
-    if args.ratio:
+    if args.ratio is not None:
+        if not args.ratio.strip():
+            raise BpeError(
+                "--ratio is empty: give bytes, equal, or LANG=RATE for every language (e.g. eng=1,hin=2.6); "
+                "leave --ratio out to decide by the development text"
+            )
         options["ratio"] = parse_ratio(args.ratio, train)
     result = compare_training(
         train,

@@ -73,7 +73,7 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
 def save_gpt2_files(tokenizer: Tokenizer, directory: str | os.PathLike[str]) -> tuple[Path, Path]:
     """Write ``vocab.json`` (printable token -> id, specials included) and ``merges.txt`` into
     ``directory`` (created if missing), both or neither (``safe_io.write_files_atomic``: regular files
-    or new names, symbolic links written through). A folder created here is removed again when the
+    or new names, never through a symbolic link). A folder created here is removed again when the
     files cannot be written. ``BpeError`` naming the file that could not be written; a Picky BPE
     tokenizer is refused (``refuse_picky``)."""
     refuse_picky(tokenizer, "GPT-2's vocab.json and merges.txt")

@@ -172,7 +172,7 @@ def _check_expressible(tokenizer: Tokenizer, source: str) -> None:
 
 def save_huggingface(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``to_huggingface_dict`` as a ``tokenizer.json`` file, atomically (``safe_io.write_atomic``:
-    a regular file or a new name, symbolic links written through, nothing partial left after a failure)."""
+    a regular file or a new name, never through a symbolic link, nothing partial left after a failure)."""
     write_atomic(path, json.dumps(to_huggingface_dict(tokenizer), ensure_ascii=False))
 
 

@@ -82,7 +82,7 @@ def dumps_tiktoken(tokenizer: Tokenizer) -> str:
 
 def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> None:
     """Write ``dumps_tiktoken`` to ``path`` atomically (``safe_io.write_atomic``: a regular file or a
-    new name, symbolic links written through, nothing partial left after a failure)."""
+    new name, never through a symbolic link, nothing partial left after a failure)."""
     write_atomic(path, dumps_tiktoken(tokenizer))
 
 

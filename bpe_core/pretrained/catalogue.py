@@ -27,13 +27,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe_core import safe_io
-from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
+from bpe_core.bpe.ranks import STRUCTURE_FORMAT, RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
-from bpe_core.pretrained import hub_cache, model_cache, model_specials
+from bpe_core.pretrained import disk_cache, hub_cache, model_cache, model_specials
 from bpe_core.pretrained import package_files as pretrained
 from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
@@ -93,23 +92,21 @@ def cache_folder() -> Path | None:
 
 def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:
     """``rank_structure(ranks)``, kept in ``cache_folder()`` under the SHA-256 of the file ``data``
-    the ranks were read from (seconds saved on each later load of a 200k vocabulary). A cached copy
-    is checked against the ranks before use (``structure_from_bytes``); one that is missing, stale
-    or damaged, and a folder that cannot be written, only cost the recovery: the cache is never needed."""
+    the ranks were read from (seconds saved on each later load of a 200k vocabulary), read and written
+    under ``disk_cache``'s rule (at most the bytes a structure of these ranks takes). A cached copy is
+    checked against the ranks before use (``structure_from_bytes``); one that is missing, stale or
+    damaged, and a folder that cannot be used, only cost the recovery: the cache is never needed."""
     folder = cache_folder()
-    path = folder / f"{hashlib.sha256(data).hexdigest()}.bin" if folder is not None else None
-    if path is not None and path.is_file():
+    name = f"{hashlib.sha256(data).hexdigest()}.bin"
+    cached = disk_cache.read_cached(folder, name, limit=len(STRUCTURE_FORMAT) + 8 * (3 + 2 * len(ranks)))
+    if cached is not None and folder is not None:
         try:
-            return structure_from_bytes(safe_io.read_limited(path, limit=safe_io.TOKENIZER_FILE_LIMIT), ranks)
-        except (OSError, ValueError):
-            pass  # recovered and rewritten below
+            return structure_from_bytes(cached, ranks)
+        except ValueError:
+            if cached.startswith(STRUCTURE_FORMAT):  # another version's is simply recovered again
+                disk_cache.ignore(folder / name, "it is damaged, or of other ranks")
     structure = rank_structure(ranks)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            safe_io.write_atomic(path, structure_to_bytes(structure, ranks))
-        except (OSError, ValueError):
-            pass  # a read-only or full disk (BpeError from write_atomic): the next load recovers it again
+    disk_cache.write_cached(folder, name, structure_to_bytes(structure, ranks))
     return structure
 
 

@@ -15,7 +15,8 @@ against the ranks just read. Files a user gives (``bpe_core.load(path)``) never 
 checked in full on every load.
 
 This module does not know which tokenizers are built in (``catalogue``) nor how their files are read;
-a cache that cannot be read or written only costs the proof.
+the cache's files are read and written under ``disk_cache``'s rule, and a cache that cannot be read or
+written only costs the proof.
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ from collections.abc import Mapping
 from itertools import accumulate
 from pathlib import Path
 
-from bpe_core import safe_io
 from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
 from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure
 from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
+from bpe_core.pretrained import disk_cache
 from bpe_core.tokenizer import Tokenizer
 
 #: Changes whenever the tables' layout or meaning does; the structure's format is part of it (a change
@@ -154,23 +155,39 @@ def ranks_tables(folder: Path | None, digest: bytes, ranks: dict[bytes, int]) ->
     """The ``ModelTables`` of tiktoken-style ranks read from the file whose SHA-256 is ``digest``: from
     ``folder`` when its copy is sound and holds these very ranks, else proved here (the structure
     recovered by ``ranks.rank_structure`` and the model built with every check of ``BpeModel``) and
-    written there for next time. A folder that cannot be read or written only costs the recovery."""
-    path = folder / f"{digest.hex()}.tables" if folder is not None else None
-    if path is not None and path.is_file():
+    written there for next time. Reading and writing follow ``disk_cache``'s rule: a file that is not
+    this user's regular file, or is bigger than these ranks' tables can be (``tables_size_limit``), is
+    ignored with a warning, and a folder that cannot be used only costs the proof (one warning)."""
+    name = f"{digest.hex()}.tables"
+    data = disk_cache.read_cached(folder, name, limit=tables_size_limit(ranks))
+    if data is not None and folder is not None:
         try:
-            tables = tables_from_bytes(path.read_bytes(), digest)
+            tables = tables_from_bytes(data, digest)
             if tables.rule == "tiktoken" and tables.token_to_id == ranks:
                 return tables
-        except (OSError, ValueError, IndexError):
-            pass  # proved and written again below
+            disk_cache.ignore(folder / name, "it holds the tables of other ranks")
+        except (ValueError, IndexError):
+            if not _another_version(data):  # after an upgrade the tables are simply made again
+                disk_cache.ignore(folder / name, "it is damaged")
     with gc_paused():
         vocab = dict(zip(ranks.values(), ranks.keys(), strict=True))
         structure = rank_structure(ranks)
         tables = BpeModel(vocab, structure.merges, special_ids=(), rule="tiktoken", structure=structure).tables()
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            safe_io.write_atomic(path, tables_to_bytes(tables, digest))
-        except (OSError, ValueError):
-            pass  # a read-only or full disk: the next process proves them again
+    disk_cache.write_cached(folder, name, tables_to_bytes(tables, digest))
     return tables
+
+
+def tables_size_limit(ranks: Mapping[bytes, int]) -> int:
+    """The most bytes ``tables_to_bytes`` can write for ``ranks``: its header and two SHA-256s, eight
+    counts, at most eight numbers a token (id, length, three of a merge or late merge, and a place in
+    each of the three id lists) and the tokens' bytes.
+
+    >>> tables_size_limit({b"a": 0, b"b": 1, b"ab": 2}) - len(TABLES_FORMAT)
+    324
+    """
+    return len(TABLES_FORMAT) + 2 * _DIGEST + 8 * (_COUNTS + 8 * len(ranks)) + sum(map(len, ranks))
+
+
+def _another_version(data: bytes) -> bool:
+    """Whether ``data`` begins as tables of another bpe_core version do."""
+    return data.startswith(TABLES_FORMAT.split(b" 1\n", 1)[0]) and not data.startswith(TABLES_FORMAT)

@@ -174,6 +174,9 @@ def superwords_from_counts(
     on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
     largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
     (before its counting; default now): ``training["superbpe"]`` times its parts."""
+    if not isinstance(chunk_counts, WordCounts):
+        kind = type(chunk_counts).__name__
+        raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
     started = time.perf_counter() if started is None else started
     recipe = _recipe(recipe)
     inherited = inherit(base)

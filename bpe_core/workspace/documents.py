@@ -13,11 +13,14 @@ what was trained; running the training is ``jobs``', drawing its progress and re
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 from collections.abc import Iterator, Sequence
 from typing import Protocol
+
+from bpe_core.safe_io import create_new
 
 #: A document at least this long is written as its own text file, so counting streams through it.
 TEXT_FILE_CHARS = 1 << 20
@@ -62,11 +65,11 @@ def write_documents(folder: str, documents: Sequence[str]) -> list[str]:
     paths = []
     for number, (kind, group) in enumerate(_groups(documents)):
         path = os.path.join(folder, f"{number:06d}.{kind}")
-        if kind == "txt":
-            with open(path, "w", encoding="utf-8", newline="") as handle:
+        if kind == "txt":  # new files only (safe_io.create_new: never one that is there, nor a link)
+            with io.TextIOWrapper(create_new(path), encoding="utf-8", newline="") as handle:
                 handle.write(group[0])  # plain: a file, not Markdown
         else:
-            with open(path, "w", encoding="ascii") as handle:
+            with io.TextIOWrapper(create_new(path), encoding="ascii") as handle:
                 for document in group:  # ASCII escapes keep lone surrogates; one line per document
                     handle.write(json.dumps({"text": document}) + "\n")  # plain: a file
         paths.append(path)

@@ -6,13 +6,16 @@ nothing and imports no streamlit: it only lists, saves, loads, renames and delet
 folder is ``$BPE_WORKBENCH_DIR`` if set, else ``$XDG_DATA_HOME/bpe-workbench``
 (``~/.local/share/bpe-workbench``); tokenizers live in its ``tokenizers/`` subfolder as ``<name>.json``.
 
-Names are NFC-normalized and keep every script's letters, digits and combining marks (``हिन्दी-bpe``,
-``café``, vowelled Arabic); only path separators, control characters (bidirectional overrides and
-line separators included) and the characters Windows forbids (``: * ? " < > |``) become ``_``, and a
-name is cut, between whole characters with their marks, to 80 characters and 120 UTF-8 bytes, so it
-can never escape the folder or be too long for the file system. A file that cannot be read as a
-tokenizer is listed with its error instead of breaking the listing. Files are read and written
-through ``safe_io`` (regular files only, at most 100 MB; symbolic links written through).
+Names become file names by ``names``' rule: letters, digits and marks of every script kept; path
+separators, controls and the characters Windows forbids made ``_``; invisible characters, bidirectional
+controls and Windows device names refused with a message; a long name ends in a hash of all of it
+instead of being cut, so two names never share a file. A new name that looks like an existing one
+(the same ``names.skeleton``: ``ﬁle`` and ``file``, or names differing by a joiner) is refused. A file
+put in the folder by hand is listed under ``names.listed_name`` (its invisible or bidirectional
+characters shown as ``<U+202E>``), a name that loads, renames and deletes it. A file that cannot be
+read as a tokenizer is listed with its error instead of breaking the listing. Files are read and
+written through ``safe_io`` (regular files only, at most 100 MB; a symbolic link is read through but
+never written through: saving over one is refused).
 
 Every change (save, rename, delete) is atomic and safe against other threads and processes using the
 same folder (app sessions, other app servers, scripts), on Linux, macOS and Windows: it holds the folder's lock
@@ -27,7 +30,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 import stat
 import time
 import unicodedata
@@ -36,31 +38,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import regex
-
 from bpe_core import safe_io
 from bpe_core.errors import BpeError
 from bpe_core.file_lock import folder_lock
 from bpe_core.formats import bpe_json
 from bpe_core.tokenizer import Tokenizer
+from bpe_core.workspace.names import (
+    MAX_NAME_BYTES,
+    MAX_NAME_LENGTH,
+    SUFFIX,
+    cut,
+    file_stem,
+    listed_name,
+    safe_stem,
+    skeleton,
+)
 
 #: Environment variable that overrides the library folder.
 ENV_VAR = "BPE_WORKBENCH_DIR"
-SUFFIX = ".json"  # of tokenizers in the library
-MAX_NAME_LENGTH = 80
-MAX_NAME_BYTES = 120  # file systems count bytes (255 on most, 143 under eCryptfs); a character takes up to 4
 #: The lock file in the tokenizers folder (hidden, never deleted: deleting lock files races).
 LOCK_NAME = ".bpe_core.lock"
 #: Seconds a change waits for another to finish before giving up.
 LOCK_TIMEOUT = 30.0
-
-#: What a name may not hold: path separators, characters Windows forbids in names, control and format
-#: characters that can hide or reorder text (C0, C1, line and paragraph separators, bidirectional
-#: embeddings, overrides and isolates), and lone surrogates (not encodable as UTF-8).
-_UNSAFE = re.compile('[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]+')
-_GRAPHEME = regex.compile(r"\X")
-_SPACES = re.compile(r"\s+")
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+__all__ = ["MAX_NAME_BYTES", "MAX_NAME_LENGTH", "LibraryEntry", "LibraryFolder", "default_root", "sanitize_name"]
 
 
 def default_root() -> Path:
@@ -74,61 +74,13 @@ def default_root() -> Path:
 
 
 def sanitize_name(name: str) -> str:
-    """A safe library name for ``name`` (see the module docstring): NFC, unsafe characters as ``_``,
-    whitespace collapsed, leading dots and surrounding spaces dropped, cut between whole characters
-    (a letter with its marks) to 80 characters and 120 UTF-8 bytes. ValueError if no letter or digit
-    is left.
+    """The library name (and file stem) ``name`` is saved under: ``names.file_stem``, whose rule the
+    module docstring sums up; ``BpeError`` for a name it refuses.
 
     >>> sanitize_name("../my model.json"), sanitize_name("हिन्दी-bpe"), sanitize_name("cafe\\u0301")
     ('_my model', 'हिन्दी-bpe', 'café')
-    >>> len(sanitize_name("\\U00020000" * 63).encode("utf-8"))  # 63 four-byte CJK letters
-    120
     """
-    cleaned = _clean(name)
-    return _finish(_cut(cleaned, MAX_NAME_BYTES, characters=MAX_NAME_LENGTH).rstrip(" ."), name)
-
-
-def _clean(name: str) -> str:
-    if not isinstance(name, str):
-        raise TypeError(f"a tokenizer name must be a string, not {type(name).__name__}")
-    cleaned = unicodedata.normalize("NFC", _UNSAFE.sub("_", name))
-    cleaned = _SPACES.sub(" ", cleaned).strip().lstrip(".").strip()
-    if cleaned.lower().endswith(SUFFIX):
-        cleaned = cleaned[: -len(SUFFIX)].rstrip()
-    return cleaned
-
-
-def _finish(cleaned: str, name: str) -> str:
-    if not cleaned or not re.search(r"[^\W_]", cleaned):  # at least one letter or digit
-        raise BpeError(f"{name!r} is not a usable tokenizer name: use letters, digits, spaces, '.', '_' or '-'")
-    return f"{cleaned}_" if cleaned.lower() in _RESERVED else cleaned
-
-
-def _cut(text: str, limit: int, *, characters: int = MAX_NAME_LENGTH) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes and ``characters`` code points, never inside a
-    user-perceived character (a letter keeps its combining marks).
-
-    >>> _cut("abc", 2), _cut("ki\\u0307", 2)
-    ('ab', 'k')
-    """
-    kept: list[str] = []
-    size = length = 0
-    for cluster in _GRAPHEME.findall(text):
-        size += len(cluster.encode("utf-8"))
-        length += len(cluster)
-        if size > limit or length > characters:
-            break
-        kept.append(cluster)
-    return "".join(kept)
-
-
-def _safe_as_is(name: str) -> bool:
-    """Whether ``name`` is already a safe file name, whatever its length (files saved before names
-    were limited by bytes keep working)."""
-    try:
-        return _finish(_clean(name).rstrip(" ."), name) == name
-    except ValueError:
-        return False
+    return file_stem(name)
 
 
 @dataclass(frozen=True)
@@ -165,16 +117,39 @@ class LibraryFolder:
     def folder(self) -> Path:
         return self.root / "tokenizers"
 
-    def path_of(self, name: str) -> Path:
-        return self.folder / f"{sanitize_name(name)}{SUFFIX}"
-
     def _lookup(self, name: str) -> Path:
-        """The file of an existing tokenizer: its exact name when that is a safe file name (names
-        saved before the byte limit), else the sanitized name."""
-        clean = sanitize_name(name)
-        if name != clean and _safe_as_is(name) and _is_file(self.folder / f"{name}{SUFFIX}"):
-            return self.folder / f"{name}{SUFFIX}"
-        return self.folder / f"{clean}{SUFFIX}"
+        """The file of the tokenizer ``name``: the file listed under exactly that name (one put there by
+        hand, or saved under an older rule), else the file its name maps to; a path that does not exist
+        when there is neither (``BpeError`` only for a name the rule refuses and nothing lists)."""
+        if not any(part in name for part in ("/", "\\", "\x00")) and listed_name(name) == name:
+            exact = self.folder / f"{name}{SUFFIX}"  # a file name as it is listed
+            if _is_file(exact):
+                return exact
+        try:
+            path: Path | None = self.folder / f"{file_stem(name)}{SUFFIX}"
+        except BpeError:
+            path = None
+        if path is not None and _is_file(path):
+            return path
+        listed = {entry.name: entry.path for entry in self.entries()}
+        found = listed.get(name) or listed.get(unicodedata.normalize("NFC", name))
+        if found is not None:
+            return found
+        if path is None:
+            raise BpeError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
+        return path
+
+    def _refuse_lookalike(self, stem: str, *, besides: Path | None = None) -> None:
+        """``BpeError`` when a file other than ``besides`` (and ``stem``'s own) looks like ``stem``."""
+        seen = skeleton(stem)
+        for entry in self.entries():
+            other = entry.path.name[: -len(SUFFIX)]
+            if other != stem and entry.path != besides and skeleton(other) == seen:
+                raise BpeError(
+                    f"{stem!r} looks the same as {entry.name!r}, already in the library (they differ only by "
+                    "invisible characters or by forms such as ﬁ and fi): pick another name, or overwrite "
+                    f"{entry.name!r} by its own name"
+                )
 
     def _ensure_folder(self) -> Path:
         try:
@@ -220,7 +195,10 @@ class LibraryFolder:
         return [entry.name for entry in self.entries()]
 
     def exists(self, name: str) -> bool:
-        return _is_file(self._lookup(name))
+        try:
+            return _is_file(self._lookup(name))
+        except BpeError:  # a name the rule refuses, and no file listed under it
+            return False
 
     def check(self, entry: LibraryEntry) -> tuple[LibraryEntry, Tokenizer | None]:
         """Load ``entry``; return it with ``vocab_size``/``merges`` or ``error`` filled in."""
@@ -257,7 +235,7 @@ class LibraryFolder:
         path = self._lookup(name)
         if not _is_file(path):
             raise BpeError(f"there is no tokenizer named {name!r} in the library ({self.folder})")
-        return self._load_path(path, path.name[: -len(SUFFIX)])
+        return self._load_path(path, listed_name(path.name[: -len(SUFFIX)]))
 
     def save(self, tokenizer: Tokenizer, name: str, *, overwrite: bool = False) -> LibraryEntry:
         """Save ``tokenizer`` as ``name`` (sanitized; the file records that name, the object keeps its own).
@@ -265,9 +243,10 @@ class LibraryFolder:
         ValueError if a tokenizer of that name exists and ``overwrite`` is false: of several callers
         saving one new name at once, exactly one succeeds.
         """
-        clean = sanitize_name(name)
+        clean = file_stem(name)
         text = _named(tokenizer, clean).to_json()  # the slow part, outside the lock
         with self._changing() as folder:
+            self._refuse_lookalike(clean)
             try:
                 return _publish(text, folder / f"{clean}{SUFFIX}", overwrite=overwrite)
             except FileExistsError:
@@ -276,9 +255,10 @@ class LibraryFolder:
                 ) from None
 
     def save_as_new(self, tokenizer: Tokenizer, name: str) -> LibraryEntry:
-        """Save ``tokenizer`` as ``name`` or, when taken, the first free ``name 2``, ``name 3``...
-        Picking the name and writing are one step, so two imports of one name get two names."""
-        base = sanitize_name(name)
+        """Save ``tokenizer`` as ``name`` or, when taken (or a name that looks like it is), the first
+        free ``name 2``, ``name 3``... Picking the name and writing are one step, so two imports of one
+        name get two names. ``name`` is made safe (``names.safe_stem``), never refused for a character."""
+        base = safe_stem(name)
         _named(tokenizer, base)  # TypeError before taking the lock
         with self._changing() as folder:
             for _attempt in range(100):
@@ -296,13 +276,14 @@ class LibraryFolder:
         ValueError if ``old`` is missing or ``new`` is taken (unless ``overwrite``): of several callers
         renaming to one name, or renaming/deleting one tokenizer, exactly one succeeds.
         """
-        clean = sanitize_name(new)
+        clean = file_stem(new)
         if not self.folder.is_dir():
             raise BpeError(f"there is no tokenizer named {old!r} in the library")
         with self._changing() as folder:
             source = self._lookup(old)
             target = folder / f"{clean}{SUFFIX}"
             raw = _read_existing(source, old)
+            self._refuse_lookalike(clean, besides=source)
             if target == source:
                 return _entry_at(source)
             # On case-insensitive file systems "a" -> "A" is the same file under another case.
@@ -339,14 +320,16 @@ class LibraryFolder:
                 raise BpeError(f"cannot delete {path}: {exc.strerror or exc}") from None
 
     def unique_name(self, name: str) -> str:
-        """``name`` sanitized, with `` 2``, `` 3``... appended if it is already taken. Only a hint when
-        others may save at the same time: ``save_as_new`` picks and writes in one step."""
-        base = sanitize_name(name)
+        """``name`` made safe (``names.safe_stem``), with `` 2``, `` 3``... appended while it is taken or
+        looks like a name that is. Only a hint when others may save at the same time: ``save_as_new``
+        picks and writes in one step."""
+        base = safe_stem(name)
+        looks = {skeleton(entry.path.name[: -len(SUFFIX)]) for entry in self.entries()}
         candidate = base
         number = 2
-        while os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
+        while skeleton(candidate) in looks or os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
             suffix = f" {number}"
-            candidate = _cut(base, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .")
+            candidate = cut(base, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .")
             candidate += suffix
             number += 1
         return candidate
@@ -368,7 +351,7 @@ def _named(tokenizer: Tokenizer, name: str) -> Tokenizer:
 
 def _publish(data: str | bytes, path: Path, *, overwrite: bool) -> LibraryEntry:
     """Write ``data`` to ``path`` atomically under ``safe_io``'s targets rule (a FIFO or device in the
-    folder is refused, a symbolic link written through); FileExistsError if taken and not ``overwrite``."""
+    folder is refused, and so is a symbolic link); FileExistsError if taken and not ``overwrite``."""
     target = Path(safe_io.writable_target(path)) if overwrite else path
     try:
         temporary = safe_io.write_temporary(target.parent, data)
@@ -406,7 +389,7 @@ def _remove_source(source: Path, target: Path, *, undo: bool) -> None:
 
 def _entry_from(path: Path, info: os.stat_result) -> LibraryEntry:
     return LibraryEntry(
-        name=path.name[: -len(SUFFIX)],
+        name=listed_name(path.name[: -len(SUFFIX)]),
         path=path,
         size=info.st_size,
         modified=info.st_mtime,

@@ -14,20 +14,33 @@ phase), in a variants job ``{"variant", "seconds", "file"}`` as each variant is 
 ``{"ok": true}`` or ``{"error": message}`` for input bpe_core refuses.
 
 It runs at a lower priority than the server (``os.nice``), so that pages stay quick for everyone while
-someone trains. It imports no Streamlit, and draws nothing.
+someone trains. It holds its folder's ``WORKER_LOCK`` while it lives (so that no sweep of stale job
+folders takes a folder it works in), and when the process that started it is gone (killed, or its pipe
+closed), nobody can read what it makes: it removes its folder and stops at once. It imports no
+Streamlit, and draws nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import threading
 import time
+
+from bpe_core.file_lock import try_hold
 
 #: Seconds between two progress lines (the last report of a phase is always written).
 REPORT_SECONDS = 0.1
 #: How much lower than the server the training runs (added to its niceness).
 NICENESS = 10
+#: The lock file the worker holds in its job's folder while it runs.
+WORKER_LOCK = "worker.lock"
+#: Seconds between two looks at whether the process that started the worker is still there.
+PARENT_CHECK_SECONDS = 0.5
+#: The worker's exit status when it stops because the process that started it is gone.
+ORPHANED = 3
 
 
 def _say(message: dict) -> None:
@@ -99,22 +112,47 @@ KINDS = {"train": _train, "variants": _variants}
 def main(argv: list[str]) -> int:
     with open(argv[0], encoding="utf-8") as handle:
         job = json.load(handle)
+    folder = os.path.dirname(os.path.abspath(argv[0]))
+    held = try_hold(os.path.join(folder, WORKER_LOCK))  # noqa: F841 (held until the process ends)
+    _stop_when_orphaned(folder, os.getppid())
     if hasattr(os, "nice"):
         try:
             os.nice(NICENESS)
         except OSError:
             pass  # not allowed here: train at the same priority
     kind = job.get("kind", "train")
-    if kind not in KINDS:
-        _say({"error": f"unknown kind of training job: {kind!r}"})
-        return 2
     try:
-        KINDS[kind](job)
-    except (ValueError, TypeError, OSError) as exc:  # bpe_core's BpeError is a ValueError
-        _say({"error": str(exc)})
-        return 1
-    _say({"ok": True})
+        if kind not in KINDS:
+            _say({"error": f"unknown kind of training job: {kind!r}"})
+            return 2
+        try:
+            KINDS[kind](job)
+        except (ValueError, TypeError, OSError) as exc:  # bpe_core's BpeError is a ValueError
+            if isinstance(exc, BrokenPipeError):
+                raise
+            _say({"error": str(exc)})
+            return 1
+        _say({"ok": True})
+    except BrokenPipeError:  # the process that started it closed its end: nobody reads this job any more
+        _give_up(folder)
     return 0
+
+
+def _stop_when_orphaned(folder: str, parent: int) -> None:
+    """Watch (in a thread) for the process that started the worker to go; then ``_give_up``."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        _give_up(folder)
+
+    threading.Thread(target=watch, name="bpe-worker-parent", daemon=True).start()
+
+
+def _give_up(folder: str) -> None:
+    """The job's starter is gone: remove its folder and stop now (counting workers end with it)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os._exit(ORPHANED)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.colors import qualitative
 
+from bpe_core.analysis.csv_export import frame_csv
 from bpe_core.analysis.parity_report import PARITY, STANDARD, ParityComparison
 from pages._ui import charts
 from pages._ui.render import markdown_text as md
@@ -237,7 +238,7 @@ def show_result(result: ParityComparison) -> None:
     )
     st.download_button(
         "⬇ Table as CSV",
-        data=table.to_csv(index=False).encode("utf-8"),
+        data=frame_csv(table).encode("utf-8"),  # spreadsheet-safe cells
         file_name="fairer-tokenizer.csv",
         mime="text/csv",
         key="cmp.fair.csv",

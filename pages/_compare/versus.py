@@ -16,11 +16,10 @@ import streamlit as st
 from bpe_core.corpora.samples import REFERENCE_ID
 from bpe_core.workspace.documents import trained_name
 from bpe_core.workspace.jobs import TrainingJob
-from pages._ui import charts, state, tokenizers
+from pages._ui import charts, state, tokenizers, training_jobs
 from pages._ui.keep import session_section
 from pages._ui.render import bold_html
 from pages._ui.render import markdown_text as md
-from pages._ui.training_jobs import follow
 from pages._ui.widgets import show_sentences
 
 from . import in_sample
@@ -46,8 +45,8 @@ class Mix:
     clicked: bool
 
 
-def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
-    """Draw the training inputs."""
+def training_mix(builtin: Builtin, selection: Selection, choices, *, busy: bool = False) -> Mix:
+    """Draw the training inputs (Train disabled while a training runs: ``busy``)."""
     columns = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
     if K_TRAIN_SAMPLES not in st.session_state:
         st.session_state[K_TRAIN_SAMPLES] = list(DEFAULT_TRAIN_MIX)
@@ -79,48 +78,58 @@ def training_mix(builtin: Builtin, selection: Selection, choices) -> Mix:
     chosen_files = files if use_files else []
     documents = [builtin.by_id[sid].text for sid in ids] + [selection.file_texts[f] for f in chosen_files]
     trained_on = [builtin.by_id[sid].label for sid in ids] + chosen_files
-    clicked = columns[3].button("Train", type="primary", key=K_TRAIN_GO, disabled=not documents)
+    clicked = columns[3].button("Train", type="primary", key=K_TRAIN_GO, disabled=not documents or busy)
     if not documents:
         st.caption("Pick at least one sample (or upload files) to train on.")
     hint = "mix-" + "-".join(ids[:4]) + ("-more" if len(ids) > 4 else "") + ("-files" if chosen_files else "")
     return Mix(documents, trained_on, (typed or "").strip(), hint, int(vocab), clicked and bool(documents))
 
 
+CANCEL = "cmp.train.cancel"
+
+
 def start_training(mix: Mix) -> None:
     """Start training ``mix`` in a process of its own (followed by ``finish_training`` on this run and the next)."""
     try:
-        job = TrainingJob(mix.documents, mix.vocab_size, min_frequency=2, pattern="gpt2", name="trained")
+        job = TrainingJob(
+            mix.documents,
+            mix.vocab_size,
+            keep_alive=training_jobs.session_alive(),
+            min_frequency=2,
+            pattern="gpt2",
+            name="trained",
+        )
     except (ValueError, OSError) as exc:
-        st.error(f"Training failed: {md(exc)}")
+        training_jobs.failed_to_start(state.CMP_TRAIN_ENDED, exc)
         return
-    st.session_state[state.CMP_TRAIN_JOB] = (job, mix)
+    training_jobs.start(state.CMP_TRAIN_JOB, state.CMP_TRAIN_ENDED, training_jobs.Running(job, mix))
 
 
-def finish_training(choices) -> None:
+def finish_training(running: training_jobs.Running, choices) -> None:
     """Follow the running training; when it is done, name the tokenizer after what it is (unless the user
     named it), keep it for this session and add it to the comparison beside the user's choice (never in
     place of a tokenizer the user chose: when the comparison is full, it says so instead), then rerun."""
-    job, mix = st.session_state[state.CMP_TRAIN_JOB]
-    tokenizer = follow(job, key="cmp.train.cancel", on_cancel=lambda: st.session_state.pop(state.CMP_TRAIN_JOB, None))
-    st.session_state.pop(state.CMP_TRAIN_JOB, None)
-    if tokenizer is None:
-        return
-    name = tokenizers.unused_name(mix.name or trained_name(mix.hint, tokenizer), choices)
-    tokenizer.name = name
-    trained_on = mix.trained_on
-    label = ", ".join(trained_on[:4]) + (f" and {len(trained_on) - 4} more" if len(trained_on) > 4 else "")
-    key = tokenizers.add_session_tokenizer(tokenizer, (label, mix.documents))
-    st.session_state[state.CMP_TRAIN_RESULT] = key
-    st.session_state.setdefault(state.CMP_TRAIN_INFO, {})[key] = trained_on
-    st.session_state[state.CMP_PENDING_SELECT] = [key, "gpt2"]
-    stopped = (tokenizer.training or {}).get("stop_reason")
-    reached = "" if tokenizer.vocab_size >= mix.vocab_size else f" (of the {mix.vocab_size:,} asked for)"
-    st.session_state[state.CMP_TRAIN_MESSAGE] = (
-        f"Trained **{md(tokenizer.name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
-        f"{tokenizer.vocab_size:,}{reached}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
-        "It is unsaved (save it below, or from the Train or Library page)."
-    )
-    st.rerun()
+    training_jobs.cancel_button(CANCEL)
+    tokenizer, ended = training_jobs.follow(running.job)
+    mix: Mix = running.about
+    if tokenizer is not None:
+        name = tokenizers.unused_name(mix.name or trained_name(mix.hint, tokenizer), choices)
+        tokenizer.name = name
+        trained_on = mix.trained_on
+        label = ", ".join(trained_on[:4]) + (f" and {len(trained_on) - 4} more" if len(trained_on) > 4 else "")
+        key = tokenizers.add_session_tokenizer(tokenizer, (label, mix.documents))
+        st.session_state[state.CMP_TRAIN_RESULT] = key
+        st.session_state.setdefault(state.CMP_TRAIN_INFO, {})[key] = trained_on
+        st.session_state[state.CMP_PENDING_SELECT] = [key, "gpt2"]
+        stopped = (tokenizer.training or {}).get("stop_reason")
+        reached = "" if tokenizer.vocab_size >= mix.vocab_size else f" (of the {mix.vocab_size:,} asked for)"
+        ended = training_jobs.Ended(
+            "done",
+            f"Trained **{md(tokenizer.name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
+            f"{tokenizer.vocab_size:,}{reached}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
+            "It is unsaved (save it below, or from the Train or Library page).",
+        )
+    training_jobs.finish(state.CMP_TRAIN_JOB, state.CMP_TRAIN_ENDED, ended)
 
 
 def versus_chart(
@@ -177,14 +186,13 @@ def train_section(builtin: Builtin, selection: Selection, choices) -> None:
         "Train a small tokenizer on a mix of languages or programs and set it against GPT-2: the languages it "
         "was trained on get cheaper. Try the default mix, then train again without Burmese."
     )
-    mix = training_mix(builtin, selection, choices)
-    if mix.clicked and state.CMP_TRAIN_JOB not in st.session_state:
-        start_training(mix)
-    if state.CMP_TRAIN_JOB in st.session_state:
-        finish_training(choices)
-    message = st.session_state.pop(state.CMP_TRAIN_MESSAGE, None)
-    if message:
-        st.success(message)  # plain: built with md() in train_mix
+    running = training_jobs.running(state.CMP_TRAIN_JOB, CANCEL, state.CMP_TRAIN_ENDED)
+    mix = training_mix(builtin, selection, choices, busy=running is not None)
+    if mix.clicked and running is None:
+        start_training(mix)  # runs the page again once it started
+    if running is not None:
+        finish_training(running, choices)
+    training_jobs.show_ended(state.CMP_TRAIN_ENDED)
     key = st.session_state.get(state.CMP_TRAIN_RESULT)
     if key and key not in choices:  # deleted or renamed since
         st.session_state.pop(state.CMP_TRAIN_RESULT, None)

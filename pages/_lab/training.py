@@ -20,8 +20,9 @@ from bpe_core import Tokenizer
 from bpe_core.analysis.variants import VariantSpec
 from bpe_core.progress import PhaseClock
 from bpe_core.workspace.jobs import POLL_SECONDS, JobState, WorkerJob
-from pages._ui import state
+from pages._ui import state, training_jobs
 from pages._ui.render import markdown_text as md
+from pages._ui.training_jobs import Ended
 from pages._ui.widgets import REDRAW_SECONDS, format_seconds, progress_text
 
 from .choices import LabCorpus
@@ -103,12 +104,16 @@ class LabJob:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def start_job(corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec]) -> LabJob:
-    """Start training ``variants`` on ``corpus`` in a worker process (``bpe_core.workspace.worker``'s variants kind)."""
+def start_job(
+    corpus: LabCorpus, vocab_size: int, variants: Sequence[VariantSpec], *, keep_alive: Callable[[], bool] | None = None
+) -> LabJob:
+    """Start training ``variants`` on ``corpus`` in a worker process (``bpe_core.workspace.worker``'s variants
+    kind); it stops when ``keep_alive`` says no for a few seconds (the page's session is gone)."""
     asked = [[variant.kind, variant.value] for variant in variants]
     job = WorkerJob(
         "variants",
         lambda folder: {"texts": corpus.texts, "vocab_size": int(vocab_size), "variants": asked, "out": folder},
+        keep_alive=keep_alive,
     )
     return LabJob(job, corpus, vocab_size, [variant.label for variant in variants])
 
@@ -145,10 +150,9 @@ def _draw_latest(running: LabJob, state: JobState, report: LabProgress, bar) -> 
         bar.progress(0.0, text=f"Starting the training process… {waited}")  # plain: a duration
 
 
-def follow_job(running: LabJob) -> LabRun | None:
+def follow_job(running: LabJob) -> tuple[LabRun | None, Ended]:
     """Draw ``running`` under one status box until it ends: a bar for the whole run and one line per
-    variant. The run once every variant is trained; None after showing why it failed (the job's files
-    removed, every earlier run left as it was)."""
+    variant. The run once every variant is trained, and how the job ended (the job's files removed)."""
     labels = running.labels
     with st.status(f"Training {len(labels)} variants at vocabulary size {running.vocab_size:,}…", expanded=True) as box:
         bar = st.progress(0.0, text="Starting the training process…")
@@ -171,35 +175,28 @@ def follow_job(running: LabJob) -> LabRun | None:
                 failure = "the training process ended before every variant was trained"
         except (OSError, ValueError) as exc:  # a variant's file missing or unreadable
             failure = str(exc)
+        took = format_seconds(time.monotonic() - running.job.started)
         if failure is not None:
             box.update(label="Training failed", state="error", expanded=False)
         else:
-            took = format_seconds(time.monotonic() - running.job.started)
             bar.progress(1.0, text=f"Done in {took}.")  # plain: a duration
-            box.update(
-                label=f"Trained {len(labels)} variants in {took}",
-                state="complete",  # plain: a duration
-                expanded=False,
-            )
+            box.update(label=f"Trained {len(labels)} variants in {took}", state="complete", expanded=False)
     running.job.close()
     if failure is not None:
-        st.error(f"Training failed: {md(failure)}")
-        return None
+        return None, Ended("failed", md(failure))
     trained = {label: running.trained[label] for label in labels}
-    return LabRun(trained, running.corpus, running.vocab_size, {label: running.seconds[label] for label in labels})
+    run = LabRun(trained, running.corpus, running.vocab_size, {label: running.seconds[label] for label in labels})
+    return run, Ended("done", f"Trained {len(labels)} variants in {took}.")  # plain: a count and a duration
 
 
 def training_section(inputs: Inputs) -> None:
     """The Train button; a running training (in a process of its own, kept in the session's state)
-    followed with its progress and a Cancel button, also after leaving the page and coming back. A
-    run that succeeds replaces the last one; a failed or cancelled one leaves it as it was."""
-    running = st.session_state.get(state.LAB_JOB)
-    running = running if isinstance(running, LabJob) else None
-    cancelled = running is not None and bool(st.session_state.get(CANCEL))
-    if running is not None and cancelled:  # read before the Train button is drawn, so it is enabled again
-        running.job.cancel()
-        st.session_state.pop(state.LAB_JOB, None)
-        running = None
+    followed with its progress and a Cancel button, also after leaving the page and coming back; how the
+    last one ended. A run that succeeds replaces the last one; a failed or cancelled one leaves it as it
+    was. Train, Cancel and what is shown follow the job's state (``pages/_ui/training_jobs``)."""
+    kept = "the previous run below is as it was" if current_run() else "there was no previous run"
+    cancelled = f"Training cancelled: nothing of it was kept, and {kept}."
+    running = training_jobs.running(state.LAB_JOB, CANCEL, state.LAB_ENDED, cancelled=cancelled)
     label = f"Train {len(inputs.variants)} variants" if inputs.variants else "Train"
     clicked = st.button(
         label,  # plain: a count
@@ -207,25 +204,32 @@ def training_section(inputs: Inputs) -> None:
         disabled=not inputs.ready or running is not None,
         key="lab.go",
     )
-    if cancelled:
-        kept = "the previous run below is as it was" if current_run() else "there was no previous run"
-        st.info(f"Training cancelled: nothing of it was kept, and {kept}.")  # plain: one of two sentences above
-        return
-    if running is None:
-        if not clicked or inputs.corpus is None or inputs.variants is None:
-            return
+    if running is None and clicked and inputs.corpus is not None and inputs.variants is not None:
         try:
-            running = start_job(inputs.corpus, inputs.vocab_size, inputs.variants)
+            job = start_job(inputs.corpus, inputs.vocab_size, inputs.variants, keep_alive=training_jobs.session_alive())
         except (OSError, ValueError, TypeError) as exc:
-            st.error(f"Training failed: {md(exc)}")
-            return
-        st.session_state[state.LAB_JOB] = running
-    st.button("Cancel training", key=CANCEL, icon=":material/stop_circle:")  # read at the top of the next run
-    run = follow_job(running)
-    if st.session_state.get(state.LAB_JOB) is running:
-        st.session_state.pop(state.LAB_JOB, None)
+            training_jobs.failed_to_start(state.LAB_ENDED, exc)
+        else:
+            training_jobs.start(state.LAB_JOB, state.LAB_ENDED, job)
+    if running is None:
+        ended, run = st.session_state.get(state.LAB_ENDED), current_run()
+        if isinstance(ended, Ended) and ended.kind == "done" and run is not None:
+            show_done(run, ended)
+        else:
+            training_jobs.show_ended(state.LAB_ENDED)
+        return
+    training_jobs.cancel_button(CANCEL)
+    run, ended = follow_job(running)
     if run is not None:
         keep_run(run)
+    training_jobs.finish(state.LAB_JOB, state.LAB_ENDED, ended)
+
+
+def show_done(run: LabRun, ended: Ended) -> None:
+    """The last run, done: its status box, closed, with a line per variant (its size, merges and time)."""
+    with st.status(ended.message.rstrip("."), state="complete", expanded=False):
+        for label, tokenizer in run.tokenizers.items():
+            st.markdown(done_line(label, tokenizer, run.seconds[label]))  # plain: done_line escapes
 
 
 def current_run() -> LabRun | None:

@@ -118,7 +118,14 @@ def recording(corpus: Corpus) -> Iterator[Corpus]:
         train_corpus = copy.copy(corpus)
         train_corpus.documents = list(split.train) if split is not None else []
     before = st.session_state.get(state.TRAIN_RESULT)
-    yield train_corpus
+    try:
+        yield train_corpus
+    finally:  # also when the training's end runs the page again (st.rerun raises to do it)
+        _remember_split(before, split)
+
+
+def _remember_split(before: str | None, split: HeldOutSplit | None) -> None:
+    """Keep ``split``'s held-out part for the tokenizer trained since ``before`` was the result, if any."""
     after = st.session_state.get(state.TRAIN_RESULT)
     if after and after != before:
         choice = tokenizers.available_tokenizers().get(after)

@@ -32,14 +32,14 @@ FRAMED = "wb.framed"  # set by app.py's navigation, taken by the page it runs (n
 
 # keys of one page each
 TRAIN_RESULT = "wb.train.result"  # key of the tokenizer the Train page shows
-TRAIN_JOB = "wb.train.job"  # the Train page's running training (bpe_core.workspace.jobs.TrainingJob)
-TRAIN_JOB_NAMES = "wb.train.job_names"  # (name typed, corpus hint) of that training, to name its tokenizer
+TRAIN_JOB = "wb.train.job"  # the Train page's running training: training_jobs.Running (its name typed, corpus hint)
+TRAIN_ENDED = "wb.train.ended"  # how the Train page's last training ended: training_jobs.Ended
 TRAIN_IN_CORPUS = "wb.train.in_corpus"  # file_ids in the Train corpus when the page last ran
 TRAIN_PREVIEW_FOR = "wb.train.preview_for"  # corpus signature the preview text was taken from
 CMP_PENDING_SELECT = "wb.cmp.pending_select"  # tokenizer keys to put first in the selection next run
 CMP_TRAIN_RESULT = "wb.cmp.train_result"  # key of the tokenizer trained on the Compare page last
-CMP_TRAIN_JOB = "wb.cmp.train_job"  # the Compare page's running training, and what it was asked (versus.Mix)
-CMP_TRAIN_MESSAGE = "wb.cmp.train_message"  # what that training did, shown once under the button
+CMP_TRAIN_JOB = "wb.cmp.train_job"  # the Compare page's running training: training_jobs.Running (its versus.Mix)
+CMP_TRAIN_ENDED = "wb.cmp.train_ended"  # how that page's last training ended: training_jobs.Ended
 CMP_TRAIN_INFO = "wb.cmp.train_info"  # tokenizer key -> labels of the samples it was trained on
 TOKENIZE_URL_READ = "wb.tokenize.url_read"  # set once the Tokenize page took its options from the URL
 TOKENIZE_MISSING = "wb.tokenize.missing"  # tokenizer keys a shared URL named that this machine lacks
@@ -47,6 +47,7 @@ STEPS_POSITION = "wb.steps.position"  # merge shown on the Step through page
 STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
 LAB_RUN = "wb.lab.run"  # the Lab page's last training: pages/_lab/training.LabRun (its variants, by label)
 LAB_JOB = "wb.lab.job"  # the Lab page's running training: pages/_lab/training.LabJob (in a process of its own)
+LAB_ENDED = "wb.lab.ended"  # how the Lab page's last training ended: training_jobs.Ended
 LAB_KEEP_FOR = "wb.lab.keep_for"  # (run uid, variant) the Lab page's keep name was last filled in for
 
 

@@ -27,7 +27,8 @@ from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import merge_steps
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
-from bpe_core.workspace.library_folder import LibraryFolder, describe_age, sanitize_name
+from bpe_core.workspace.library_folder import LibraryFolder, describe_age
+from bpe_core.workspace.names import safe_stem
 
 from . import hub_models, state
 from .builtins import OPENING, builtin_tokenizer, installed_builtins
@@ -114,9 +115,9 @@ def save_external(tokenizer: ExternalTokenizer) -> str:
     """Keep an external tokenizer's original file in the library; returns the name it got."""
     folder = external_folder()
     folder.mkdir(parents=True, exist_ok=True)
-    base = sanitize_name(tokenizer.name or "external")
+    base = safe_stem(tokenizer.name or "external")  # a file's own name: made safe, never refused
     for number in range(1, 1000):
-        name = base if number == 1 else f"{base} {number}"
+        name = base if number == 1 else safe_stem(f"{base} {number}")
         try:
             write_atomic(folder / f"{name}{tokenizer.suffix}", tokenizer.source_bytes, overwrite=False)
             return name
@@ -126,8 +127,11 @@ def save_external(tokenizer: ExternalTokenizer) -> str:
 
 
 def delete_external(name: str) -> None:
+    """Delete the external tokenizer listed as ``name`` (its file's stem)."""
+    if "/" in name or "\\" in name or name in ("", ".", ".."):
+        raise ValueError(f"no external tokenizer named {name!r}")
     for suffix in EXTERNAL_SUFFIXES:
-        path = external_folder() / f"{sanitize_name(name)}{suffix}"
+        path = external_folder() / f"{name}{suffix}"
         if path.is_file():
             path.unlink()
             return

@@ -28,6 +28,7 @@ from bpe_core.corpora.documents import DocumentReader, file_format
 from bpe_core.corpora.streams import ByteStream, import_pyarrow, is_text_type, json_array_elements, jsonl_rows
 from bpe_core.corpora.text_files import decode_text
 from bpe_core.errors import BpeError
+from bpe_core.safe_io import create_new
 
 from . import state
 from .render import markdown_text as md
@@ -157,8 +158,9 @@ def read_corpus_file(
         text = decode_text(data, source=name)
         return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0, unit, (), "text"
     with tempfile.TemporaryDirectory(prefix="bpe-upload-") as folder:
-        path = os.path.join(folder, Path(name).name or "upload")
-        with open(path, "wb") as handle:
+        base = Path(name).name
+        path = os.path.join(folder, base if base not in ("", ".", "..") else "upload")
+        with create_new(path) as handle:  # a new file in a new private folder (safe_io's rule)
             handle.write(data)  # plain: a file, not Markdown
         fields = text_fields(path, form) if form.kind != "text" else ()
         field = text_field(fields) if callable(text_field) else text_field

@@ -1,4 +1,5 @@
-"""The one character-aware token renderer (``bpe_core.display.strip`` with ``bpe_core.display.glyphs``, through ``pages/_ui/render.py``): what a
+"""The one character-aware token renderer (``bpe_core.display.strip`` with ``bpe_core.display.glyphs``,
+through ``pages/_ui/render.py``): what a
 strip shows reads back as the text (hypothesis, random Unicode through GPT-2 and a small byte-level
 tokenizer), never a ``\\x`` escape for valid text, grapheme clusters (ZWJ emoji, skin tones, Indic vowel
 signs and conjuncts) never split between drawn boxes, right-to-left runs in reading order, a character

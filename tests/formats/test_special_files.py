@@ -1,6 +1,6 @@
 """Every tokenizer loader and saver under safe_io's rules, through the library: FIFOs, device nodes,
 folders and oversized files are refused with a message saying what the path is (never a hang or a
-MemoryError); saves never replace a device node, write through symbolic links, and leave no partial
+MemoryError); saves never replace a device node, never write through a symbolic link, and leave no partial
 file on a full disk (GPT-2's two files: both or neither). Nodes, FIFOs and the full disk are private
 (tests/support/private_files)."""
 
@@ -87,11 +87,12 @@ def test_gpt2_files_never_replace_a_device_node(tmp_path, tokenizer):
 
 
 @pytest.mark.parametrize("name", SAVERS)
-def test_saves_write_through_symbolic_links(tmp_path, tokenizer, name):
+def test_saves_never_write_through_a_symbolic_link(tmp_path, tokenizer, name):
     (tmp_path / "real").write_text("old", encoding="utf-8")
     (tmp_path / "link").symlink_to("real")
-    SAVERS[name](tokenizer, tmp_path / "link")
-    assert os.readlink(tmp_path / "link") == "real" and (tmp_path / "real").read_text(encoding="utf-8") != "old"
+    with pytest.raises(BpeError, match="symbolic link"):
+        SAVERS[name](tokenizer, tmp_path / "link")
+    assert os.readlink(tmp_path / "link") == "real" and (tmp_path / "real").read_text(encoding="utf-8") == "old"
     assert _listing(tmp_path) == ["link", "real"]
 
 

@@ -49,7 +49,6 @@ def test_default_root_without_env_var_is_per_user(monkeypatch, tmp_path):
         (".hidden", "hidden"),
         ("a/b\\c:d*e?f", "a_b_c_d_e_f"),
         ("model.json", "model"),
-        ("con", "con_"),
         ("naïve 你好", "naïve 你好"),
     ],
 )
@@ -62,6 +61,12 @@ def test_sanitize_name(raw, clean):
 def test_sanitize_rejects_names_with_nothing_usable(bad):
     with pytest.raises(ValueError, match="not a usable tokenizer name"):
         sanitize_name(bad)
+
+
+@pytest.mark.parametrize("device", ["con", "CON.txt", "nul.tar.gz", "COM\u00b9", "lpt3", "CONIN$", "aux .json"])
+def test_sanitize_refuses_windows_device_names(device):
+    with pytest.raises(ValueError, match="cannot be a file name on Windows: .* is a device name there"):
+        sanitize_name(device)
 
 
 def test_sanitize_limits_length():

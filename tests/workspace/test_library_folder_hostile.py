@@ -4,6 +4,7 @@ a traceback; files saved before stay readable; names in every script keep their 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -34,11 +35,16 @@ def _nested(depth: int) -> str:
 
 
 @pytest.mark.parametrize("count", [30, 63, 64, 80, 200])
-def test_names_of_four_byte_characters_are_cut_by_bytes(ws, tokenizer, count):
+def test_long_names_of_four_byte_characters_fit_by_bytes_and_end_in_a_hash(ws, tokenizer, count):
     name = FOUR_BYTES * count
     clean = sanitize_name(name)
-    assert len(clean.encode("utf-8")) <= MAX_NAME_BYTES and clean == FOUR_BYTES * min(count, MAX_NAME_BYTES // 4)
+    assert len(clean.encode("utf-8")) <= MAX_NAME_BYTES
+    if count * 4 <= MAX_NAME_BYTES:
+        assert clean == name
+    else:  # whole characters, then "~" and ten hex digits of the whole name's SHA-256
+        assert re.fullmatch(f"{FOUR_BYTES}+~[0-9a-f]{{10}}", clean) and clean != sanitize_name(name + "x")
     assert ws.save(tokenizer, name).name == clean
+    assert ws.load(name).name == clean  # the long name finds its file
     assert ws.rename(clean, "x" + name).name == sanitize_name("x" + name)
     assert ws.save_as_new(tokenizer, name).name == clean
     again = ws.save_as_new(tokenizer, name).name  # the number fits in the limit too
@@ -47,10 +53,10 @@ def test_names_of_four_byte_characters_are_cut_by_bytes(ws, tokenizer, count):
     assert all(entry.ok for entry, _ in ws.scan())
 
 
-def test_multibyte_names_are_cut_between_characters():
-    assert sanitize_name("é" * 100) == "é" * 60  # 120 bytes
-    assert sanitize_name("a" + "中" * 100) == "a" + "中" * 39  # 118 bytes: a fortieth would not fit
-    assert sanitize_name("x" * 500) == "x" * 80  # ASCII stays limited by characters
+def test_long_names_keep_whole_characters_before_their_hash():
+    assert re.fullmatch("é{54}~[0-9a-f]{10}", sanitize_name("é" * 100))  # 108 + 11 bytes
+    assert re.fullmatch("a中{36}~[0-9a-f]{10}", sanitize_name("a" + "中" * 100))  # 109 + 11 bytes
+    assert re.fullmatch("x{69}~[0-9a-f]{10}", sanitize_name("x" * 500))  # ASCII: limited by characters
 
 
 def test_names_too_long_for_the_file_system_are_missing_not_oserrors(ws, tokenizer):
@@ -73,11 +79,11 @@ def test_files_saved_under_longer_names_before_the_byte_limit_still_work(ws, tok
     assert ws.exists(legacy)
     assert ws.load(legacy).name == legacy
     renamed = ws.rename(legacy, legacy)  # to the new limit
-    assert renamed.name == sanitize_name(legacy) == "中" * 40
+    assert renamed.name == sanitize_name(legacy) != legacy and renamed.name.startswith("中" * 36 + "~")
     ws.save(tokenizer, "another")
     tokenizer.save(ws.folder / f"{legacy}.json")
     ws.delete(legacy)
-    assert sorted(ws.names()) == sorted(["another", "中" * 40])
+    assert sorted(ws.names()) == sorted(["another", sanitize_name(legacy)])
 
 
 def test_a_deeply_nested_tokenizer_file_is_listed_with_its_error(ws, tokenizer, tmp_path, capsys):
@@ -138,6 +144,7 @@ def test_sanitized_names_are_safe_and_keep_what_is_safe(name):
         return
     assert clean == unicodedata.normalize("NFC", clean) and len(clean.encode("utf-8")) <= MAX_NAME_BYTES
     assert not any(c in '/\\:*?"<>|' or unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in clean)
+    assert not any(unicodedata.category(c) == "Cf" and c not in "\u200c\u200d" for c in clean)  # nothing hidden
     assert not clean.startswith(".") and clean == clean.strip(" ") and not clean.endswith(".")
     kept = [c for c in unicodedata.normalize("NFC", name) if unicodedata.category(c).startswith(("L", "M", "N"))]
     if len(name.encode("utf-8")) < 60:  # not cut: every letter, mark and digit is still there, in order
