@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from bpe_core.errors import BpeError
 
@@ -280,7 +280,7 @@ class Distribution:
     zipf_auc: float | None  # Simpson's area
 
 
-def distribution(counts: Mapping[Hashable, int], vocab_size: int | None, *, alpha: float = RENYI_ALPHA) -> Distribution:
+def distribution(counts: Mapping[Any, int], vocab_size: int | None, *, alpha: float = RENYI_ALPHA) -> Distribution:
     """Every intrinsic metric of the token counts ``counts`` (a ``Counter`` of ids) for a tokenizer of
     ``vocab_size`` ids (None when unknown: no Rényi efficiency over the vocabulary).
 

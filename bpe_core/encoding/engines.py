@@ -113,17 +113,22 @@ class Engines:
 
 
 def encode_text(
-    encode: Encode, text: str, *, pretokenizer: PreTokenizer | StagedPreTokenizer, threads: int, whole_text: bool
+    encode: Encode,
+    text: str,
+    *,
+    pretokenizer: PreTokenizer | StagedPreTokenizer,
+    num_threads: float | None,
+    whole_text: bool,
 ) -> list[int]:
     """``encode(text)`` with lone surrogates replaced as tiktoken does; a long text on tiktoken's
-    whole-text engine (``whole_text``) is cut at safe cuts and encoded by up to ``threads`` threads
-    (``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
+    whole-text engine (``whole_text``) is cut at safe cuts and encoded by up to ``num_threads`` threads
+    (``batch.thread_count``; ``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
     if whole_text and len(text) >= batch.THREADED_TEXT_MIN_CHARS:
         ids = batch.encode_in_threads(
             text,
             encode_ordinary=partial(surrogate_safe, encode),
             cut_regex=safe_cut_regex(pretokenizer.source),
-            threads=threads,
+            threads=batch.thread_count(num_threads),
         )
         if ids is not None:
             return ids
