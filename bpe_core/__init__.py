@@ -14,17 +14,56 @@ tokenizer files by name or path (``load``; ``load_external`` for files bpe_core 
 ``TokenInfo``). The rest lives in the subpackages, by job: ``bpe``, ``pretokenization``, ``encoding``,
 ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis`` and ``cli``. No UI code lives in
 this package: it imports neither streamlit, plotly nor pandas.
+
+``import bpe_core`` imports nothing else: each name is imported from its module on first use (PEP 562's
+module ``__getattr__``), so a script, a command or a worker process pays only for what it uses
+(``tests/project/test_import_cost.py`` names what the import may load).
 """
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from bpe_core.bpe.tokens import MergeRecord, TokenInfo
-from bpe_core.errors import BpeError
-from bpe_core.pretokenization.pretokenizer import PRESETS
-from bpe_core.pretrained.catalogue import available, load, load_external
-from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.parity import train_parity
-from bpe_core.training.trainer import train, train_files, train_from_counts
+#: Each public name -> the module that defines it.
+_HOMES = {
+    "PRESETS": "bpe_core.pretokenization.pretokenizer",
+    "BpeError": "bpe_core.errors",
+    "MergeRecord": "bpe_core.bpe.tokens",
+    "TokenInfo": "bpe_core.bpe.tokens",
+    "Tokenizer": "bpe_core.tokenizer",
+    "available": "bpe_core.pretrained.catalogue",
+    "load": "bpe_core.pretrained.catalogue",
+    "load_external": "bpe_core.pretrained.catalogue",
+    "train": "bpe_core.training.trainer",
+    "train_files": "bpe_core.training.trainer",
+    "train_from_counts": "bpe_core.training.trainer",
+    "train_parity": "bpe_core.training.parity",
+}
+
+TYPE_CHECKING = False  # typing's own constant would import typing; mypy reads this one the same
+if TYPE_CHECKING:
+    from bpe_core.bpe.tokens import MergeRecord, TokenInfo
+    from bpe_core.errors import BpeError
+    from bpe_core.pretokenization.pretokenizer import PRESETS
+    from bpe_core.pretrained.catalogue import available, load, load_external
+    from bpe_core.tokenizer import Tokenizer
+    from bpe_core.training.parity import train_parity
+    from bpe_core.training.trainer import train, train_files, train_from_counts
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module on first use and kept here after."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bpe_core' has no attribute {name!r}")
+    value = getattr(__import__(home, fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "PRESETS",

@@ -31,7 +31,7 @@ from bpe_core.bpe.picky_replay import Event
 from bpe_core.bpe.ranks import RankStructure, rank_structure, vocab_of_ranks
 from bpe_core.bpe.tokens import MergeRecord, TokenInfo
 from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
-from bpe_core.encoding import batch, tiktoken_engine
+from bpe_core.encoding import tiktoken_engine
 from bpe_core.encoding.details import last_piece, token_details
 from bpe_core.encoding.encoder import TextEncoder
 from bpe_core.encoding.engines import Engines, encode_text, surrogate_safe
@@ -269,6 +269,8 @@ class Codec:
         engine: str | None,
         num_threads: float,
     ) -> list[list[int]]:
+        from bpe_core.encoding import batch  # worker processes and threads: imported when a batch comes
+
         check_num_threads(num_threads)
         allowed, disallowed = self.allowed_and_disallowed(allowed_special, disallowed_special)
         parts, layouts = batch.plan(

@@ -26,17 +26,19 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpe_core import safe_io
 from bpe_core.bpe.ranks import RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.errors import BpeError
-from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import model_cache, model_specials
 from bpe_core.pretrained import package_files as pretrained
-from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from bpe_core.pretrained.external import ExternalTokenizer
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,8 @@ def _tekken(data: bytes) -> Tokenizer:
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
+        from bpe_core.formats.huggingface import from_huggingface_dict  # only these built-ins need it
+
         return from_huggingface_dict(json.loads(data), name=name)  # the checked file's own bytes
 
     return build
@@ -384,7 +388,7 @@ def load(name: str | os.PathLike[str]) -> Tokenizer:
     [15496, 995]
     """
     tokenizer = resolve(name)
-    if isinstance(tokenizer, ExternalTokenizer):
+    if not isinstance(tokenizer, Tokenizer):  # an ExternalTokenizer
         raise BpeError(
             f"{os.fspath(name)}: {tokenizer.kind}; bpe_core does not run it itself ({tokenizer.note}). "
             f"Run it read-only with bpe_core.load_external({os.fspath(name)!r})"
@@ -396,6 +400,8 @@ def load_external(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The tokenizer file at ``path`` run read-only by the library that implements it: a
     ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
     bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
+    from bpe_core.pretrained.external import load_external_file
+
     return load_external_file(path)
 
 
@@ -407,6 +413,8 @@ def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
         if name in BUILTINS:
             return _load_builtin(name)
     if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
+        from bpe_core.pretrained.external import load_file  # a file: read by its format
+
         return load_file(name)
     return _load_builtin(name)  # the unknown-name error, listing the names
 

@@ -4,10 +4,11 @@ A Hugging Face ``tokenizer.json`` that is not byte-level BPE (WordPiece, Unigram
 SentencePiece-style BPE with byte fallback and Metaspace, or a byte-level file bpe_core refuses to
 import approximately) is run by ``tokenizers``; a SentencePiece ``.model`` file by ``sentencepiece``.
 Both are imported lazily (``external_backends``, which holds what runs each), so bpe_core imports
-without them; a missing one is a ValueError saying what to ``pip install``. ``ExternalTokenizer`` offers the part of ``Tokenizer``'s API that measuring and
-displaying need (encode, decode, token bytes, details, vocabulary size, special tokens, name), with
-tiktoken's ``allowed_special``/``disallowed_special`` rules; it has no merge list, so nothing that
-needs merges (the merge forest, first-k merges, step through, training, exports) works on it, and
+without them; a missing one is a ValueError saying what to ``pip install``. ``ExternalTokenizer``
+offers the part of ``Tokenizer``'s API that measuring and displaying need (encode, decode, token
+bytes, details, vocabulary size, special tokens, name), with tiktoken's
+``allowed_special``/``disallowed_special`` rules; it has no merge list, so nothing that needs merges
+(the merge forest, first-k merges, step through, training, exports) works on it, and
 ``why_no_merges`` says so.
 
 ``load_file`` / ``loads_file`` read any tokenizer file: byte-level BPE and the other bpe_core formats

@@ -12,7 +12,6 @@ import functools
 import hashlib
 import importlib.util
 import json
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +73,8 @@ def read_checked(
 def read_zip_member(path: Path, member: str) -> bytes:
     """The file ``member`` of the zip archive ``path``, at most ``TOKENIZER_FILE_LIMIT`` bytes
     unpacked (checked on the archive's word and while unpacking); ``BpeError`` for a damaged archive."""
+    import zipfile  # one built-in's file comes zipped: imported for it alone
+
     with open_regular(path, what="a zip archive") as handle:
         try:
             with zipfile.ZipFile(handle) as archive:
