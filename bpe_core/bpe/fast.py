@@ -56,15 +56,40 @@ def encode_short(ids: list[int], pair_keys: Mapping[int, int]) -> list[int]:
     return ids
 
 
+def linked(n: int) -> tuple[list[int], list[int], list[bool]]:
+    """``(prev, next, alive)`` of ``n`` symbols as a doubly linked list (-1: no neighbour).
+
+    >>> linked(3)
+    ([-1, 0, 1], [1, 2, -1], [True, True, True])
+    """
+    nxt = list(range(1, n + 1))
+    if n:
+        nxt[-1] = -1
+    return list(range(-1, n - 1)), nxt, [True] * n
+
+
+def join_right(
+    symbols: list[int], links: tuple[list[int], list[int], list[bool]], i: int, new_id: int
+) -> tuple[int, int]:
+    """Join the symbol at ``i`` and its right neighbour into ``new_id`` (``links`` as ``linked``
+    makes them); the positions of the joined symbol's neighbours now, -1 where there is none."""
+    prev, nxt, alive = links
+    j = nxt[i]
+    symbols[i] = new_id
+    alive[j] = False
+    k = nxt[i] = nxt[j]
+    if k != -1:
+        prev[k] = i
+    return prev[i], k
+
+
 def encode_heap(ids: list[int], ranks: PairRanks) -> list[int]:
     """``encode_reference`` in O(n log n): lowest rank first, leftmost among equals, from a heap of
     candidate merges over a doubly linked list of symbols. Stale heap entries are skipped."""
     n = len(ids)
     symbols = list(ids)
-    prev = list(range(-1, n - 1))
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    alive = [True] * n
+    links = linked(n)
+    _prev, nxt, alive = links
     heap: list[tuple[int, int, int, int, int]] = []
     for i in range(n - 1):
         found = ranks.get((symbols[i], symbols[i + 1]))
@@ -78,16 +103,11 @@ def encode_heap(ids: list[int], ranks: PairRanks) -> list[int]:
         j = nxt[i]
         if j == -1 or symbols[j] != right:
             continue
-        symbols[i] = new_id
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
+        p, k = join_right(symbols, links, i, new_id)
         if k != -1:
-            prev[k] = i
             found = ranks.get((new_id, symbols[k]))
             if found is not None:
                 heapq.heappush(heap, (found[0], i, new_id, symbols[k], found[1]))
-        p = prev[i]
         if p != -1:
             found = ranks.get((symbols[p], new_id))
             if found is not None:

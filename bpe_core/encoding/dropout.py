@@ -38,10 +38,11 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
-from bpe_core.bpe.fast import PairRanks, PieceEncoder
+from bpe_core.bpe.fast import PairRanks, PieceEncoder, join_right, linked
 from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.encoding.codec import Codec
 from bpe_core.encoding.details import token_details
@@ -89,10 +90,8 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
     n = len(ids)
     if n < 2 or dropout >= 1:
         return ids
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prev = list(range(-1, n - 1))
-    alive = [True] * n
+    links = linked(n)
+    _prev, nxt, alive = links
     heap = []
     for i in range(n - 1):
         found = pairs.get((ids[i], ids[i + 1]))
@@ -116,13 +115,7 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
         current = pairs.get((ids[i], ids[j]))
         if current is None or current[1] != new_id:
             continue
-        ids[i] = new_id
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
-        if k != -1:
-            prev[k] = i
-        p = prev[i]
+        p, k = join_right(ids, links, i, new_id)
         if p != -1:
             found = pairs.get((ids[p], new_id))
             if found is not None:
@@ -186,9 +179,8 @@ def encode_with_dropout(
     >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
     ['un', 'rel', 'ated']
     """
-    codec, encode_piece, specials_found = _dropout_encoder(
-        tokenizer, text, dropout, seed, allowed_special, disallowed_special
-    )
+    specials_asked = (allowed_special, disallowed_special)
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
     specials = codec.special_tokens
     pretokenizer = codec.pretokenizer
     out: list[int] = []
@@ -206,13 +198,8 @@ def encode_with_dropout(
 
 
 def _dropout_encoder(
-    tokenizer: Any,
-    text: object,
-    dropout: object,
-    seed: object,
-    allowed_special: SpecialTokens,
-    disallowed_special: SpecialTokens,
-) -> tuple[Codec, Callable[[str], list[int]], Any]:
+    tokenizer: Any, text: object, dropout: object, seed: object, specials: tuple[SpecialTokens, SpecialTokens]
+) -> tuple[Codec, Callable[[str], list[int]], re.Pattern[str] | None]:
     """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
     with dropout (its draws from one ``random.Random(seed)``, in the order pieces are given), with
     the regex of the special tokens to find in the text."""
@@ -223,7 +210,7 @@ def _dropout_encoder(
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
     codec = _codec_of(tokenizer)
     pairs, byte_ids, whole_pieces = _merge_parts(codec)
-    allowed, disallowed = codec.allowed_and_disallowed(allowed_special, disallowed_special)
+    allowed, disallowed = codec.allowed_and_disallowed(*specials)
     check_disallowed(text, disallowed)
     rng = random.Random(seed)
 
@@ -254,9 +241,8 @@ def dropout_details(
     >>> [(i.bytes, i.start, i.end) for i in dropout_details(gpt2, "unrelated", dropout=0.5, seed=1)]
     [(b'un', 0, 2), (b'rel', 2, 5), (b'ated', 5, 9)]
     """
-    codec, encode_piece, specials_found = _dropout_encoder(
-        tokenizer, text, dropout, seed, allowed_special, disallowed_special
-    )
+    specials_asked = (allowed_special, disallowed_special)
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -189,6 +189,21 @@ def _o200k(name: str, label: str, specials: Callable[[int], Mapping[str, int]]) 
     )
 
 
+def _llama(version: int, sha256: str, specials: Callable[[int], Mapping[str, int]]) -> Builtin:
+    """Llama ``version``'s ranks (``llama-models``' file, Meta's licence), pattern and special tokens."""
+    name = f"llama{version}"
+    return Builtin(
+        name,
+        f"Llama {version}",
+        "llama-models",
+        "llama_models",
+        (name, "tokenizer.model"),
+        sha256,
+        _ranks_tokenizer(name, {3: model_specials.LLAMA3_PATTERN, 4: model_specials.LLAMA4_PATTERN}[version], specials),
+        note=f"Meta Llama {version} community licence",
+    )
+
+
 BUILTINS: dict[str, Builtin] = {
     b.name: b
     for b in (
@@ -212,26 +227,8 @@ BUILTINS: dict[str, Builtin] = {
         ),
         _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
         _o200k("o200k_harmony", "o200k harmony (gpt-oss)", model_specials.o200k_harmony_specials),
-        Builtin(
-            "llama3",
-            "Llama 3",
-            "llama-models",
-            "llama_models",
-            ("llama3", "tokenizer.model"),
-            "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
-            _ranks_tokenizer("llama3", model_specials.LLAMA3_PATTERN, model_specials.llama3_specials),
-            note="Meta Llama 3 community licence",
-        ),
-        Builtin(
-            "llama4",
-            "Llama 4",
-            "llama-models",
-            "llama_models",
-            ("llama4", "tokenizer.model"),
-            "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
-            _ranks_tokenizer("llama4", model_specials.LLAMA4_PATTERN, model_specials.llama4_specials),
-            note="Meta Llama 4 community licence",
-        ),
+        _llama(3, "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55", model_specials.llama3_specials),
+        _llama(4, "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed", model_specials.llama4_specials),
         Builtin(
             "qwen",
             "Qwen 2.5 / 3",
