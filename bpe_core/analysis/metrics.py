@@ -116,7 +116,8 @@ def measure(
 
 def _token_bytes(tokenizer: Any, ids: list[int]) -> Sequence[bytes] | None:
     """``token_bytes_of`` without copying each token into ``bytes`` (``word_metrics`` only joins and
-    measures them, which any bytes-like object allows): a tenth of the metrics' time at 2 M characters."""
+    measures them, which any bytes-like object allows; the time saved: bench/PERFORMANCE.md, "Figures
+    behind choices in the code")."""
     if hasattr(tokenizer, "decode_tokens_bytes"):
         try:
             tokens = tokenizer.decode_tokens_bytes(ids)

@@ -87,8 +87,8 @@ Item = TypeVar("Item", bound=Hashable)
 
 def _match(rank_a: Mapping[Item, int], rank_b: Mapping[Item, int]) -> tuple[list[int], list[int]]:
     """The ranks in A (increasing) and in B of the items both hold (item -> rank dicts whose keys are
-    in rank order). One lookup per item of the smaller dict, the rest maps, compress and sort: two
-    200k vocabularies take a few tens of milliseconds."""
+    in rank order). One lookup per item of the smaller dict, the rest maps, compress and sort (its time
+    on two 200k vocabularies: bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     small, large = (rank_a, rank_b) if len(rank_a) <= len(rank_b) else (rank_b, rank_a)
     found = list(map(large.get, small))
     held = list(map(operator.is_not, found, repeat(None)))

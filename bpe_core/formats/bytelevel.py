@@ -44,8 +44,9 @@ def _to_latin1() -> tuple[dict[int, int], re.Pattern[str]]:
 
 
 def printable_tokens(texts: Sequence[str]) -> list[bytes] | None:
-    """``printable_to_bytes`` of every text, with no Python step per text (a 50k vocabulary in
-    milliseconds); None when a character is outside the alphabet (``printable_to_bytes`` names it).
+    """``printable_to_bytes`` of every text, with no Python step per text (faster: bench/PERFORMANCE.md,
+    "Figures behind choices in the code"); None when a character is outside the alphabet
+    (``printable_to_bytes`` names it).
 
     >>> printable_tokens(["Ġhello", "!"]), printable_tokens(["a b"])
     ([b' hello', b'!'], None)

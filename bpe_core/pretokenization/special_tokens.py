@@ -19,7 +19,7 @@ SpecialTokens = Literal["all"] | Collection[str]
 def special_token_regex(special_tokens: Iterable[str]) -> re.Pattern[str] | None:
     """A regex matching any of ``special_tokens``, longest first, or None when there are none: an
     alternation of literals, which the standard library's `re` matches as `regex` does and compiles
-    several times faster (Llama 4's 2,048 special tokens in tens of milliseconds)."""
+    faster (bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
     if not tokens:
         return None
