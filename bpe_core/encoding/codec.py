@@ -38,13 +38,7 @@ from bpe_core.encoding.engines import Engines, encode_text, surrogate_safe
 from bpe_core.encoding.streaming import encode_stream
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates, safe_cut_regex
-from bpe_core.pretokenization.special_tokens import (
-    SpecialTokens,
-    allowed_and_disallowed,
-    check_disallowed,
-    special_token_regex,
-    split_on_special_tokens,
-)
+from bpe_core.pretokenization.special_tokens import SpecialTokens, SpecialTokenTable, allowed_and_disallowed
 from bpe_core.pretokenization.stages import Pipeline, build_pretokenizer
 
 if TYPE_CHECKING:
@@ -72,7 +66,7 @@ class Codec:
         self.special_tokens = special_tokens
         self.special_ids = frozenset(special_tokens.values())
         self.special_bytes_to_id = {token.encode("utf-8"): i for token, i in special_tokens.items()}
-        self.special_regex = special_token_regex(special_tokens)
+        self.specials = SpecialTokenTable(special_tokens)
         self.pattern = pattern
         self.pretokenizer = build_pretokenizer(pattern)
         # TextEncoder only calls the piece encoder's ``encode``, which Picky BPE's replaying one has too.
@@ -229,10 +223,10 @@ class Codec:
         )
 
     def _allowed_regex(self, allowed: set[str]) -> re.Pattern[str] | None:
-        return self.special_regex if allowed == set(self.special_tokens) else special_token_regex(allowed)
+        return self.specials.regex_for(allowed)
 
     def _segments(self, text: str, allowed: set[str]) -> Iterator[tuple[str, bool]]:
-        return split_on_special_tokens(text, self._allowed_regex(allowed))
+        return self.specials.segments(text, allowed)
 
     def encode(
         self,
@@ -247,7 +241,7 @@ class Codec:
             raise TypeError(f"text must be str, not {type(text).__name__}")
         check_num_threads(num_threads)
         allowed, disallowed = self.allowed_and_disallowed(allowed_special, disallowed_special)
-        check_disallowed(text, disallowed)
+        self.specials.disallowed_check(disallowed)(text)
         encode = self.engines.ordinary(engine, len(text))
         if not allowed:
             return self._encode_text(encode, text, num_threads)
@@ -278,7 +272,7 @@ class Codec:
             special_regex=self._allowed_regex(allowed) if allowed else None,
             special_ids=self.special_tokens,
             cut_regex=safe_cut_regex(self.pretokenizer.source),
-            check=lambda text: check_disallowed(text, disallowed),
+            check=self.specials.disallowed_check(disallowed),
         )
         engine = tiktoken_engine.check_engine(engine)
         encode = self.engines.ordinary(engine, sum(map(len, parts)))
@@ -313,7 +307,7 @@ class Codec:
             raise TypeError(f"text must be str, not {type(text).__name__}")
         text = _without_surrogates(text)
         allowed, disallowed = self.allowed_and_disallowed(allowed_special, disallowed_special)
-        check_disallowed(text, disallowed)
+        self.specials.disallowed_check(disallowed)(text)
         return token_details(
             self._segments(text, allowed),
             pretokenizer=self.pretokenizer,

@@ -16,12 +16,13 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes, printable_tokens
 from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
@@ -367,11 +368,38 @@ def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str
     (('ab', 'bc'), None, ('abc', 'b'))
     """
     raw = list(raw)
+    # Where a normalized token may end with the start of a raw one: its proper prefixes, looked up at once.
+    starts = {r[:k] for r in raw for k in range(1, len(r))}
     for n in normalized:
+        if not any(n[-k:] in starts for k in range(1, len(n))) and not any(r != n and r in n for r in raw):
+            continue
         for r in raw:
             if (r != n and r in n) or any(n.endswith(r[:k]) for k in range(1, min(len(n), len(r)))):
                 return n, r
     return None
+
+
+def _merge_pairs(entries: Any) -> list[tuple[bytes, bytes]]:
+    """The merges (``"left right"`` strings or ``[left, right]`` lists) as byte pairs: column by column
+    (``printable_tokens``), or merge by merge to name the first bad one.
+
+    >>> _merge_pairs(["Ġ t", ["h", "e"]])
+    [(b' ', b't'), (b'h', b'e')]
+    """
+    pairs = [entry.split(" ") if isinstance(entry, str) else entry for entry in entries]
+    if set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}:
+        left_texts, right_texts = list(map(itemgetter(0), pairs)), list(map(itemgetter(1), pairs))
+        if set(map(type, left_texts)) | set(map(type, right_texts)) <= {str}:
+            lefts, rights = printable_tokens(left_texts), printable_tokens(right_texts)
+            if lefts is not None and rights is not None:
+                return list(zip(lefts, rights, strict=True))
+    merges = []
+    for rank, merge in enumerate(pairs):
+        if not isinstance(merge, list) or len(merge) != 2 or not all(isinstance(part, str) for part in merge):
+            raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
+        left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
+        merges.append((left, right))
+    return merges
 
 
 def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
@@ -385,14 +413,7 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     specials = _added_tokens(data.get("added_tokens"), normalizers)
     encoder = {text: token_id for text, token_id in model["vocab"].items() if text not in specials}
     vocab = parse_encoder(encoder, what="tokenizer.json vocab")
-    merges: list[tuple[bytes, bytes]] = []
-    for rank, merge in enumerate(model["merges"]):
-        if isinstance(merge, str):
-            merge = merge.split(" ")
-        if not isinstance(merge, list) or len(merge) != 2:
-            raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
-        left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
-        merges.append((left, right))
+    merges = _merge_pairs(model["merges"])
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
     _check_decoder(data.get("decoder"))
     tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
