@@ -16,6 +16,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -379,22 +380,41 @@ def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str
     return None
 
 
+def _merge_columns(entries: Any) -> tuple[list[str], list[str]] | None:
+    """The merges' left and right texts, all at once: ``"left right"`` strings with one space and no
+    line break each (as byte-level merges are), or ``[left, right]`` lists of two strings; None for
+    anything else (``_merge_pairs`` then reads them one by one)."""
+    if not isinstance(entries, list):
+        return None
+    kinds = set(map(type, entries))
+    if kinds == {str}:
+        joined = "\n".join(entries)
+        if set(map(str.count, entries, repeat(" "))) != {1} or joined.count("\n") != len(entries) - 1:
+            return None
+        parts = joined.replace(" ", "\n").split("\n")
+        return parts[0::2], parts[1::2]
+    if kinds <= {list} and set(map(len, entries)) <= {2}:
+        lefts, rights = list(map(itemgetter(0), entries)), list(map(itemgetter(1), entries))
+        if set(map(type, lefts)) | set(map(type, rights)) <= {str}:
+            return lefts, rights
+    return None
+
+
 def _merge_pairs(entries: Any) -> list[tuple[bytes, bytes]]:
     """The merges (``"left right"`` strings or ``[left, right]`` lists) as byte pairs: column by column
     (``printable_tokens``), or merge by merge to name the first bad one.
 
-    >>> _merge_pairs(["Ġ t", ["h", "e"]])
-    [(b' ', b't'), (b'h', b'e')]
+    >>> _merge_pairs(["Ġ t", "h e"]), _merge_pairs([["h", "e"]])
+    ([(b' ', b't'), (b'h', b'e')], [(b'h', b'e')])
     """
-    pairs = [entry.split(" ") if isinstance(entry, str) else entry for entry in entries]
-    if set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}:
-        left_texts, right_texts = list(map(itemgetter(0), pairs)), list(map(itemgetter(1), pairs))
-        if set(map(type, left_texts)) | set(map(type, right_texts)) <= {str}:
-            lefts, rights = printable_tokens(left_texts), printable_tokens(right_texts)
-            if lefts is not None and rights is not None:
-                return list(zip(lefts, rights, strict=True))
+    columns = _merge_columns(entries)
+    if columns is not None:
+        lefts, rights = printable_tokens(columns[0]), printable_tokens(columns[1])
+        if lefts is not None and rights is not None:
+            return list(zip(lefts, rights, strict=True))
     merges = []
-    for rank, merge in enumerate(pairs):
+    for rank, entry in enumerate(entries):
+        merge = entry.split(" ") if isinstance(entry, str) else entry
         if not isinstance(merge, list) or len(merge) != 2 or not all(isinstance(part, str) for part in merge):
             raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
         left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
