@@ -133,7 +133,11 @@ class PieceEncoder:
         self.ranks = ranks
         self.byte_ids = list(byte_ids)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
-        self._pair_keys: dict[int, int] | None = _packed_pairs(ranks, max(self.byte_ids))
+        # encode_short's table costs a pass over the merges: it is built once as many new pieces as an
+        # eighth of the merges have come (``_packed_when_due``); until then encode_reference merges them,
+        # with the same ids, so loading and a short first text do not pay for it.
+        self._pair_keys: dict[int, int] | None = None
+        self._pieces_before_packing: int | None = len(ranks) // 8
 
     @functools.cached_property
     def ranks(self) -> PairRanks:
@@ -156,9 +160,22 @@ class PieceEncoder:
             return tuple(ids)
         if len(ids) > LONG_PIECE:
             return tuple(encode_heap(ids, self.ranks))
-        if self._pair_keys is None:
+        keys = self._pair_keys or self._packed_when_due()
+        if keys is None:
             return tuple(encode_reference(ids, self.ranks))
-        return tuple(encode_short(ids, self._pair_keys))
+        return tuple(encode_short(ids, keys))
+
+    def _packed_when_due(self) -> dict[int, int] | None:
+        """``encode_short``'s table once it is due (see ``__init__``), else None (also for ids too large
+        for it); counts one piece."""
+        if self._pieces_before_packing is None:
+            return None
+        if self._pieces_before_packing > 0:
+            self._pieces_before_packing -= 1
+            return None
+        self._pieces_before_packing = None
+        self._pair_keys = _packed_pairs(self.ranks, max(self.byte_ids))
+        return self._pair_keys
 
     def applied_ranks(self, piece: bytes) -> list[int]:
         """The rank of every merge BPE applies to ``piece``, in order, one entry per merged occurrence.
@@ -221,9 +238,11 @@ class TiktokenPieceEncoder(PieceEncoder):
         ids = self.byte_symbols(piece)
         if len(ids) < 2:
             return tuple(ids)
-        if len(ids) > LONG_PIECE or self._pair_keys is None:
-            return tuple(encode_heap(ids, self.ranks))
-        return tuple(encode_short(ids, self._pair_keys))
+        if len(ids) <= LONG_PIECE:
+            keys = self._pair_keys or self._packed_when_due()
+            if keys is not None:
+                return tuple(encode_short(ids, keys))
+        return tuple(encode_heap(ids, self.ranks))
 
     def applied_ranks(self, piece: bytes) -> list[int]:
         applied: list[int] = []
