@@ -431,7 +431,9 @@ def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     _check_model(model)
     normalizers = read_normalizers(data.get("normalizer"))
     specials = _added_tokens(data.get("added_tokens"), normalizers)
-    encoder = {text: token_id for text, token_id in model["vocab"].items() if text not in specials}
+    encoder = dict(model["vocab"])  # the ordinary tokens: the added ones taken out (a copy, no step per token)
+    for text in specials:
+        encoder.pop(text, None)
     vocab = parse_encoder(encoder, what="tokenizer.json vocab")
     merges = _merge_pairs(model["merges"])
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
