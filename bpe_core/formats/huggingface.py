@@ -16,14 +16,13 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
-from itertools import repeat
-from operator import itemgetter
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes, printable_tokens
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_pairs, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
@@ -380,38 +379,19 @@ def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str
     return None
 
 
-def _merge_columns(entries: Any) -> tuple[list[str], list[str]] | None:
-    """The merges' left and right texts, all at once: ``"left right"`` strings with one space and no
-    line break each (as byte-level merges are), or ``[left, right]`` lists of two strings; None for
-    anything else (``_merge_pairs`` then reads them one by one)."""
-    if not isinstance(entries, list):
-        return None
-    kinds = set(map(type, entries))
-    if kinds == {str}:
-        joined = "\n".join(entries)
-        if set(map(str.count, entries, repeat(" "))) != {1} or joined.count("\n") != len(entries) - 1:
-            return None
-        parts = joined.replace(" ", "\n").split("\n")
-        return parts[0::2], parts[1::2]
-    if kinds <= {list} and set(map(len, entries)) <= {2}:
-        lefts, rights = list(map(itemgetter(0), entries)), list(map(itemgetter(1), entries))
-        if set(map(type, lefts)) | set(map(type, rights)) <= {str}:
-            return lefts, rights
-    return None
-
-
 def _merge_pairs(entries: Any) -> list[tuple[bytes, bytes]]:
-    """The merges (``"left right"`` strings or ``[left, right]`` lists) as byte pairs: column by column
-    (``printable_tokens``), or merge by merge to name the first bad one.
+    """The merges (``"left right"`` strings or ``[left, right]`` lists) as byte pairs: all at once
+    (``printable_pairs``), or merge by merge to name the first bad one.
 
     >>> _merge_pairs(["Ġ t", "h e"]), _merge_pairs([["h", "e"]])
     ([(b' ', b't'), (b'h', b'e')], [(b'h', b'e')])
     """
-    columns = _merge_columns(entries)
-    if columns is not None:
-        lefts, rights = printable_tokens(columns[0]), printable_tokens(columns[1])
-        if lefts is not None and rights is not None:
-            return list(zip(lefts, rights, strict=True))
+    kinds = set(map(type, entries))
+    if kinds <= {list} and set(map(len, entries)) <= {2} and set(map(type, chain.from_iterable(entries))) <= {str}:
+        entries, kinds = list(map(" ".join, entries)), {str}  # newer files: two-item lists
+    pairs = printable_pairs(entries) if kinds <= {str} else None
+    if pairs is not None:
+        return pairs
     merges = []
     for rank, entry in enumerate(entries):
         merge = entry.split(" ") if isinstance(entry, str) else entry
