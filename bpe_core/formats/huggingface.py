@@ -20,6 +20,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from bpe_core.bpe.model import gc_paused
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_pairs, printable_to_bytes
@@ -405,6 +406,11 @@ def _merge_pairs(entries: Any) -> list[tuple[bytes, bytes]]:
 def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     """Import a byte-level BPE ``tokenizer.json`` exactly (see the module docstring), or raise
     ValueError naming the component that is not supported."""
+    with gc_paused():  # its vocabulary and merges make hundreds of thousands of objects, and no cycle
+        return _imported(data, name)
+
+
+def _imported(data: Any, name: str) -> Tokenizer:
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise BpeError("not a Hugging Face tokenizer.json: the 'model' object is missing")
     model = data["model"]
