@@ -15,6 +15,7 @@ file (through ``formats.bpe_json``); other tools' formats are in ``bpe_core.form
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -264,6 +265,14 @@ class Tokenizer(TiktokenEncoding):
         """A ``tiktoken.Encoding`` with the same ids on every input (fast bulk encoding); ValueError
         when tiktoken cannot express this tokenizer (see ``tiktoken_engine``)."""
         return self._codec.to_tiktoken(name or self.name)
+
+    def __copy__(self) -> Tokenizer:
+        """A shallow copy whose codec is a shallow copy too (model, engines and caches shared), so
+        that renaming the copy (``name``, which the codec keeps for its messages) leaves this one's."""
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin._codec = copy.copy(self._codec)
+        return twin
 
     # ----------------------------------------------------------------------------------------------
     # internals: rebuilding in another process, and the parts under the names callers read
