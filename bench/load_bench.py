@@ -15,7 +15,8 @@ Tekken file is read as mistral-common reads it into tiktoken; a Hugging Face ``t
 (DeepSeek) is turned into ranks the way tiktoken's own ``data_gym_to_mergeable_bpe_ranks`` turns
 GPT-2's printable tokens into bytes, and tiktoken, which cannot run DeepSeek's three split stages, gets
 the last one's regex. Both sides run with bytecode written (as an installed package has it): one
-warm-up process of each comes first.
+warm-up process of each comes first (``--no-bytecode``: none, every module compiled in every process, as
+in a checkout where no bytecode may be written).
 
 The cache is warmed once before the rounds (``--cold`` gives every bpe_core round an empty one instead,
 for the first load's cost). Ratios are medians of the per-round ratios, so a busy phase of the machine
@@ -185,11 +186,18 @@ def measure(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
     return rows
 
 
+#: Set by ``--no-bytecode``: an empty folder where the children look for bytecode and write none.
+NO_BYTECODE: list[str] = []
+
+
 def child_env(cache: str | None = None) -> dict[str, str]:
     """The children's environment: this checkout importable, bytecode written as an installed package
-    has it, and ``cache`` as bpe_core's cache folder when given."""
+    has it (with ``--no-bytecode``, none: every module compiled in every process, both sides' and the
+    standard library's), and ``cache`` as bpe_core's cache folder when given."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)
+    if NO_BYTECODE:
+        env |= {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": NO_BYTECODE[0]}
     if cache is not None:
         env["BPE_CORE_CACHE_DIR"] = cache
     return env
@@ -316,7 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="an empty cache folder (the first load's cost)")
     parser.add_argument("--user", action="store_true", help="the user's view: whole processes, imports included")
+    parser.add_argument("--no-bytecode", action="store_true", help="with --user: every module compiled every time")
     args = parser.parse_args(argv)
+    if args.no_bytecode:
+        NO_BYTECODE.append(tempfile.mkdtemp(prefix="bpe-no-bytecode-"))
     from bench.app_server import commit, machine
 
     started, before = time.strftime("%Y-%m-%d %H:%M"), machine()
@@ -325,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = measure_user_view(args.names or USER_NAMES, args.rounds, cold=args.cold)
         print(
             f"\n{started}, commit {commit()}, {machine()} (at the start: {before}); {args.rounds} rounds, "
-            f"whole processes, disk cache {'empty' if args.cold else 'warm'}\n"
+            f"whole processes, disk cache {'empty' if args.cold else 'warm'}"
+            f"{', no bytecode' if args.no_bytecode else ''}\n"
         )
         return 0 if print_user_view(imports, rows, cold=args.cold) else 1
     rows = measure(args.names or NAMES, args.rounds, cold=args.cold)
