@@ -13,38 +13,60 @@ tokenizer files by name or path (``load``; ``load_external`` for files bpe_core 
 ``available``), the one error type (``BpeError``) and what a tokenizer reports (``MergeRecord``,
 ``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
 ``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
-``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``
-and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly, and pandas
-only when ``compare``'s table is asked for a DataFrame.
+``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``,
+``workspace`` and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly,
+and pandas only when ``compare``'s table is asked for a DataFrame.
+
+``import bpe_core`` imports nothing else: each name is imported from its module on first use (PEP 562's
+module ``__getattr__``), so a script, a command or a worker process pays only for what it uses
+(``tests/project/test_import_cost.py`` names what the import may load).
 """
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+#: Each public name -> the module that defines it.
+_HOMES = {
+    "PRESETS": "bpe_core.pretokenization.pretokenizer",
+    "BpeError": "bpe_core.errors",
+    "MergeRecord": "bpe_core.bpe.tokens",
+    "TokenInfo": "bpe_core.bpe.tokens",
+    "Tokenizer": "bpe_core.tokenizer",
+    "available": "bpe_core.pretrained.catalogue",
+    "compare": "bpe_core.display.comparison",
+    "load": "bpe_core.pretrained.catalogue",
+    "load_external": "bpe_core.pretrained.catalogue",
+    "train": "bpe_core.training.trainer",
+    "train_files": "bpe_core.training.trainer",
+    "train_from_counts": "bpe_core.training.trainer",
+    "train_parity": "bpe_core.training.parity",
+}
 
-from bpe_core.bpe.tokens import MergeRecord, TokenInfo
-from bpe_core.errors import BpeError
-from bpe_core.pretokenization.pretokenizer import PRESETS
-from bpe_core.pretrained.catalogue import available, load, load_external
-from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.parity import train_parity
-from bpe_core.training.trainer import train, train_files, train_from_counts
-
+TYPE_CHECKING = False  # typing's own constant would import typing; mypy reads this one the same
 if TYPE_CHECKING:
-    from bpe_core.display.comparison import Comparison
+    from bpe_core.bpe.tokens import MergeRecord, TokenInfo
+    from bpe_core.display.comparison import compare
+    from bpe_core.errors import BpeError
+    from bpe_core.pretokenization.pretokenizer import PRESETS
+    from bpe_core.pretrained.catalogue import available, load, load_external
+    from bpe_core.tokenizer import Tokenizer
+    from bpe_core.training.parity import train_parity
+    from bpe_core.training.trainer import train, train_files, train_from_counts
 
 
-def compare(texts: str | Sequence[str] | Mapping[str, str], tokenizers: Any, **options: Any) -> "Comparison":
-    """Texts under several tokenizers side by side: figures and token strips in a notebook, a table in a
-    terminal, ``.to_pandas()`` (``bpe_core.display.comparison.compare``, whose keyword-only options it takes).
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module on first use and kept here after."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bpe_core' has no attribute {name!r}")
+    value = getattr(__import__(home, fromlist=[name]), name)
+    globals()[name] = value
+    return value
 
-    >>> compare(["Hello world", "नमस्ते"], ["gpt2", "o200k"]).rows[0]["tokens"]
-    2
-    """
-    from bpe_core.display.comparison import compare as side_by_side  # on first use: import bpe_core stays light
 
-    return side_by_side(texts, tokenizers, **options)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
 
 
 __all__ = [

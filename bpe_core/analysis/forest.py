@@ -1,8 +1,9 @@
-"""The merge forest of a tokenizer as plain indexes, built once in well under a second at 200k tokens.
+"""The merge forest of a tokenizer as plain indexes, built once (timed in bench/PERFORMANCE.md).
 
 Every merged token is the root of a binary tree of earlier merges down to single bytes; together
 they form the merge forest. ``MergeForest.of(tokenizer)`` indexes it by rank and by id (who made a
-token, which merges use it, tree depth, length, display text), and answers, each in milliseconds:
+token, which merges use it, tree depth, length, display text), and answers, each without a pass over
+the vocabulary:
 
 - ``built_from(token_id)``: the tokens built from a token, level by level, with their depth;
 - ``search(query, mode=...)``: tokens whose display text starts with, contains or matches a regex
@@ -215,7 +216,7 @@ class MergeForest:
     def first_k_infos(self, text: str, k: int) -> list[TokenInfo]:
         """``text`` encoded with only the first ``k`` merges (special tokens' text as ordinary text):
         the same ``TokenInfo`` list as ``tokenizer.truncated(k).encode_with_details(text,
-        disallowed_special=())``, in milliseconds for any k.
+        disallowed_special=())``, for any k without building a tokenizer.
 
         >>> import bpe_core
         >>> forest = MergeForest.of(bpe_core.train(["ab ab abc"], 259, min_frequency=1))

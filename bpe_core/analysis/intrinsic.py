@@ -14,8 +14,12 @@ tokens), V_obs = the number of types with c(v) > 0, |V| = the tokenizer's vocabu
 * ``average_token_rank``  sum_v c(v) rank(v) / N, rank 1 = most frequent type (SwissAI TokEval).
 * ``fertility``           tokens per word over several texts, pooled or averaged per text (TokEval's
                           mean); words are ``words.word_spans``'s, the same as ``metrics``' fertility.
+* ``distribution``        all of the above that depend on the counts alone, at once: what the
+                          comparisons of ``metrics`` (Compare, ``python -m bpe_core compare``) and of
+                          ``variants`` (the Lab, ``python -m bpe_core variants``) report.
 
-Undefined values (no tokens, a fit through fewer than two types) are None, as in ``metrics``.
+This is the one home of these formulas: the other analysis modules call them and compute none of
+their own. Undefined values (no tokens, a fit through fewer than two types) are None.
 Distribution metrics take counts, so they cost O(V_obs) whatever the text's length. Logarithms are
 natural unless a ``base`` is given; efficiencies and slopes do not depend on the base.
 """
@@ -25,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from bpe_core.errors import BpeError
 
@@ -257,6 +261,45 @@ def simpson_area(xs: Sequence[float], ys: Sequence[float]) -> float:
     eta = h1**3 / (6 * h0 * (h0 + h1))
     parts.append(alpha * ys[-1] + beta * ys[-2] - eta * ys[-3])
     return math.fsum(parts)
+
+
+# --------------------------------------------------------------------------------------------------
+# every figure of one distribution
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The intrinsic metrics of one token distribution (see ``distribution``)."""
+
+    unique_tokens: int  # V_obs
+    renyi_efficiency: float | None  # H_a / log|V|; None without a vocabulary size of at least 2
+    renyi_efficiency_observed: float | None  # H_a / log V_obs
+    avg_token_rank: float | None
+    zipf_slope: float | None
+    zipf_mae: float | None
+    zipf_auc: float | None  # Simpson's area
+
+
+def distribution(counts: Mapping[Any, int], vocab_size: int | None, *, alpha: float = RENYI_ALPHA) -> Distribution:
+    """Every intrinsic metric of the token counts ``counts`` (a ``Counter`` of ids) for a tokenizer of
+    ``vocab_size`` ids (None when unknown: no Rényi efficiency over the vocabulary).
+
+    >>> from collections import Counter
+    >>> d = distribution(Counter("aabc"), 4)
+    >>> d.unique_tokens, round(d.renyi_efficiency, 7), round(d.renyi_efficiency_observed, 7), d.avg_token_rank
+    (3, 0.6877494, 0.8678431, 1.75)
+    """
+    zipf = zipf_fit(counts)
+    known = vocab_size is not None and vocab_size >= 2
+    return Distribution(
+        unique_tokens=sum(1 for count in counts.values() if count),
+        renyi_efficiency=renyi_efficiency(counts, vocab_size, alpha=alpha) if known and counts else None,
+        renyi_efficiency_observed=renyi_efficiency(counts, alpha=alpha, normalize_by="observed"),
+        avg_token_rank=average_token_rank(counts),
+        zipf_slope=zipf.slope if zipf else None,
+        zipf_mae=zipf.power_law_mae if zipf else None,
+        zipf_auc=zipf.auc_simpson if zipf else None,
+    )
 
 
 # --------------------------------------------------------------------------------------------------

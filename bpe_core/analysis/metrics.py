@@ -28,7 +28,9 @@ N = number of tokens, C = characters (Unicode code points), B = UTF-8 bytes, W =
 * renyi_efficiency_observed, avg_token_rank, zipf_slope, zipf_mae, zipf_auc, unique_tokens: the intrinsic
                     metrics of ``intrinsic`` on the text's token counts (H_a / ln V_obs as tokenization-scorer
                     divides; TokEval's average token rank; Lotz et al. 2025's Zipf fit: slope, power-law MAE,
-                    Simpson area; tokka-bench's distinct tokens). Formulas and sources are in ``intrinsic``.
+                    Simpson area; tokka-bench's distinct tokens). Formulas and sources are in ``intrinsic``,
+                    which computes every one of them (``intrinsic.distribution``, renyi_efficiency too):
+                    this module computes none itself.
 
 Across the languages of a parallel text (formulas in ``fairness``): the Gini
 coefficient of token counts, vocabulary utilisation, the share of tokens holding part of a UTF-8
@@ -51,7 +53,7 @@ from bpe_core.analysis.words import class_image, word_metrics
 from bpe_core.corpora.samples import get_sample, sample_ids
 from bpe_core.errors import BpeError
 
-RENYI_ALPHA = 2.5
+RENYI_ALPHA = intrinsic.RENYI_ALPHA
 DEFAULT_REFERENCE = "eng"
 
 # The metrics ``compare`` rows carry, in display order.
@@ -94,21 +96,6 @@ class TextMetrics:
 
 
 # --------------------------------------------------------------------------------------------------
-# building blocks
-
-
-def renyi_efficiency(ids: Sequence[int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
-    """H_alpha(unigram distribution of ``ids``) / ln(vocab_size); None for no ids or vocab_size < 2."""
-    return _renyi_efficiency(Counter(ids), vocab_size, alpha)
-
-
-def _renyi_efficiency(counts: Counter, vocab_size: int | None, alpha: float) -> float | None:
-    if not counts or vocab_size is None or vocab_size < 2:
-        return None
-    return intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha)
-
-
-# --------------------------------------------------------------------------------------------------
 # one text
 
 
@@ -129,7 +116,8 @@ def measure(
 
 def _token_bytes(tokenizer: Any, ids: list[int]) -> Sequence[bytes] | None:
     """``token_bytes_of`` without copying each token into ``bytes`` (``word_metrics`` only joins and
-    measures them, which any bytes-like object allows): a tenth of the metrics' time at 2 M characters."""
+    measures them, which any bytes-like object allows; the time saved: bench/PERFORMANCE.md, "Figures
+    behind choices in the code")."""
     if hasattr(tokenizer, "decode_tokens_bytes"):
         try:
             tokens = tokenizer.decode_tokens_bytes(ids)
@@ -157,7 +145,7 @@ def _metrics(
     n_bytes = len(encoded)
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
     counts = Counter(ids)
-    zipf = intrinsic.zipf_fit(counts)
+    distribution = intrinsic.distribution(counts, size, alpha=alpha)
     words = fertility = split_share = None
     if spaced:
         words, split_share = word_metrics(text, encoded, _token_bytes(tokenizer, ids), image=image)
@@ -166,20 +154,20 @@ def _metrics(
         characters=n_chars,
         bytes=n_bytes,
         tokens=n_tokens,
-        unique_tokens=len(counts),
+        unique_tokens=distribution.unique_tokens,
         words=words,
         chars_per_token=ratio(n_chars, n_tokens),
         bytes_per_token=ratio(n_bytes, n_tokens),
         bytes_per_char=ratio(n_bytes, n_chars),
         fertility=fertility,
         split_share=split_share,
-        renyi_efficiency=_renyi_efficiency(counts, size, alpha),
+        renyi_efficiency=distribution.renyi_efficiency,
         vocab_size=size,
-        renyi_efficiency_observed=intrinsic.renyi_efficiency(counts, alpha=alpha, normalize_by="observed"),
-        avg_token_rank=intrinsic.average_token_rank(counts),
-        zipf_slope=zipf.slope if zipf else None,
-        zipf_mae=zipf.power_law_mae if zipf else None,
-        zipf_auc=zipf.auc_simpson if zipf else None,
+        renyi_efficiency_observed=distribution.renyi_efficiency_observed,
+        avg_token_rank=distribution.avg_token_rank,
+        zipf_slope=distribution.zipf_slope,
+        zipf_mae=distribution.zipf_mae,
+        zipf_auc=distribution.zipf_auc,
     )
 
 

@@ -319,8 +319,7 @@ def _row(
     alpha: float,
 ) -> dict[str, Any]:
     tokens = sum(counts.values())
-    zipf = intrinsic.zipf_fit(counts)
-    vocab_size = metrics.vocab_size_of(tokenizer)
+    figures = intrinsic.distribution(counts, metrics.vocab_size_of(tokenizer), alpha=alpha)
     return {
         "variant": variant,
         "sample": sample,
@@ -332,17 +331,13 @@ def _row(
         "bytes_per_token": size / tokens if tokens else None,
         "saved_vs_bpe": None,
         "fertility": tokens / words if words else None,
-        "renyi_efficiency": (
-            intrinsic.renyi_efficiency(counts, vocab_size, alpha=alpha) if tokens and vocab_size else None
-        ),
-        "renyi_efficiency_observed": (
-            intrinsic.renyi_efficiency(counts, normalize_by="observed", alpha=alpha) if tokens else None
-        ),
-        "unique_tokens": len(counts),
-        "avg_token_rank": intrinsic.average_token_rank(counts),
-        "zipf_slope": zipf.slope if zipf else None,
-        "zipf_mae": zipf.power_law_mae if zipf else None,
-        "zipf_auc": zipf.auc_simpson if zipf else None,
+        "renyi_efficiency": figures.renyi_efficiency,
+        "renyi_efficiency_observed": figures.renyi_efficiency_observed,
+        "unique_tokens": figures.unique_tokens,
+        "avg_token_rank": figures.avg_token_rank,
+        "zipf_slope": figures.zipf_slope,
+        "zipf_mae": figures.zipf_mae,
+        "zipf_auc": figures.zipf_auc,
         "superword_share": sum(counts[i] for i in superwords) / tokens if superwords and tokens else None,
     }
 

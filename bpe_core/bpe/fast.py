@@ -56,15 +56,40 @@ def encode_short(ids: list[int], pair_keys: Mapping[int, int]) -> list[int]:
     return ids
 
 
+def linked(n: int) -> tuple[list[int], list[int], list[bool]]:
+    """``(prev, next, alive)`` of ``n`` symbols as a doubly linked list (-1: no neighbour).
+
+    >>> linked(3)
+    ([-1, 0, 1], [1, 2, -1], [True, True, True])
+    """
+    nxt = list(range(1, n + 1))
+    if n:
+        nxt[-1] = -1
+    return list(range(-1, n - 1)), nxt, [True] * n
+
+
+def join_right(
+    symbols: list[int], links: tuple[list[int], list[int], list[bool]], i: int, new_id: int
+) -> tuple[int, int]:
+    """Join the symbol at ``i`` and its right neighbour into ``new_id`` (``links`` as ``linked``
+    makes them); the positions of the joined symbol's neighbours now, -1 where there is none."""
+    prev, nxt, alive = links
+    j = nxt[i]
+    symbols[i] = new_id
+    alive[j] = False
+    k = nxt[i] = nxt[j]
+    if k != -1:
+        prev[k] = i
+    return prev[i], k
+
+
 def encode_heap(ids: list[int], ranks: PairRanks) -> list[int]:
     """``encode_reference`` in O(n log n): lowest rank first, leftmost among equals, from a heap of
     candidate merges over a doubly linked list of symbols. Stale heap entries are skipped."""
     n = len(ids)
     symbols = list(ids)
-    prev = list(range(-1, n - 1))
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    alive = [True] * n
+    links = linked(n)
+    _prev, nxt, alive = links
     heap: list[tuple[int, int, int, int, int]] = []
     for i in range(n - 1):
         found = ranks.get((symbols[i], symbols[i + 1]))
@@ -78,16 +103,11 @@ def encode_heap(ids: list[int], ranks: PairRanks) -> list[int]:
         j = nxt[i]
         if j == -1 or symbols[j] != right:
             continue
-        symbols[i] = new_id
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
+        p, k = join_right(symbols, links, i, new_id)
         if k != -1:
-            prev[k] = i
             found = ranks.get((new_id, symbols[k]))
             if found is not None:
                 heapq.heappush(heap, (found[0], i, new_id, symbols[k], found[1]))
-        p = prev[i]
         if p != -1:
             found = ranks.get((symbols[p], new_id))
             if found is not None:
@@ -113,7 +133,11 @@ class PieceEncoder:
         self.ranks = ranks
         self.byte_ids = list(byte_ids)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
-        self._pair_keys: dict[int, int] | None = _packed_pairs(ranks, max(self.byte_ids))
+        # encode_short's table costs a pass over the merges: it is built once as many new pieces as an
+        # eighth of the merges have come (``_packed_when_due``); until then encode_reference merges them,
+        # with the same ids, so loading and a short first text do not pay for it.
+        self._pair_keys: dict[int, int] | None = None
+        self._pieces_before_packing: int | None = len(ranks) // 8
 
     @functools.cached_property
     def ranks(self) -> PairRanks:
@@ -136,9 +160,22 @@ class PieceEncoder:
             return tuple(ids)
         if len(ids) > LONG_PIECE:
             return tuple(encode_heap(ids, self.ranks))
-        if self._pair_keys is None:
+        keys = self._pair_keys or self._packed_when_due()
+        if keys is None:
             return tuple(encode_reference(ids, self.ranks))
-        return tuple(encode_short(ids, self._pair_keys))
+        return tuple(encode_short(ids, keys))
+
+    def _packed_when_due(self) -> dict[int, int] | None:
+        """``encode_short``'s table once it is due (see ``__init__``), else None (also for ids too large
+        for it); counts one piece."""
+        if self._pieces_before_packing is None:
+            return None
+        if self._pieces_before_packing > 0:
+            self._pieces_before_packing -= 1
+            return None
+        self._pieces_before_packing = None
+        self._pair_keys = _packed_pairs(self.ranks, max(self.byte_ids))
+        return self._pair_keys
 
     def applied_ranks(self, piece: bytes) -> list[int]:
         """The rank of every merge BPE applies to ``piece``, in order, one entry per merged occurrence.
@@ -201,9 +238,11 @@ class TiktokenPieceEncoder(PieceEncoder):
         ids = self.byte_symbols(piece)
         if len(ids) < 2:
             return tuple(ids)
-        if len(ids) > LONG_PIECE or self._pair_keys is None:
-            return tuple(encode_heap(ids, self.ranks))
-        return tuple(encode_short(ids, self._pair_keys))
+        if len(ids) <= LONG_PIECE:
+            keys = self._pair_keys or self._packed_when_due()
+            if keys is not None:
+                return tuple(encode_short(ids, keys))
+        return tuple(encode_heap(ids, self.ranks))
 
     def applied_ranks(self, piece: bytes) -> list[int]:
         applied: list[int] = []

@@ -76,13 +76,20 @@ class ModelTables:
 
 
 class _ProvedWholePieces(Mapping[str, tuple[int]]):
-    """``model.whole_pieces()`` for a model whose self-encoding proof waits for its first use: the first
-    lookup proves it (``BpeModel.self_encoding``), so that no piece is taken whole unproved."""
+    """``model.whole_pieces()`` for a model whose self-encoding proof waits for its first use, so that no
+    piece is taken whole unproved. Until pieces have been looked up as many times as a quarter of the
+    vocabulary (the proof costs a pass over it), ``get`` finds none: the piece is merged instead, which
+    gives the same ids (a token encodes to itself exactly when merging its bytes gives it), and a
+    short first text does not pay for the whole proof. Then ``BpeModel.self_encoding`` proves it."""
 
     def __init__(self, model: BpeModel) -> None:
         self._model = model
+        self._lookups_before_proof = len(model.token_to_id) // 4
 
     def get(self, piece: str, default: tuple[int] | None = None) -> tuple[int] | None:  # type: ignore[override]
+        if self._lookups_before_proof and "self_encoding" not in vars(self._model):
+            self._lookups_before_proof -= 1
+            return default
         return self._model.whole_pieces().get(piece, default)
 
     def __getitem__(self, piece: str) -> tuple[int]:

@@ -20,6 +20,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
+from bpe_core.bpe.reference import merge
 from bpe_core.errors import BpeError
 
 MERGE = "merge"
@@ -105,22 +106,7 @@ class PickyReplay:
             if best == self.steps:
                 return symbols
             last = best
-            symbols = _merged(symbols, pair, made) if pair is not None else _split(symbols, removed, parts)
-
-
-def _merged(symbols: list[int], pair: tuple[int, int], made: int) -> list[int]:
-    """Every occurrence of ``pair`` joined into ``made``, left to right, without overlap."""
-    left, right = pair
-    out: list[int] = []
-    i, n = 0, len(symbols)
-    while i < n:
-        if i + 1 < n and symbols[i] == left and symbols[i + 1] == right:
-            out.append(made)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
+            symbols = merge(symbols, pair, made) if pair is not None else _split(symbols, removed, parts)
 
 
 def _split(symbols: list[int], removed: int, parts: tuple[int, ...]) -> list[int]:

@@ -105,6 +105,7 @@ class RankPieceEncoder(TiktokenPieceEncoder):
         self.byte_ids = list(byte_ids)
         self._byte_table = bytes(self.byte_ids) if max(self.byte_ids) < 256 else None
         self._pair_keys = None
+        self._pieces_before_packing = None  # its encode joins by rank, never by the packed table
         self._parts = parts
         self._ranks_source = self._pairs  # a bound method, not a lambda: encoders are pickled
 

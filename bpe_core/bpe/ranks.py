@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import sys
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -190,6 +190,26 @@ def rank_structure(ranks: Mapping[bytes, int]) -> RankStructure:
     for length in sorted(recovery.by_length):
         recovery.place(recovery.by_length[length], length)  # one call per length: the loop stays inline
     return recovery.result()
+
+
+def vocab_of_ranks(
+    ranks: Mapping[bytes, int] | Iterable[tuple[bytes, int]],
+) -> tuple[Mapping[bytes, int], dict[int, bytes]]:
+    """The ranks as a mapping and the vocabulary they make (rank -> token bytes); BpeError for a token
+    given twice or two tokens sharing a rank.
+
+    >>> vocab_of_ranks([(b"a", 0), (b"b", 1)])
+    ({b'a': 0, b'b': 1}, {0: b'a', 1: b'b'})
+    """
+    if not isinstance(ranks, Mapping):
+        pairs = list(ranks)
+        ranks = dict(pairs)
+        if len(ranks) != len(pairs):
+            raise BpeError("a token appears twice in the ranks: each token has one rank")
+    vocab = dict(zip(ranks.values(), ranks.keys(), strict=True))
+    if len(vocab) != len(ranks):
+        raise BpeError("two tokens share a rank: ranks must be distinct")
+    return ranks, vocab
 
 
 class _Recovery:

@@ -184,26 +184,31 @@ def _rank_merges_at_once(
     """``rank_merges``' result when every merge passes its checks, checked column by column; None when
     one fails (``rank_merges`` then finds the first faulty merge and says what is wrong with it)."""
     count = len(merges)
-    if not set(map(type, merges)) <= {tuple, list} or not set(map(len, merges)) <= {2}:
+    kinds = set(map(type, merges))
+    if not kinds <= {tuple, list} or not set(map(len, merges)) <= {2}:
         return None
     lefts = list(map(itemgetter(0), merges))
     rights = list(map(itemgetter(1), merges))
     if not set(map(type, lefts)) <= {bytes} or not set(map(type, rights)) <= {bytes}:
         return None
-    made = list(map(bytes.__add__, lefts, rights))
-    found = list(map(token_to_id.get, made))
+    found = list(map(token_to_id.get, map(bytes.__add__, lefts, rights)))
     if None in found:
         return None
     made_ids = cast("list[int]", found)
+    try:
+        left_ids = list(map(token_to_id.__getitem__, lefts))
+        right_ids = list(map(token_to_id.__getitem__, rights))
+    except KeyError:  # a part that is no token
+        return None
     # A part is usable by merge k if it is a single byte (known from the start, -1) or made by a merge
     # before k: the first merge making each token, in a dict built from the last merge to the first.
-    known_at = dict(zip(_SINGLE_BYTES, repeat(-1))) | dict(zip(reversed(made), range(count - 1, -1, -1), strict=True))
-    if not all(map(lt, map(known_at.get, lefts, repeat(count)), range(count))):
-        return None
-    if not all(map(lt, map(known_at.get, rights, repeat(count)), range(count))):
-        return None
-    pairs = list(zip(map(token_to_id.__getitem__, lefts), map(token_to_id.__getitem__, rights), strict=True))
+    known_at = dict.fromkeys(map(token_to_id.__getitem__, _SINGLE_BYTES), -1)
+    known_at |= dict(zip(reversed(made_ids), range(count - 1, -1, -1), strict=True))
+    for ids in (left_ids, right_ids):
+        if not all(map(lt, map(known_at.get, ids, repeat(count)), range(count))):
+            return None
+    pairs = zip(left_ids, right_ids, strict=True)
     pair_rank = dict(zip(pairs, zip(range(count), made_ids, strict=True), strict=True))
     if len(pair_rank) != count:  # a merge repeats an earlier one
         return None
-    return pair_rank, list(zip(lefts, rights, strict=True))
+    return pair_rank, list(merges) if kinds <= {tuple} else list(zip(lefts, rights, strict=True))

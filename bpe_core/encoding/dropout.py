@@ -38,17 +38,18 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from bpe_core.bpe.fast import PairRanks
+from bpe_core.bpe.fast import PairRanks, PieceEncoder, join_right, linked
 from bpe_core.bpe.tokens import TokenInfo
+from bpe_core.encoding.codec import Codec
 from bpe_core.encoding.details import token_details
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.special_tokens import (
     SpecialTokens,
-    allowed_and_disallowed,
     check_disallowed,
     special_token_regex,
     split_on_special_tokens,
@@ -89,10 +90,8 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
     n = len(ids)
     if n < 2 or dropout >= 1:
         return ids
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prev = list(range(-1, n - 1))
-    alive = [True] * n
+    links = linked(n)
+    _prev, nxt, alive = links
     heap = []
     for i in range(n - 1):
         found = pairs.get((ids[i], ids[i + 1]))
@@ -116,13 +115,7 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
         current = pairs.get((ids[i], ids[j]))
         if current is None or current[1] != new_id:
             continue
-        ids[i] = new_id
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
-        if k != -1:
-            prev[k] = i
-        p = prev[i]
+        p, k = join_right(ids, links, i, new_id)
         if p != -1:
             found = pairs.get((ids[p], new_id))
             if found is not None:
@@ -134,24 +127,29 @@ def merge_with_dropout(symbols: Sequence[int], pairs: PairRanks, *, dropout: flo
     return [ids[i] for i in range(n) if alive[i]]
 
 
-def _merge_parts(tokenizer: Any) -> tuple[PairRanks, list[int], Mapping[str, tuple[int, ...]]]:
-    """The tokenizer's own merge table (pair -> (rank, merged id); for ranks with late merges,
-    tiktoken's pairs ranked by the id they make), the ids of the 256 single bytes, and its table of
-    pieces encoded whole. These are a ``Tokenizer``'s internals, read so that p = 0 is its encoder.
-    A Picky BPE tokenizer has no merge table to drop merges from (it replays events): BpeError."""
-    if getattr(tokenizer, "rule", None) == "picky":
-        raise BpeError(
-            f"{tokenizer.name!r} is a Picky BPE tokenizer: it replays merge and removal events, not ranked merges, "
-            "so BPE-dropout (which skips ranked merges) does not apply to it; encode it without dropout"
-        )
-    try:
-        pieces = tokenizer._model.piece_encoder
-        return pieces.ranks, pieces.byte_ids, tokenizer._text_encoder.whole_pieces
-    except AttributeError:
+def _codec_of(tokenizer: Any) -> Codec:
+    """The ``Codec`` of a bpe_core ``Tokenizer`` (its ``codec``): the model whose merges dropout skips."""
+    codec = getattr(tokenizer, "codec", None)
+    if not isinstance(codec, Codec):
         raise TypeError(
             f"encode_with_dropout needs a bpe_core Tokenizer, not {type(tokenizer).__name__} "
             "(a tiktoken Encoding converts with bpe_core.Tokenizer.from_tiktoken)"
-        ) from None
+        )
+    return codec
+
+
+def _merge_parts(codec: Codec) -> tuple[PairRanks, list[int], Mapping[str, tuple[int, ...]]]:
+    """The codec's own merge table (pair -> (rank, merged id); for ranks with late merges, tiktoken's
+    pairs ranked by the id they make), the ids of the 256 single bytes, and its table of pieces encoded
+    whole: what its encoder merges with, so that p = 0 is its encoder. A Picky BPE tokenizer has no
+    merge table to drop merges from (it replays events): BpeError."""
+    if codec.model.rule == "picky":
+        raise BpeError(
+            f"{codec.name!r} is a Picky BPE tokenizer: it replays merge and removal events, not ranked merges, "
+            "so BPE-dropout (which skips ranked merges) does not apply to it; encode it without dropout"
+        )
+    pieces = cast("PieceEncoder", codec.model.piece_encoder)
+    return pieces.ranks, pieces.byte_ids, codec.text_encoder.whole_pieces
 
 
 def encode_with_dropout(
@@ -181,9 +179,10 @@ def encode_with_dropout(
     >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
     ['un', 'rel', 'ated']
     """
-    encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, allowed_special, disallowed_special)
-    specials = tokenizer.special_tokens
-    pretokenizer = tokenizer.pretokenizer
+    specials_asked = (allowed_special, disallowed_special)
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
+    specials = codec.special_tokens
+    pretokenizer = codec.pretokenizer
     out: list[int] = []
     for segment, is_special in split_on_special_tokens(text, specials_found):
         if is_special:
@@ -199,13 +198,8 @@ def encode_with_dropout(
 
 
 def _dropout_encoder(
-    tokenizer: Any,
-    text: object,
-    dropout: object,
-    seed: object,
-    allowed_special: SpecialTokens,
-    disallowed_special: SpecialTokens,
-) -> tuple[Callable[[str], list[int]], Any]:
+    tokenizer: Any, text: object, dropout: object, seed: object, specials: tuple[SpecialTokens, SpecialTokens]
+) -> tuple[Codec, Callable[[str], list[int]], re.Pattern[str] | None]:
     """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
     with dropout (its draws from one ``random.Random(seed)``, in the order pieces are given), with
     the regex of the special tokens to find in the text."""
@@ -214,10 +208,9 @@ def _dropout_encoder(
     rate = check_dropout(dropout)
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
-    pairs, byte_ids, whole_pieces = _merge_parts(tokenizer)
-    allowed, disallowed = allowed_and_disallowed(
-        allowed_special, disallowed_special, specials=tokenizer.special_tokens, owner=tokenizer.name
-    )
+    codec = _codec_of(tokenizer)
+    pairs, byte_ids, whole_pieces = _merge_parts(codec)
+    allowed, disallowed = codec.allowed_and_disallowed(*specials)
     check_disallowed(text, disallowed)
     rng = random.Random(seed)
 
@@ -227,7 +220,7 @@ def _dropout_encoder(
             return list(whole)
         return merge_with_dropout([byte_ids[b] for b in piece.encode("utf-8")], pairs, dropout=rate, rng=rng)
 
-    return encode_piece, special_token_regex(allowed)
+    return codec, encode_piece, special_token_regex(allowed)
 
 
 def dropout_details(
@@ -248,15 +241,16 @@ def dropout_details(
     >>> [(i.bytes, i.start, i.end) for i in dropout_details(gpt2, "unrelated", dropout=0.5, seed=1)]
     [(b'un', 0, 2), (b'rel', 2, 5), (b'ated', 5, 9)]
     """
-    encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, allowed_special, disallowed_special)
+    specials_asked = (allowed_special, disallowed_special)
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = replace_surrogates(text)
     return token_details(
         split_on_special_tokens(text, specials_found),
-        pretokenizer=tokenizer.pretokenizer,
-        special_tokens=tokenizer.special_tokens,
-        vocab=tokenizer.vocab,
+        pretokenizer=codec.pretokenizer,
+        special_tokens=codec.special_tokens,
+        vocab=codec.vocab,
         encode_piece=lambda piece: tuple(encode_piece(piece)),
     )

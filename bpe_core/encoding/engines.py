@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from bpe_core.encoding import batch, tiktoken_engine
+from bpe_core.encoding import tiktoken_engine
 from bpe_core.encoding.encoder import NativePieces, TextEncoder
 from bpe_core.encoding.tiktoken_engine import EngineFacts, NativeEngine
 from bpe_core.errors import BpeError
@@ -113,20 +113,28 @@ class Engines:
 
 
 def encode_text(
-    encode: Encode, text: str, *, pretokenizer: PreTokenizer | StagedPreTokenizer, threads: int, whole_text: bool
+    encode: Encode,
+    text: str,
+    *,
+    pretokenizer: PreTokenizer | StagedPreTokenizer,
+    num_threads: float | None,
+    whole_text: bool,
 ) -> list[int]:
     """``encode(text)`` with lone surrogates replaced as tiktoken does; a long text on tiktoken's
-    whole-text engine (``whole_text``) is cut at safe cuts and encoded by up to ``threads`` threads
-    (``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
-    if whole_text and len(text) >= batch.THREADED_TEXT_MIN_CHARS:
-        ids = batch.encode_in_threads(
-            text,
-            encode_ordinary=partial(surrogate_safe, encode),
-            cut_regex=safe_cut_regex(pretokenizer.source),
-            threads=threads,
-        )
-        if ids is not None:
-            return ids
+    whole-text engine (``whole_text``) is cut at safe cuts and encoded by up to ``num_threads`` threads
+    (``batch.thread_count``; ``batch.encode_in_threads``: the engine releases the GIL), with the same ids."""
+    if whole_text:  # tiktoken's engine, built once long texts came: only they may go to threads
+        from bpe_core.encoding import batch
+
+        if len(text) >= batch.THREADED_TEXT_MIN_CHARS:
+            ids = batch.encode_in_threads(
+                text,
+                encode_ordinary=partial(surrogate_safe, encode),
+                cut_regex=safe_cut_regex(pretokenizer.source),
+                threads=batch.thread_count(num_threads),
+            )
+            if ids is not None:
+                return ids
     return surrogate_safe(encode, text)
 
 

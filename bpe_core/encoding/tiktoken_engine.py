@@ -96,7 +96,8 @@ def ranks_obstacle(
     >>> ranks_obstacle({b"a": 0, b"b": 1, b"ab": 2}, merged_ids=[2], not_self_encoding=[]) is None
     True
     """
-    # Written with map and sets so that a 200k vocabulary takes milliseconds (no Python loop per token).
+    # Written with map and sets, no Python loop per token (its time on 200k ranks: bench/PERFORMANCE.md,
+    # "Figures behind choices in the code").
     if not all(map(operator.lt, merged_ids, islice(merged_ids, 1, None))):
         return "its merges do not make ids in increasing order (tiktoken uses the id as the merge priority)"
     unmade = set(multi_byte_ids(ranks)).difference(merged_ids)

@@ -1,25 +1,26 @@
-"""The rest of ``tiktoken.Encoding``'s public surface, as a mixin of ``Tokenizer``, so that code written
-against tiktoken runs on a bpe_core tokenizer unchanged: same names, arguments and results.
+"""tiktoken's ``Encoding`` surface over a ``Codec``: ``TiktokenEncoding`` answers every public name of
+``tiktoken.Encoding`` with the same arguments and results (tests/encoding/test_tiktoken_dropin.py),
+each method a thin call into the codec, which holds the model, pre-tokenizer, special tokens and
+engines and does the work. ``Tokenizer`` is a ``TiktokenEncoding`` with bpe_core's own views of its
+tokens, merges and files.
 
-``Tokenizer`` itself has the methods both share (``encode*``, ``decode``, ``decode_bytes``,
-``decode_single_token_bytes``, ``decode_tokens_bytes``, ``special_tokens_set``, ``name``); this mixin
-adds ``n_vocab``, ``max_token_value``, ``eot_token``, ``token_byte_values``, ``encode_single_token``,
-``is_special_token``, ``decode_with_offsets``, ``decode_batch``, ``decode_bytes_batch``,
-``encode_to_numpy`` and ``encode_with_unstable``. Every id is checked as ``token_ids`` says, so the
-errors are tiktoken's types (``KeyError``, ``TypeError``) and also ``ValueError``. Deliberate
-differences are listed in docs/library/tiktoken.md ("A drop-in for tiktoken"). This module neither encodes nor
-decodes on its own: it calls its host's methods, listed in ``TiktokenSurface``'s docstring.
+Two pieces of that surface are more than a call: ``decode_with_offsets``' character offsets
+(``char_offsets``) and ``encode_with_unstable`` (``unstable_split``: the ids more text cannot change,
+and every way the rest may be encoded). Every id is checked as ``token_ids`` says, so the errors are
+tiktoken's types (``KeyError``, ``TypeError``) and also ``ValueError``. Deliberate differences are listed
+in docs/library/tiktoken.md ("A drop-in for tiktoken"). This module reads no file and trains nothing.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from bpe_core.bpe.token_ids import UnknownTokenError
-from bpe_core.errors import BpeError
+from bpe_core.bpe import token_ids
+from bpe_core.bpe.tokens import TokenInfo
+from bpe_core.encoding.codec import Codec, check_num_threads
 from bpe_core.pretokenization.special_tokens import SpecialTokens
 
 if TYPE_CHECKING:
@@ -32,17 +33,6 @@ _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 #: which tiktoken uses) does not: the four information separators.
 _NOT_WHITE_SPACE = frozenset("\x1c\x1d\x1e\x1f")
 _TIKTOKEN_SPACE_BYTES = b" \n\t"
-
-
-def check_num_threads(num_threads: object) -> None:
-    """tiktoken's ``num_threads`` (None or a count above 0). bpe_core takes it and encodes in this
-    process: threads do not speed up Python code; ``workers=`` sets worker processes instead."""
-    if num_threads is None:
-        return
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, float)):
-        raise TypeError(f"num_threads must be a number above 0, not {num_threads!r}")
-    if num_threads <= 0:
-        raise BpeError(f"num_threads must be greater than 0, got {num_threads!r}")
 
 
 def char_offsets(tokens: Sequence[bytes]) -> list[int]:
@@ -73,41 +63,122 @@ def last_white_space_length(data: bytes) -> int:
     return 0
 
 
-class TiktokenSurface:
-    """tiktoken's methods that ``Tokenizer`` does not define itself.
+def unstable_split(
+    codec: Codec, text: str, *, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
+) -> tuple[list[int], list[list[int]]]:
+    """The ids of ``text`` that more text cannot change, and every way the rest may be encoded once
+    more text follows, as tiktoken defines them (its API calls this unstable).
 
-    The host class provides ``name``, ``special_tokens``, ``max_token_value``, ``encode``,
-    ``encode_ordinary``, ``decode``, ``decode_bytes``, ``decode_tokens_bytes``,
-    ``decode_single_token_bytes`` and ``is_special_token``, and for ``encode_with_unstable`` three hooks:
-    ``_encode_with_last_piece`` (encode's ids and how many the last pre-token made),
-    ``_ordinary_token_ids`` (token bytes -> id, special tokens left out) and ``_bpe_bytes`` (BPE on
-    bytes with no pre-tokenization). They are declared below for the type checker only.
+    The unstable part is the last pre-token (widened over preceding tokens made only of spaces, tabs
+    and newlines); the completions are the tokens that start with its bytes, the re-encodings of its
+    bytes with any token that starts with one of its suffixes, and a split before a final white-space
+    character. tiktoken returns them in hash order; here they are sorted.
+    """
+    tokens, last = codec.encode_with_last_piece(
+        text, allowed_special=allowed_special, disallowed_special=disallowed_special
+    )
+    if not last:
+        return tokens, []
+    last = _widen_over_spaces(codec, tokens, last)
+    unstable = codec.decode_bytes(tokens[-last:])
+    return tokens[:-last], sorted(map(list, _completions(codec, unstable)))
+
+
+def _widen_over_spaces(codec: Codec, tokens: list[int], last: int) -> int:
+    """tiktoken counts earlier tokens of only spaces, tabs and newlines into the unstable part when
+    the last pre-token starts with one (a later newline can join them into one piece)."""
+
+    def all_space(token_id: int) -> bool:
+        if token_id in codec.special_ids:
+            return False
+        return not codec.token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
+
+    if all_space(tokens[-last]):
+        while last < len(tokens) and all_space(tokens[-last - 1]):
+            last += 1
+    return last
+
+
+def _completions(codec: Codec, unstable: bytes) -> set[tuple[int, ...]]:
+    found: set[tuple[int, ...]] = {(token_id,) for _, token_id in _tokens_starting_with(codec, unstable)}
+    # Only suffixes no longer than the longest token can start one.
+    longest = max((len(token) for token, _ in codec.sorted_tokens()), default=0)
+    for cut in range(max(1, len(unstable) - longest), len(unstable)):
+        prefix = unstable[:cut]
+        for token, _ in _tokens_starting_with(codec, unstable[cut:]):
+            found.add(_covering(codec, _encode_any_bytes(codec, prefix + token), len(unstable)))
+    space = last_white_space_length(unstable)
+    if space and len(unstable) > space:
+        found.add(codec.bpe_bytes(unstable[:-space]) + codec.bpe_bytes(unstable[-space:]))
+    return found
+
+
+def _encode_any_bytes(codec: Codec, data: bytes) -> Sequence[int]:
+    """Valid UTF-8 is encoded as text (pre-tokenized); other bytes by BPE alone, as tiktoken does."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return codec.bpe_bytes(data)
+    return codec.encode_ordinary(text)
+
+
+def _covering(codec: Codec, ids: Sequence[int], size: int) -> tuple[int, ...]:
+    """The shortest prefix of ``ids`` whose bytes reach ``size`` (all of them if none does)."""
+    total = 0
+    for count, token_id in enumerate(ids, 1):
+        total += len(codec.token_bytes(token_id))
+        if total >= size:
+            return tuple(ids[:count])
+    return tuple(ids)
+
+
+def _tokens_starting_with(codec: Codec, prefix: bytes) -> Iterator[tuple[bytes, int]]:
+    tokens = codec.sorted_tokens()
+    position = bisect_left(tokens, (prefix,))
+    while position < len(tokens) and tokens[position][0].startswith(prefix):
+        yield tokens[position]
+        position += 1
+
+
+class TiktokenEncoding:
+    """tiktoken's ``Encoding`` over a ``Codec``: every public name of ``tiktoken.Encoding`` with the same
+    arguments and results, and bpe_core's own options as optional keywords (``engine``, ``workers``,
+    ``dropout``). Each method is a call into the codec, which does the work. ``Tokenizer`` is one.
+
+    >>> from bpe_core.bpe.model import BpeModel
+    >>> model = BpeModel({**{b: bytes([b]) for b in range(256)}, 256: b"ab"}, [(b"a", b"b")], special_ids=())
+    >>> TiktokenEncoding(Codec(model, {}, "gpt2", name="tiny")).encode_with_unstable("ab a")
+    ([256], [[32, 97], [32, 256]])
     """
 
-    if TYPE_CHECKING:
-        name: str
+    def __init__(self, codec: Codec) -> None:
+        self._codec = codec
 
-        @property
-        def special_tokens(self) -> dict[str, int]: ...
-        @property
-        def max_token_value(self) -> int: ...
-        def encode(
-            self, text: str, *, allowed_special: SpecialTokens = ..., disallowed_special: SpecialTokens = ...
-        ) -> list[int]: ...
-        def encode_ordinary(self, text: str) -> list[int]: ...
-        def decode(self, tokens: Iterable[int], errors: str = ...) -> str: ...
-        def decode_bytes(self, tokens: Iterable[int]) -> bytes: ...
-        def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]: ...
-        def decode_single_token_bytes(self, token: int) -> bytes: ...
-        def is_special_token(self, token: int) -> bool: ...
-        def _encode_with_last_piece(
-            self, text: str, *, allowed_special: SpecialTokens, disallowed_special: SpecialTokens
-        ) -> tuple[list[int], int]: ...
-        def _ordinary_token_ids(self) -> Mapping[bytes, int]: ...
-        def _bpe_bytes(self, data: bytes) -> tuple[int, ...]: ...
+    @property
+    def codec(self) -> Codec:
+        """What it encodes and decodes with: its model, pre-tokenizer, special tokens and engines."""
+        return self._codec
 
-    # ----------------------------------------------------------------------------------------------
-    # sizes and special tokens
+    @property
+    def name(self) -> str:
+        return self._codec.name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._codec.name = value
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._codec.special_tokens)
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._codec.special_tokens)
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id, special tokens included (tiktoken's name)."""
+        return self._codec.max_token_id
 
     @property
     def n_vocab(self) -> int:
@@ -117,20 +188,168 @@ class TiktokenSurface:
     @property
     def eot_token(self) -> int:
         """The id of ``<|endoftext|>``; ``UnknownTokenError`` (a ``KeyError``) when there is none."""
-        specials = self.special_tokens
+        specials = self._codec.special_tokens
         if "<|endoftext|>" not in specials:
-            raise UnknownTokenError(
+            raise token_ids.UnknownTokenError(
                 f"{self.name!r} has no '<|endoftext|>' special token, so no eot_token "
                 f"(its special tokens: {sorted(specials)!r})"
             )
         return specials["<|endoftext|>"]
 
-    def token_byte_values(self) -> list[bytes]:
-        """Every ordinary token's bytes (special tokens left out), sorted, as tiktoken lists them."""
-        return [token for token, _ in self._sorted_tokens()]
+    # ----------------------------------------------------------------------------------------------
+    # encoding
+
+    @property
+    def engine(self) -> str:
+        """The engine ``engine="auto"`` encodes with: ``"tiktoken"`` (tiktoken's compiled engine splits
+        and merges), ``"tiktoken-bpe"`` (bpe_core splits, as for custom patterns and Pipelines;
+        tiktoken's engine merges each piece) or ``"python"`` (bpe_core's own encoder, where tiktoken
+        cannot provably give the same ids). Until the tokenizer has been given
+        ``tiktoken_engine.BUILD_CHARS_PER_TOKEN`` characters per token of its vocabulary, bpe_core's own
+        encoder runs: for less text it costs less than building tiktoken's engine (``build_engine``)."""
+        return self._codec.engines.default
+
+    def build_engine(self) -> str:
+        """Build the engine ``"auto"`` uses now rather than once enough text has come (a server that
+        keeps a tokenizer, a benchmark); return its name (see ``engine``)."""
+        return self._codec.engines.build()
+
+    def encode_ordinary(self, text: str, *, engine: str | None = None, num_threads: int = 8) -> list[int]:
+        """Encode ``text`` with no special-token handling: special token strings are plain text.
+        ``engine`` picks the encoder (see ``engine`` and ``tiktoken_engine.ENGINES``); the ids never
+        depend on it. ``num_threads``: how many threads may share out a long text on tiktoken's
+        engine (at most one per CPU; 1 keeps it on this thread)."""
+        return self._codec.encode_ordinary(text, engine=engine, num_threads=num_threads)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialTokens = frozenset(),
+        disallowed_special: SpecialTokens = "all",
+        engine: str | None = None,
+        num_threads: int = 8,
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> list[int]:
+        """Encode ``text`` with tiktoken's special-token semantics.
+
+        Special tokens in ``allowed_special`` become their single id; text matching a token in
+        ``disallowed_special`` (by default every special token not allowed) raises ``BpeError``; any
+        other special token text is encoded as ordinary text. Special tokens are found here (the
+        longest first) whatever the ``engine``, which encodes the text between them. ``num_threads``
+        is as in ``encode_ordinary``. ``dropout`` above 0 skips each merge with that probability
+        (BPE-dropout, deterministic for a ``seed``; see ``bpe_core.encoding.dropout``).
+
+        >>> import bpe_core
+        >>> gpt2 = bpe_core.load("gpt2")
+        >>> gpt2.encode("unrelated"), gpt2.encode("unrelated", dropout=0.5, seed=1)
+        ([403, 5363], [403, 2411, 515])
+        """
+        specials = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+        if dropout or seed is not None:
+            from bpe_core.encoding.dropout import encode_with_dropout
+
+            return encode_with_dropout(self, text, dropout=dropout, seed=seed, **specials)
+        return self._codec.encode(text, engine=engine, num_threads=num_threads, **specials)
+
+    def encode_ordinary_batch(
+        self, text: Iterable[str], *, num_threads: int = 8, workers: int | None = None, engine: str | None = None
+    ) -> list[list[int]]:
+        """``encode_ordinary`` of each text in ``text`` (tiktoken's name for the list), in worker
+        processes for large batches.
+
+        ``workers`` is how many worker processes encode (None: automatic, one per CPU once the batch
+        holds ``batch.BATCH_PARALLEL_MIN_CHARS`` characters, else this process; 1: this process).
+        Texts are cut at safe cuts into tasks of about ``batch.BATCH_TASK_CHARS`` characters, so one
+        long text is spread over the workers too. The ids never depend on ``workers``. ``num_threads``
+        (tiktoken's) is how many threads encode when tiktoken's engine does (at most one per CPU; it
+        releases the GIL); bpe_core's Python encoder gains nothing from threads and ignores it.
+        ``engine`` is as in ``encode_ordinary``.
+        """
+        return self._codec.encode_batch(
+            text, allowed_special=(), disallowed_special=(), workers=workers, engine=engine, num_threads=num_threads
+        )
+
+    def encode_batch(
+        self,
+        text: Iterable[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: SpecialTokens = frozenset(),
+        disallowed_special: SpecialTokens = "all",
+        workers: int | None = None,
+        engine: str | None = None,
+    ) -> list[list[int]]:
+        """``encode`` of each text in ``text``, with the same keywords, and ``num_threads``,
+        ``workers`` and ``engine`` as in ``encode_ordinary_batch``."""
+        specials = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+        return self._codec.encode_batch(text, workers=workers, engine=engine, num_threads=num_threads, **specials)
+
+    def encode_iterable(
+        self,
+        texts: Iterable[str],
+        *,
+        allowed_special: SpecialTokens = frozenset(),
+        disallowed_special: SpecialTokens = "all",
+    ) -> Iterator[int]:
+        """Encode the concatenation of ``texts`` lazily, yielding ids; equal to ``encode("".join(texts))``
+        and never joining its input (see ``bpe_core.encoding.streaming``)."""
+        specials = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+        return self._codec.encode_iterable(texts, **specials)
+
+    def encode_with_details(
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
+    ) -> list[TokenInfo]:
+        """Encode ``text`` and describe every token: id, bytes, character span, partial-character flag."""
+        specials = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+        return self._codec.encode_with_details(text, **specials)
+
+    def encode_to_numpy(
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
+    ) -> numpy.typing.NDArray[numpy.uint32]:
+        """``encode``'s ids as a numpy ``uint32`` array (needs numpy, as tiktoken's does)."""
+        import numpy as np
+
+        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return np.array(ids, dtype=np.uint32)
+
+    def encode_with_unstable(
+        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
+    ) -> tuple[list[int], list[list[int]]]:
+        """The ids of ``text`` that more text cannot change, and every way the rest may be encoded once
+        more text follows, as tiktoken defines them (see ``unstable_split``);
+        the completions sorted."""
+        specials = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+        return unstable_split(self._codec, text, **specials)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of a token given whole as bytes or str (UTF-8 encoded), special tokens included;
+        ``token_ids.UnknownTokenError`` (a ``BpeError`` and a ``KeyError``) if there is no such token."""
+        return self._codec.token_id(text_or_bytes)
 
     # ----------------------------------------------------------------------------------------------
     # decoding
+
+    def decode_bytes(self, tokens: Iterable[int]) -> bytes:
+        """The bytes of the ids ``tokens`` concatenated. The first bad id raises, named with its
+        position: a TypeError for one that is not an integer (a float, a bool), a KeyError for an
+        unknown one, both also ValueErrors (see ``token_ids``)."""
+        return self._codec.decode_bytes(tokens)
+
+    def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
+        """Decode the ids ``tokens`` to text. Invalid UTF-8 (a token sequence that splits a character)
+        becomes U+FFFD with the default ``errors="replace"``; pass ``errors="strict"`` to raise instead.
+        Bad ids raise as in ``decode_bytes``."""
+        return self._codec.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each id; bad ids raise as in ``decode_bytes``."""
+        return list(self._codec.bytes_of_ids(tokens))
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one id (a special token's UTF-8 bytes for its id); bad ids raise as in ``decode_bytes``."""
+        return self._codec.token_bytes(token)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """The text of ``tokens`` and, for each token, the index of the character it starts in.
@@ -151,94 +370,12 @@ class TiktokenSurface:
         check_num_threads(num_threads)
         return [self.decode_bytes(tokens) for tokens in batch]
 
-    # ----------------------------------------------------------------------------------------------
-    # encoding
+    def token_byte_values(self) -> list[bytes]:
+        """Every ordinary token's bytes (special tokens left out), sorted, as tiktoken lists them."""
+        return [token for token, _ in self._codec.sorted_tokens()]
 
-    def encode_to_numpy(
-        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
-    ) -> numpy.typing.NDArray[numpy.uint32]:
-        """``encode``'s ids as a numpy ``uint32`` array (needs numpy, as tiktoken's does)."""
-        import numpy as np
-
-        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        return np.array(ids, dtype=np.uint32)
-
-    def encode_with_unstable(
-        self, text: str, *, allowed_special: SpecialTokens = frozenset(), disallowed_special: SpecialTokens = "all"
-    ) -> tuple[list[int], list[list[int]]]:
-        """The ids of ``text`` that more text cannot change, and every way the rest may be encoded
-        once more text follows, as tiktoken defines them (its API calls this unstable).
-
-        The unstable part is the last pre-token (widened over preceding tokens made only of spaces,
-        tabs and newlines); the completions are the tokens that start with its bytes, the
-        re-encodings of its bytes with any token that starts with one of its suffixes, and a split
-        before a final white-space character. tiktoken returns them in hash order; here they are
-        sorted.
-        """
-        tokens, last = self._encode_with_last_piece(
-            text, allowed_special=allowed_special, disallowed_special=disallowed_special
-        )
-        if not last:
-            return tokens, []
-        last = self._widen_over_spaces(tokens, last)
-        unstable = self.decode_bytes(tokens[-last:])
-        return tokens[:-last], sorted(map(list, self._completions(unstable)))
-
-    def _widen_over_spaces(self, tokens: list[int], last: int) -> int:
-        """tiktoken counts earlier tokens of only spaces, tabs and newlines into the unstable part
-        when the last pre-token starts with one (a later newline can join them into one piece)."""
-
-        def all_space(token_id: int) -> bool:
-            if self.is_special_token(token_id):
-                return False
-            return not self.decode_single_token_bytes(token_id).strip(_TIKTOKEN_SPACE_BYTES)
-
-        if all_space(tokens[-last]):
-            while last < len(tokens) and all_space(tokens[-last - 1]):
-                last += 1
-        return last
-
-    def _completions(self, unstable: bytes) -> set[tuple[int, ...]]:
-        found: set[tuple[int, ...]] = {(token_id,) for _, token_id in self._tokens_starting_with(unstable)}
-        # Only suffixes no longer than the longest token can start one.
-        longest = max((len(token) for token, _ in self._sorted_tokens()), default=0)
-        for cut in range(max(1, len(unstable) - longest), len(unstable)):
-            prefix = unstable[:cut]
-            for token, _ in self._tokens_starting_with(unstable[cut:]):
-                found.add(self._covering(self._encode_any_bytes(prefix + token), len(unstable)))
-        space = last_white_space_length(unstable)
-        if space and len(unstable) > space:
-            found.add(self._bpe_bytes(unstable[:-space]) + self._bpe_bytes(unstable[-space:]))
-        return found
-
-    def _encode_any_bytes(self, data: bytes) -> Sequence[int]:
-        """Valid UTF-8 is encoded as text (pre-tokenized); other bytes by BPE alone, as tiktoken does."""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return self._bpe_bytes(data)
-        return self.encode_ordinary(text)
-
-    def _covering(self, ids: Sequence[int], size: int) -> tuple[int, ...]:
-        """The shortest prefix of ``ids`` whose bytes reach ``size`` (all of them if none does)."""
-        total = 0
-        for count, token_id in enumerate(ids, 1):
-            total += len(self.decode_single_token_bytes(token_id))
-            if total >= size:
-                return tuple(ids[:count])
-        return tuple(ids)
-
-    def _sorted_tokens(self) -> list[tuple[bytes, int]]:
-        """(bytes, id) of every ordinary token, sorted by bytes; computed once."""
-        cached = self.__dict__.get("_sorted_tokens_cache")
-        if cached is None:
-            cached = sorted(self._ordinary_token_ids().items())
-            self.__dict__["_sorted_tokens_cache"] = cached
-        return cached
-
-    def _tokens_starting_with(self, prefix: bytes) -> Iterator[tuple[bytes, int]]:
-        tokens = self._sorted_tokens()
-        position = bisect_left(tokens, (prefix,))
-        while position < len(tokens) and tokens[position][0].startswith(prefix):
-            yield tokens[position]
-            position += 1
+    def is_special_token(self, token: int) -> bool:
+        """Whether ``token`` is a special token's id (False for any other integer, even unknown)."""
+        if type(token) is not int:
+            token = token_ids.checked_id(token)
+        return token in self._codec.special_ids

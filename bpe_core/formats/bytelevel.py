@@ -44,8 +44,9 @@ def _to_latin1() -> tuple[dict[int, int], re.Pattern[str]]:
 
 
 def printable_tokens(texts: Sequence[str]) -> list[bytes] | None:
-    """``printable_to_bytes`` of every text, with no Python step per text (a 50k vocabulary in
-    milliseconds); None when a character is outside the alphabet (``printable_to_bytes`` names it).
+    """``printable_to_bytes`` of every text, with no Python step per text (faster: bench/PERFORMANCE.md,
+    "Figures behind choices in the code"); None when a character is outside the alphabet
+    (``printable_to_bytes`` names it).
 
     >>> printable_tokens(["Ġhello", "!"]), printable_tokens(["a b"])
     ([b' hello', b'!'], None)
@@ -54,6 +55,35 @@ def printable_tokens(texts: Sequence[str]) -> list[bytes] | None:
     if outside.search("".join(texts)):
         return None
     return list(map(str.encode, map(str.translate, texts, repeat(table)), repeat("latin-1")))
+
+
+@functools.lru_cache(maxsize=1)
+def _pairs_table() -> tuple[dict[int, int], re.Pattern[str]]:
+    """``_to_latin1``'s table with the space and the line break (neither in the alphabet) both turned
+    into U+FFFE, which no turned character is, and a pattern finding any character outside the
+    alphabet but those two."""
+    table, _ = _to_latin1()
+    return table | {ord(" "): 0xFFFE, ord("\n"): 0xFFFE}, re.compile(f"[^ \n{re.escape(''.join(unicode_to_byte()))}]")
+
+
+def printable_pairs(lines: Sequence[str]) -> list[tuple[bytes, bytes]] | None:
+    """Each ``"left right"`` line (merges as ``merges.txt`` and ``tokenizer.json`` write them) as a pair
+    of byte strings, all at once: one ``str.translate`` of all the lines, no Python step per line. None
+    when a line is not two tokens of the alphabet with one space between (the caller names it).
+
+    >>> printable_pairs(["Ġ t", "h e"]), printable_pairs(["a b c"])
+    ([(b' ', b't'), (b'h', b'e')], None)
+    """
+    if not lines:
+        return []
+    joined = "\n".join(lines)
+    table, outside = _pairs_table()
+    if set(map(str.count, lines, repeat(" "))) != {1} or joined.count("\n") != len(lines) - 1:
+        return None
+    if outside.search(joined):
+        return None
+    tokens = list(map(str.encode, joined.translate(table).split("\ufffe"), repeat("latin-1")))
+    return list(zip(tokens[0::2], tokens[1::2], strict=True))
 
 
 def printable_to_bytes(text: str, *, what: str = "token") -> bytes:

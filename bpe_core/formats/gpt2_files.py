@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes, printable_tokens
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_pairs, printable_to_bytes, printable_tokens
 from bpe_core.safe_io import json_value, write_files_atomic
 from bpe_core.tokenizer import Tokenizer
 
@@ -54,10 +53,9 @@ def parse_merges_txt(text: str, *, what: str) -> list[tuple[bytes, bytes]]:
     """The merges of a ``merges.txt`` text (an optional ``#version`` line, then ``left right`` lines)."""
     lines = text.split("\n")
     lines = list(filter(str.strip, lines[1:] if lines[0].startswith("#version") else lines))
-    if lines and set(map(str.count, lines, repeat(" "))) == {1}:  # every line at once, when all are fine
-        tokens = printable_tokens(" ".join(lines).split(" "))
-        if tokens is not None:
-            return list(zip(tokens[0::2], tokens[1::2], strict=True))
+    pairs = printable_pairs(lines)  # every line at once, when all are fine
+    if pairs is not None:
+        return pairs
     merges = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip() or (number == 1 and line.startswith("#version")):

@@ -16,12 +16,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from bpe_core.bpe.model import gc_paused
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.formats.bytelevel import bytes_to_printable, printable_to_bytes
+from bpe_core.formats.bytelevel import bytes_to_printable, printable_pairs, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
@@ -367,32 +369,59 @@ def _displacing(normalized: Iterable[str], raw: Iterable[str]) -> tuple[str, str
     (('ab', 'bc'), None, ('abc', 'b'))
     """
     raw = list(raw)
+    # Where a normalized token may end with the start of a raw one: its proper prefixes, looked up at once.
+    starts = {r[:k] for r in raw for k in range(1, len(r))}
     for n in normalized:
+        if not any(n[-k:] in starts for k in range(1, len(n))) and not any(r != n and r in n for r in raw):
+            continue
         for r in raw:
             if (r != n and r in n) or any(n.endswith(r[:k]) for k in range(1, min(len(n), len(r)))):
                 return n, r
     return None
 
 
+def _merge_pairs(entries: Any) -> list[tuple[bytes, bytes]]:
+    """The merges (``"left right"`` strings or ``[left, right]`` lists) as byte pairs: all at once
+    (``printable_pairs``), or merge by merge to name the first bad one.
+
+    >>> _merge_pairs(["Ġ t", "h e"]), _merge_pairs([["h", "e"]])
+    ([(b' ', b't'), (b'h', b'e')], [(b'h', b'e')])
+    """
+    kinds = set(map(type, entries))
+    if kinds <= {list} and set(map(len, entries)) <= {2} and set(map(type, chain.from_iterable(entries))) <= {str}:
+        entries, kinds = list(map(" ".join, entries)), {str}  # newer files: two-item lists
+    pairs = printable_pairs(entries) if kinds <= {str} else None
+    if pairs is not None:
+        return pairs
+    merges = []
+    for rank, entry in enumerate(entries):
+        merge = entry.split(" ") if isinstance(entry, str) else entry
+        if not isinstance(merge, list) or len(merge) != 2 or not all(isinstance(part, str) for part in merge):
+            raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
+        left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
+        merges.append((left, right))
+    return merges
+
+
 def from_huggingface_dict(data: Any, *, name: str = "huggingface") -> Tokenizer:
     """Import a byte-level BPE ``tokenizer.json`` exactly (see the module docstring), or raise
     ValueError naming the component that is not supported."""
+    with gc_paused():  # its vocabulary and merges make hundreds of thousands of objects, and no cycle
+        return _imported(data, name)
+
+
+def _imported(data: Any, name: str) -> Tokenizer:
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise BpeError("not a Hugging Face tokenizer.json: the 'model' object is missing")
     model = data["model"]
     _check_model(model)
     normalizers = read_normalizers(data.get("normalizer"))
     specials = _added_tokens(data.get("added_tokens"), normalizers)
-    encoder = {text: token_id for text, token_id in model["vocab"].items() if text not in specials}
+    encoder = dict(model["vocab"])  # the ordinary tokens: the added ones taken out (a copy, no step per token)
+    for text in specials:
+        encoder.pop(text, None)
     vocab = parse_encoder(encoder, what="tokenizer.json vocab")
-    merges: list[tuple[bytes, bytes]] = []
-    for rank, merge in enumerate(model["merges"]):
-        if isinstance(merge, str):
-            merge = merge.split(" ")
-        if not isinstance(merge, list) or len(merge) != 2:
-            raise BpeError(f"tokenizer.json merge {rank} must be two tokens, got {merge!r}")
-        left, right = (printable_to_bytes(part, what=f"merge {rank}") for part in merge)
-        merges.append((left, right))
+    merges = _merge_pairs(model["merges"])
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
     _check_decoder(data.get("decoder"))
     tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)

@@ -26,7 +26,7 @@ def parse_tiktoken_ranks(text: str, *, what: str = ".tiktoken file") -> dict[byt
     """
     fields = text.split()
     lines = text.splitlines()
-    try:  # the whole file at once (a 200k-token file in a fraction of a second) ...
+    try:  # the whole file at once (timed against line by line: bench/PERFORMANCE.md, "Figures behind choices") ...
         tokens = list(map(_b64_strict, fields[0::2]))
         ranks = dict(zip(tokens, map(int, fields[1::2]), strict=False))  # an odd count fails the check below
         if len(fields) == 2 * len(ranks) == 2 * (len(lines) - lines.count("")):

@@ -1,13 +1,15 @@
 """Special tokens: checking them, finding them in text, and tiktoken's allowed/disallowed rules.
 
 A special token is a string that becomes one id when allowed and is never split by the pattern.
-This module matches and splits text at them; it does not pre-tokenize or encode.
+This module matches and splits text at them (``SpecialTokenTable``: one tokenizer's, its regex compiled
+on first use and text that holds none of them told apart at once); it does not pre-tokenize or encode.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Literal
 
 from bpe_core.bpe.vocabulary import special_token_bytes
@@ -19,7 +21,7 @@ SpecialTokens = Literal["all"] | Collection[str]
 def special_token_regex(special_tokens: Iterable[str]) -> re.Pattern[str] | None:
     """A regex matching any of ``special_tokens``, longest first, or None when there are none: an
     alternation of literals, which the standard library's `re` matches as `regex` does and compiles
-    several times faster (Llama 4's 2,048 special tokens in tens of milliseconds)."""
+    faster (bench/PERFORMANCE.md, "Figures behind choices in the code")."""
     tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
     if not tokens:
         return None
@@ -101,3 +103,61 @@ def check_disallowed(text: str, disallowed: Collection[str]) -> None:
             f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
             "To disable this check for all special tokens, pass `disallowed_special=()`."
         )
+
+
+class SpecialTokenTable:
+    """One tokenizer's special tokens (text -> id): the regex of all of them, compiled when first needed,
+    and the characters they start with, so that text holding none of those (most text) is told apart
+    without it.
+
+    >>> table = SpecialTokenTable({"<|end|>": 9})
+    >>> list(table.segments("a<|end|>", {"<|end|>"})), table.may_occur_in("no specials")
+    ([('a', False), ('<|end|>', True)], False)
+    """
+
+    def __init__(self, special_tokens: Mapping[str, int]) -> None:
+        self.ids = special_tokens
+        self._starts = frozenset(token[0] for token in special_tokens)
+        self._regex: re.Pattern[str] | None = None
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """``special_token_regex`` of every special token (None when there are none)."""
+        if self._regex is None and self.ids:
+            self._regex = special_token_regex(self.ids)
+        return self._regex
+
+    def may_occur_in(self, text: str) -> bool:
+        """False when ``text`` holds none of the characters a special token starts with."""
+        return any(start in text for start in self._starts)
+
+    def regex_for(self, allowed: Collection[str]) -> re.Pattern[str] | None:
+        """The regex of the special tokens ``allowed`` (some of this table's)."""
+        return self.regex if len(allowed) == len(self.ids) else special_token_regex(allowed)
+
+    def segments(self, text: str, allowed: Collection[str]) -> Iterator[tuple[str, bool]]:
+        """``split_on_special_tokens`` at the special tokens ``allowed``."""
+        found = self.regex_for(allowed) if allowed and self.may_occur_in(text) else None
+        return split_on_special_tokens(text, found)
+
+    def disallowed_check(self, disallowed: set[str]) -> Callable[[str], None]:
+        """``check_disallowed`` with ``disallowed``, which skips text none of these tokens can occur in
+        when ``disallowed`` holds only these tokens."""
+        if not disallowed:
+            return _nothing_to_check
+        if not disallowed <= self.ids.keys():
+            return partial(_check_disallowed, disallowed=disallowed)
+        return partial(_check_where_possible, self.may_occur_in, disallowed=disallowed)
+
+
+def _nothing_to_check(text: str) -> None:
+    pass
+
+
+def _check_disallowed(text: str, *, disallowed: set[str]) -> None:
+    check_disallowed(text, disallowed)
+
+
+def _check_where_possible(may_occur_in: Callable[[str], bool], text: str, *, disallowed: set[str]) -> None:
+    if may_occur_in(text):
+        check_disallowed(text, disallowed)

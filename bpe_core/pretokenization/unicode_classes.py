@@ -348,7 +348,7 @@ class ExactPattern:
 
     def _care(self) -> tuple[dict[int, int], regex.Pattern[str] | None]:
         """(translation, None) when matching translated text is exact, else ({}, the spelled-out pattern):
-        found on the first text that needs it (tens of milliseconds), not when the pattern is built."""
+        found on the first text that needs it, not when the pattern is built."""
         if self._careful is None:
             import regex
 

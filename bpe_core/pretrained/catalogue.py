@@ -8,11 +8,11 @@ package is never an error until that tokenizer is asked for). Where the ranks ar
 ids equal tiktoken's (or the package's own encoder's) on every input; see ``ranks`` for the few
 tokens (Llama 3, Qwen 3.5) that only tiktoken's whole-piece rule produces.
 
-A rank-file tokenizer is checked and ready to encode as soon as its file is parsed; its merges are
-proved on first use, or read from the model tables cached on disk, keyed by the file's SHA-256
-(``model_cache.ranks_tokenizer``, which says what is checked when). This module knows the files,
-their settings and what Home says of them (``ABOUT``: the models, number of ids and licence, read
-without loading anything); reading formats is ``formats``, and reading GPT-2's files ``pretrained``'s.
+A rank-file tokenizer is checked and ready to encode as soon as its file is parsed; its merges are proved
+on first use, or read from the model tables cached on disk, keyed by the file's SHA-256
+(``model_cache.ranks_tokenizer``, which says what is checked when). This module knows the files, their
+settings and what Home says of them (``ABOUT``: the models, number of ids and licence, read without
+loading anything); reading formats is ``formats``', GPT-2's files ``package_files``', the hub ``hub_cache``'s.
 """
 
 from __future__ import annotations
@@ -26,16 +26,18 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpe_core.bpe.ranks import STRUCTURE_FORMAT, RankStructure, rank_structure, structure_from_bytes, structure_to_bytes
 from bpe_core.errors import BpeError
-from bpe_core.formats.huggingface import from_huggingface_dict
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline, Split
 from bpe_core.pretrained import disk_cache, hub_cache, model_cache, model_specials
 from bpe_core.pretrained import package_files as pretrained
-from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, load_file
 from bpe_core.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from bpe_core.pretrained.external import ExternalTokenizer
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,8 @@ def _tekken(data: bytes) -> Tokenizer:
 
 def _huggingface(name: str) -> Callable[[bytes], Tokenizer]:
     def build(data: bytes) -> Tokenizer:
+        from bpe_core.formats.huggingface import from_huggingface_dict  # only these built-ins need it
+
         return from_huggingface_dict(json.loads(data), name=name)  # the checked file's own bytes
 
     return build
@@ -182,6 +186,21 @@ def _o200k(name: str, label: str, specials: Callable[[int], Mapping[str, int]]) 
     )
 
 
+def _llama(version: int, sha256: str, specials: Callable[[int], Mapping[str, int]]) -> Builtin:
+    """Llama ``version``'s ranks (``llama-models``' file, Meta's licence), pattern and special tokens."""
+    name = f"llama{version}"
+    return Builtin(
+        name,
+        f"Llama {version}",
+        "llama-models",
+        "llama_models",
+        (name, "tokenizer.model"),
+        sha256,
+        _ranks_tokenizer(name, {3: model_specials.LLAMA3_PATTERN, 4: model_specials.LLAMA4_PATTERN}[version], specials),
+        note=f"Meta Llama {version} community licence",
+    )
+
+
 BUILTINS: dict[str, Builtin] = {
     b.name: b
     for b in (
@@ -205,26 +224,8 @@ BUILTINS: dict[str, Builtin] = {
         ),
         _o200k("o200k", "o200k (GPT-4o)", lambda n: {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
         _o200k("o200k_harmony", "o200k harmony (gpt-oss)", model_specials.o200k_harmony_specials),
-        Builtin(
-            "llama3",
-            "Llama 3",
-            "llama-models",
-            "llama_models",
-            ("llama3", "tokenizer.model"),
-            "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
-            _ranks_tokenizer("llama3", model_specials.LLAMA3_PATTERN, model_specials.llama3_specials),
-            note="Meta Llama 3 community licence",
-        ),
-        Builtin(
-            "llama4",
-            "Llama 4",
-            "llama-models",
-            "llama_models",
-            ("llama4", "tokenizer.model"),
-            "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
-            _ranks_tokenizer("llama4", model_specials.LLAMA4_PATTERN, model_specials.llama4_specials),
-            note="Meta Llama 4 community licence",
-        ),
+        _llama(3, "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55", model_specials.llama3_specials),
+        _llama(4, "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed", model_specials.llama4_specials),
         Builtin(
             "qwen",
             "Qwen 2.5 / 3",
@@ -381,7 +382,7 @@ def load(name: str | os.PathLike[str]) -> Tokenizer:
     [15496, 995]
     """
     tokenizer = resolve(name)
-    if isinstance(tokenizer, ExternalTokenizer):
+    if not isinstance(tokenizer, Tokenizer):  # an ExternalTokenizer
         raise BpeError(
             f"{os.fspath(name)}: {tokenizer.kind}; bpe_core does not run it itself ({tokenizer.note}). "
             f"Run it read-only with bpe_core.load_external({os.fspath(name)!r})"
@@ -393,9 +394,10 @@ def load_external(path: str | os.PathLike[str]) -> ExternalTokenizer:
     """The tokenizer file at ``path`` run read-only by the library that implements it: a
     ``tokenizer.json`` by ``tokenizers``, a SentencePiece ``.model`` by ``sentencepiece``. For files
     bpe_core runs itself (see ``load``) too, e.g. to hold bpe_core's ids against ``tokenizers``'."""
-    if hub_cache.is_hub_name(path):  # org/name[@rev]: its file in the Hugging Face cache
-        return hub_cache.load_external(path)
-    return load_external_file(path)
+    from bpe_core.pretrained.external import load_external_file
+
+    # org/name[@rev]: its file in the Hugging Face cache
+    return hub_cache.load_external(path) if hub_cache.is_hub_name(path) else load_external_file(path)
 
 
 def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
@@ -408,6 +410,8 @@ def resolve(name: str | os.PathLike[str]) -> Tokenizer | ExternalTokenizer:
         if hub_cache.is_hub_name(name):  # org/name[@rev]: a model in the Hugging Face cache, offline
             return hub_cache.load(name, builtins=BUILTINS, load_builtin=_load_builtin)
     if isinstance(name, os.PathLike) or (isinstance(name, str) and (os.path.exists(name) or _looks_like_path(name))):
+        from bpe_core.pretrained.external import load_file  # a file: read by its format
+
         return load_file(name)
     return _load_builtin(name)  # the unknown-name error, listing the names
 

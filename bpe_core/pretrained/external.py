@@ -3,11 +3,12 @@
 A Hugging Face ``tokenizer.json`` that is not byte-level BPE (WordPiece, Unigram, WordLevel,
 SentencePiece-style BPE with byte fallback and Metaspace, or a byte-level file bpe_core refuses to
 import approximately) is run by ``tokenizers``; a SentencePiece ``.model`` file by ``sentencepiece``.
-Both are imported lazily, so bpe_core imports without them; a missing one is a ValueError saying what
-to ``pip install``. ``ExternalTokenizer`` offers the part of ``Tokenizer``'s API that measuring and
-displaying need (encode, decode, token bytes, details, vocabulary size, special tokens, name), with
-tiktoken's ``allowed_special``/``disallowed_special`` rules; it has no merge list, so nothing that
-needs merges (the merge forest, first-k merges, step through, training, exports) works on it, and
+Both are imported lazily (``external_backends``, which holds what runs each), so bpe_core imports
+without them; a missing one is a ValueError saying what to ``pip install``. ``ExternalTokenizer``
+offers the part of ``Tokenizer``'s API that measuring and displaying need (encode, decode, token
+bytes, details, vocabulary size, special tokens, name), with tiktoken's
+``allowed_special``/``disallowed_special`` rules; it has no merge list, so nothing that needs merges
+(the merge forest, first-k merges, step through, training, exports) works on it, and
 ``why_no_merges`` says so.
 
 ``load_file`` / ``loads_file`` read any tokenizer file: byte-level BPE and the other bpe_core formats
@@ -17,13 +18,10 @@ This module does not store files (the app keeps its library folder) or choose wh
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.errors import BpeError
@@ -36,181 +34,19 @@ from bpe_core.pretokenization.special_tokens import (
     special_token_regex,
     split_on_special_tokens,
 )
+from bpe_core.pretrained.external_backends import (
+    INSTALL_HINTS,
+    Backend,
+    HuggingFaceBackend,
+    SentencePieceBackend,
+    byte_fallback,
+)
 from bpe_core.tokenizer import Tokenizer
 
-#: The Python packages that run external tokenizers, with what to install.
-INSTALL_HINTS = {"tokenizers": "pip install tokenizers", "sentencepiece": "pip install sentencepiece"}
-T = TypeVar("T")
 NO_MERGES = (
     "it has no merge list bpe_core can follow, so the merge forest, first-k merges and step through need a "
     "byte-level BPE tokenizer"
 )
-
-
-def _require(package: str) -> ModuleType:
-    try:
-        return __import__(package)
-    except ImportError:
-        raise BpeError(
-            f"reading this file needs the {package!r} package, which is not installed: {INSTALL_HINTS[package]}"
-        ) from None
-
-
-def _preview(text: str) -> str:
-    """A short quote of a text for messages.
-
-    >>> _preview("hello"), _preview("x" * 100)[-6:]
-    ("'hello'", "xx'...")
-    """
-    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
-
-
-def _byte_fallback(piece: str) -> bytes | None:
-    """``<0xE3>`` (SentencePiece's and HF's byte-fallback tokens) as the byte it stands for.
-
-    >>> _byte_fallback("<0xE3>"), _byte_fallback("hello")
-    (b'\\xe3', None)
-    """
-    if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
-        try:
-            return bytes([int(piece[3:5], 16)])
-        except ValueError:
-            return None
-    return None
-
-
-class _Backend(Protocol):
-    """What ``ExternalTokenizer`` asks of the library that runs the file."""
-
-    library: str
-    model_type: str
-    vocab_size: int
-    n_vocab: int  # the largest id + 1
-    specials: dict[str, int]
-
-    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]: ...
-
-    def piece(self, token_id: int) -> str | None: ...
-
-    def decode(self, ids: list[int]) -> str: ...
-
-
-def _guarded(source: str, library: str, doing: str, call: Callable[[], T]) -> T:
-    """``call()``, with whatever the library raises (its own exception types, plain
-    ``Exception`` from Rust) turned into a ``BpeError`` naming the file and what failed: the boundary
-    where another library's errors become bpe_core's."""
-    try:
-        return call()
-    except (TypeError, BpeError):
-        raise
-    except Exception as exc:
-        raise BpeError(f"{source}: {library} cannot {doing} with this tokenizer file: {exc}") from None
-
-
-class _HuggingFaceBackend:
-    """A ``tokenizers.Tokenizer``: ids with character offsets, specials always read as text. Every call
-    into ``tokenizers`` goes through ``_guarded``."""
-
-    library = "tokenizers"
-
-    def __init__(self, text: str, *, source: str) -> None:
-        tokenizers = _require("tokenizers")
-        self.source = source
-        try:
-            self.hf = tokenizers.Tokenizer.from_str(text)
-        except Exception as exc:  # the Rust side raises its own exception type
-            raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
-        self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
-        self.model_type, self.vocab_size, self.n_vocab, self.specials = _guarded(
-            source, self.library, "read its vocabulary", self._facts
-        )
-
-    def _facts(self) -> tuple[str, int, int, dict[str, int]]:
-        hf = self.hf
-        # n_vocab is the largest id + 1: ids may have gaps.
-        return (
-            json.loads(hf.model.__getstate__()).get("type", "unknown"),
-            hf.get_vocab_size(with_added_tokens=True),
-            max(hf.get_vocab(with_added_tokens=True).values(), default=-1) + 1,
-            {t.content: i for i, t in hf.get_added_tokens_decoder().items() if t.special},
-        )
-
-    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        encoding = _guarded(
-            self.source,
-            self.library,
-            f"encode {_preview(text)}",
-            lambda: self.hf.encode(text, add_special_tokens=False),
-        )
-        return list(encoding.ids), [(start, end) for start, end in encoding.offsets]
-
-    def piece(self, token_id: int) -> str | None:
-        return _guarded(self.source, self.library, f"look up id {token_id}", lambda: self.hf.id_to_token(token_id))
-
-    def decode(self, ids: list[int]) -> str:
-        return _guarded(
-            self.source, self.library, "decode these ids", lambda: self.hf.decode(ids, skip_special_tokens=False)
-        )
-
-
-class _SentencePieceBackend:
-    """A ``sentencepiece.SentencePieceProcessor``: ids with byte offsets turned into characters."""
-
-    library = "sentencepiece"
-
-    def __init__(self, raw: bytes, *, source: str) -> None:
-        spm = _require("sentencepiece")
-        self.source = source
-        self.sp = spm.SentencePieceProcessor()
-        try:
-            self.sp.LoadFromSerializedProto(raw)
-        except Exception as exc:  # sentencepiece raises RuntimeError/OSError on bad protobuf
-            raise BpeError(
-                f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}"
-            ) from None
-        kinds = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
-        self.model_type = f"SentencePiece {kinds.get(self._model_type(), 'model')}"
-        self.vocab_size = self.n_vocab = self.sp.GetPieceSize()
-        self.specials: dict[str, int] = {}
-
-    def _model_type(self) -> int:
-        try:
-            # Needs protobuf (optional); imported by name: the generated module declares no types.
-            pb = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
-            proto = pb.ModelProto()
-            proto.ParseFromString(self.sp.serialized_model_proto())
-            return proto.trainer_spec.model_type
-        except Exception:  # protobuf missing: the kind is only shown, so "model" will do
-            return 0
-
-    def _proto(self, text: str) -> Any:
-        try:  # sentencepiece 0.2.1+ names it "proto"; 0.1.99-0.2.0 "immutable_proto"
-            return self.sp.encode(text, out_type="proto")
-        except (ValueError, TypeError, RuntimeError):
-            return self.sp.encode(text, out_type="immutable_proto")
-
-    def encode(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        proto = _guarded(self.source, self.library, f"encode {_preview(text)}", lambda: self._proto(text))
-        char_of_byte: list[int] = []
-        for index, ch in enumerate(text):
-            char_of_byte.extend([index] * len(ch.encode("utf-8", "surrogatepass")))
-        char_of_byte.append(len(text))
-        last = len(char_of_byte) - 1
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        for piece in proto.pieces:
-            ids.append(piece.id)
-            start, end = char_of_byte[min(piece.begin, last)], char_of_byte[min(piece.end, last)]
-            spans.append((start, max(end, start + (piece.end > piece.begin))))
-        return ids, spans
-
-    def piece(self, token_id: int) -> str | None:
-        if not 0 <= token_id < self.vocab_size:
-            return None
-        return _guarded(self.source, self.library, f"look up id {token_id}", lambda: self.sp.IdToPiece(token_id))
-
-    def decode(self, ids: list[int]) -> str:
-        return _guarded(self.source, self.library, "decode these ids", lambda: self.sp.DecodeIds(ids))
 
 
 class ExternalTokenizer:
@@ -224,7 +60,7 @@ class ExternalTokenizer:
     training = None
     pattern = None
 
-    def __init__(self, backend: _Backend, *, name: str, source_bytes: bytes, suffix: str, note: str = "") -> None:
+    def __init__(self, backend: Backend, *, name: str, source_bytes: bytes, suffix: str, note: str = "") -> None:
         self._backend = backend
         self.name = name
         self.source_bytes = source_bytes  # the original file, for saving it unchanged
@@ -304,7 +140,7 @@ class ExternalTokenizer:
         infos = []
         for token_id, (start, end) in zip(ids, spans, strict=True):
             token = self.decode_single_token_bytes(token_id)
-            fallback = _byte_fallback(self._backend.piece(token_id) or "")
+            fallback = byte_fallback(self._backend.piece(token_id) or "")
             partial = fallback is not None and fallback[0] >= 0x80  # one byte of a longer UTF-8 character
             if partial and end <= start < len(segment):
                 end = start + 1  # the character this byte belongs to
@@ -352,7 +188,7 @@ class ExternalTokenizer:
     def decode_single_token_bytes(self, token_id: int) -> bytes:
         """The token's text as UTF-8; a byte-fallback token (``<0xE3>``) is its byte."""
         piece = self.token_text(token_id)
-        fallback = _byte_fallback(piece)
+        fallback = byte_fallback(piece)
         return fallback if fallback is not None else piece.encode("utf-8")
 
     def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
@@ -386,6 +222,16 @@ def _name_of(source: str) -> str:
     return stem or "tokenizer"
 
 
+def _sentencepiece(raw: bytes, *, source: str, name: str) -> ExternalTokenizer:
+    return ExternalTokenizer(
+        SentencePieceBackend(raw, source=source),
+        name=name,
+        source_bytes=raw,
+        suffix=".model",
+        note="a SentencePiece model file, run by sentencepiece",
+    )
+
+
 def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None) -> Tokenizer | ExternalTokenizer:
     """A tokenizer from a file's bytes: a bpe_core ``Tokenizer`` for bpe_core JSON, byte-level BPE
     ``tokenizer.json`` and ``.tiktoken`` files; an ``ExternalTokenizer`` for other ``tokenizer.json``
@@ -402,13 +248,7 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
             raise BpeError(
                 f"{source} is not UTF-8 text (byte {exc.start}), so not a {Path(source).suffix} tokenizer file"
             ) from None
-        return ExternalTokenizer(
-            _SentencePieceBackend(raw, source=source),
-            name=name,
-            source_bytes=raw,
-            suffix=".model",
-            note="a SentencePiece model file, run by sentencepiece",
-        )
+        return _sentencepiece(raw, source=source, name=name)
     try:
         return loads_any(raw, source=source)
     except ValueError as refused:
@@ -417,7 +257,7 @@ def loads_file(raw: bytes, *, source: str = "<upload>", name: str | None = None)
         data = parse_json(text, source=source)
         if not (isinstance(data, dict) and isinstance(data.get("model"), dict)):
             raise
-        backend = _HuggingFaceBackend(text, source=source)
+        backend = HuggingFaceBackend(text, source=source)
         reason = str(refused).removeprefix(f"{source}: ")
         return ExternalTokenizer(
             backend, name=name, source_bytes=raw, suffix=".json", note=f"not imported into bpe_core: {reason}"
@@ -439,13 +279,7 @@ def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return ExternalTokenizer(
-            _SentencePieceBackend(raw, source=path),
-            name=name,
-            source_bytes=raw,
-            suffix=".model",
-            note="a SentencePiece model file, run by sentencepiece",
-        )
+        return _sentencepiece(raw, source=path, name=name)
     data = parse_json(text, source=path) if text.lstrip().startswith("{") else None
     if not (isinstance(data, dict) and isinstance(data.get("model"), dict)):
         raise BpeError(
@@ -453,7 +287,7 @@ def load_external_file(path: str | os.PathLike[str]) -> ExternalTokenizer:
             "bpe_core.load reads bpe_core's own JSON and .tiktoken files"
         )
     return ExternalTokenizer(
-        _HuggingFaceBackend(text, source=path),
+        HuggingFaceBackend(text, source=path),
         name=name,
         source_bytes=raw,
         suffix=".json",

@@ -27,12 +27,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
-from bpe_core.pretrained.external import ExternalTokenizer, load_external_file, loads_file
 from bpe_core.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from bpe_core.pretrained.external import ExternalTokenizer
 
 #: The tokenizer files looked for in a model's snapshot, in order; then any ``*.tiktoken`` at its top.
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model")
@@ -224,6 +226,8 @@ def load_model(
     the file itself, else an ``ExternalTokenizer``. A rank file (``.tiktoken``, or a ``tokenizer.model``
     that is one) whose SHA-256 is a built-in's (``builtins``: the catalogue's, each with its ``sha256``) is
     that built-in, by ``load_builtin``: it knows the pattern and special tokens the file does not hold."""
+    from bpe_core.pretrained.external import loads_file  # a hub model: read by its format
+
     raw = read_tokenizer_file(model.path)
     if builtins and load_builtin and not model.file.endswith(".json"):
         digest = hashlib.sha256(raw).hexdigest()
@@ -250,6 +254,8 @@ def load_external(name: str, *, cache_dir: str | os.PathLike[str] | None = None)
     """The cached model ``name``'s tokenizer file run read-only by the library that implements it
     (``bpe_core.load_external`` for a hub name)."""
     model = find(name, cache_dir=cache_dir)
+    from bpe_core.pretrained.external import load_external_file
+
     tokenizer = load_external_file(model.path)
     tokenizer.name = model.name
     return tokenizer

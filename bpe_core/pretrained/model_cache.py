@@ -32,6 +32,7 @@ from pathlib import Path
 from bpe_core.bpe.model import BpeModel, ModelTables, gc_paused
 from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure
 from bpe_core.bpe.vocabulary import check_vocab, resolve_special_tokens
+from bpe_core.encoding.codec import Codec
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.stages import Pipeline
 from bpe_core.pretrained import disk_cache
@@ -146,9 +147,7 @@ def ranks_tokenizer(
             raise BpeError("a special token has the id of an ordinary token: give it an id the ranks do not use")
         digest = hashlib.sha256(data).digest()
         model = BpeModel.deferred(vocab, ranks, functools.partial(ranks_tables, folder, digest))
-        tokenizer = Tokenizer.__new__(Tokenizer)
-        tokenizer._assemble(model, specials, pattern, name, None, None)
-    return tokenizer
+        return Tokenizer._around(Codec(model, specials, pattern, name=name))
 
 
 def ranks_tables(folder: Path | None, digest: bytes, ranks: dict[bytes, int]) -> ModelTables:

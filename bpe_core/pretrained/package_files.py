@@ -12,10 +12,10 @@ import functools
 import hashlib
 import importlib.util
 import json
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_core.bpe.model import gc_paused
 from bpe_core.errors import BpeError
 from bpe_core.formats.gpt2_files import parse_encoder, parse_merges_txt
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
@@ -74,6 +74,8 @@ def read_checked(
 def read_zip_member(path: Path, member: str) -> bytes:
     """The file ``member`` of the zip archive ``path``, at most ``TOKENIZER_FILE_LIMIT`` bytes
     unpacked (checked on the archive's word and while unpacking); ``BpeError`` for a damaged archive."""
+    import zipfile  # one built-in's file comes zipped: imported for it alone
+
     with open_regular(path, what="a zip archive") as handle:
         try:
             with zipfile.ZipFile(handle) as archive:
@@ -109,9 +111,10 @@ def gpt2() -> Tokenizer:
 
 def gpt2_from_files(vocab_bpe: bytes, encoder_json: bytes) -> Tokenizer:
     """GPT-2's tokenizer from the bytes of its two files (checked against their SHA-256 by the caller)."""
-    vocab = parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
-    merges = parse_merges_txt(vocab_bpe.decode("utf-8"), what="GPT-2 vocab.bpe")
-    return Tokenizer(vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
+    with gc_paused():  # its vocabulary and merges make a hundred thousand objects, and no cycle
+        vocab = parse_encoder(json.loads(encoder_json), what="GPT-2 encoder.json")
+        merges = parse_merges_txt(vocab_bpe.decode("utf-8"), what="GPT-2 vocab.bpe")
+        return Tokenizer(vocab, merges, special_tokens={"<|endoftext|>": 50256}, pattern="gpt2", name="gpt2")
 
 
 @functools.lru_cache(maxsize=1)

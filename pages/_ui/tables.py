@@ -1,5 +1,5 @@
-"""pandas tables that describe tokenizers (merge records, a Picky BPE tokenizer's removals, the
-one-row summary of a tokenizer) and the rules for cells every table follows: tokens written by
+"""pandas tables that describe tokenizers (merge records, a Picky BPE tokenizer's removals), and
+the rules for cells every table follows: tokens written by
 ``glyphs`` (characters, never ``\\xNN``), no empty value shown as "None", every cell laid out left to
 right (``left_to_right``). Pure functions (no streamlit): pages show the frames with ``st.dataframe``
 (through ``widgets.show_table``)."""
@@ -49,31 +49,6 @@ def merges_table(
 def pattern_label(tokenizer: Tokenizer) -> str:
     """The tokenizer's pre-tokenization: a preset's name, "none" or "custom"."""
     return tokenizer.pattern_name or ("none" if tokenizer.pattern is None else "custom")
-
-
-def specials_text(specials, shown: int = 3) -> str:
-    """The first ``shown`` special tokens and how many more (modern tokenizers have thousands).
-
-    >>> specials_text(["<a>", "<b>", "<c>", "<d>", "<e>"]), specials_text([])
-    ('<a>, <b>, <c> and 2 more', '—')
-    """
-    specials = list(specials)
-    more = f" and {len(specials) - shown:,} more" if len(specials) > shown else ""
-    return ", ".join(specials[:shown]) + more if specials else "—"
-
-
-def summary_row(choice, tokenizer: Tokenizer) -> dict:
-    """One row of the table of available tokenizers (``choice``: a ``tokenizers.TokenizerChoice``); the
-    note before the special tokens, which are cut to a few."""
-    return {
-        "tokenizer": choice.label,
-        "kind": choice.kind,
-        "vocab size": tokenizer.vocab_size,
-        "merges": len(tokenizer.merges),
-        "pattern": pattern_label(tokenizer),
-        "note": choice.note,
-        "special tokens": specials_text(tokenizer.special_tokens),
-    }
 
 
 def ratio_text(numerator: float, denominator: float) -> str:

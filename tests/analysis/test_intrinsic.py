@@ -114,10 +114,11 @@ def test_entropy_depends_on_proportions_only_and_falls_with_alpha(counts, factor
     assert entropies[-1] == pytest.approx(-math.log(max(counts) / sum(counts)), abs=1e-12)
 
 
-def test_metrics_module_uses_the_same_entropy():
+def test_the_comparisons_use_this_module_s_formulas_only():
     assert intrinsic.renyi_entropy is renyi_entropy
+    assert not hasattr(metrics, "renyi_efficiency")  # one Rényi efficiency, this module's
     ids = [1, 1, 2, 3]
-    assert metrics.renyi_efficiency(ids, 50) == renyi_efficiency(Counter(ids), 50)
+    assert intrinsic.distribution(Counter(ids), 50).renyi_efficiency == renyi_efficiency(Counter(ids), 50)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ summary sentences."""
 import math
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
@@ -112,10 +113,10 @@ def test_words_strip_punctuation():
 
 def test_renyi_entropy_and_efficiency():
     # uniform over the whole vocabulary: efficiency 1 for any alpha
-    assert metrics.renyi_efficiency(list(range(16)), 16) == pytest.approx(1.0)
-    assert metrics.renyi_efficiency(list(range(16)), 16, alpha=1) == pytest.approx(1.0)
+    assert intrinsic.renyi_efficiency(Counter(range(16)), 16) == pytest.approx(1.0)
+    assert intrinsic.renyi_efficiency(Counter(range(16)), 16, alpha=1) == pytest.approx(1.0)
     # one id only: entropy 0
-    assert metrics.renyi_efficiency([5, 5, 5], 16) == 0.0
+    assert intrinsic.renyi_efficiency(Counter([5, 5, 5]), 16) == 0.0
     # alpha = 1 is Shannon entropy; alpha = 2 is -ln(sum p^2)
     counts = [3, 1]
     assert intrinsic.renyi_entropy(counts, 1) == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
@@ -123,7 +124,7 @@ def test_renyi_entropy_and_efficiency():
     # Rényi entropy does not increase with alpha
     renyi = intrinsic.renyi_entropy
     assert renyi(counts, 2.5) < renyi(counts, 2) < renyi(counts, 1)
-    assert metrics.renyi_efficiency([], 16) is None
+    assert intrinsic.renyi_efficiency(Counter(), 16) is None
     with pytest.raises(ValueError):
         intrinsic.renyi_entropy([], 2.5)
 
