@@ -56,7 +56,7 @@ from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogate
 from bpe_core.safe_io import TOKENIZER_FILE_LIMIT, json_value, read_limited, remove_quietly, write_atomic
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import CorpusStats, WordCounts
-from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.engine import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 

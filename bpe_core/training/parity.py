@@ -45,18 +45,14 @@ from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import CorpusStats, WordCounts, count_words
-from bpe_core.training.merge_core import STOP_VOCAB_SIZE
-from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback
+from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback, paused_collector
 from bpe_core.training.parity_choice import CONVENTIONS, Chooser, Convention, ratio_standing
-from bpe_core.training.parity_loop import ParityLoop, WordTable, word_table
+from bpe_core.training.parity_policy import GLOBAL, STOP_LANGUAGE_EXHAUSTED, ParityPolicy, WordTable, word_table
 from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak, parity_rule
 
 Variant = Literal["base", "window"]
 VARIANTS = ("base", "window")
-#: The ``merge_language`` entry of a merge made by global frequency (the hybrid's first merges).
-GLOBAL = -1
-#: The stop reason when the paper's convention ends training at the first exhausted language.
-STOP_LANGUAGE_EXHAUSTED = "a language has no pair at min_frequency left (the paper's convention stops there)"
+__all__ = ["GLOBAL", "STOP_LANGUAGE_EXHAUSTED", "byte_ratios", "parse_ratio", "train_parity"]
 
 
 def _documents(texts: str | Iterable[str], what: str) -> Iterable[str]:
@@ -304,18 +300,21 @@ def train_parity(
     first_id = 256 + len(specials)
     n = len(languages)
     table = word_table(train_counts, dev_counts)
-    loop = ParityLoop(
-        table,
-        n,
-        token_bytes,
-        min_frequency=min_frequency,
-        tie_break=parity_rule(tie_break),
-        use_global=global_merges > 0,
-    )
-    before = list(loop.dev_tokens)
     chooser = Chooser(n, variant, window, alpha, convention=convention, hybrid=global_merges > 0)
-    standing = _standing(loop, before, targets, convention)
-    made, stop_reason = _learn(loop, chooser, standing, first_id, vocab_size - first_id, global_merges, progress)
+    policy = ParityPolicy(table, chooser, global_merges)
+    before = list(policy.dev_tokens)
+    policy.standing = _standing(policy, before, targets, convention)
+    with paused_collector():
+        run = MergeRun(
+            table.start(token_bytes, first_id, with_global=global_merges > 0),
+            tie_break=parity_rule(tie_break),
+            min_frequency=min_frequency,
+            policy=policy,
+        )
+        stop_reason = run.run(vocab_size - first_id, progress=progress)
+    made = [
+        (m.left, m.right, m.count, served, m.tokens_after) for m, served in zip(run.merges, policy.served, strict=True)
+    ]
     settings = {
         "vocab_size": vocab_size,
         "min_frequency": min_frequency,
@@ -337,7 +336,7 @@ def train_parity(
     training["parity"].update(
         {
             f"{kind}_tokens_before": before,
-            f"{kind}_tokens_after": list(loop.dev_tokens),
+            f"{kind}_tokens_after": list(policy.dev_tokens),
             "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
             "stalled_picks": chooser.stalled,
         }
@@ -354,15 +353,15 @@ def train_parity(
 
 
 def _standing(
-    loop: ParityLoop, before: list[int], targets: list[float] | None, convention: str
+    policy: ParityPolicy, before: list[int], targets: list[float] | None, convention: str
 ) -> Callable[[], Sequence[float]]:
     """The function giving each language's standing now (larger: worse compressed): its development
     tokens, or with target rates ``parity_choice.ratio_standing`` on its training tokens."""
     if targets is None:
-        return lambda: loop.dev_tokens
+        return lambda: policy.dev_tokens
     if convention == "paper":
         targets = [target / targets[0] for target in targets]  # the paper's code divides by the first
-    return lambda: ratio_standing(before, loop.dev_tokens, targets)
+    return lambda: ratio_standing(before, policy.dev_tokens, targets)
 
 
 def _record(settings: dict, train_counts: list, table: WordTable, made: list, stop_reason: str, started: float) -> dict:
@@ -386,46 +385,3 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
         "seconds": round(time.perf_counter() - started, 3),
         "parity": {"languages": settings["languages"], "merge_language": [m[3] for m in made]},
     }
-
-
-def _learn(
-    loop: ParityLoop,
-    chooser: Chooser,
-    standing: Callable[[], Sequence[float]],
-    next_id: int,
-    num_merges: int,
-    global_merges: int,
-    progress: ProgressCallback | None,
-) -> tuple[list[tuple[int, int, int, int, int]], str]:
-    """Run up to ``num_merges`` merges; each is (left id, right id, count in all training text,
-    language served or GLOBAL, training tokens after). Returns them and why training stopped."""
-    made: list[tuple[int, int, int, int, int]] = []
-    report_every = max(1, num_merges // 100)
-    if progress:
-        progress("merge", 0, num_merges)
-    while len(made) < num_merges:
-        if len(made) < global_merges:
-            language = loop.n
-            best = loop.best(language)
-        else:
-            loop.end_global()
-            picked = chooser.pick(standing())
-            if picked is None:
-                return made, loop.stop_reason()
-            language = picked
-            best = loop.best(language)
-            if best is None:
-                chooser.exhausted[language] = True  # nothing frequent enough left, ever: counts only fall
-                if chooser.stops:
-                    return made, STOP_LANGUAGE_EXHAUSTED
-                continue
-        if best is None:
-            return made, loop.stop_reason()
-        pair = best[0]
-        count = loop.count_of(pair)
-        loop.merge(pair, next_id)
-        made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language, loop.train_tokens))
-        next_id += 1
-        if progress and (len(made) % report_every == 0 or len(made) == num_merges):
-            progress("merge", len(made), num_merges)
-    return made, STOP_VOCAB_SIZE

@@ -5,8 +5,8 @@ import gc
 
 import pytest
 
-from bpe_core.training.merge_core import id_string
-from bpe_core.training.merge_loop import learn_merges, merge_pair_in_words
+from bpe_core.training.engine import learn_merges
+from bpe_core.training.pairs import id_string, merge_pair_in_words
 
 
 def _learn(progress=None):
