@@ -123,7 +123,7 @@ class MergeRun:
     """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring).
 
     >>> run = MergeRun(Start.from_counts({"abab": 1, "ab": 2}), min_frequency=1)
-    >>> run.run(2), [(m.left, m.right, m.id, m.count) for m in run.merges]
+    >>> run.run(3), [(m.left, m.right, m.id, m.count) for m in run.merges]
     ('no pair left to merge', [(97, 98, 256, 4), (256, 256, 257, 1)])
     """
 

@@ -271,18 +271,16 @@ def merge_pair_weighted(
     weights: Sequence[Any],
     one_count: dict[str, int] | None = None,
 ) -> tuple[int, list[tuple[int, int]], list[str]]:
-    """``merge_pair_in_words`` for every case: ``weights[index]`` is what word ``index`` adds to the
-    counts: with ``one_count``, its frequency; else a tuple of (counts, weight), one per count
-    (``WordWeights``); ``seen``, if given, has the ``first`` rule's labels moved along. Returns the
-    symbols removed weighted by frequency (``one_count`` only), the words changed as (index, symbols
-    removed) (several counts only), and the pairs that first appeared.
+    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``,
+    or else (counts, weight) to each of its counts (``WordWeights``); ``seen``'s labels (the ``first``
+    rule) move along. Returns the symbols removed by frequency (one count), the words changed as (index,
+    symbols removed) (several counts), and the pairs that first appeared.
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
     >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
     ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
     """
     a, b = pair[0], pair[1]
-    ba = b + a
     where_get = where.get
     created: list[str] = []
     changed: list[tuple[int, int]] = []
@@ -298,15 +296,13 @@ def merge_pair_weighted(
         if size == len(word):
             continue  # the word lost this pair to an earlier merge
         words[index] = merged
+        weight = weights[index]  # with several counts, (counts, weight) for each
         if several:
-            counted = weights[index]
             changed.append((index, len(word) - size))
         else:
-            weight = weights[index]
             replaced += (len(word) - size) * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        if labels is not None:
-            dropped = []  # the merged right halves' labels
+        dropped: list[int] = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
         # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
@@ -321,9 +317,9 @@ def merge_pair_weighted(
                         continue
                     lost, fresh = neighbour + a, neighbour + new
                 else:
-                    lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
+                    lost, fresh = b + (a if neighbour == new else neighbour), new + neighbour
                 if several:
-                    for counts, each_weight in counted:
+                    for counts, each_weight in weight:
                         counts[lost] -= each_weight
                         counts[fresh] = counts.get(fresh, 0) + each_weight
                 else:
@@ -339,8 +335,7 @@ def merge_pair_weighted(
                         first[fresh] = index << KEY_SHIFT | label
                 elif listed[-1] != index:
                     listed.append(index)
-            if labels is not None:
-                dropped.append(j + absorbed + 1)
+            dropped.append(j + absorbed + 1)
             absorbed += 1
             j = merged.find(new, j + 1)
         if labels is not None and seen is not None:

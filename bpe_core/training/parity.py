@@ -295,26 +295,14 @@ def train_parity(
     targets = None if ratio is None else _check_ratio(ratio, languages)
     pretokenizer = PreTokenizer.build(pattern)
     train_counts, dev_counts = _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress)
-    token_bytes = {i: bytes([i]) for i in range(256)}
-    token_bytes.update({256 + offset: token.encode("utf-8") for offset, token in enumerate(specials)})
-    first_id = 256 + len(specials)
-    n = len(languages)
     table = word_table(train_counts, dev_counts)
-    chooser = Chooser(n, variant, window, alpha, convention=convention, hybrid=global_merges > 0)
+    chooser = Chooser(len(languages), variant, window, alpha, convention=convention, hybrid=global_merges > 0)
     policy = ParityPolicy(table, chooser, global_merges)
     before = list(policy.dev_tokens)
     policy.standing = _standing(policy, before, targets, convention)
-    with paused_collector():
-        run = MergeRun(
-            table.start(token_bytes, first_id, with_global=global_merges > 0),
-            tie_break=parity_rule(tie_break),
-            min_frequency=min_frequency,
-            policy=policy,
-        )
-        stop_reason = run.run(vocab_size - first_id, progress=progress)
-    made = [
-        (m.left, m.right, m.count, served, m.tokens_after) for m, served in zip(run.merges, policy.served, strict=True)
-    ]
+    token_bytes, made, stop_reason = _merge(
+        table, policy, specials, vocab_size, parity_rule(tie_break), min_frequency, progress
+    )
     settings = {
         "vocab_size": vocab_size,
         "min_frequency": min_frequency,
@@ -331,16 +319,7 @@ def train_parity(
         "languages": [str(label) for label in languages],
     }
     training = _record(settings, train_counts, table, made, stop_reason, started)
-    kind = "dev" if targets is None else "train"
-    labels = [str(label) for label in languages]
-    training["parity"].update(
-        {
-            f"{kind}_tokens_before": before,
-            f"{kind}_tokens_after": list(policy.dev_tokens),
-            "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
-            "stalled_picks": chooser.stalled,
-        }
-    )
+    training["parity"].update(_outcome(policy, before, targets is None, [str(label) for label in languages]))
     return Tokenizer(
         dict(token_bytes),
         [(token_bytes[m[0]], token_bytes[m[1]]) for m in made],
@@ -350,6 +329,41 @@ def train_parity(
         merge_counts=[m[2] for m in made],
         training=training,
     )
+
+
+def _merge(
+    table: WordTable,
+    policy: ParityPolicy,
+    specials: Sequence[str],
+    vocab_size: int,
+    tie_break: str,
+    min_frequency: int,
+    progress: ProgressCallback | None,
+) -> tuple[dict[int, bytes], list[tuple[int, int, int, int, int]], str]:
+    """The merge engine run with the parity policy: every id's bytes, the merges as (left id, right id,
+    count in all training text, language served or GLOBAL, training tokens after), and why it stopped."""
+    token_bytes = {i: bytes([i]) for i in range(256)}
+    token_bytes.update({256 + offset: token.encode("utf-8") for offset, token in enumerate(specials)})
+    first_id = 256 + len(specials)
+    with paused_collector():
+        start = table.start(token_bytes, first_id, with_global=policy.global_merges > 0)
+        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, policy=policy)
+        stop_reason = run.run(vocab_size - first_id, progress=progress)
+    made = [(m.left, m.right, m.count, lang, m.tokens_after) for m, lang in zip(run.merges, policy.served, strict=True)]
+    return token_bytes, made, stop_reason
+
+
+def _outcome(policy: ParityPolicy, before: list[int], with_dev: bool, labels: list[str]) -> dict:
+    """``training["parity"]``'s token counts before and after (of the development text, or the training
+    text with target rates), the exhausted languages and the picks ParityBpeTrainer would stall on."""
+    kind = "dev" if with_dev else "train"
+    chooser = policy.chooser
+    return {
+        f"{kind}_tokens_before": before,
+        f"{kind}_tokens_after": list(policy.dev_tokens),
+        "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
+        "stalled_picks": chooser.stalled,
+    }
 
 
 def _standing(
