@@ -219,32 +219,19 @@ def _count_languages(
     total = (2 if dev is not None else 1) * len(languages)
     if progress:
         progress("count", 0, total)
+
+    def count(text: str | Iterable[str], what: str) -> WordCounts:
+        return count_words(_documents(text, what), pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
+
     for step, label in enumerate(languages):
-        train_counts.append(
-            count_words(
-                _documents(texts[label], f"the training text of {label}"),
-                pretokenizer=pretokenizer,
-                special_tokens=specials,
-                workers=workers,
-            )
-        )
+        train_counts.append(count(texts[label], f"the training text of {label}"))
         if dev is None:
             if not train_counts[-1].counts:
                 raise BpeError(f"the training text of {label} is empty: a target rate needs its token count")
             dev_counts.append(train_counts[-1])
-        elif dev[label] is texts[label]:  # the training text as development text: counted once
-            dev_counts.append(train_counts[-1])
-            if not dev_counts[-1].counts:
-                raise BpeError(f"the development text of {label} is empty: parity needs its token count")
-        else:
-            dev_counts.append(
-                count_words(
-                    _documents(dev[label], f"the development text of {label}"),
-                    pretokenizer=pretokenizer,
-                    special_tokens=specials,
-                    workers=workers,
-                )
-            )
+        else:  # the training text as development text is counted once
+            same = dev[label] is texts[label]
+            dev_counts.append(train_counts[-1] if same else count(dev[label], f"the development text of {label}"))
             if not dev_counts[-1].counts:
                 raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         if progress:

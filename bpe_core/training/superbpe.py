@@ -308,6 +308,31 @@ def _stage1(
     return tokenizer, total
 
 
+def _two_stages(
+    count: Callable[[PreTokenizer], WordCounts],
+    vocab_size: int,
+    transition: int | float,
+    recipe: SuperBPERecipe,
+    options: dict,
+    progress: ProgressCallback | None,
+) -> Tokenizer:
+    """Stage 1 (``_stage1``), then stage 2 on the counts of ``recipe.stage2_pattern``'s pieces."""
+    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
+    counts = count(PreTokenizer.build(recipe.stage2_pattern))
+    return superwords_from_counts(
+        stage1,
+        counts,
+        vocab_size,
+        recipe=recipe,
+        min_frequency=options["min_frequency"],
+        tie_break=options["tie_break"],
+        progress=progress,
+        name=options["name"],
+        started=started,
+    )
+
+
 def _options(min_frequency: int, special_tokens: Sequence[str], tie_break: TieBreak, name: str) -> dict:
     return {"min_frequency": min_frequency, "special_tokens": special_tokens, "tie_break": tie_break, "name": name}
 
@@ -342,20 +367,7 @@ def train_superbpe(
     def count(pretokenizer: PreTokenizer) -> WordCounts:
         return count_words(documents, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers)
 
-    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
-    started = time.perf_counter()
-    counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(
-        stage1,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=min_frequency,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
-    )
+    return _two_stages(count, vocab_size, transition, recipe, options, progress)
 
 
 def train_superbpe_files(
@@ -390,20 +402,7 @@ def train_superbpe_files(
             on_bad_row=on_bad_row,
         )
 
-    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
-    started = time.perf_counter()
-    counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(
-        stage1,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=min_frequency,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
-    )
+    return _two_stages(count, vocab_size, transition, recipe, options, progress)
 
 
 def extend_tokenizer(
