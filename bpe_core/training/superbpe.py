@@ -19,8 +19,10 @@ contractions; stage 2 only those digit groups (everything else, punctuation and 
 join). ``"2025-11"`` is the repository's later recommendation (dc6bbea, d731c76): stage 1 o200k's
 pattern without contractions, stage 2 splitting numbers (1-3 digits), runs of two or more symbols and
 trailing spaces. tests/training/test_superbpe.py holds each regex equal to the reference's Hugging
-Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts (no
-token continues past a newline, so reading by line changes no id).
+Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts under
+"paper" (no token continues past a newline, so reading by line changes no id); under "2025-11" the
+reference's whole-text split lets a symbol run at a line end take the next line's leading ``/`` or
+``\r``, and there the ids differ (docs/library/variants.md, "Encoding").
 
 Where this differs from the reference, and why: the transition counts merges (``transition``), not
 HF's vocabulary of the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2
