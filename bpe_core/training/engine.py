@@ -37,9 +37,10 @@ from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
 
+from bpe_core.errors import BpeError
 from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, merge_pair_in_words, merge_pair_weighted
 from bpe_core.training.start import Start
-from bpe_core.training.tie_rules import PairKeys
+from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
 
 __all__ = [
     "MAX_VOCAB_SIZE",
@@ -136,6 +137,8 @@ class MergeRun:
         refuse: Callable[[bytes], bool] | None = None,
         policy: Policy | None = None,
     ) -> None:
+        if tie_break not in TIE_BREAKS and tie_break != HUGGINGFACE_PARITY:
+            raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
         self.words, self.freqs, self.next_id = start.words, start.freqs, start.next_id
         self.policy = policy if policy is not None else Policy()
         self.counts: list[dict[str, int]] = [{}]

@@ -281,14 +281,12 @@ def merge_pair_weighted(
     ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
     """
     a, b = pair[0], pair[1]
+    ba = b + a
     where_get = where.get
     created: list[str] = []
     changed: list[tuple[int, int]] = []
     replaced = 0
-    several = one_count is None
-    counts_get = (count := one_count if one_count is not None else {}).get
-    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
-    first: dict[str, int] = seen.first if seen is not None else {}
+    several, count, counts_get, long_labels, first = _update_modes(seen, one_count)
     for index in holders:
         word = words[index]
         merged = word.replace(pair, new)
@@ -302,7 +300,8 @@ def merge_pair_weighted(
         else:
             replaced += (len(word) - size) * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        dropped: list[int] = []  # the merged right halves' labels
+        if labels is not None:
+            dropped = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
         # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
@@ -317,7 +316,7 @@ def merge_pair_weighted(
                         continue
                     lost, fresh = neighbour + a, neighbour + new
                 else:
-                    lost, fresh = b + (a if neighbour == new else neighbour), new + neighbour
+                    lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
                 if several:
                     for counts, each_weight in weight:
                         counts[lost] -= each_weight
@@ -335,9 +334,19 @@ def merge_pair_weighted(
                         first[fresh] = index << KEY_SHIFT | label
                 elif listed[-1] != index:
                     listed.append(index)
-            dropped.append(j + absorbed + 1)
+            if labels is not None:
+                dropped.append(j + absorbed + 1)
             absorbed += 1
             j = merged.find(new, j + 1)
         if labels is not None and seen is not None:
             seen.drop_labels(index, dropped)
     return replaced, changed, created
+
+
+def _update_modes(seen: FirstSeen | None, one_count: dict[str, int] | None) -> tuple[Any, ...]:
+    """``merge_pair_weighted``'s modes: several counts or one (that count and its ``get``), each long
+    word's labels (``FirstSeen.starts``'s ``get``), and the first-seen keys (empty without ``first``)."""
+    count = one_count if one_count is not None else {}
+    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
+    first: dict[str, int] = seen.first if seen is not None else {}
+    return one_count is None, count, count.get, long_labels, first

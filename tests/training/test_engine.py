@@ -203,3 +203,8 @@ def test_only_the_engine_keeps_a_heap_of_pairs():
     training = Path(bpe_core.__file__).parent / "training"
     sources = {path.name: path.read_text(encoding="utf-8") for path in training.glob("*.py")}
     assert sorted(name for name, source in sources.items() if "import heapq" in source) == ["pairs.py"]
+
+
+def test_an_unknown_tie_rule_is_refused_by_name():
+    with pytest.raises(BpeError, match="tie_break must be one of"):
+        MergeRun(Start.from_counts({"ab": 1}), tie_break="smallest")
