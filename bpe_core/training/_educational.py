@@ -157,6 +157,7 @@ def _byte_learner(
     """Byte-level training's pick (``choose_pair`` on ``vocab``) and what records each merge's token
     in ``vocab`` with the next id (returned)."""
     skipped: set[Pair] = set()
+    initial = len(vocab)
 
     def choose(counts: dict) -> Choice:
         return choose_pair(counts, tie_break, vocab, skipped, min_frequency)
@@ -165,7 +166,6 @@ def _byte_learner(
         new_id = vocab[choice.pair[0] + choice.pair[1]] = next_id + len(vocab) - initial
         return new_id
 
-    initial = len(vocab)
     return choose, add
 
 
