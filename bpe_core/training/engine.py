@@ -194,13 +194,20 @@ class MergeRun:
     def merge(self, pair: str, count: int) -> Step:
         """Merge ``pair`` into its token in every word that holds it, updating the counts, the index
         and the heaps; record the merge with ``count``."""
+        return Step(*self._merge(pair, count))
+
+    def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, list[tuple[int, int]]]:
+        """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
         tokens, keys, where, words = self.tokens, self.keys, self.where, self.words
-        new_id = tokens.ids.get(tokens.made(pair))
+        token_bytes = tokens.token_bytes
+        made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+        new_id = tokens.ids.get(made)
         restored = new_id is not None  # made before and taken apart since (Picky BPE)
         if new_id is None:
             new_id = self.next_id
             self.next_id += 1
-        keys.add(new_id, tokens.add(pair, new_id))
+        tokens.add(made, new_id)
+        keys.add(new_id, made)
         new = chr(new_id)
         holders = where.pop(pair)
         if self.policy.splits_tokens:
@@ -240,31 +247,39 @@ class MergeRun:
         self.total_tokens -= joined
         merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
         self.merges.append(merge)
-        return Step(merge, holders, joined, changed)
+        return merge, holders, joined, changed
 
     def run(
         self, target: int, *, progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None
     ) -> str:
         """Merge until the policy's size reaches ``target`` (standard BPE: ``target`` merges); return
         why the run stopped (module docstring)."""
-        policy = self.policy
-        size, choose, after_merge = policy.size, policy.choose, policy.after_merge
+        policy, kind = self.policy, type(self.policy)
+        size = policy.size
+        counts_merges = kind.size is Policy.size  # standard BPE's hooks are run inline, without a call
+        choose = None if kind.choose is Policy.choose else policy.choose
+        after_merge = None if kind.after_merge is Policy.after_merge else policy.after_merge
+        merges, pop, merge = self.merges, self.heaps[0].pop, self._merge
         start = size(self)
         total = max(target - start, 0)
         report_every = max(1, total // 100)
         if progress:
             progress("merge", 0, total)
         with paused_collector():
-            while size(self) < target:
+            while (len(merges) if counts_merges else size(self)) < target:
                 if cancel is not None and cancel():
                     return STOP_CANCELLED
-                chosen = choose(self)
+                chosen: tuple[str, int] | str | None = pop() if choose is None else choose(self)
+                if chosen is None:
+                    return self.stop_reason()
                 if isinstance(chosen, str):
                     return chosen
-                after_merge(self, self.merge(*chosen))
+                step = merge(*chosen)
+                if after_merge is not None:
+                    after_merge(self, Step(*step))
                 if progress:
                     done = size(self) - start
-                    if len(self.merges) % report_every == 0 or done >= total:
+                    if len(merges) % report_every == 0 or done >= total:
                         progress("merge", min(done, total), total)
         return STOP_VOCAB_SIZE
 

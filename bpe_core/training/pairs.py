@@ -107,13 +107,11 @@ class Tokens:
         """The bytes merging ``pair`` makes."""
         return self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
 
-    def add(self, pair: str, new_id: int) -> bytes:
-        """Record the token ``new_id`` that merging ``pair`` makes; return its bytes."""
-        made = self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
+    def add(self, made: bytes, new_id: int) -> None:
+        """Record the token ``new_id`` with bytes ``made`` (``made(pair)``)."""
         self.token_bytes[new_id] = made
         self.existing.add(made)
         self.ids[made] = new_id
-        return made
 
 
 class PairHeap:
