@@ -30,7 +30,7 @@ module does not count pre-tokens (``counting``) nor build tokenizers (``trainer`
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
@@ -67,6 +67,10 @@ STOP_MIN_FREQUENCY = "best pair count below min_frequency"
 STOP_CANCELLED = "cancelled"
 
 
+#: A step's ``changed`` with one count (the words changed are listed only with several).
+_NO_CHANGES: tuple[tuple[int, int], ...] = ()
+
+
 @dataclass(frozen=True)
 class LearnedMerge:
     left: int
@@ -84,7 +88,7 @@ class Step(NamedTuple):
     merge: LearnedMerge
     holders: list[int]
     joined: int
-    changed: list[tuple[int, int]]
+    changed: Sequence[tuple[int, int]]
 
 
 @contextmanager
@@ -141,6 +145,7 @@ class MergeRun:
             raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
         self.words, self.freqs, self.next_id = start.words, start.freqs, start.next_id
         self.policy = policy if policy is not None else Policy()
+        self._splits = self.policy.splits_tokens
         self.counts: list[dict[str, int]] = [{}]
         self.word_counts: list[tuple[int, ...]] | None = None  # with several counts: those each word adds to
         if start.shares is None:
@@ -196,7 +201,7 @@ class MergeRun:
         and the heaps; record the merge with ``count``."""
         return Step(*self._merge(pair, count))
 
-    def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, list[tuple[int, int]]]:
+    def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
         tokens, keys, where, words = self.tokens, self.keys, self.where, self.words
         token_bytes = tokens.token_bytes
@@ -210,9 +215,9 @@ class MergeRun:
         keys.add(new_id, made)
         new = chr(new_id)
         holders = where.pop(pair)
-        if self.policy.splits_tokens:
+        if self._splits:
             holders = sorted(set(holders))
-        changed: list[tuple[int, int]] = []
+        changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         if self.word_counts is None:
             pair_counts = self.counts[0]
             if keys.seen is None:
@@ -240,7 +245,7 @@ class MergeRun:
                 unwanted.intersection_update(self.heaps[each].push_frequent(created))
             left_out = list(unwanted)
         keys.forget((pair,))
-        if not self.policy.splits_tokens:  # counts only fall: a pair left out now is never chosen
+        if not self._splits:  # counts only fall: a pair left out now is never chosen
             for fresh in left_out:
                 del where[fresh]
             keys.forget(left_out)
@@ -274,7 +279,8 @@ class MergeRun:
                     return self.stop_reason()
                 if isinstance(chosen, str):
                     return chosen
-                step = merge(*chosen)
+                pair, count = chosen
+                step = merge(pair, count)
                 if after_merge is not None:
                     after_merge(self, Step(*step))
                 if progress:
