@@ -9,11 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.bpe.textbook import TextbookResult, train_textbook
 from bpe_core.display import glyphs
 from bpe_core.display.pieces import labels_among, piece_note
+from bpe_core.training._educational import TextbookResult, TraceResult, trace_training, train_textbook
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.training.trace import TraceResult, trace_training
 from pages._ui import charts, state
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, symbol_text, token_quote, words_html

@@ -27,7 +27,7 @@ from bpe_core.analysis.vocab_sweep import premium_by_vocab_size
 from bpe_core.corpora.samples import get_sample, sample_ids
 from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.engine import ProgressCallback
 from bpe_core.training.parity import train_parity
 from bpe_core.training.trainer import train
 

@@ -32,7 +32,7 @@ from bpe_core.corpora.samples import get_sample, load_samples, parallel_text
 from bpe_core.display.marks import token_display
 from bpe_core.errors import BpeError
 from bpe_core.tokenizer import Tokenizer
-from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.engine import ProgressCallback
 from bpe_core.training.parity import train_parity
 from bpe_core.training.picky import train_picky
 from bpe_core.training.superbpe import RECIPES, train_superbpe, word_count

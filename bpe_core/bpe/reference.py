@@ -5,9 +5,10 @@
 step), and ``encode_reference`` is BPE on one piece: find the adjacent pair with the lowest rank,
 merge it everywhere, repeat. Every fast variant (``fast``) is tested equal to these.
 
-The readable trainer built on them, ``bpe_core.training.reference.train_reference``, lives in
-``bpe_core.training``: it splits text with the pre-tokenization regex, which sits in a layer above
-this package. This module knows nothing of text, regexes, special tokens or files.
+The readable trainer built on them, ``bpe_core.training._educational`` (``train_reference``, the
+traces, the textbook's BPE), lives in ``bpe_core.training``: it splits text with the pre-tokenization
+regex, which sits in a layer above this package. This module knows nothing of text, regexes, special
+tokens or files.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ MERGE_FIELDS = ["left", "right", "id", "count"]
 EVENT_FIELDS = ["kind", "token", "parts"]
 #: Token ids in the file (vocab and special tokens) are below this: the ids any ``Tokenizer`` may have
 #: (``token_ids.MAX_TOKEN_ID``, tiktoken's uint32), so every tokenizer saved loads again. Training
-#: uses far fewer (``merge_loop.MAX_VOCAB_SIZE``), but imported tokenizers may have sparse large ids.
+#: uses far fewer (``training.engine.MAX_VOCAB_SIZE``), but imported tokenizers may have sparse large ids.
 ID_LIMIT = MAX_TOKEN_ID + 1
 #: Merge counts and corpus statistics are below this, so tables and charts can hold them as int64.
 COUNT_LIMIT = 1 << 63

@@ -7,7 +7,7 @@ appearance included, which the ``"first"`` tie rule relies on) is the same howev
 A custom pattern has no safe cut known ahead of its scan: each document streams through it in this
 process (``custom_patterns``: bounded memory, linear time, one time budget for the whole call).
 Counts from separate chunks add up, so counting can also be split over machines. Files are read
-through ``datasets``; merging is ``merge_loop``'s.
+through ``datasets``; merging is the merge engine's (``engine``).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from bpe_core.safe_io import open_regular
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.training.dask_cluster import CONNECT_TIMEOUT, dask_client, import_distributed
-from bpe_core.training.merge_loop import ProgressCallback
+from bpe_core.training.engine import ProgressCallback
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 

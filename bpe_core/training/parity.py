@@ -45,18 +45,14 @@ from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import CorpusStats, WordCounts, count_words
-from bpe_core.training.merge_core import STOP_VOCAB_SIZE
-from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback
+from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback, paused_collector
 from bpe_core.training.parity_choice import CONVENTIONS, Chooser, Convention, ratio_standing
-from bpe_core.training.parity_loop import ParityLoop, WordTable, word_table
+from bpe_core.training.parity_policy import GLOBAL, STOP_LANGUAGE_EXHAUSTED, ParityPolicy, WordTable, word_table
 from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak, parity_rule
 
 Variant = Literal["base", "window"]
 VARIANTS = ("base", "window")
-#: The ``merge_language`` entry of a merge made by global frequency (the hybrid's first merges).
-GLOBAL = -1
-#: The stop reason when the paper's convention ends training at the first exhausted language.
-STOP_LANGUAGE_EXHAUSTED = "a language has no pair at min_frequency left (the paper's convention stops there)"
+__all__ = ["GLOBAL", "STOP_LANGUAGE_EXHAUSTED", "byte_ratios", "parse_ratio", "train_parity"]
 
 
 def _documents(texts: str | Iterable[str], what: str) -> Iterable[str]:
@@ -223,32 +219,19 @@ def _count_languages(
     total = (2 if dev is not None else 1) * len(languages)
     if progress:
         progress("count", 0, total)
+
+    def count(text: str | Iterable[str], what: str) -> WordCounts:
+        return count_words(_documents(text, what), pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
+
     for step, label in enumerate(languages):
-        train_counts.append(
-            count_words(
-                _documents(texts[label], f"the training text of {label}"),
-                pretokenizer=pretokenizer,
-                special_tokens=specials,
-                workers=workers,
-            )
-        )
+        train_counts.append(count(texts[label], f"the training text of {label}"))
         if dev is None:
             if not train_counts[-1].counts:
                 raise BpeError(f"the training text of {label} is empty: a target rate needs its token count")
             dev_counts.append(train_counts[-1])
-        elif dev[label] is texts[label]:  # the training text as development text: counted once
-            dev_counts.append(train_counts[-1])
-            if not dev_counts[-1].counts:
-                raise BpeError(f"the development text of {label} is empty: parity needs its token count")
-        else:
-            dev_counts.append(
-                count_words(
-                    _documents(dev[label], f"the development text of {label}"),
-                    pretokenizer=pretokenizer,
-                    special_tokens=specials,
-                    workers=workers,
-                )
-            )
+        else:  # the training text as development text is counted once
+            same = dev[label] is texts[label]
+            dev_counts.append(train_counts[-1] if same else count(dev[label], f"the development text of {label}"))
             if not dev_counts[-1].counts:
                 raise BpeError(f"the development text of {label} is empty: parity needs its token count")
         if progress:
@@ -299,23 +282,14 @@ def train_parity(
     targets = None if ratio is None else _check_ratio(ratio, languages)
     pretokenizer = PreTokenizer.build(pattern)
     train_counts, dev_counts = _count_languages(languages, texts, dev, pretokenizer, specials, workers, progress)
-    token_bytes = {i: bytes([i]) for i in range(256)}
-    token_bytes.update({256 + offset: token.encode("utf-8") for offset, token in enumerate(specials)})
-    first_id = 256 + len(specials)
-    n = len(languages)
     table = word_table(train_counts, dev_counts)
-    loop = ParityLoop(
-        table,
-        n,
-        token_bytes,
-        min_frequency=min_frequency,
-        tie_break=parity_rule(tie_break),
-        use_global=global_merges > 0,
+    chooser = Chooser(len(languages), variant, window, alpha, convention=convention, hybrid=global_merges > 0)
+    policy = ParityPolicy(table, chooser, global_merges)
+    before = list(policy.dev_tokens)
+    policy.standing = _standing(policy, before, targets, convention)
+    token_bytes, made, stop_reason = _merge(
+        table, policy, specials, vocab_size, parity_rule(tie_break), min_frequency, progress
     )
-    before = list(loop.dev_tokens)
-    chooser = Chooser(n, variant, window, alpha, convention=convention, hybrid=global_merges > 0)
-    standing = _standing(loop, before, targets, convention)
-    made, stop_reason = _learn(loop, chooser, standing, first_id, vocab_size - first_id, global_merges, progress)
     settings = {
         "vocab_size": vocab_size,
         "min_frequency": min_frequency,
@@ -332,16 +306,7 @@ def train_parity(
         "languages": [str(label) for label in languages],
     }
     training = _record(settings, train_counts, table, made, stop_reason, started)
-    kind = "dev" if targets is None else "train"
-    labels = [str(label) for label in languages]
-    training["parity"].update(
-        {
-            f"{kind}_tokens_before": before,
-            f"{kind}_tokens_after": list(loop.dev_tokens),
-            "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
-            "stalled_picks": chooser.stalled,
-        }
-    )
+    training["parity"].update(_outcome(policy, before, targets is None, [str(label) for label in languages]))
     return Tokenizer(
         dict(token_bytes),
         [(token_bytes[m[0]], token_bytes[m[1]]) for m in made],
@@ -353,16 +318,51 @@ def train_parity(
     )
 
 
+def _merge(
+    table: WordTable,
+    policy: ParityPolicy,
+    specials: Sequence[str],
+    vocab_size: int,
+    tie_break: str,
+    min_frequency: int,
+    progress: ProgressCallback | None,
+) -> tuple[dict[int, bytes], list[tuple[int, int, int, int, int]], str]:
+    """The merge engine run with the parity policy: every id's bytes, the merges as (left id, right id,
+    count in all training text, language served or GLOBAL, training tokens after), and why it stopped."""
+    token_bytes = {i: bytes([i]) for i in range(256)}
+    token_bytes.update({256 + offset: token.encode("utf-8") for offset, token in enumerate(specials)})
+    first_id = 256 + len(specials)
+    with paused_collector():
+        start = table.start(token_bytes, first_id, with_global=policy.global_merges > 0)
+        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, policy=policy)
+        stop_reason = run.run(vocab_size - first_id, progress=progress)
+    made = [(m.left, m.right, m.count, lang, m.tokens_after) for m, lang in zip(run.merges, policy.served, strict=True)]
+    return token_bytes, made, stop_reason
+
+
+def _outcome(policy: ParityPolicy, before: list[int], with_dev: bool, labels: list[str]) -> dict:
+    """``training["parity"]``'s token counts before and after (of the development text, or the training
+    text with target rates), the exhausted languages and the picks ParityBpeTrainer would stall on."""
+    kind = "dev" if with_dev else "train"
+    chooser = policy.chooser
+    return {
+        f"{kind}_tokens_before": before,
+        f"{kind}_tokens_after": list(policy.dev_tokens),
+        "exhausted": [label for label, done in zip(labels, chooser.exhausted, strict=True) if done],
+        "stalled_picks": chooser.stalled,
+    }
+
+
 def _standing(
-    loop: ParityLoop, before: list[int], targets: list[float] | None, convention: str
+    policy: ParityPolicy, before: list[int], targets: list[float] | None, convention: str
 ) -> Callable[[], Sequence[float]]:
     """The function giving each language's standing now (larger: worse compressed): its development
     tokens, or with target rates ``parity_choice.ratio_standing`` on its training tokens."""
     if targets is None:
-        return lambda: loop.dev_tokens
+        return lambda: policy.dev_tokens
     if convention == "paper":
         targets = [target / targets[0] for target in targets]  # the paper's code divides by the first
-    return lambda: ratio_standing(before, loop.dev_tokens, targets)
+    return lambda: ratio_standing(before, policy.dev_tokens, targets)
 
 
 def _record(settings: dict, train_counts: list, table: WordTable, made: list, stop_reason: str, started: float) -> dict:
@@ -386,46 +386,3 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
         "seconds": round(time.perf_counter() - started, 3),
         "parity": {"languages": settings["languages"], "merge_language": [m[3] for m in made]},
     }
-
-
-def _learn(
-    loop: ParityLoop,
-    chooser: Chooser,
-    standing: Callable[[], Sequence[float]],
-    next_id: int,
-    num_merges: int,
-    global_merges: int,
-    progress: ProgressCallback | None,
-) -> tuple[list[tuple[int, int, int, int, int]], str]:
-    """Run up to ``num_merges`` merges; each is (left id, right id, count in all training text,
-    language served or GLOBAL, training tokens after). Returns them and why training stopped."""
-    made: list[tuple[int, int, int, int, int]] = []
-    report_every = max(1, num_merges // 100)
-    if progress:
-        progress("merge", 0, num_merges)
-    while len(made) < num_merges:
-        if len(made) < global_merges:
-            language = loop.n
-            best = loop.best(language)
-        else:
-            loop.end_global()
-            picked = chooser.pick(standing())
-            if picked is None:
-                return made, loop.stop_reason()
-            language = picked
-            best = loop.best(language)
-            if best is None:
-                chooser.exhausted[language] = True  # nothing frequent enough left, ever: counts only fall
-                if chooser.stops:
-                    return made, STOP_LANGUAGE_EXHAUSTED
-                continue
-        if best is None:
-            return made, loop.stop_reason()
-        pair = best[0]
-        count = loop.count_of(pair)
-        loop.merge(pair, next_id)
-        made.append((ord(pair[0]), ord(pair[1]), count, GLOBAL if language == loop.n else language, loop.train_tokens))
-        next_id += 1
-        if progress and (len(made) % report_every == 0 or len(made) == num_merges):
-            progress("merge", len(made), num_merges)
-    return made, STOP_VOCAB_SIZE

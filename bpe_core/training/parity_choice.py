@@ -28,7 +28,7 @@ Conventions (docs/fairness.md, "Hugging Face and the paper"):
   matter; this changes rounding only). When no language qualifies the paper's code fails; here the
   best compressed language is served, as Hugging Face's does.
 
-This module does not count pairs or make merges (``parity_loop``), nor check settings (``parity``).
+This module does not count pairs or make merges (``parity_policy``, ``engine``), nor check settings (``parity``).
 """
 
 from __future__ import annotations

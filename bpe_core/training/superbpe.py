@@ -19,8 +19,10 @@ contractions; stage 2 only those digit groups (everything else, punctuation and 
 join). ``"2025-11"`` is the repository's later recommendation (dc6bbea, d731c76): stage 1 o200k's
 pattern without contractions, stage 2 splitting numbers (1-3 digits), runs of two or more symbols and
 trailing spaces. tests/training/test_superbpe.py holds each regex equal to the reference's Hugging
-Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts (no
-token continues past a newline, so reading by line changes no id).
+Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts under
+"paper" (no token continues past a newline, so reading by line changes no id); under "2025-11" the
+reference's whole-text split lets a symbol run at a line end take the next line's leading ``/`` or
+``\r``, and there the ids differ (docs/library/variants.md, "Encoding").
 
 Where this differs from the reference, and why: the transition counts merges (``transition``), not
 HF's vocabulary of the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2
@@ -37,7 +39,6 @@ read files itself (``counting`` does).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,8 +49,8 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.merge_loop import ProgressCallback
-from bpe_core.training.superbpe_loop import chunk_words, inherit, learn_superwords
+from bpe_core.training.engine import MergeRun, ProgressCallback
+from bpe_core.training.start import Start, check_continuable
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
@@ -125,6 +126,21 @@ def superword_allowed(token: bytes, max_words: int | None = 4, forbidden: Sequen
     return not any(part in token for part in forbidden) and (max_words is None or word_count(token) <= max_words)
 
 
+class _Refusal:
+    """Stage 2's ``refuse``: a token ``superword_allowed`` forbids under the recipe; counts the pairs
+    refused so (``refused``)."""
+
+    def __init__(self, recipe: SuperBPERecipe) -> None:
+        self.max_words, self.forbidden = recipe.max_words, recipe.forbidden
+        self.refused = 0
+
+    def __call__(self, token: bytes) -> bool:
+        if superword_allowed(token, self.max_words, self.forbidden):
+            return False
+        self.refused += 1
+        return True
+
+
 def _recipe(recipe: str | SuperBPERecipe) -> SuperBPERecipe:
     if isinstance(recipe, SuperBPERecipe):
         return recipe
@@ -179,45 +195,24 @@ def superwords_from_counts(
         raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
     started = time.perf_counter() if started is None else started
     recipe = _recipe(recipe)
-    inherited = inherit(base)
+    check_continuable(base)
     settings = TrainingSettings(vocab_size, min_frequency, recipe.stage2_pattern, (), tie_break, name or base.name)
     if vocab_size < base.vocab_size:
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
-    words, freqs, total_bytes = chunk_words(chunk_counts, inherited.encoder)
+    start = Start.from_tokenizer(base, chunk_counts.counts)
     merging = time.perf_counter()
-    first_new, num_new = 256 + len(inherited.merges), vocab_size - base.vocab_size
-    total = len(inherited.merges) + num_new
+    inherited = len(start.merges)
+    refuse = _Refusal(recipe)
+    run = MergeRun(start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse)
 
-    def report(done: int) -> None:
-        if progress and (done % max(1, num_new // 100) == 0 or done == num_new):
-            progress("merge", len(inherited.merges) + done, total)
+    def report(phase: str, done: int, total: int) -> None:
+        if progress:
+            progress(phase, inherited + done, inherited + total)
 
-    collecting = gc.isenabled()
-    gc.disable()  # as in merge_loop: millions of small objects, no cycles
-    try:
-        allowed = lambda token: superword_allowed(token, recipe.max_words, recipe.forbidden)  # noqa: E731
-        stage2 = learn_superwords(
-            words,
-            freqs,
-            dict(inherited.token_bytes),
-            num_new,
-            settings.min_frequency,
-            settings.tie_break,
-            allowed,
-            report if progress else None,
-        )
-    finally:
-        if collecting:
-            gc.enable()
-    token_bytes = dict(inherited.token_bytes)
-    new_id = max(base.vocab) + 1 - first_new  # new number n is id n + new_id
-    vocab = dict(base.vocab)
-    merges = list(inherited.merges)
-    for left, right, made, _, _ in stage2.merges:
-        token_bytes[made] = token_bytes[left] + token_bytes[right]
-        vocab[made + new_id] = token_bytes[made]
-        merges.append((token_bytes[left], token_bytes[right]))
+    stop_reason = run.run(vocab_size - base.vocab_size, progress=report if progress else None)
+    new = run.merges
+    vocab, merges = start.extended([(m.left, m.right, m.id) for m in new], first_id=max(base.vocab) + 1)
     old_counts = [record.count for record in base.merge_records]
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
@@ -225,7 +220,7 @@ def superwords_from_counts(
             "algorithm": "superbpe",
             "recipe": recipe.name,
             "vocab_size": vocab_size,
-            "transition": len(inherited.merges),
+            "transition": inherited,
             "min_frequency": min_frequency,
             "pattern": recipe.stage2_pattern,
             "stage1_pattern": recipe.stage1_pattern,
@@ -235,15 +230,15 @@ def superwords_from_counts(
             "tie_break": tie_break,
             "base": base.name,
         },
-        "corpus": _corpus_record(chunk_counts, len(words), total_bytes),
-        "stop_reason": stage2.stop_reason,
-        "merges_learned": len(merges) if stage1 else len(stage2.merges),
-        "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m[4] for m in stage2.merges],
+        "corpus": _corpus_record(chunk_counts, len(start.words), start.corpus_bytes),
+        "stop_reason": stop_reason,
+        "merges_learned": len(merges) if stage1 else len(new),
+        "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m.tokens_after for m in new],
         "superbpe": {
-            "inherited_merges": len(inherited.merges),
-            "new_merges": len(stage2.merges),
-            "forbidden_pairs": stage2.forbidden,
-            "unique_chunks": len(words),
+            "inherited_merges": inherited,
+            "new_merges": len(new),
+            "forbidden_pairs": refuse.refused,
+            "unique_chunks": len(start.words),
             "stage1_seconds": stage1.get("seconds"),
             "stage2_count_seconds": round(encoding - started, 3),
             "stage2_encode_seconds": round(merging - encoding, 3),
@@ -257,7 +252,7 @@ def superwords_from_counts(
         special_tokens=base.special_tokens,
         pattern=recipe.stage2_pattern,
         name=settings.name,
-        merge_counts=old_counts + [m[3] for m in stage2.merges],
+        merge_counts=old_counts + [m.count for m in new],
         training=training,
     )
 
@@ -318,6 +313,31 @@ def _stage1(
     return tokenizer, total
 
 
+def _two_stages(
+    count: Callable[[PreTokenizer], WordCounts],
+    vocab_size: int,
+    transition: int | float,
+    recipe: SuperBPERecipe,
+    options: dict,
+    progress: ProgressCallback | None,
+) -> Tokenizer:
+    """Stage 1 (``_stage1``), then stage 2 on the counts of ``recipe.stage2_pattern``'s pieces."""
+    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    started = time.perf_counter()
+    counts = count(PreTokenizer.build(recipe.stage2_pattern))
+    return superwords_from_counts(
+        stage1,
+        counts,
+        vocab_size,
+        recipe=recipe,
+        min_frequency=options["min_frequency"],
+        tie_break=options["tie_break"],
+        progress=progress,
+        name=options["name"],
+        started=started,
+    )
+
+
 def _options(min_frequency: int, special_tokens: Sequence[str], tie_break: TieBreak, name: str) -> dict:
     return {"min_frequency": min_frequency, "special_tokens": special_tokens, "tie_break": tie_break, "name": name}
 
@@ -352,20 +372,7 @@ def train_superbpe(
     def count(pretokenizer: PreTokenizer) -> WordCounts:
         return count_words(documents, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers)
 
-    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
-    started = time.perf_counter()
-    counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(
-        stage1,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=min_frequency,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
-    )
+    return _two_stages(count, vocab_size, transition, recipe, options, progress)
 
 
 def train_superbpe_files(
@@ -400,20 +407,7 @@ def train_superbpe_files(
             on_bad_row=on_bad_row,
         )
 
-    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
-    started = time.perf_counter()
-    counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(
-        stage1,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=min_frequency,
-        tie_break=tie_break,
-        progress=progress,
-        name=name,
-        started=started,
-    )
+    return _two_stages(count, vocab_size, transition, recipe, options, progress)
 
 
 def extend_tokenizer(

@@ -18,8 +18,8 @@ parity-aware BPE paper's code too (Python's ``max`` over ``(count, pair)``). ``p
 name a user gives to the rule the parity loop keys by.
 
 The first three keys come from the two symbols alone (``symbol_key``). The first-seen key is a
-position, which merges move: ``FirstSeen`` keeps it. ``PairKeys`` gives the merge loops one way to ask
-for a pair's key under any rule. This module does not count or merge pairs (``merge_core`` does).
+position, which merges move: ``FirstSeen`` keeps it. ``PairKeys`` gives the merge engine one way to ask
+for a pair's key under any rule. This module does not count or merge pairs (``pairs`` and ``engine`` do).
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ class FirstSeen:
 
 
 class PairKeys:
-    """Each pair's key under one tie rule, for the merge loops' heaps (``merge_core.PairHeap``).
+    """Each pair's key under one tie rule, for the merge engine's heaps (``pairs.PairHeap``).
 
     ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
     bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules

@@ -2,11 +2,11 @@
 
 ``train`` (texts) and ``train_files`` (corpus files, streamed) check their settings once
 (``TrainingSettings``, which every way of training shares), count pre-tokens with ``counting`` and
-hand the counts to ``merge_counts``, which runs the one merge loop (``merge_loop.learn_merges``) and
-builds the ``Tokenizer``. Counting and merging are kept apart on purpose: counts from chunks add up
-(``count_words``), so they can be made elsewhere and trained from with ``train_from_counts``. The
-readable version of the whole algorithm is ``reference.train_reference``. This module
-does no I/O of its own.
+hand the counts to ``merge_counts``, which runs the merge engine (``engine.MergeRun`` from
+``start.Start.from_counts``, standard BPE's policy) and builds the ``Tokenizer``. Counting and merging
+are kept apart on purpose: counts from chunks add up (``count_words``), so they can be made elsewhere
+and trained from with ``train_from_counts``. The readable version of the whole algorithm is
+``_educational.train_reference``. This module does no I/O of its own.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import mul
 
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
@@ -23,8 +22,8 @@ from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.merge_core import pretoken_id_strings
-from bpe_core.training.merge_loop import MAX_VOCAB_SIZE, ProgressCallback, learn_merges
+from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback, paused_collector
+from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 
 __all__ = ["TrainingSettings", "merge_counts", "train", "train_files", "train_from_counts"]
@@ -97,28 +96,16 @@ def merge_counts(
         "special_tokens": list(specials),
         "tie_break": settings.tie_break,
     }
-    words = pretoken_id_strings(word_counts.counts)
-    freqs = list(word_counts.counts.values())
-    total_bytes = sum(map(mul, map(len, words), freqs))  # an id string has one character per byte
-    token_bytes = {i: bytes([i]) for i in range(256)}
-    for offset, token in enumerate(specials):
-        token_bytes[256 + offset] = token.encode("utf-8")
-    first_merge_id = 256 + len(specials)
-    merges, stop_reason = learn_merges(
-        words,
-        freqs,
-        token_bytes=token_bytes,
-        next_id=first_merge_id,
-        num_merges=settings.vocab_size - first_merge_id,
-        min_frequency=settings.min_frequency,
-        tie_break=settings.tie_break,
-        progress=progress,
-    )
+    start = Start.from_counts(word_counts.counts, specials)
+    with paused_collector():
+        run = MergeRun(start, tie_break=settings.tie_break, min_frequency=settings.min_frequency)
+        stop_reason = run.run(settings.vocab_size - start.next_id, progress=progress)
+    merges, token_bytes = run.merges, start.token_bytes
     training = _training_record(
         word_counts,
         record,
-        unique_pretokens=len(words),
-        total_bytes=total_bytes,
+        unique_pretokens=len(start.words),
+        total_bytes=start.corpus_bytes,
         merges=merges,
         stop_reason=stop_reason,
         started=started,

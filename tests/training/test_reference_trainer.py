@@ -1,4 +1,4 @@
-"""The readable trainer (``training.reference``) gives exactly ``bpe_core.train``'s merges under every
+"""The readable trainer (``training._educational``) gives exactly ``bpe_core.train``'s merges under every
 tie rule, on random small corpora (GPT-2's pattern, none, a custom one; long raw streams for the
 first-seen rule's kept labels); its choice of pair skips pairs whose bytes already are a token; the
 step-by-step trace is its steps."""
@@ -10,10 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bpe_core
-from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, STOP_NO_PAIRS
-from bpe_core.training.reference import choose_pair, rank_pairs, symbols_of, train_reference
+from bpe_core.training._educational import choose_pair, rank_pairs, symbols_of, trace_training, train_reference
+from bpe_core.training.engine import STOP_MIN_FREQUENCY, STOP_NO_PAIRS
 from bpe_core.training.tie_rules import LONG_WORD, TIE_BREAKS
-from bpe_core.training.trace import trace_training
 
 BYTES = {bytes([byte]): byte for byte in range(256)}
 # Small alphabets make ties, runs ("aaaa") and repeated words common; "é" is two bytes.

@@ -5,8 +5,7 @@ import pytest
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.bpe.textbook import train_textbook
-from bpe_core.training.trace import trace_training
+from bpe_core.training._educational import trace_training, train_textbook
 
 SEED_000_CORPUS = ["ab ab ab ab", "abc abc"]
 

@@ -338,3 +338,47 @@ def test_bad_settings():
     with pytest.raises(BpeError, match="merges alone"):
         extend_tokenizer(picky, ["a"], 300)
     assert transition_merges(0.8, 1000) == 544 and transition_merges(0.1, 1000) == 0 and transition_merges(0, 300) == 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# the "2025-11" recipe against the reference's pre-tokenizer on whole texts
+
+
+@pytest.fixture(scope="module")
+def trained_2025_11():
+    text = (
+        "int f(int x) {\n    return g(x);\n}\n/* the end of f */\ncall(a, b);\n\n/* next: 12345 */\n"
+        "By the way, I am a fan of the Milky Way... ok?!  Yes.\n"
+    ) * 12
+    return train_superbpe([text], 256 + 160, transition=0.6, recipe="2025-11", min_frequency=1)
+
+
+def reference_2025_11(tokenizer) -> HFTokenizer:
+    return hugging_face(
+        tokenizer,
+        hf_pre.Sequence([*REFERENCE["2025-11", 2], hf_pre.ByteLevel(add_prefix_space=False, use_regex=False)]),
+    )
+
+
+@given(st.text("abyeht ,.:;!?'(){}*=\n1234567890 Wa", max_size=60))
+@example("call(a, b);\n\n\n{x};\n  y\n")
+def test_2025_11_gives_the_references_ids_on_whole_texts_without_slash_or_carriage_return(trained_2025_11, text):
+    """The reference's stage-2 pre-tokenizer on the whole text lets a symbol run take the newlines after
+    it (``[\\r\\n/]*``); bpe_core's pattern cuts at the first one. Without ``/`` and ``\\r`` that joins
+    only newlines to the run, and no token continues past a newline, so the ids are the same."""
+    ids = trained_2025_11.encode_ordinary(text)
+    assert reference_2025_11(trained_2025_11).encode(text, add_special_tokens=False).ids == ids
+
+
+def test_2025_11_differs_where_a_symbol_run_at_a_line_end_takes_the_next_lines_slash(trained_2025_11):
+    """``);\\n/*``: the reference's whole-text piece ``);\\n/`` leaves ``*`` to the next piece; read by line (as both
+    train), ``/*`` starts the next line's piece and is one token here."""
+    text = "call(a, b);\n/* next */\n"
+    ids = trained_2025_11.encode_ordinary(text)
+    pieces = [trained_2025_11.decode([i]) for i in ids]
+    assert "/*" in pieces
+    reference = reference_2025_11(trained_2025_11)
+    assert reference.encode(text, add_special_tokens=False).ids != ids
+    by_line = [i for line in _LINE.findall(text) for i in reference.encode(line, add_special_tokens=False).ids]
+    assert by_line == ids
+    assert reference_pieces("2025-11", 2, text, by_line=False)[:3] == ["call(a, b", ");\n/", "* next"]

@@ -20,8 +20,10 @@ from bpe_core.corpora.samples import load_samples
 from bpe_core.formats.bytelevel import byte_to_unicode, printable_to_bytes
 from bpe_core.formats.huggingface import oniguruma_pattern
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN
-from bpe_core.training import merge_loop
-from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, id_string
+from bpe_core.training import engine
+from bpe_core.training._educational import trace_training
+from bpe_core.training.engine import STOP_MIN_FREQUENCY
+from bpe_core.training.pairs import id_string
 from bpe_core.training.tie_rules import (
     LONG_WORD,
     TIE_BREAKS,
@@ -31,7 +33,6 @@ from bpe_core.training.tie_rules import (
     parity_rule,
     symbol_key,
 )
-from bpe_core.training.trace import trace_training
 
 CORPUS_BYTES = 250_000
 
@@ -251,7 +252,7 @@ def test_first_rule_on_long_and_short_words_matches_the_naive_loop(words, freqs,
     expected = naive_learn_merges(id_lists, freqs, {i: bytes([i]) for i in range(256)}, **settings)
     strings = [id_string(ids) for ids in id_lists]
     byte_tokens = {i: bytes([i]) for i in range(256)}
-    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
+    merges, reason = engine.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
     got = [(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges]
     assert (got, reason, strings) == (expected[0], expected[1], [id_string(w) for w in expected[2]])
 

@@ -12,9 +12,10 @@ from naive_bpe import naive_train
 
 import bpe_core
 from bpe_core.corpora import text_files as corpus_module
-from bpe_core.training import merge_loop
+from bpe_core.training import engine
 from bpe_core.training.counting import count_words
-from bpe_core.training.merge_core import STOP_NO_PAIRS, id_string
+from bpe_core.training.engine import STOP_NO_PAIRS
+from bpe_core.training.pairs import id_string
 
 # Small alphabets make ties and runs like "aaaa" common.
 words = st.text(alphabet="aab b\n", min_size=0, max_size=12)
@@ -69,7 +70,7 @@ def test_pair_whose_bytes_already_exist_is_skipped_not_duplicated():
     token_bytes[258] = b"abc"
     words = [id_string(w) for w in ([97, 257], [97, 257], [97, 257], [120, 121])]
     freqs = [1, 1, 1, 1]
-    merges, reason = merge_loop.learn_merges(
+    merges, reason = engine.learn_merges(
         words, freqs, token_bytes=token_bytes, next_id=259, num_merges=5, min_frequency=1, tie_break="lexicographic"
     )
     assert [(m.left, m.right) for m in merges] == [(120, 121)]
@@ -215,7 +216,7 @@ def test_train_files_streams_a_file_larger_than_one_block(tmp_path, monkeypatch)
 
 def test_importing_bpe_core_loads_no_ui_libraries():
     code = (
-        "import sys, bpe_core, bpe_core.cli.main, bpe_core.training.trace, bpe_core.bpe.textbook, bpe_core.formats, "
+        "import sys, bpe_core, bpe_core.cli.main, bpe_core.training._educational, bpe_core.formats, "
         "bpe_core.pretrained.package_files, bpe_core.analysis.metrics;"
         "bad = [m for m in ('streamlit', 'plotly', 'pandas') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"

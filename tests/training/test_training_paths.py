@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from naive_bpe import naive_learn_merges, naive_train
 
 import bpe_core
-from bpe_core.training import merge_loop
-from bpe_core.training.merge_core import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, id_string
+from bpe_core.training import engine
+from bpe_core.training.engine import STOP_MIN_FREQUENCY, STOP_NO_PAIRS
+from bpe_core.training.pairs import id_string
 
 word_lists = st.lists(st.text(alphabet="aabbc", min_size=0, max_size=14), min_size=1, max_size=12)
 
@@ -27,7 +28,7 @@ def test_merge_loop_equals_the_naive_loop(words, freqs, num_merges, min_frequenc
     expected = naive_learn_merges(id_lists, freqs, {i: bytes([i]) for i in range(256)}, **settings)
     strings = [id_string(ids) for ids in id_lists]
     byte_tokens = {i: bytes([i]) for i in range(256)}
-    merges, reason = merge_loop.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
+    merges, reason = engine.learn_merges(strings, freqs, token_bytes=byte_tokens, **settings)
     got = [(m.left, m.right, m.id, m.count, m.tokens_after) for m in merges]
     assert (got, reason, strings) == (expected[0], expected[1], [id_string(w) for w in expected[2]])
 
@@ -58,13 +59,13 @@ def test_stop_reasons():
 
 def test_vocab_sizes_beyond_the_character_range_are_refused():
     with pytest.raises(ValueError, match="too large"):
-        bpe_core.train("ab", merge_loop.MAX_VOCAB_SIZE + 1)
+        bpe_core.train("ab", engine.MAX_VOCAB_SIZE + 1)
 
 
 def test_learn_merges_writes_the_merged_words_back():
     token_bytes = {i: bytes([i]) for i in range(256)}
     words = [id_string(b"aaaa"), id_string(b"aab")]
-    merge_loop.learn_merges(
+    engine.learn_merges(
         words, [3, 1], token_bytes=token_bytes, next_id=256, num_merges=1, min_frequency=1, tie_break="lexicographic"
     )
     assert words == [id_string([256, 256]), id_string([256, 98])]

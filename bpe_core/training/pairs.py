@@ -1,6 +1,7 @@
-"""What both merge loops share: words as id strings, pair counts and the index of the words holding
-each pair, the best pair by count and tie rule (a lazy max-heap), and merging a pair in the words
-(each adding to one count, or to one per language) with the ``first`` rule's labels moved along.
+"""What a training run's state is made of (``engine.MergeRun``): words as id strings, pair counts
+with the index of the words holding each pair, the tokens so far, the lazy heap of pairs best first,
+and merging a pair in the words (adding to one count, or to one per language, with the ``first``
+rule's labels moved along).
 
 Words are the unique pre-tokens, each written as a string with one character per id (``chr(id)``),
 so that merging a pair is ``str.replace`` (left to right without overlap: BPE's rule) and finding it a
@@ -12,26 +13,22 @@ stale entry is pushed back with its live count rather than dropped. A pair count
 threshold (``min_frequency``) when it appears can only lose counts afterwards, so it never enters the
 heap.
 
-The loops: ``merge_loop`` (one count: standard training) and ``parity_loop`` (a count per language).
-This module does not decide how many merges to make or which count a merge serves, nor count
-pre-tokens (``counting``); each rule's key is ``tie_rules``'.
+The two word updates: ``merge_pair_in_words`` (one count, no labels: the hot loop of training) and
+``merge_pair_weighted`` (several counts, or the ``first`` rule's labels). This module holds no loop and
+decides nothing (``engine`` does); each tie rule's key is ``tie_rules``'.
 """
 
 from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Iterable, Sequence
-from operator import add
+from collections.abc import Callable, Iterable, Sequence
+from itertools import compress, repeat
+from operator import add, itemgetter
 from typing import Any, cast
 
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
-
-# Stop reasons recorded in the training metadata.
-STOP_VOCAB_SIZE = "reached vocab_size"
-STOP_NO_PAIRS = "no pair left to merge"
-STOP_MIN_FREQUENCY = "best pair count below min_frequency"
 
 #: The counts a word adds to, each with the word's weight in it (its frequency in that text):
 #: parity-aware training's words have one per language.
@@ -93,21 +90,28 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
 
 
 class Tokens:
-    """The tokens so far: each id's bytes (``token_bytes``, extended by ``add``), the set of those
-    bytes, and the pairs refused because their bytes already are a token (two ids never share bytes:
-    such a pair is never merged, and the loop moves on to the next)."""
+    """The tokens so far: each id's bytes (``token_bytes``, extended by ``add``), the bytes of the tokens
+    present (``existing``), each bytes' id (``ids``: a token made again gets its id back, as Picky BPE
+    restores a removed token), and the pairs refused for good (``refused``): those whose bytes already
+    are a token (two ids never share bytes) and those ``refuse`` (a predicate on the bytes a pair would
+    make, or None) turns down. A refused pair is never merged; the loop moves on to the next."""
 
-    def __init__(self, token_bytes: dict[int, bytes]) -> None:
+    def __init__(self, token_bytes: dict[int, bytes], refuse: Callable[[bytes], bool] | None = None) -> None:
         self.token_bytes = token_bytes
         self.existing = set(token_bytes.values())
+        self.ids = {token: token_id for token_id, token in token_bytes.items()}
         self.refused: set[str] = set()
+        self.refuse = refuse
 
-    def add(self, pair: str, new_id: int) -> bytes:
-        """Record the token ``new_id`` that merging ``pair`` makes; return its bytes."""
-        made = self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
+    def made(self, pair: str) -> bytes:
+        """The bytes merging ``pair`` makes."""
+        return self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
+
+    def add(self, made: bytes, new_id: int) -> None:
+        """Record the token ``new_id`` with bytes ``made`` (``made(pair)``)."""
         self.token_bytes[new_id] = made
         self.existing.add(made)
-        return made
+        self.ids[made] = new_id
 
 
 class PairHeap:
@@ -154,11 +158,12 @@ class PairHeap:
 
     def pop(self) -> tuple[str, int] | None:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
-        A pair whose bytes already are a token is refused for good (``Tokens.refused``) and skipped."""
+        A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
+        good (``Tokens.refused``) and skipped."""
         heap, counts_get, threshold, key_of = self.heap, self.counts.get, self.threshold, self.keys.of
         seen = self.keys.seen
         tokens = self.tokens
-        refused, existing, token_bytes = tokens.refused, tokens.existing, tokens.token_bytes
+        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
             item = heappop(heap)
@@ -177,19 +182,81 @@ class PairHeap:
                 if key != item[1]:
                     heappush(heap, (item[0], key, pair))
                     continue
-            if token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])] in existing:
+            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+            if made in existing or (refuse is not None and refuse(made)):
                 refused.add(pair)
                 continue
             return pair, live
         return None
 
 
-def stop_reason(counts: Iterable[dict[str, int]], refused: set[str]) -> str:
-    """Why training stopped when no heap had a pair left: a pair with a positive count not refused
-    is below ``min_frequency``; else no pair is left at all."""
-    if any(count > 0 and pair not in refused for each in counts for pair, count in each.items()):
-        return STOP_MIN_FREQUENCY
-    return STOP_NO_PAIRS
+def merge_pair_in_words(
+    pair: str,
+    new: str,
+    holders: list[int],
+    words: list[str],
+    freqs: list[int],
+    pair_counts: dict[str, int],
+    where: dict[str, list[int]],
+) -> tuple[int, list[str]]:
+    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
+    are skipped; no index twice), updating the pair counts and ``where`` around each new symbol;
+    return the number of symbols removed (weighted by frequency) and the pairs that first appeared.
+    The word update of every tie rule but "first" (``merge_pair_weighted`` moves its labels along),
+    with the words that lost the pair picked in C and the two neighbours unrolled.
+
+    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
+    >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
+    (6, ['ZZ'])
+    >>> words, counts, where
+    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
+    """
+    a, b = pair[0], pair[1]
+    ba = b + a
+    counts_get = pair_counts.get
+    where_get = where.get
+    created: list[str] = []
+    replaced = 0
+    # itemgetter fetches them in C without a call per word (about half the time of map(words.__getitem__, ...));
+    # with one index it returns the word itself, not a tuple.
+    held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
+    # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
+    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
+        merged = word.replace(pair, new)
+        size = len(merged)
+        freq = freqs[index]
+        replaced += (len(word) - size) * freq
+        words[index] = merged
+        # Around each new symbol, the pair it broke loses this word's count and the pair it forms
+        # gains it: on its left (unless that is a new symbol too, counted as its right), then on
+        # its right.
+        j = merged.find(new)
+        while j >= 0:
+            if j:
+                neighbour = merged[j - 1]
+                if neighbour != new:
+                    pair_counts[neighbour + a] -= freq
+                    fresh = neighbour + new
+                    pair_counts[fresh] = counts_get(fresh, 0) + freq
+                    listed = where_get(fresh)
+                    if listed is None:
+                        where[fresh] = [index]
+                        created.append(fresh)
+                    elif listed[-1] != index:
+                        listed.append(index)
+            if j + 1 < size:
+                neighbour = merged[j + 1]
+                pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                fresh = new + neighbour
+                pair_counts[fresh] = counts_get(fresh, 0) + freq
+                listed = where_get(fresh)
+                if listed is None:
+                    where[fresh] = [index]
+                    created.append(fresh)
+                elif listed[-1] != index:
+                    listed.append(index)
+            j = merged.find(new, j + 1)
+    return replaced, created
 
 
 def merge_pair_weighted(
@@ -202,12 +269,10 @@ def merge_pair_weighted(
     weights: Sequence[Any],
     one_count: dict[str, int] | None = None,
 ) -> tuple[int, list[tuple[int, int]], list[str]]:
-    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
-    are skipped), updating the counts and ``where`` around each new symbol, and the ``first`` rule's
-    labels (``seen``) if given. ``weights[index]`` is what word ``index`` adds to the counts: with
-    ``one_count``, its frequency; else a tuple of (counts, weight), one per count (``WordWeights``).
-    Returns the symbols removed weighted by frequency (``one_count`` only), the words changed as
-    (index, symbols removed) (several counts only), and the pairs that first appeared.
+    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``,
+    or else (counts, weight) to each of its counts (``WordWeights``); ``seen``'s labels (the ``first``
+    rule) move along. Returns the symbols removed by frequency (one count), the words changed as (index,
+    symbols removed) (several counts), and the pairs that first appeared.
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
     >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
@@ -219,10 +284,7 @@ def merge_pair_weighted(
     created: list[str] = []
     changed: list[tuple[int, int]] = []
     replaced = 0
-    several = one_count is None
-    counts_get = (count := one_count if one_count is not None else {}).get
-    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
-    first: dict[str, int] = seen.first if seen is not None else {}
+    several, count, counts_get, long_labels, first = _update_modes(seen, one_count)
     for index in holders:
         word = words[index]
         merged = word.replace(pair, new)
@@ -230,11 +292,10 @@ def merge_pair_weighted(
         if size == len(word):
             continue  # the word lost this pair to an earlier merge
         words[index] = merged
+        weight = weights[index]  # with several counts, (counts, weight) for each
         if several:
-            counted = weights[index]
             changed.append((index, len(word) - size))
         else:
-            weight = weights[index]
             replaced += (len(word) - size) * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
         if labels is not None:
@@ -255,7 +316,7 @@ def merge_pair_weighted(
                 else:
                     lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
                 if several:
-                    for counts, each_weight in counted:
+                    for counts, each_weight in weight:
                         counts[lost] -= each_weight
                         counts[fresh] = counts.get(fresh, 0) + each_weight
                 else:
@@ -278,3 +339,12 @@ def merge_pair_weighted(
         if labels is not None and seen is not None:
             seen.drop_labels(index, dropped)
     return replaced, changed, created
+
+
+def _update_modes(seen: FirstSeen | None, one_count: dict[str, int] | None) -> tuple[Any, ...]:
+    """``merge_pair_weighted``'s modes: several counts or one (that count and its ``get``), each long
+    word's labels (``FirstSeen.starts``'s ``get``), and the first-seen keys (empty without ``first``)."""
+    count = one_count if one_count is not None else {}
+    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
+    first: dict[str, int] = seen.first if seen is not None else {}
+    return one_count is None, count, count.get, long_labels, first

@@ -1,6 +1,6 @@
-"""The parts both merge loops share (``training.merge_core``): id strings, pair counting, the lazy
+"""What the merge engine's state is made of (``training.pairs``): id strings, pair counting, the lazy
 max-heap, and the word update, whose one-count mode equals the plain rules' specialised update
-(``merge_loop.merge_pair_in_words``) and whose several-count mode equals one count at a time."""
+(``pairs.merge_pair_in_words``) and whose several-count mode equals one count at a time."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core.bpe.reference import pair_counts
-from bpe_core.training.merge_core import (
+from bpe_core.training.pairs import (
     PairHeap,
     Tokens,
     count_pairs,
     id_string,
+    merge_pair_in_words,
     merge_pair_weighted,
     pretoken_id_strings,
 )
-from bpe_core.training.merge_loop import merge_pair_in_words
 from bpe_core.training.tie_rules import PairKeys
 
 words_strategy = st.lists(st.text(alphabet="aabc", max_size=12), min_size=1, max_size=8)

@@ -1,0 +1,319 @@
+"""The merge loop of every way of training, written once: a run's state, ``best()`` and ``merge()``,
+and the loop with its progress reports and cancellation.
+
+A run (``MergeRun``) starts from a ``Start`` (``start``): the words (each distinct pre-token or piece
+as an id string), their counts, every id's bytes and the first new id; from bytes
+(``Start.from_counts``) or from an existing tokenizer's merges (``Start.from_tokenizer``). It keeps
+the pair counts (one, or one per language when the start gives ``shares``), the index of the words
+holding each pair, one lazy heap per count and the tokens so far (``pairs``), and the merges made.
+
+- ``best()`` takes the best pair off a heap: the largest count, then the tie rule's smallest key
+  (``tie_rules``, one key per rule). A pair whose bytes already are a token, or that ``refuse`` (a
+  predicate on the bytes it would make) turns down, is skipped for good.
+- ``merge()`` makes the pair's token (a new id, or the id its bytes had before: Picky BPE's
+  restores) and merges it in every word that holds it, updating the counts, the index and the heaps.
+- ``run()`` repeats until the policy's size reaches a target, calling ``progress("merge", done,
+  total)`` at the start, every 1% and at the end; ``cancel()``, checked before each merge, stops it
+  early with ``STOP_CANCELLED`` and the state consistent (``run`` again goes on). The cyclic garbage
+  collector is paused meanwhile: the loop makes millions of lists and no cycles, and each collection
+  would walk all of them (bench/PERFORMANCE.md, "Figures behind choices in the code").
+
+What a way of training does differently is its ``Policy``: which pair it takes (``choose``: parity-
+aware training picks a language first, ``parity_policy``), what follows a merge (``after_merge``:
+Picky BPE's removals, ``picky_policy``), what it counts towards the target (``size``: merges, or
+Picky's tokens present), and whether it takes tokens apart (``splits_tokens``). Standard BPE is the
+default policy (``learn_merges``); SuperBPE's stage 2 is the default policy with a ``refuse`` and a
+start from a tokenizer (``superbpe``). The readable version of the loop is ``_educational``. This
+module does not count pre-tokens (``counting``) nor build tokenizers (``trainer`` and the variants).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul
+from typing import NamedTuple
+
+from bpe_core.errors import BpeError
+from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, merge_pair_in_words, merge_pair_weighted
+from bpe_core.training.start import Start
+from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
+
+__all__ = [
+    "MAX_VOCAB_SIZE",
+    "LearnedMerge",
+    "MergeRun",
+    "Policy",
+    "ProgressCallback",
+    "Start",
+    "Step",
+    "learn_merges",
+    "paused_collector",
+]
+
+#: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
+ProgressCallback = Callable[[str, int, int], None]
+
+#: The largest vocabulary the loop can build: every id must fit in one character.
+MAX_VOCAB_SIZE = 0x110000
+
+# Stop reasons recorded in the training metadata.
+STOP_VOCAB_SIZE = "reached vocab_size"
+STOP_NO_PAIRS = "no pair left to merge"
+STOP_MIN_FREQUENCY = "best pair count below min_frequency"
+STOP_CANCELLED = "cancelled"
+
+
+#: A step's ``changed`` with one count (the words changed are listed only with several).
+_NO_CHANGES: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class LearnedMerge:
+    left: int
+    right: int
+    id: int
+    count: int
+    tokens_after: int
+
+
+class Step(NamedTuple):
+    """One merge as ``Policy.after_merge`` sees it: the merge, the words it was looked for in (some may
+    have lost the pair), the occurrences it joined (weighted by frequency) and, with several counts,
+    the words changed as (index, symbols removed)."""
+
+    merge: LearnedMerge
+    holders: list[int]
+    joined: int
+    changed: Sequence[tuple[int, int]]
+
+
+@contextmanager
+def paused_collector() -> Iterator[None]:
+    """The cyclic garbage collector paused inside, and left after as it was found."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class Policy:
+    """What a way of training does differently from standard BPE; these defaults are standard BPE."""
+
+    #: Whether merges are followed by taking tokens apart (Picky BPE): pair counts may then rise again,
+    #: so a new pair below the threshold stays indexed, and the index's lists may hold a word twice or
+    #: out of order, so a pair's words are sorted before a merge.
+    splits_tokens = False
+
+    def size(self, run: MergeRun) -> int:
+        """What ``run`` counts towards its target: the merges made."""
+        return len(run.merges)
+
+    def choose(self, run: MergeRun) -> tuple[str, int] | str:
+        """The pair to merge next and the count to record for it, or why the run stops."""
+        best = run.best()
+        return run.stop_reason() if best is None else best
+
+    def after_merge(self, run: MergeRun, step: Step) -> None:
+        """What follows each merge (nothing)."""
+
+
+class MergeRun:
+    """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring).
+
+    >>> run = MergeRun(Start.from_counts({"abab": 1, "ab": 2}), min_frequency=1)
+    >>> run.run(3), [(m.left, m.right, m.id, m.count) for m in run.merges]
+    ('no pair left to merge', [(97, 98, 256, 4), (256, 256, 257, 1)])
+    """
+
+    def __init__(
+        self,
+        start: Start,
+        *,
+        tie_break: str = "lexicographic",
+        min_frequency: int = 2,
+        refuse: Callable[[bytes], bool] | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        if tie_break not in TIE_BREAKS and tie_break != HUGGINGFACE_PARITY:
+            raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        self.words, self.freqs, self.next_id = start.words, start.freqs, start.next_id
+        self.policy = policy if policy is not None else Policy()
+        self._splits = self.policy.splits_tokens
+        self.counts: list[dict[str, int]] = [{}]
+        self.word_counts: list[tuple[int, ...]] | None = None  # with several counts: those each word adds to
+        if start.shares is None:
+            self.weights: list = self.freqs
+            rows = zip(range(len(self.words)), repeat(self.counts[0]), self.freqs)
+            self.where = count_pairs(self.words, rows)
+        else:
+            self.counts = [{} for _ in range(start.counts)]
+            self._shares: list[list[tuple[int, int]]] = start.shares
+            self._dropped: set[int] = set()
+            self._set_weights(self._dropped)
+            no_count: dict[str, int] = {}  # words that add to no count are indexed too: merges change them
+            rows_of = ((i, counts, w) for i, row in enumerate(self.weights) for counts, w in (row or ((no_count, 0),)))
+            self.where = count_pairs(self.words, rows_of)
+        self.tokens = Tokens(start.token_bytes, refuse)
+        self.keys = PairKeys(tie_break, self.words, self.where, start.token_bytes)
+        threshold = max(min_frequency, 1)  # a pair below it is never chosen
+        self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
+        self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
+        self.merges: list[LearnedMerge] = []
+
+    def _set_weights(self, dropped: set[int]) -> None:
+        counts = self.counts
+        rows = [[(c, w) for c, w in row if c not in dropped] for row in self._shares]
+        self.weights = [tuple((counts[c], w) for c, w in row) for row in rows]
+        self.word_counts = [tuple(c for c, _ in row) for row in rows]
+
+    def drop_count(self, index: int) -> None:
+        """Stop keeping count ``index`` (several counts only): no word adds to it any more, and its
+        counts and heap are emptied (the hybrid's global counts, once its global merges are done)."""
+        self._dropped.add(index)
+        self._set_weights(self._dropped)
+        self.counts[index].clear()
+        self.heaps[index].clear()
+
+    def best(self, count: int = 0) -> tuple[str, int] | None:
+        """The best pair of count ``count`` and that count, taken off its heap; None when no pair
+        reaches ``min_frequency`` (refused pairs skipped, for good)."""
+        return self.heaps[count].pop()
+
+    def stop_reason(self) -> str:
+        """Why training stops when the heaps have no pair: a pair with a positive count and not
+        refused is below ``min_frequency``; else no pair is left at all."""
+        refused = self.tokens.refused
+        # A heap never left a pair out below the threshold, and now empty, has no positive count left.
+        live = [counts for counts, heap in zip(self.counts, self.heaps, strict=True) if heap.below or heap.heap]
+        if any(count > 0 and pair not in refused for counts in live for pair, count in counts.items()):
+            return STOP_MIN_FREQUENCY
+        return STOP_NO_PAIRS
+
+    def merge(self, pair: str, count: int) -> Step:
+        """Merge ``pair`` into its token in every word that holds it, updating the counts, the index
+        and the heaps; record the merge with ``count``."""
+        return Step(*self._merge(pair, count))
+
+    def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
+        """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
+        tokens, keys, where, words = self.tokens, self.keys, self.where, self.words
+        token_bytes = tokens.token_bytes
+        made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+        new_id = tokens.ids.get(made)
+        restored = new_id is not None  # made before and taken apart since (Picky BPE)
+        if new_id is None:
+            new_id = self.next_id
+            self.next_id += 1
+        tokens.add(made, new_id)
+        keys.add(new_id, made)
+        new = chr(new_id)
+        holders = where.pop(pair)
+        if self._splits:
+            holders = sorted(set(holders))
+        changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
+        if self.word_counts is None:
+            pair_counts = self.counts[0]
+            if keys.seen is None:
+                joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where)
+            else:
+                joined, _, created = merge_pair_weighted(
+                    pair, new, holders, words, where, keys.seen, self.freqs, pair_counts
+                )
+            del pair_counts[pair]
+            if restored:  # its pairs may be indexed from before, so not "created": push them all
+                created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
+            left_out = self.heaps[0].push_frequent(created)
+        else:
+            _, changed, created = merge_pair_weighted(pair, new, holders, words, where, keys.seen, self.weights)
+            freqs, word_counts = self.freqs, self.word_counts
+            joined = sum(removed * freqs[index] for index, removed in changed)
+            for counts in self.counts:
+                counts.pop(pair, None)
+            touched: set[int] = set()
+            for index, _ in changed:
+                touched.update(word_counts[index])
+            # A new pair frequent enough in no count is never chosen, so never looked up.
+            unwanted = set(created)
+            for each in touched:
+                unwanted.intersection_update(self.heaps[each].push_frequent(created))
+            left_out = list(unwanted)
+        keys.forget((pair,))
+        if not self._splits:  # counts only fall: a pair left out now is never chosen
+            for fresh in left_out:
+                del where[fresh]
+            keys.forget(left_out)
+        self.total_tokens -= joined
+        merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
+        self.merges.append(merge)
+        return merge, holders, joined, changed
+
+    def run(
+        self, target: int, *, progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None
+    ) -> str:
+        """Merge until the policy's size reaches ``target`` (standard BPE: ``target`` merges); return
+        why the run stopped (module docstring)."""
+        policy, kind = self.policy, type(self.policy)
+        size = policy.size
+        counts_merges = kind.size is Policy.size  # standard BPE's hooks are run inline, without a call
+        choose = None if kind.choose is Policy.choose else policy.choose
+        after_merge = None if kind.after_merge is Policy.after_merge else policy.after_merge
+        merges, pop, merge = self.merges, self.heaps[0].pop, self._merge
+        start = size(self)
+        total = max(target - start, 0)
+        report_every = max(1, total // 100)
+        if progress:
+            progress("merge", 0, total)
+        with paused_collector():
+            while (len(merges) if counts_merges else size(self)) < target:
+                if cancel is not None and cancel():
+                    return STOP_CANCELLED
+                chosen: tuple[str, int] | str | None = pop() if choose is None else choose(self)
+                if chosen is None:
+                    return self.stop_reason()
+                if isinstance(chosen, str):
+                    return chosen
+                pair, count = chosen
+                step = merge(pair, count)
+                if after_merge is not None:
+                    after_merge(self, Step(*step))
+                if progress:
+                    done = size(self) - start
+                    if len(merges) % report_every == 0 or done >= total:
+                        progress("merge", min(done, total), total)
+        return STOP_VOCAB_SIZE
+
+
+def learn_merges(
+    words: list[str],
+    freqs: list[int],
+    *,
+    token_bytes: dict[int, bytes],
+    next_id: int,
+    num_merges: int,
+    min_frequency: int,
+    tie_break: str,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[LearnedMerge], str]:
+    """Standard BPE: up to ``num_merges`` merges on ``words`` (each written one character per id,
+    ``chr(id)``; see ``pairs.id_string``), replacing each word with its merged form. ``token_bytes``
+    maps every existing id to its bytes and is extended with the new tokens. Returns the merges made
+    and why training stopped.
+
+    >>> from bpe_core.training.pairs import id_string
+    >>> words = [id_string(b"abab"), id_string(b"ab")]
+    >>> merges, why = learn_merges(words, [1, 2], token_bytes={i: bytes([i]) for i in range(256)},
+    ...                            next_id=256, num_merges=1, min_frequency=1, tie_break="lexicographic")
+    >>> [(m.left, m.right, m.id, m.count) for m in merges], [list(map(ord, w)) for w in words]
+    ([(97, 98, 256, 4)], [[256, 256], [256]])
+    """
+    with paused_collector():  # counting the pairs makes millions of lists too
+        run = MergeRun(Start(words, freqs, token_bytes, next_id), tie_break=tie_break, min_frequency=min_frequency)
+        stop = run.run(num_merges, progress=progress)
+    return run.merges, stop
