@@ -3,8 +3,8 @@
 Pick tokenizers and samples (built-in parallel translations, code and data, or your own files); see
 characters per token, the token premium against a reference language, a heatmap, the full table
 with a CSV download, compression against vocabulary size, and a shortcut that trains a tokenizer on
-a chosen mix and sets it against GPT-2, and "Train a fairer tokenizer" (``pages/_compare/fairer.py``:
-standard against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
+a chosen mix and sets it against GPT-2, and a link to Fairer training (``pages/fairer.py``: standard
+against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from bpe_core.analysis import metrics
 from bpe_core.corpora.samples import REFERENCE_ID
 from pages._compare import in_sample, measures
 from pages._compare.curves import K_CURVE_TOKENIZER, curve_section
-from pages._compare.fairer import fairer_section
 from pages._compare.measures import (
     COLUMNS_EXPLAINED,
     HIGHER_IS_BETTER,
@@ -373,6 +372,17 @@ def show_comparison(selected: list[str], selection: Selection, choices, report: 
     return Comparison(rows, names, loaded)
 
 
+def fairer_link() -> None:
+    """Where a tokenizer that costs each language more evenly is trained: the Fairer training page."""
+    st.subheader("Train a fairer tokenizer", divider="gray")
+    st.caption(
+        "Parity-aware BPE gives each merge to the language that is worst compressed so far; standard BPE to the "
+        "pair most frequent over all the text. Train both on the same parallel text and compare them on held-out "
+        "sentences beside today's models:"
+    )
+    st.page_link("pages/fairer.py", label="Fairer training", icon=":material/balance:")
+
+
 def run_report(selected: list[str], selection: Selection, choices) -> Report:
     """The report of this run, with its settings; the sections add their charts, tables and sentences."""
     report = Report()
@@ -406,7 +416,7 @@ def main() -> None:
     with download:
         report_button(report, key="cmp.report")
     train_section(builtin, selection, choices)
-    fairer_section(choices)
+    fairer_link()
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 
 

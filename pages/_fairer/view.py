@@ -1,7 +1,7 @@
-"""What the Compare page's "Train a fairer tokenizer" section shows of one
-``compare_training`` result: metric cards, the premium per language with bootstrap error bars and a
-parity line, the premium against vocabulary size, the merges each language was served, and the table
-with its CSV. Builders and drawing only: the inputs and the run are ``fairer``'s. User text reaches
+"""What the Fairer training page shows of one ``compare_training`` result: metric cards, the premium
+per language with bootstrap error bars and a parity line, the premium against vocabulary size, the
+merges each language was served, and the table with its CSV. Builders and drawing only: the inputs
+and the run are ``inputs``' and ``run``'s. User text reaches
 plotly only through ``plot_text`` and Markdown only through ``md``.
 """
 
@@ -20,8 +20,8 @@ from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.widgets import show_table
 
-K_TRAINED_ONLY = "cmp.fair.trained_only"
-K_HIGHLIGHT = "cmp.fair.highlight"
+K_TRAINED_ONLY = "fair.trained_only"
+K_HIGHLIGHT = "fair.highlight"
 
 
 def metric_cards(result: ParityComparison) -> None:
@@ -199,7 +199,7 @@ def show_result(result: ParityComparison) -> None:
     )
     st.plotly_chart(
         premium_figure(result, trained_only=trained_only),
-        key="cmp.fair.chart.premium",
+        key="fair.chart.premium",
         config=charts.plot_config("held-out-premium"),
     )
     st.caption(
@@ -209,7 +209,7 @@ def show_result(result: ParityComparison) -> None:
     highlight = language_picker(result)
     st.plotly_chart(
         curves_figure(result, highlight),
-        key="cmp.fair.chart.curves",
+        key="fair.chart.curves",
         config=charts.plot_config("premium-by-vocabulary-size"),
     )
     st.caption(
@@ -223,7 +223,7 @@ def show_result(result: ParityComparison) -> None:
         bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
         figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
     chosen = sum(1 for index in parity_record(result)[1] if index < 0)
-    st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
+    st.plotly_chart(figure, key="fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
     st.caption(
         f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
         "global share), as standard BPE chooses them."
@@ -231,16 +231,14 @@ def show_result(result: ParityComparison) -> None:
     table = results_table(result)
     two = st.column_config.NumberColumn(format="%.2f")
     show_table(
-        table,
-        key="cmp.fair.table",
-        column_config={c: two for c in ("premium", "premium low (95%)", "premium high (95%)")},
+        table, key="fair.table", column_config={c: two for c in ("premium", "premium low (95%)", "premium high (95%)")}
     )
     st.download_button(
         "⬇ Table as CSV",
         data=table.to_csv(index=False).encode("utf-8"),
         file_name="fairer-tokenizer.csv",
         mime="text/csv",
-        key="cmp.fair.csv",
+        key="fair.csv",
     )
     seconds = result.seconds
     st.caption(
