@@ -38,6 +38,7 @@ from pages._compare.measures import (
 from pages._compare.report import Report, report_button
 from pages._compare.versus import train_section
 from pages._ui import charts, state, tables, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -145,7 +146,7 @@ def read_files() -> tuple[dict[str, str], dict[str, str]]:
     digests: dict[str, str] = {}
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
             continue
         text, digest = upload.text, upload.digest
         if not text.strip():

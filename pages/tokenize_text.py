@@ -37,6 +37,7 @@ from pages._ui.encoding import (
     text_digest,
     window_tokens,
 )
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import page_header, show_table
@@ -270,7 +271,7 @@ def main() -> None:
     with st.spinner(f"Loading {len(view.selected)} tokenizer(s) and encoding {len(page.text):,} characters…"):
         window_views(view, choices, encodings, page)
     for key, message in encodings.errors.items():
-        problems.error(f"{md(choices[key].label)}: {md(message)}")
+        problems.error(f"{md(choices[key].label)}: {md(in_words(message))}")
     encoded, loaded = encodings.encoded, encodings.loaded
     with table:
         summary_table(view, page, choices, encoded, encodings.cuts)

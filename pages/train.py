@@ -11,6 +11,7 @@ import streamlit as st
 import bpe_core
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.counting import count_words
+from bpe_core.training.merge_loop import MAX_VOCAB_SIZE
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.workspace.documents import trained_name
 from bpe_core.workspace.jobs import TrainingJob
@@ -19,6 +20,8 @@ from pages._train.corpus import Corpus, corpus_section
 from pages._ui import charts, exports, state, tables, tokenizers
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
+from pages._ui.messages import in_words
+from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
 from pages._ui.samples import sample_text
@@ -57,6 +60,41 @@ class Settings:
     special_tokens: list[str]
     pattern: str | None
     pattern_error: str | None
+    problem: str | None = None  # a setting that keeps Train disabled (said under its field)
+
+
+#: The vocabulary sizes the Train page accepts: the 256 bytes and one merge, up to what bpe_core trains.
+MIN_VOCAB = 257
+MAX_VOCAB = MAX_VOCAB_SIZE
+
+
+def vocab_problem(vocab_size: int, specials: int) -> str | None:
+    """Why ``vocab_size`` cannot hold the 256 bytes, ``specials`` special tokens and one merge (None
+    when it can).
+
+    >>> vocab_problem(258, 2).split(":")[0]
+    'With 2 special tokens the vocabulary needs at least 259 ids (256 bytes, 2 special tokens and one merge)'
+    >>> vocab_problem(259, 2) is None
+    True
+    """
+    least = 256 + specials + 1
+    if vocab_size >= least:
+        return None
+    tokens = f"{specials:,} special token{'s' if specials != 1 else ''}"
+    return (
+        f"With {tokens} the vocabulary needs at least {least:,} ids (256 bytes, {tokens} and one merge): "
+        f"raise it to {least:,} or more."
+    )
+
+
+def vocab_note(vocab_size: int, specials: int) -> str:
+    """What the vocabulary size trains to, and the range accepted (shown under the field, so a value typed
+    outside it, which the field refuses, is not mistaken for the one used)."""
+    merges = max(vocab_size - 256 - specials, 0)
+    return (
+        f"Trains up to {vocab_size:,} ids: 256 bytes, {specials:,} special token(s) and up to {merges:,} merges. "
+        f"Accepted: {MIN_VOCAB:,} to {MAX_VOCAB:,}."
+    )
 
 
 def parse_special_tokens(text: str) -> list[str]:
@@ -108,18 +146,27 @@ def settings_section(corpus: Corpus) -> Settings:
             placeholder="the corpus and the vocabulary it reaches",
             help="Left empty, the tokenizer is named after its corpus and the vocabulary it reached (e.g. fox-300).",
         )
+        name_ok = show_name_note(name, st)
+        if not name.strip():
+            hint = md(corpus.name_hint or "corpus")
+            named = f"Left empty, it will be named **{hint}-** and the vocabulary it reaches (e.g. {hint}-1000)."
+            st.caption(named)  # plain: hint went through md()
         vocab_size = st.number_input(
             "Vocabulary size (256 bytes + special tokens + merges)",
-            min_value=1,
-            max_value=1_000_000,
+            min_value=MIN_VOCAB,
+            max_value=MAX_VOCAB,
             step=100,
             key="train.vocab_size",
+            help=f"From {MIN_VOCAB:,} (the 256 bytes and one merge) to {MAX_VOCAB:,}, the most bpe_core trains. "
+            "A value outside is refused by the field (red) and the last accepted one is kept.",
         )
+        vocab_notes = st.container()  # filled once the special tokens below are known
         min_frequency = st.number_input(
             "Minimum pair frequency (stop when the best pair is rarer)",
             min_value=0,
             max_value=1_000_000,
             key="train.min_frequency",
+            help="From 0 to 1,000,000: training stops when the most frequent pair occurs fewer times than this.",
         )
         tie_break = st.radio(
             "Tie rule (pairs with equal counts)",
@@ -136,20 +183,36 @@ def settings_section(corpus: Corpus) -> Settings:
             placeholder="<|endoftext|>",
             height=80,
         )
-    with right:
-        pattern_choice = st.selectbox(
-            "Pre-tokenization",
-            list(PATTERN_OPTIONS),
-            format_func=PATTERN_OPTIONS.__getitem__,
-            key="train.pattern",
-            help="Text is split into pieces with this regex before BPE; merges never cross pieces.",
-        )
-        pattern: str | None = None if pattern_choice == "none" else pattern_choice
-        if pattern_choice == "custom":
-            pattern = st.text_input("Custom regex (Python 'regex' module syntax)", key="train.custom_regex")
-        pattern_error = pattern_preview(pattern, corpus)
     specials = parse_special_tokens(specials_text)
-    return Settings(name, int(vocab_size), int(min_frequency), tie_break, specials, pattern, pattern_error)
+    problem = vocab_problem(int(vocab_size), len(specials))
+    if problem:
+        vocab_notes.error(problem)  # plain: numbers only
+    else:
+        vocab_notes.caption(vocab_note(int(vocab_size), len(specials)))  # plain: numbers only
+    if not name_ok:
+        problem = problem or "the tokenizer name"
+    with right:
+        pattern, pattern_error = pattern_settings(corpus)
+    return Settings(name, int(vocab_size), int(min_frequency), tie_break, specials, pattern, pattern_error, problem)
+
+
+def pattern_settings(corpus: Corpus) -> tuple[str | None, str | None]:
+    """The pre-tokenization choice and its preview: (pattern, what is wrong with it or None)."""
+    pattern_choice = st.selectbox(
+        "Pre-tokenization",
+        list(PATTERN_OPTIONS),
+        format_func=PATTERN_OPTIONS.__getitem__,
+        key="train.pattern",
+        help="Text is split into pieces with this regex before BPE; merges never cross pieces.",
+    )
+    pattern: str | None = None if pattern_choice == "none" else pattern_choice
+    if pattern_choice == "custom":
+        pattern = st.text_input("Custom regex (Python 'regex' module syntax)", key="train.custom_regex")
+        if not (pattern or "").strip():
+            message = "The custom regex is empty: type one, or pick a preset."
+            st.error(message)  # plain: a constant
+            return pattern, message
+    return pattern, pattern_preview(pattern, corpus)
 
 
 #: Characters of a corpus whose pre-tokens the page counts (a larger corpus: its first this many; its
@@ -203,7 +266,7 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     try:
         stats = corpus_statistics(corpus.signature, settings.pattern, tuple(settings.special_tokens), corpus.documents)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS, strict=True):
         column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
@@ -224,10 +287,10 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
     st.header("3 · Train", divider="gray")
     job = st.session_state.get(state.TRAIN_JOB)
     if job is None:
-        can_train = bool(corpus.documents) and not settings.pattern_error
+        can_train = bool(corpus.documents) and not settings.pattern_error and not settings.problem
         if not st.button("Train", type="primary", disabled=not can_train, key="train.go"):
             if not can_train:
-                st.caption("Add a corpus (and fix the regex, if any) to enable training.")
+                st.caption("Add a corpus (and fix the settings marked in red above, if any) to enable training.")
             return
         try:
             job = TrainingJob(  # through files: counting progress in bytes read
@@ -240,7 +303,7 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
                 name="trained",
             )
         except (ValueError, OSError) as exc:
-            st.error(f"Training failed: {md(exc)}")
+            st.error(f"Training failed: {md(in_words(exc))}")
             return
         st.session_state[state.TRAIN_JOB] = job
         st.session_state[state.TRAIN_JOB_NAMES] = (settings.name.strip(), corpus.name_hint)
@@ -348,11 +411,12 @@ def keep_section(choice: tokenizers.TokenizerChoice, tokenizer: bpe_core.Tokeniz
     save_cols = st.columns([3, 1, 1], vertical_alignment="bottom")
     save_name = save_cols[0].text_input("Library name", key=SAVE_NAME)
     overwrite = save_cols[1].checkbox("Overwrite", key="train.overwrite")
+    show_name_note(save_name, st)
     if save_cols[2].button("Save to library", key="train.save"):
         try:
             new_key = tokenizers.save_to_library(choice.key, tokenizer, save_name, overwrite=overwrite)
         except ValueError as exc:
-            st.error(f"Could not save: {md(exc)}")
+            st.error(f"Could not save: {md(in_words(exc))}")
         else:
             st.session_state[state.TRAIN_RESULT] = new_key
             state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.library().folder)}).")

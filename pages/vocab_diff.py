@@ -20,6 +20,7 @@ from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
 from bpe_core.bpe.tokens import parse_token_display, token_display
 from pages._ui import charts, state, tokenizers
 from pages._ui.glyphs import labels_in, quote, token_label
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
@@ -149,7 +150,7 @@ def load(choice: TokenizerChoice) -> Vocabulary | None:
     try:
         return vocabulary_of(choice.fingerprint, choice.get())
     except (ValueError, OSError) as exc:  # e.g. a packaged vocabulary failed its checksum
-        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
+        st.error(f"{md(choice.label)} could not be loaded: {md(in_words(exc))}")
         return None
 
 

@@ -18,6 +18,7 @@ from bpe_core.training.parity import parse_ratio
 from bpe_core.training.parity_choice import CONVENTIONS
 from bpe_core.training.tie_rules import TIE_RULES
 from pages._ui import tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.uploads import file_uploader
 
@@ -175,7 +176,7 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     readable = {}
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
         elif upload.name not in readable:
             readable[upload.name] = upload.text
     if len(readable) < 2:
@@ -188,7 +189,7 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
             sentences[name if _label(name) in sentences else _label(name)] = lines
         train, heldout = split_heldout(sentences)
     except (ValueError, TypeError) as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     labels = list(sentences)
     english = [label for label in labels if label.lower() in ("en", "eng", "english")]
@@ -326,6 +327,6 @@ def read_inputs(choices) -> Inputs | None:
         try:
             parity["ratio"] = parse_ratio(parity["ratio"], train)
         except ValueError as exc:
-            st.error(md(exc))
+            st.error(md(in_words(exc)))
             return None
     return Inputs(train, heldout, reference, names, vocab, pattern, parity, options, others)

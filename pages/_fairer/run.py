@@ -14,6 +14,7 @@ import streamlit as st
 from bpe_core.analysis.parity_report import ParityComparison, compare_training
 from bpe_core.progress import PhaseClock
 from pages._ui import tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import REDRAW_SECONDS, progress_text
 
@@ -88,7 +89,7 @@ def run_comparison(inputs: Inputs, choices) -> ParityComparison | None:
         result = _compare(inputs, others, RunProgress(bar))
     except (ValueError, TypeError) as exc:
         bar.empty()
-        st.error(f"Training failed: {md(exc)}")
+        st.error(f"Training failed: {md(in_words(exc))}")
         return None
     bar.empty()
     return result
@@ -122,7 +123,7 @@ def keep_both(result: ParityComparison, inputs: Inputs, choices, *, save: bool) 
         try:
             done.append(tokenizers.save_to_library(key, named, name) if save else key)
         except ValueError as exc:
-            st.session_state[MESSAGE] = ("error", f"Could not save {md(name)}: {md(exc)}")
+            st.session_state[MESSAGE] = ("error", f"Could not save {md(name)}: {md(in_words(exc))}")
             st.rerun()
     where = "saved to the library" if save else "kept for this session (unsaved)"
     listed = " and ".join(f"**{md(name)}**" for name in names)

@@ -10,6 +10,7 @@ import streamlit as st
 from bpe_core.analysis.intrinsic import RENYI_ALPHA
 from bpe_core.analysis.variants import VariantComparison, compare_variants
 from bpe_core.errors import BpeError
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import format_seconds, show_table
 
@@ -87,7 +88,7 @@ def results_section(run: LabRun) -> VariantComparison | None:
     try:
         comparison = measure(run.uid, float(alpha), run)
     except BpeError as exc:
-        st.error(f"Could not measure the variants: {md(exc)}")
+        st.error(f"Could not measure the variants: {md(in_words(exc))}")
         return None
     tabs = st.tabs(TABS)
     with tabs[0]:

@@ -11,6 +11,7 @@ import streamlit as st
 
 from bpe_core.analysis.variants import VariantSpec
 from bpe_core.errors import BpeError
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.uploads import file_uploader, skipped_rows_message, upload_limit_mb
 
@@ -72,7 +73,7 @@ def corpus_input() -> LabCorpus | None:
     readable = []
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
             continue
         if upload.warnings:
             st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message
@@ -83,7 +84,7 @@ def corpus_input() -> LabCorpus | None:
     try:
         corpus = uploaded_corpus(readable)
     except BpeError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     st.caption(f"Trained on {md(corpus.label)}; measured on the held-out parts and the built-in held-out samples.")
     return corpus
@@ -132,7 +133,7 @@ def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
         )
         check_variants(variants, vocab_size, parallel=parallel)
     except BpeError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     if "bpe" not in [variant.kind for variant in variants]:
         st.caption("Without BPE among the variants there are no savings against BPE to show.")

@@ -13,6 +13,7 @@ from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
 from bpe_core.bpe.tokens import parse_token_display
 from pages._ui import glyphs, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import tokenizer_picker
@@ -102,7 +103,7 @@ def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> 
     try:
         tokenizer = choice.get()
     except ValueError as exc:
-        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
+        st.error(f"{md(choice.label)} could not be loaded: {md(in_words(exc))}")
         return None
     if tokenizer.rule == "picky":  # merge and removal events, not ranked merges: no forest
         return Picky(choice, tokenizer)

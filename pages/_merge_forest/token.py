@@ -10,6 +10,7 @@ import streamlit as st
 
 from bpe_core.bpe.tokens import parse_token_display
 from pages._ui import glyphs, render, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import token_quote
 from pages._ui.widgets import show_table
@@ -141,7 +142,7 @@ def find_by_id(picked: Picked, default_id: int) -> int | None:
     try:
         picked.tokenizer.decode_single_token_bytes(int(chosen))
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     return int(chosen)
 

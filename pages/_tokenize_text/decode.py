@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._ui import glyphs
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import show_table, tokenizer_picker
@@ -44,7 +45,7 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str | None) -> None
         decoder = choice.get()
         decoded = decoder.decode(ids)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
     st.code(decoded, language=None, wrap_lines=True)

@@ -12,6 +12,7 @@ import streamlit as st
 
 from pages._tokenize_text.live import follow_typing
 from pages._ui import render, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
@@ -127,7 +128,7 @@ def read_text() -> tuple[str, bool]:
     )
     for upload in uploads:
         if upload.error:
-            st.error(f"{md(upload.error.rstrip('.'))}. The typed text is used instead.")
+            st.error(f"{md(in_words(upload.error))} The typed text is used instead.")
             continue
         if not upload.text:
             st.warning(

@@ -25,6 +25,7 @@ from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, loads_file
 
 from . import builtins, state
+from .messages import in_words
 from .render import markdown_text as md
 from .tokenizers import library, save_external
 
@@ -39,12 +40,13 @@ CUSTOM = "custom"
 def describe_refusal(name: str, data: bytes, error: Exception) -> str:
     """Why ``data`` (the file ``name``) cannot be imported, in plain words: what the file is and what is
     expected. A file that looks like a tokenizer of a known kind keeps the reader's own reason."""
+    said = in_words(error)
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError):
-        return f"{error} It should be {EXPECTED}."
+        return f"{said} The Import takes {EXPECTED}."
     if isinstance(document, dict) and ("format" in document or "model" in document):
-        return f"{error}"  # a tokenizer file of a kind the reader knows, with the problem it names
+        return said  # a tokenizer file of a kind the reader knows, with the problem it names
     if isinstance(document, dict):
         keys = ", ".join(repr(key) for key in list(document)[:6]) or "none"
         what = f"a JSON object (its keys: {keys})"
@@ -168,7 +170,7 @@ def tokenizer_upload_section(widget_key: str) -> None:
             tokenizer = tokenizer_from_upload(upload.name, data)
             name = _save(tokenizer, upload.name)
         except (ValueError, OSError) as exc:
-            st.error(f"Could not load {md(upload.name)}: {md(exc)}")
+            st.error(f"Could not load {md(upload.name)}: {md(in_words(exc))}")  # exc: a sentence already
             continue
         _announce(upload.name, name, tokenizer)
     for marker, rank_file in list(_pending().items()):
@@ -208,7 +210,7 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
         tokenizer = ranks_tokenizer(rank_file, choice, regex)
         name = _save(tokenizer, rank_file.name)
     except (ValueError, OSError) as exc:
-        st.error(f"Could not load {md(rank_file.name)}: {md(exc)}")
+        st.error(f"Could not load {md(rank_file.name)}: {md(in_words(exc))}")
         return
     _pending().pop(marker, None)
     _announce(rank_file.name, name, tokenizer)
