@@ -12,7 +12,7 @@ import streamlit as st
 from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
 from bpe_core.bpe.tokens import parse_token_display
-from pages._ui import glyphs, state, tokenizers
+from pages._ui import glyphs, tokenizers
 from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
@@ -98,7 +98,8 @@ def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> 
             + md(", ".join(external))
             + ": external tokenizers have no merge list (see Tokenize and Compare for them)."
         )
-    default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
+    # a real model first (the one trained last, else today's models), the example only when none is here
+    default = tokenizers.preferred_keys(choices, 1)[0]
     choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
     try:
         tokenizer = choice.get()

@@ -2,7 +2,8 @@
 Hugging Face ``tokenizer.json`` and SentencePiece ``.model`` files at once; a ``.tiktoken`` rank file,
 which holds neither a pre-tokenization pattern nor special tokens, only once the user has said which
 pattern it takes (preset to a model's own when its ranks are that model's: the file's SHA-256 or its
-ranks equal a built-in's). A file that is no tokenizer is refused in plain words: what the file is, and
+ranks equal a built-in's). A tokenizer whose ranks are a built-in's is named after it, whatever its
+format (``import_name``). A file that is no tokenizer is refused in plain words: what the file is, and
 what is expected.
 
 Parsing is ``bpe_core``'s (``pretrained.external.loads_file``, ``formats.tiktoken_file``); this module
@@ -65,12 +66,29 @@ def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokeniz
         tokenizer = loads_file(data, source=name)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ValueError(describe_refusal(name, data, exc)) from None
-    tokenizer.name = (
-        stem(name)
-        if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem
-        else tokenizer.name
-    )
+    model = known_model(data, tokenizer._token_to_id) if isinstance(tokenizer, Tokenizer) else None
+    tokenizer.name = import_name(name, tokenizer.name, model)
     return tokenizer
+
+
+#: Names a file gives its tokenizer that say nothing of it (Hugging Face's files are all tokenizer.json).
+GENERIC_NAMES = ("", "tokenizer", "huggingface", "vocab", "model")
+
+
+def import_name(file_name: str, recorded: str, model: str | None) -> str:
+    """One name for one tokenizer whatever the format it comes in: the built-in's (``gpt2``, ``o200k``)
+    when its ranks are a built-in's, else the name its file records unless generic, else the file's name.
+
+    >>> import_name("tokenizer.json", "tokenizer", "gpt2"), import_name("o200k_base.tiktoken", "", "o200k")
+    ('gpt2', 'o200k')
+    >>> import_name("tokenizer.json", "my-bpe", None), import_name("my-bpe.tiktoken", "", None)
+    ('my-bpe', 'my-bpe')
+    """
+    if model:
+        return model
+    if recorded.strip().lower() in GENERIC_NAMES or recorded == Path(file_name).stem:
+        return stem(file_name)
+    return recorded
 
 
 def stem(name: str) -> str:
@@ -232,6 +250,6 @@ def ranks_tokenizer(rank_file: RankFile, choice: str, regex: str) -> Tokenizer:
             rank_file.ranks,
             special_tokens=specials,
             pattern=pattern,  # type: ignore[arg-type]
-            name=stem(rank_file.name),
+            name=import_name(rank_file.name, "", rank_file.model),
             structure=structure,
         )
