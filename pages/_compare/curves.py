@@ -42,8 +42,9 @@ def curve_figure(curve: list[dict], texts: dict[str, str], name: str, log_axis: 
         title=plot_text(f"{name}: characters per token by vocabulary size"),
         xaxis_title="vocabulary size (256 bytes + special tokens + first k merges)",
         yaxis_title="characters per token",
-        xaxis_type="log" if log_axis else "linear",
     )
+    if log_axis:
+        charts.log_x(figure, [r["vocab_size"] for r in curve])
     return charts.spotlight(figure, [plot_text(label) for label in highlight])
 
 

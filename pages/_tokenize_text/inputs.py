@@ -150,10 +150,11 @@ def display_toggles() -> None:
     reruns only this fragment: the panels' markup does not depend on them (``tokens_html_cached``)."""
     columns = st.columns(2, vertical_alignment="center")
     show_ws = columns[0].toggle(
-        "Mark whitespace", key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
+        "Mark whitespace", wrap=True, key="tokenize.whitespace", help="On: ␣ for a space, → for a tab, ↵ for a newline."
     )
     show_bytes = columns[1].toggle(
         "Show bytes",
+        wrap=True,
         key="tokenize.bytes",
         help="Label each piece of a character split between tokens with its bytes (in hex) instead of its number.",
     )
@@ -175,13 +176,19 @@ def read_view(choices: dict[str, TokenizerChoice]) -> View:
     show_bytes = bool(st.session_state.get("tokenize.bytes"))
     treat_special = options[1].toggle(
         "Match specials",
+        wrap=True,
         key="tokenize.special",
         help="On: text such as <|endoftext|> becomes the special token. Off: it is encoded as ordinary text.",
     )
     highlight = options[2].toggle(
-        "Cut differences", key="tokenize.diff", help="A red bar marks a cut the reference tokenizer does not make."
+        "Cut differences",
+        wrap=True,
+        key="tokenize.diff",
+        help="A red bar marks a cut the reference tokenizer does not make.",
     )
-    options[2].toggle("One per row", key=ONE_PER_ROW, help="Off: the panels side by side in a grid of equal columns.")
+    options[2].toggle(
+        "One per row", wrap=True, key=ONE_PER_ROW, help="Off: the panels side by side in a grid of equal columns."
+    )
     reference = None
     if highlight and len(selected) >= 2:
         state.ensure_option(REFERENCE, selected, "gpt2")
