@@ -376,6 +376,7 @@ def spotlight(
                     font=dict(color=trace.line.color, size=12),
                 )
             )
+    spread_labels(labels, figure, [y for trace in figure.data for y in (trace.y or ()) if y is not None])
     figure.data = tuple(back + front)
     if back:
         figure.add_scatter(
@@ -394,6 +395,29 @@ def spotlight(
         margin={**MARGIN, "t": figure.layout.margin.t or MARGIN["t"], "r": 110, "b": 40},
     )
     return figure
+
+
+#: Pixels between two line-end labels, at least (a 12 px line of text and a little air).
+LABEL_GAP = 15
+
+
+def spread_labels(labels: list[dict], figure: go.Figure, values: Sequence[float]) -> None:
+    """Move line-end labels (annotations at their line's last point) up just enough that no two are
+    drawn over each other: ``yshift`` from the bottom one up, at LABEL_GAP px at least, the pixels per
+    unit of y estimated from the figure's height and the range of ``values`` (a linear y axis)."""
+    if len(labels) < 2 or not values:
+        return
+    low, high = min(values), max(values)
+    margin = figure.layout.margin
+    plot = (figure.layout.height or 450) - (margin.t or 0) - (margin.b or 0) - 80  # the legend under it
+    per_unit = plot / (high - low) if high > low else 0.0
+    last = float("-inf")
+    for label in sorted(labels, key=lambda item: item["y"]):
+        at = (label["y"] - low) * per_unit
+        shift = max(0.0, last + LABEL_GAP - at)
+        if shift:
+            label["yshift"] = shift
+        last = at + shift
 
 
 def default_spotlight(final: Mapping[str, float], reference: str | None, count: int = 2) -> list[str]:

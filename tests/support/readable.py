@@ -38,19 +38,32 @@ CUT_TEXT = """() => {
 
 #: Labels of one chart drawn over each other: its tick labels, legend entries and annotations, pairwise.
 OVERLAPPING_LABELS = """() => {
+    const corners = t => {  // the label's letters (its line box less the air above and below), turned as drawn
+        const box = t.getBBox(), m = t.getScreenCTM();
+        const top = box.y + 0.2 * box.height, bottom = box.y + 0.8 * box.height, right = box.x + box.width;
+        return [[box.x, top], [right, top], [right, bottom], [box.x, bottom]]
+            .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+    };
+    const apart = (p, q) => {  // separating axis test of two convex quadrilaterals, 1 px of slack
+        for (const poly of [p, q])
+            for (let i = 0; i < 4; i++) {
+                const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+                const axis = [y1 - y2, x2 - x1], len = Math.hypot(...axis) || 1;
+                const proj = pts => pts.map(([x, y]) => (x * axis[0] + y * axis[1]) / len);
+                const a = proj(p), b = proj(q);
+                if (Math.max(...a) - 1 <= Math.min(...b) || Math.max(...b) - 1 <= Math.min(...a)) return true;
+            }
+        return false;
+    };
     const problems = [];
     for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')) {
         const labels = [...chart.querySelectorAll('.xtick text, .ytick text, .legendtext, .annotation-text')]
-            .filter(t => (t.textContent || '').trim())
-            .map(t => [t.textContent.trim(), t.getBoundingClientRect()])
-            .filter(([, r]) => r.width && r.height);
+            .filter(t => (t.textContent || '').trim() && t.getBoundingClientRect().width)
+            .map(t => [t.textContent.trim(), corners(t)]);
         for (let i = 0; i < labels.length; i++)
-            for (let j = i + 1; j < labels.length; j++) {
-                const [a, p] = labels[i], [b, q] = labels[j];
-                const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
-                const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-                if (w > 1 && h > 1) problems.push(a.slice(0, 20) + ' / ' + b.slice(0, 20));
-            }
+            for (let j = i + 1; j < labels.length; j++)
+                if (!apart(labels[i][1], labels[j][1]))
+                    problems.push(labels[i][0].slice(0, 20) + ' / ' + labels[j][0].slice(0, 20));
     }
     return problems;
 }"""
@@ -60,8 +73,12 @@ TABLES_CUT = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]
     .filter(frame => frame.offsetParent)
     .map(frame => [frame, frame.querySelector('.dvn-scroller')])
     .filter(([frame, scroller]) => scroller && scroller.scrollWidth > scroller.clientWidth + 2)
-    .map(([frame, scroller]) => (frame.innerText || 'a table').slice(0, 40) + ': '
-        + scroller.scrollWidth + ' > ' + scroller.clientWidth)"""
+    .map(([frame, scroller]) => {
+        const before = [...document.querySelectorAll('[data-testid="stMain"] h1, h2, h3, h4, p, label')]
+            .filter(e => e.compareDocumentPosition(frame) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+        return 'the table after "' + (before ? before.textContent.trim().slice(0, 50) : '') + '": '
+            + scroller.scrollWidth + ' > ' + scroller.clientWidth;
+    })"""
 
 
 def problems(page) -> dict[str, list[str]]:
