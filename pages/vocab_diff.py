@@ -171,7 +171,8 @@ def summary(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> None:
     columns[1].metric("only in A", f"{counts['only_a']:,}")
     columns[2].metric("only in B", f"{counts['only_b']:,}")
     jaccard = f"{shared / max(1, size_a + size_b - shared):.1%}"
-    columns[3].metric("Jaccard", jaccard, help="The Jaccard index of the whole vocabularies: in both / in either.")
+    jaccard_help = "The Jaccard index of the whole vocabularies: in both / in either."
+    columns[3].metric("Jaccard", jaccard, help=jaccard_help)  # plain: a percentage
     columns[4].metric("special tokens in both", f"{counts['specials_shared']:,}")
     st.write(
         f"{shared:,} tokens are in both: {shared / max(1, size_a):.0%} of A's and {shared / max(1, size_b):.0%} of B's."

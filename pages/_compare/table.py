@@ -51,7 +51,8 @@ def table_view(table: pd.DataFrame, columns: list[str], key: str) -> None:
 def table_section(frame: pd.DataFrame, report: Report) -> None:
     st.subheader("Full table", divider="gray")
     table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
-    for tab, (name, columns) in zip(st.tabs(list(TABLE_VIEWS)), TABLE_VIEWS.items(), strict=True):
+    views = st.tabs(list(TABLE_VIEWS))  # plain: TABLE_VIEWS' names
+    for tab, (name, columns) in zip(views, TABLE_VIEWS.items(), strict=True):
         with tab:
             table_view(table, columns, key=f"cmp.table.{name.lower().replace(' ', '_')}")
     report.table("Full table", table)

@@ -26,17 +26,20 @@ SUMMARY_GROUPS = {
 }
 #: The measures, their formulas and where they come from (links to the papers).
 MEASURES_EXPLAINED = (
-    "- **tokens/byte**: tokens ÷ UTF-8 bytes of the text (lower: better compression).\n"
-    "- **saved vs BPE %**: 1 − tokens ÷ BPE's tokens on the same text; **superwords %**: the share of the tokens "
-    "that are SuperBPE stage-2 tokens of two or more words ([SuperBPE](https://arxiv.org/abs/2503.13423)).\n"
-    "- **Rényi efficiency**: the Rényi entropy of order α of the tokens' frequencies ÷ log of the vocabulary "
-    "size ([Zouhar et al. 2023](https://arxiv.org/abs/2306.16842)).\n"
-    "- **unique tokens**: distinct tokens used (it grows with the text: compare texts of equal size); "
-    "**avg token rank**: the mean rank of the tokens used, rank 1 the most frequent.\n"
-    "- **fertility**: tokens per whitespace-separated word ([Rust et al. 2021](https://arxiv.org/abs/2012.15613)).\n"
-    "- **Zipf slope, fit error, area**: a least-squares line through log count against log rank: its slope "
-    "(−1 for Zipf's law), its mean error, and the area under the curve.\n\n"
-    "Picky BPE is [Chizhov et al. 2024](https://arxiv.org/abs/2409.04599)."
+    "<ul class='lab-measures'>"
+    "<li><b>tokens/byte</b>: tokens ÷ UTF-8 bytes of the text (lower: better compression).</li>"
+    "<li><b>saved vs BPE %</b>: 1 − tokens ÷ BPE's tokens on the same text; <b>superwords %</b>: the share of "
+    "the tokens that are SuperBPE stage-2 tokens of two or more words "
+    "(<a href='https://arxiv.org/abs/2503.13423'>SuperBPE</a>).</li>"
+    "<li><b>Rényi efficiency</b>: the Rényi entropy of order α of the tokens' frequencies ÷ log of the "
+    "vocabulary size (<a href='https://arxiv.org/abs/2306.16842'>Zouhar et al. 2023</a>).</li>"
+    "<li><b>unique tokens</b>: distinct tokens used (it grows with the text: compare texts of equal size); "
+    "<b>avg token rank</b>: the mean rank of the tokens used, rank 1 the most frequent.</li>"
+    "<li><b>fertility</b>: tokens per whitespace-separated word "
+    "(<a href='https://arxiv.org/abs/2012.15613'>Rust et al. 2021</a>).</li>"
+    "<li><b>Zipf slope, fit error, area</b>: a least-squares line through log count against log rank: its "
+    "slope (−1 for Zipf's law), its mean error, and the area under the curve.</li></ul>"
+    "<p>Picky BPE is <a href='https://arxiv.org/abs/2409.04599'>Chizhov et al. 2024</a>.</p>"
 )
 
 
@@ -142,6 +145,6 @@ def results_section(run: LabRun) -> VariantComparison | None:
         show_table(frame, column_config=_formats(frame, percent=field in PERCENT), height=420)
         st.caption("Every measure of every text and variant is in the CSV below (Every text).")
     with st.expander("What the measures mean, and their sources"):
-        st.markdown(MEASURES_EXPLAINED)
+        st.html(MEASURES_EXPLAINED)  # constant HTML: its links are the papers'; no user text in it
     downloads(comparison)
     return comparison

@@ -27,6 +27,8 @@ from test_browser import _browser_page, _no_exception, _serving, _shot  # noqa: 
 
 #: Milliseconds a wait may take: a page that loads a 200k vocabulary or trains on a busy machine.
 LONG = 600_000
+#: Each test walks several pages at two widths: minutes on a busy machine (the suite's default is 300 s).
+pytestmark = pytest.mark.timeout(3_600)
 SIZES = ((1280, 900), (1920, 1080))
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
@@ -57,7 +59,8 @@ def _readable_everywhere(page, where: str) -> None:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_function(f"() => window.innerWidth === {width}", timeout=LONG)
         page.wait_for_function(  # plotly redraws a chart at its new width: wait until every one has
-            "() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')].every(c => "
+            "() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]"
+            ".filter(c => c.offsetParent && c.getBoundingClientRect().width).every(c => "
             "Math.abs(c.getBoundingClientRect().width - (c._fullLayout ? c._fullLayout.width : 0)) < 2)",
             timeout=LONG,
         )

@@ -102,5 +102,5 @@ def test_the_labs_sources_are_links():
     from pages._lab import results
 
     assert "docs/library/variants.md" not in results.MEASURES_EXPLAINED
-    assert "[Zouhar et al. 2023](https://arxiv.org/abs/2306.16842)" in results.MEASURES_EXPLAINED
+    assert "<a href='https://arxiv.org/abs/2306.16842'>Zouhar et al. 2023</a>" in results.MEASURES_EXPLAINED
     assert set(results.SUMMARY_GROUPS) and all(len(fields) <= 5 for fields in results.SUMMARY_GROUPS.values())
