@@ -225,7 +225,7 @@ def test_trained_pages_read_at_1280_and_1920(server):
         expect(page.get_by_text("Worst premium, standard BPE").first).to_be_visible(timeout=LONG)
         _idle(page)
         _readable_everywhere(page, "Fairer training, trained")
-        page.get_by_text("Beside the other tokenizers measured", exact=True).click()
+        page.get_by_text("Beside the other tokenizers measured (a log scale then)", exact=True).click()
         _idle(page)
         _readable_everywhere(page, "Fairer training, beside the others")
         _shot(page, "workbench_fairer")
