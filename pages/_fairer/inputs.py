@@ -272,7 +272,7 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
             value=DEFAULT_VOCAB,
             step=500,
             key=K_VOCAB,
-            help="The same for both trainings.",
+            help="From 300 to 50,000, the same for both trainings (a value outside is refused by the field).",
         )
     )
     pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)

@@ -11,6 +11,7 @@ import streamlit as st
 
 from bpe_core.analysis.variants import VariantSpec
 from bpe_core.errors import BpeError
+from bpe_core.training.merge_loop import MAX_VOCAB_SIZE
 from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.uploads import file_uploader, skipped_rows_message, upload_limit_mb
@@ -140,17 +141,27 @@ def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
     return variants
 
 
+#: The smallest vocabulary size the Lab takes: the 256 bytes and one merge.
+MIN_VOCAB = 257
+
+
 def setup_section() -> Inputs:
     st.header("1 · Corpus and variants", divider="gray")
     corpus = corpus_input()
+    column = st.columns([1, 2])[0]
     vocab_size = int(
-        st.columns([1, 2])[0].number_input(
+        column.number_input(
             "Vocabulary size (the same for every variant: 256 bytes + merges)",
-            min_value=1,
-            max_value=1_000_000,
+            min_value=MIN_VOCAB,
+            max_value=MAX_VOCAB_SIZE,
             step=250,
             key="lab.vocab_size",
+            help=f"From {MIN_VOCAB:,} (the 256 bytes and one merge) to {MAX_VOCAB_SIZE:,}, the most bpe_core trains. "
+            "A value outside is refused by the field (red) and the last accepted one is kept.",
         )
+    )
+    column.caption(
+        f"Trains up to {vocab_size:,} ids ({vocab_size - 256:,} merges). Accepted: {MIN_VOCAB:,} to {MAX_VOCAB_SIZE:,}."
     )
     variants = variants_input(vocab_size, st.session_state.get("lab.corpus") == BUILTIN)
     return Inputs(corpus, vocab_size, variants)

@@ -154,10 +154,13 @@ def test_too_few_variants_is_an_error(lab):
     assert lab.button(key="lab.go").disabled
 
 
-def test_a_vocabulary_too_small_fails_with_the_reason(lab):
-    lab.number_input(key="lab.vocab_size").set_value(100)
-    train(lab)
-    assert any(error.startswith("Training failed: vocab_size=100 is too small") for error in errors(lab))
+def test_a_vocabulary_size_says_its_range_where_it_is_typed(lab):
+    vocab = lab.number_input(key="lab.vocab_size")
+    assert (vocab.min, vocab.max) == (257, 1_114_112)  # the field refuses 100 (and 0, -5, 300,000,000)
+    assert "From 257" in vocab.help
+    assert any(
+        c.startswith("Trains up to 2,000 ids (1,744 merges). Accepted: 257 to 1,114,112") for c in texts(lab.caption)
+    )
     assert state.LAB_RUN not in lab.session_state and not lab.dataframe
 
 
