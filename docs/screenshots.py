@@ -178,7 +178,7 @@ def home(page, url: str) -> None:
     expect(page.get_by_role("table").first).to_be_visible()
     expect(page.get_by_text(SAVED).first).to_be_attached()  # under the table, with the user's tokenizers
     expect(page.locator(".bpe-glance .bpe-tokens")).to_have_count(6)
-    shot(page)  # the first screen: what it answers, the path, one sentence in six languages
+    shot(page, "home")  # the first screen: what it answers, the path, one sentence in six languages
 
 
 def train(page, url: str) -> None:

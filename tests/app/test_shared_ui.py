@@ -16,9 +16,9 @@ from bpe_core.formats import detect  # noqa: E402
 from bpe_core.tokenizer import Tokenizer  # noqa: E402
 from pages._compare import measures  # noqa: E402
 from pages._tokenize_text.decode import parse_ids  # noqa: E402
+from pages._train.settings import parse_special_tokens  # noqa: E402
 from pages._ui import exports, render, tables, widgets  # noqa: E402
 from pages._ui.tokenizers import TokenizerChoice  # noqa: E402
-from pages.train import parse_special_tokens  # noqa: E402
 
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=alert(1)>'
 
