@@ -350,6 +350,7 @@ ALL_PAGES = [
     "Step through",
     "Library",
     "Compare",
+    "Fairer training",
     "Languages side by side",
     "Vocabulary diff",
     "Lab",
