@@ -243,3 +243,13 @@ def test_llama4_ids_and_specials_equal_llama_models():
     for text in corpus:
         assert tok.encode_ordinary(text) == reference.model.encode_ordinary(text), text[:40]
     assert tok.encode("<|begin_of_text|>hi", allowed_special="all")[0] == reference.special_tokens["<|begin_of_text|>"]
+
+
+def test_show_draws_the_library_s_own_tokens():
+    tok = as_external(wordpiece())
+    view = tok.show("hello worlds")
+    assert str(view).splitlines() == [
+        "bert-base: 3 tokens · 12 characters · 4.00 characters per token",
+        "[hello][world][##s]",  # the library's own token texts; WordPiece drops the space
+    ]
+    assert 'title="id 5' in view._repr_html_()
