@@ -42,6 +42,7 @@ from bpe_core import safe_io
 from bpe_core.errors import BpeError
 from bpe_core.file_lock import folder_lock
 from bpe_core.formats import bpe_json
+from bpe_core.pretrained.disk_cache import user_folder
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.workspace.names import (
     MAX_NAME_BYTES,
@@ -64,13 +65,9 @@ __all__ = ["MAX_NAME_BYTES", "MAX_NAME_LENGTH", "LibraryEntry", "LibraryFolder",
 
 
 def default_root() -> Path:
-    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder."""
-    configured = os.environ.get(ENV_VAR, "").strip()
-    if configured:
-        return Path(configured).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME", "").strip()
-    base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
-    return base / "bpe-workbench"
+    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder (``BpeError`` when
+    there is no home folder for it)."""
+    return user_folder(ENV_VAR, xdg_var="XDG_DATA_HOME", home_default=".local/share")
 
 
 def sanitize_name(name: str) -> str:
