@@ -11,11 +11,11 @@ from typing import Any
 
 import streamlit as st
 
+from bpe_core.corpora.samples import load_samples
 from bpe_core.workspace.documents import name_hint
 from pages._ui import state
 from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
-from pages._ui.samples import sample_texts
 from pages._ui.uploads import (
     Upload,
     chosen_field,
@@ -133,7 +133,7 @@ def corpus_section() -> Corpus:
         text_field=field_of_file,
     )
     text_field_choices(uploads)
-    samples = sample_texts()
+    samples = load_samples()
     sample_labels = {s.id: f"{s.label} ({len(s.text):,} chars)" for s in samples}
     chosen_samples = st.multiselect(
         "Built-in samples",

@@ -19,8 +19,7 @@ from bpe_core.errors import BpeError
 from bpe_core.pretrained import catalogue, hub_cache
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.pretrained.hub_cache import CachedModel
-
-from .builtins import SharedResults, builtin_tokenizer
+from bpe_core.workspace.shared_builtins import SharedResults, builtin_tokenizer
 
 #: The cached models this server has loaded, by name, commit and file.
 LOADED = SharedResults()

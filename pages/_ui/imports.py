@@ -25,8 +25,9 @@ from bpe_core import Tokenizer
 from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, loads_file
+from bpe_core.workspace import shared_builtins
 
-from . import builtins, state
+from . import state
 from .messages import in_words
 from .render import markdown_text as md
 from .tokenizers import library, save_external
@@ -125,11 +126,11 @@ def known_model(data: bytes, ranks: Mapping[bytes, int]) -> str | None:
     for name, builtin in catalogue.BUILTINS.items():
         if builtin.sha256 == digest:
             return name
-    for name, status in builtins.installed_builtins().items():
+    for name, status in shared_builtins.installed_builtins().items():
         about = status.about
         if about and 0 <= about.vocab_size - len(ranks) <= 4096:
             try:
-                if builtins.builtin_tokenizer(name)._token_to_id == ranks:
+                if shared_builtins.builtin_tokenizer(name)._token_to_id == ranks:
                     return name
             except ValueError:
                 continue

@@ -6,9 +6,11 @@ built in (today's models, GPT-2, cl100k) and the example sample-bpe.
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs), a fingerprint that changes
 whenever the tokenizer does, and what a picker shows (label and number of ids, known without loading
 it: a built-in's from ``bpe_core.pretrained.catalogue``). Built-ins are loaded once per server
-(``SharedResults``: one load however many sessions ask at once), those the pages open with in a
-background thread started with the server (``warm_up``); across restarts bpe_core's own disk cache
-makes the load short. This module draws nothing: pickers are in ``widgets``, tables in ``tables``.
+(``bpe_core.workspace.shared_builtins``: one load however many sessions ask at once), those the pages
+open with in a background thread started with the server (``builtins.warm_up``); across restarts
+bpe_core's own disk cache makes the load short. The example sample-bpe is trained on the first
+``DEFAULT_CORPUS_CHARS`` characters of the built-in samples (``default_corpus``). This module draws
+nothing: pickers are in ``widgets``, tables in ``tables``.
 """
 
 from __future__ import annotations
@@ -25,21 +27,31 @@ import streamlit as st
 import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import merge_steps
+from bpe_core.corpora.samples import sample_documents
 from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.workspace.library_folder import LibraryFolder, describe_age
 from bpe_core.workspace.names import safe_stem
+from bpe_core.workspace.shared_builtins import builtin_tokenizer
+from bpe_core.workspace.shared_builtins import not_installed_notes as not_installed_notes  # the pages' one import
 
 from . import hub_models, state
-from .builtins import OPENING, builtin_tokenizer, installed_builtins
-from .builtins import not_installed_notes as not_installed_notes  # the pages' one import for tokenizers
+from .builtins import OPENING, installed_builtins
 from .render import token_quote
-from .samples import default_corpus
 
 #: Merges of the example tokenizer (sample-bpe), trained on the built-in samples when first picked.
 DEFAULT_MERGES = 500
+#: Characters of built-in text the example tokenizer is trained on.
+DEFAULT_CORPUS_CHARS = 60_000
 DEFAULT_KEY = "default"
 EXAMPLE_LABEL = "sample-bpe (example)"
+
+
+def default_corpus() -> tuple[str, list[str]]:
+    """The text the example tokenizer is trained on: (description, documents)."""
+    documents = sample_documents(DEFAULT_CORPUS_CHARS)
+    total = sum(map(len, documents))
+    return f"built-in samples ({len(documents)} document(s), {total:,} characters)", documents
 
 
 @st.cache_resource(show_spinner="Training the example tokenizer on the built-in samples…")

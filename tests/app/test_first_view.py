@@ -1,7 +1,8 @@
-"""A fresh server's first Tokenize view: the background warm-up (pages/_ui/builtins.py) loads each
-default tokenizer once however many sessions start at once, and goes on past one that fails, whose
-error the page then shows as its message; the page draws a panel per tokenizer as each is ready
-(pages/_tokenize_text/encodings.py), in the chosen order whatever the order they were loaded in."""
+"""A fresh server's first Tokenize view: the background warm-up (pages/_ui/builtins.py's, run by
+bpe_core/workspace/shared_builtins.py) loads each default tokenizer once however many sessions start at
+once, and goes on past one that fails, whose error the page then shows as its message; the page draws a
+panel per tokenizer as each is ready (pages/_tokenize_text/encodings.py), in the chosen order whatever
+the order they were loaded in."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from apptest_support import APP, drawn_html, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from bpe_core.workspace import shared_builtins  # noqa: E402
 from pages._tokenize_text.encodings import Encodings  # noqa: E402
 from pages._ui import builtins  # noqa: E402
 from pages._ui.encoding import Page, indexed_text, text_digest  # noqa: E402
@@ -39,9 +42,9 @@ class FakeTokenizer:
 
 @pytest.fixture
 def fresh_server(monkeypatch):
-    """A server that has loaded nothing and started no warm-up; ``bpe_core.load`` counted (and faked)."""
-    monkeypatch.setattr(builtins, "BUILTINS", builtins.SharedResults())
-    monkeypatch.setattr(builtins, "_warm_up_started", [])
+    """A server that has loaded nothing and started no warm-up; loading counted (and faked)."""
+    monkeypatch.setattr(shared_builtins, "BUILTINS", shared_builtins.SharedResults())
+    monkeypatch.setattr(shared_builtins, "_warm_up_started", [])
     monkeypatch.setattr(builtins, "TOKENIZE_IMPORTS", ())
     monkeypatch.setattr(builtins, "COMPARE_IMPORTS", ())
     loads: Counter[str] = Counter()
@@ -54,6 +57,7 @@ def fresh_server(monkeypatch):
             raise ValueError("llama3's file failed its hash check")
         return FakeTokenizer(name)
 
+    monkeypatch.setattr(catalogue, "load", load)
     monkeypatch.setattr(bpe_core, "load", load)
     return loads
 
@@ -69,7 +73,7 @@ def test_the_warm_up_loads_each_default_once_when_many_sessions_start_at_once(fr
         started.append(builtins.warm_up())
         for name in names:
             try:
-                builtins.builtin_tokenizer(name)
+                shared_builtins.builtin_tokenizer(name)
             except ValueError:
                 pass
 
@@ -83,34 +87,35 @@ def test_the_warm_up_loads_each_default_once_when_many_sessions_start_at_once(fr
     working = [name for name in names if name != "llama3"]
     assert all(fresh_server[name] == 1 for name in working), fresh_server  # loaded once, shared
     for name in working:  # and the merge ranks the panels' hover text reads were built ahead
-        assert builtins.builtin_tokenizer(name).ranks_asked >= 1
+        assert shared_builtins.builtin_tokenizer(name).ranks_asked >= 1
 
 
 def test_a_failed_background_load_goes_on_to_the_others_and_is_not_kept(fresh_server, caplog):
     names = [name for name in builtins.OPENING if name in builtins.installed_builtins()]
     if "llama3" not in names:
         pytest.skip("llama3 is not installed here")
-    builtins._load_all(names, threading.main_thread())
+    shared_builtins._load_all(names, threading.main_thread())
     assert "llama3 did not load (ValueError: llama3's file failed its hash check)" in caplog.text
     assert all(fresh_server[name] == 1 for name in names)  # the ones after llama3 were loaded too
     with pytest.raises(ValueError, match="hash check"):  # not kept: the page asking loads it again...
-        builtins.builtin_tokenizer("llama3")
+        shared_builtins.builtin_tokenizer("llama3")
     assert fresh_server["llama3"] == 2
 
 
 def test_the_page_shows_a_background_failure_as_its_message(workspace_dir, monkeypatch):
-    if not bpe_core.pretrained.catalogue.is_installed("llama3"):
+    if not catalogue.is_installed("llama3"):
         pytest.skip("llama3 is not installed here")
-    monkeypatch.setattr(builtins, "BUILTINS", builtins.SharedResults())
-    real_load = bpe_core.load
+    monkeypatch.setattr(shared_builtins, "BUILTINS", shared_builtins.SharedResults())
+    real_load = catalogue.load
 
     def load(name: str):
         if name == "llama3":
             raise ValueError("llama3's file failed its hash check")
         return real_load(name)
 
+    monkeypatch.setattr(catalogue, "load", load)
     monkeypatch.setattr(bpe_core, "load", load)
-    builtins._load_all(["llama3", "gpt2"], threading.main_thread())  # the warm-up, failing on llama3
+    shared_builtins._load_all(["llama3", "gpt2"], threading.main_thread())  # the warm-up, failing on llama3
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["tok"] = ["llama3", "gpt2", "cl100k"]
     at.switch_page("pages/tokenize_text.py")
