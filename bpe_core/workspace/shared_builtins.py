@@ -8,8 +8,9 @@ notebook's threads), warmed up in the background, and which of them are installe
   once per process, each with the merge ranks a token's hover text reads built ahead (``prepare``);
   modules the caller names are imported before and after the loads. One thread, the loads one after
   another: a load is Python work that holds the GIL from start to end (five loads in five threads took
-  as long as one after another), so more threads would only share one core. A load that fails there
-  is logged and not kept: whoever asks for that tokenizer loads it again and gets the error itself.
+  as long as one after another: bench/PERFORMANCE.md), so more threads would only share one core. A
+  load that fails there is logged and not kept: whoever asks for that tokenizer loads it again and gets
+  the error itself.
 * ``builtin_statuses`` (``bpe_core.available()``, asked again at most once a minute), the installed
   ones in a caller's order (``installed_builtins``), and the "not installed: pip install X" notes.
 
