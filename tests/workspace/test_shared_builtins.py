@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from fake_builtins import fresh_builtins
 
 from bpe_core.pretrained import catalogue
 from bpe_core.workspace import shared_builtins
@@ -73,34 +74,11 @@ def test_installed_builtins_come_in_the_order_asked_then_the_catalogues():
     assert list(shared_builtins.installed_builtins()) == installed
 
 
-class FakeTokenizer:
-    """Stands in for a loaded built-in: the warm-up only asks it for a merge rank."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.ranks_asked = 0
-
-    def merge_rank_of(self, token_id: int) -> int | None:
-        self.ranks_asked += 1
-        return None
-
-
 @pytest.fixture
 def fresh_process(monkeypatch):
-    """A process that has loaded nothing and started no warm-up; ``catalogue.load`` counted (and
-    faked: gpt2 fails)."""
-    monkeypatch.setattr(shared_builtins, "BUILTINS", shared_builtins.SharedResults())
-    monkeypatch.setattr(shared_builtins, "_warm_up_started", [])
-    loads: list[str] = []
-
-    def load(name: str) -> FakeTokenizer:
-        loads.append(name)
-        if name == "gpt2":
-            raise ValueError("gpt2's file failed its hash check")
-        return FakeTokenizer(name)
-
-    monkeypatch.setattr(catalogue, "load", load)
-    return loads
+    """A process that has loaded nothing and started no warm-up; the names loaded, in order (faked:
+    gpt2 fails)."""
+    return fresh_builtins(monkeypatch, failing="gpt2")
 
 
 def test_the_warm_up_starts_once_and_loads_only_installed_built_ins(fresh_process, monkeypatch, caplog):
