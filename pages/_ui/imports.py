@@ -27,7 +27,7 @@ from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, loads_file
 from bpe_core.workspace import shared_builtins
 
-from . import state
+from . import builtins, state
 from .messages import in_words
 from .render import markdown_text as md
 from .tokenizers import library, save_external
@@ -126,7 +126,7 @@ def known_model(data: bytes, ranks: Mapping[bytes, int]) -> str | None:
     for name, builtin in catalogue.BUILTINS.items():
         if builtin.sha256 == digest:
             return name
-    for name, status in shared_builtins.installed_builtins().items():
+    for name, status in builtins.installed_builtins().items():
         about = status.about
         if about and 0 <= about.vocab_size - len(ranks) <= 4096:
             try:
