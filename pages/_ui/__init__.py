@@ -13,6 +13,6 @@ bar). Helpers of one page live in that page's package (``pages/_compare/``...).
 No BPE algorithm lives here: every computation is a call into ``bpe_core``; the services that draw
 nothing (the library folder, training jobs and their worker, a corpus written as files, the text
 window, the built-ins loaded once per server and warmed up in the background, tokenizer files read and
-named for the library) are
+named for the library, the library's external tokenizer files) are
 ``bpe_core.workspace``'s, and the built-in sample texts ``bpe_core.corpora.samples``'.
 """
