@@ -16,7 +16,8 @@ notebook's threads), warmed up in the background, and which of them are installe
 
 bpe_core keeps the model tables it proves for a rank file's built-in on disk
 (``bpe_core.pretrained.model_cache``), so a restarted process reads its merges instead of proving them
-again. Draws nothing and imports no streamlit; which built-ins a program opens with, the order its
+again. The models of the local Hugging Face cache are loaded once per process the same way
+(``hub_tokenizer``). Draws nothing and imports no streamlit; which built-ins a program opens with, the order its
 pickers list them in and which of its own modules it imports ahead are the program's (the workbench's
 are in ``pages/_ui/builtins.py``).
 """
@@ -28,10 +29,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from bpe_core.pretrained import catalogue
+from bpe_core.pretrained import catalogue, hub_cache
 from bpe_core.tokenizer import Tokenizer
+
+if TYPE_CHECKING:  # types only: loading a hub model imports what reads its file
+    from bpe_core.pretrained.external import ExternalTokenizer
+    from bpe_core.pretrained.hub_cache import CachedModel
 
 LOG = logging.getLogger(__name__)
 
@@ -71,6 +76,19 @@ def builtin_tokenizer(name: str) -> Tokenizer:
     while another loads it waits for that load. Its compiled engine is left to bpe_core, which builds
     it once enough text has come for it to pay (a first view's short text does not wait for it)."""
     return cast(Tokenizer, BUILTINS.get(name, lambda: catalogue.load(name)))
+
+
+#: The models of the local Hugging Face cache this process has loaded, by name, commit and file.
+HUB_MODELS = SharedResults()
+
+
+def hub_tokenizer(model: CachedModel) -> Tokenizer | ExternalTokenizer:
+    """The cached model's tokenizer (``hub_cache.load_model``), loaded once for the whole process like
+    a built-in; a rank file that is a built-in's file is that built-in (``builtin_tokenizer``), shared
+    with whoever loads the built-in by name."""
+    key = (model.name, model.commit, model.file)
+    load = lambda: hub_cache.load_model(model, builtins=catalogue.BUILTINS, load_builtin=builtin_tokenizer)  # noqa: E731
+    return cast("Tokenizer | ExternalTokenizer", HUB_MODELS.get(key, load))
 
 
 def prepare(tokenizer: Tokenizer) -> None:

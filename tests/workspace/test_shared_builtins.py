@@ -2,7 +2,8 @@
 many threads ask for at once is computed once (the others wait for it), an error is not kept, the
 statuses follow the catalogue's entries, the installed ones come in a caller's order, and the warm-up
 starts once, loads only installed built-ins, imports what it is told around the loads and goes on past
-a load that fails. (The workbench's own use of it, a fresh server's first view: tests/app/test_first_view.py.)"""
+a load that fails; a cached hub model is loaded once per revision, and a built-in's file is that built-in.
+(The workbench's own use of it, a fresh server's first view: tests/app/test_first_view.py.)"""
 
 from __future__ import annotations
 
@@ -119,3 +120,27 @@ def test_a_warm_up_started_from_another_thread_waits_for_it_to_end(fresh_process
     run.join()
     started[0].join(timeout=60)
     assert fresh_process == (["cl100k"] if "cl100k" in shared_builtins.installed_builtins() else [])
+
+
+def test_a_cached_hub_model_is_loaded_once_per_revision_and_a_builtins_file_is_that_builtin(monkeypatch, tmp_path):
+    from bpe_core.pretrained import hub_cache
+    from bpe_core.pretrained.hub_cache import CachedModel
+
+    loads = fresh_builtins(monkeypatch, failing="none")
+    monkeypatch.setattr(shared_builtins, "HUB_MODELS", shared_builtins.SharedResults())
+    asked: list[tuple[str, str]] = []
+
+    def load_model(model, *, builtins, load_builtin):
+        asked.append((model.name, model.commit))
+        assert builtins is catalogue.BUILTINS
+        return load_builtin("gpt2") if model.file.endswith(".tiktoken") else object()
+
+    monkeypatch.setattr(hub_cache, "load_model", load_model)
+    main = CachedModel("org/model", "main", "a" * 40, "tokenizer.json", tmp_path / "tokenizer.json")
+    other = CachedModel("org/model", "v2", "b" * 40, "tokenizer.json", tmp_path / "tokenizer.json")
+    first = shared_builtins.hub_tokenizer(main)
+    assert shared_builtins.hub_tokenizer(main) is first and shared_builtins.hub_tokenizer(other) is not first
+    assert asked == [("org/model", "a" * 40), ("org/model@v2", "b" * 40)]  # one load each
+    ranks = CachedModel("org/gpt2-ranks", "main", "c" * 40, "gpt2.tiktoken", tmp_path / "gpt2.tiktoken")
+    assert shared_builtins.hub_tokenizer(ranks) is shared_builtins.builtin_tokenizer("gpt2")
+    assert loads == ["gpt2"]  # the built-in loaded once, for both
