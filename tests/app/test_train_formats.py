@@ -1,6 +1,6 @@
 """The Train page's corpus formats: Parquet, JSON arrays, JSONL and compressed uploads with a text-field
 box and the bad-row report, and the progress text in bytes. (Training through the files a corpus is
-written as equals ``bpe_core.train`` on its documents: tests/workspace/test_documents.py.)"""
+written as equals ``bpe_core.train`` on its documents: tests/workspace/test_corpus_as_files.py.)"""
 
 from __future__ import annotations
 
