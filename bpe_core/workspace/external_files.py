@@ -10,6 +10,7 @@ picker are the program's (the workbench's: ``pages/_ui/tokenizers.py``). Draws n
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from bpe_core.errors import BpeError
@@ -17,7 +18,7 @@ from bpe_core.pretrained.external import ExternalTokenizer, load_file
 from bpe_core.safe_io import write_atomic
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.workspace.library_folder import LibraryFolder
-from bpe_core.workspace.names import safe_stem
+from bpe_core.workspace.names import numbered, safe_stem
 
 #: The endings of the files kept (``ExternalTokenizer.suffix``).
 SUFFIXES = (".json", ".model")
@@ -43,8 +44,7 @@ def keep(library: LibraryFolder, tokenizer: ExternalTokenizer) -> str:
     where = folder(library)
     where.mkdir(parents=True, exist_ok=True)
     base = safe_stem(tokenizer.name or "external")
-    for number in range(1, MAX_NUMBER + 1):
-        name = base if number == 1 else safe_stem(f"{base} {number}")
+    for name in itertools.islice(numbered(base), MAX_NUMBER):
         try:
             write_atomic(where / f"{name}{tokenizer.suffix}", tokenizer.source_bytes, overwrite=False)
             return name

@@ -48,9 +48,9 @@ from bpe_core.workspace.names import (
     MAX_NAME_BYTES,
     MAX_NAME_LENGTH,
     SUFFIX,
-    cut,
     file_stem,
     listed_name,
+    numbered,
     safe_stem,
     skeleton,
 )
@@ -320,16 +320,9 @@ class LibraryFolder:
         """``name`` made safe (``names.safe_stem``), with `` 2``, `` 3``... appended while it is taken or
         looks like a name that is. Only a hint when others may save at the same time: ``save_as_new``
         picks and writes in one step."""
-        base = safe_stem(name)
         looks = {skeleton(entry.path.name[: -len(SUFFIX)]) for entry in self.entries()}
-        candidate = base
-        number = 2
-        while skeleton(candidate) in looks or os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
-            suffix = f" {number}"
-            candidate = cut(base, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .")
-            candidate += suffix
-            number += 1
-        return candidate
+        free = (c for c in numbered(safe_stem(name)) if not os.path.lexists(self.folder / f"{c}{SUFFIX}"))
+        return next(c for c in free if skeleton(c) not in looks)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from bpe_core.corpora.samples import sample_documents
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.workspace import external_files
 from bpe_core.workspace.library_folder import LibraryFolder, describe_age
+from bpe_core.workspace.names import numbered
 from bpe_core.workspace.shared_builtins import builtin_tokenizer
 from bpe_core.workspace.shared_builtins import not_installed_notes as not_installed_notes  # the pages' one import
 
@@ -353,17 +354,14 @@ def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | 
 
 
 def numbered_name(name: str, taken) -> str:
-    """``name``, or ``name 2``, ``name 3``… the first not in ``taken``: the app's one convention for a
-    name already used (training again with the same name keeps the earlier tokenizer).
+    """``name``, or ``name 2``, ``name 3``… the first not in ``taken``: the library's one convention for
+    a name already used (``bpe_core.workspace.names.numbered``; training again with the same name keeps
+    the earlier tokenizer).
 
     >>> numbered_name("my-bpe", {"my-bpe": 1, "my-bpe 2": 2})
     'my-bpe 3'
     """
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate = f"{name} {number}"
-        number += 1
-    return candidate
+    return next(candidate for candidate in numbered(name) if candidate not in taken)
 
 
 def discard_session_tokenizer(key: str) -> None:
