@@ -8,7 +8,7 @@
 [15496, 995]
 
 This file only names the public API: train (``train``, ``train_files``, ``train_from_counts``,
-``train_parity``), a ``Tokenizer`` (encode, decode, save, tiktoken's API), the built-in tokenizers and
+``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode, save, tiktoken's API), the built-in tokenizers and
 tokenizer files by name or path (``load``; ``load_external`` for files bpe_core runs read-only;
 ``available``), the one error type (``BpeError``) and what a tokenizer reports (``MergeRecord``,
 ``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
@@ -35,6 +35,7 @@ _HOMES = {
     "Tokenizer": "bpe_core.tokenizer",
     "available": "bpe_core.pretrained.catalogue",
     "compare": "bpe_core.display.comparison",
+    "extend": "bpe_core.training.extension",
     "load": "bpe_core.pretrained.catalogue",
     "load_external": "bpe_core.pretrained.catalogue",
     "train": "bpe_core.training.trainer",
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from bpe_core.pretokenization.pretokenizer import PRESETS
     from bpe_core.pretrained.catalogue import available, load, load_external
     from bpe_core.tokenizer import Tokenizer
+    from bpe_core.training.extension import extend
     from bpe_core.training.parity import train_parity
     from bpe_core.training.trainer import train, train_files, train_from_counts
 
@@ -78,6 +80,7 @@ __all__ = [
     "__version__",
     "available",
     "compare",
+    "extend",
     "load",
     "load_external",
     "train",
