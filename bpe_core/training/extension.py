@@ -97,7 +97,7 @@ def extend(
     check_continuable(base)
     _check_add(base, add)
     if first_id is not None:
-        check_first_id(base, first_id)
+        check_first_id(base, first_id, add)
     if tie_break not in TIE_BREAKS:
         raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
     if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:

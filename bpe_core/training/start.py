@@ -184,9 +184,10 @@ def needs_rank_rule(base: Tokenizer) -> bool:
     return base.rule == "tiktoken" and bool(base.whole_word_tokens or base._late_merges)
 
 
-def check_first_id(base: Tokenizer, first_id: object) -> int:
+def check_first_id(base: Tokenizer, first_id: object, count: int = 0) -> int:
     """``first_id`` checked for ``base``: an integer above every ordinary token's id (a ``BpeError``
-    naming the smallest allowed value otherwise); a clash with a special token is found by ``extended``."""
+    naming the smallest allowed value otherwise), and the ``count`` ids from it free (not a special
+    token's; ``extended`` checks the ids it gives too)."""
     specials = set(base.special_tokens.values())
     lowest = max((i for i in base.vocab if i not in specials), default=-1) + 1
     if not isinstance(first_id, int) or isinstance(first_id, bool):
@@ -196,6 +197,12 @@ def check_first_id(base: Tokenizer, first_id: object) -> int:
             f"first_id={first_id} is below ids {base.name!r} uses for its tokens: new ids must come after "
             f"every one of them (tiktoken's files and engine take the id for the merge's priority), so give "
             f"first_id >= {lowest:,}, or leave it out for the first id not in use"
+        )
+    clash = min((i for i in specials if first_id <= i < first_id + count), default=None)
+    if clash is not None:
+        raise BpeError(
+            f"first_id={first_id} gives new tokens ids that {base.name!r} uses already (special token id {clash}): "
+            f"give first_id >= {max(specials) + 1:,}, or leave it out for the first id not in use"
         )
     return first_id
 
