@@ -84,6 +84,11 @@ def extended_tokenizer_json(original: Mapping[str, Any], base: Tokenizer, extend
     keep ``base``'s ids and merges first, encodes by tiktoken's rule (write it with
     ``huggingface.to_huggingface_dict``), or when ``original`` is not ``base``'s file.
     """
+    if extended.rule != "bpe":
+        raise BpeError(
+            f"{extended.name!r} encodes by tiktoken's rule, which a tokenizer.json read as plain BPE cannot hold: "
+            "write it with bpe_core.formats.huggingface.save_huggingface instead"
+        )
     model = original.get("model") if isinstance(original, Mapping) else None
     if not isinstance(model, Mapping) or not isinstance(model.get("vocab"), Mapping):
         raise BpeError("the original is not a tokenizer.json with a BPE model: its 'model' has no 'vocab'")
@@ -92,11 +97,6 @@ def extended_tokenizer_json(original: Mapping[str, Any], base: Tokenizer, extend
         raise BpeError(
             f"the original tokenizer.json has {len(merges) if isinstance(merges, list) else 'no'} merges and "
             f"{base.name!r} {len(base.merges):,}: give the file {base.name!r} was read from"
-        )
-    if extended.rule != "bpe":
-        raise BpeError(
-            f"{extended.name!r} encodes by tiktoken's rule, which a tokenizer.json read as plain BPE cannot hold: "
-            "write it with bpe_core.formats.huggingface.save_huggingface instead"
         )
     new_ids = sorted(set(extended.vocab) - set(base.vocab))
     if any(base.vocab.get(i) != extended.vocab.get(i) for i in base.vocab) or extended.merges[: len(merges)] != (
