@@ -8,14 +8,15 @@
 [15496, 995]
 
 This file only names the public API: train (``train``, ``train_files``, ``train_from_counts``,
-``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode, save, tiktoken's API), the built-in tokenizers and
-tokenizer files by name or path (``load``; ``load_external`` for files bpe_core runs read-only;
-``available``), the one error type (``BpeError``) and what a tokenizer reports (``MergeRecord``,
-``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
-``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
-``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``,
-``workspace`` and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly,
-and pandas only when ``compare``'s table is asked for a DataFrame.
+``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode,
+save, tiktoken's API), the built-in tokenizers and tokenizer files by name or path (``load``;
+``load_external`` for files bpe_core runs read-only; ``available``), the one error type
+(``BpeError``) and what a tokenizer reports (``MergeRecord``, ``TokenInfo``), and tokenizers side by
+side in a notebook (``compare``; one tokenizer's is ``Tokenizer.show``). The rest lives in the
+subpackages, by job: ``bpe``, ``display``, ``pretokenization``, ``encoding``, ``formats``, ``training``,
+``corpora``, ``pretrained``, ``analysis``, ``workspace`` and ``cli``. No UI code lives in this package:
+it imports neither streamlit nor plotly, and pandas only when ``compare``'s table is asked for a
+DataFrame.
 
 ``import bpe_core`` imports nothing else: each name is imported from its module on first use (PEP 562's
 module ``__getattr__``), so a script, a command or a worker process pays only for what it uses

@@ -124,6 +124,7 @@ def extend(
     counting = time.perf_counter()
     with paused_collector():
         start = Start.from_tokenizer(base, counts.counts)
+        tokens_before = _tokens_before(start)  # the run merges the words in place
         run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, refuse=refuse)
         stop_reason = run.run(add, progress=progress, cancel=cancel)
     merging = time.perf_counter()
@@ -138,6 +139,7 @@ def extend(
         "special_tokens": list(base.special_tokens),
     }
     record = _record(base, counts, start, run, settings, stop_reason)
+    record["extension"]["tokens_before"] = tokens_before
     extended = start.extended_tokenizer(
         run.merges, first_id=first_id, pattern=pattern, name=name or f"{base.name}+{len(run.merges)}", training=record
     )
@@ -205,12 +207,7 @@ def _record(
         "stop_reason": stop_reason,
         "merges_learned": len(run.merges),
         "tokens_after_merge": [m.tokens_after for m in run.merges],
-        "extension": {
-            "base": base.name,
-            "base_vocab_size": base.vocab_size,
-            "added": len(run.merges),
-            "tokens_before": _tokens_before(start),
-        },
+        "extension": {"base": base.name, "base_vocab_size": base.vocab_size, "added": len(run.merges)},
     }
 
 

@@ -21,6 +21,7 @@ neither trains nor encodes; ``extension`` uses it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+
 import regex
 
 from bpe_core.errors import BpeError
