@@ -21,6 +21,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 from itertools import accumulate
 
 from bpe_core.analysis.fairness import clean_text, ratio
@@ -171,7 +172,7 @@ def _points(points: int | Sequence[int], total: int) -> list[int]:
         if points < 2:
             raise BpeError(f"points must be at least 2 (0 and every new token), got {points}")
         return sorted({round(i * total / (points - 1)) for i in range(points)})
-    chosen = sorted(set(points))
+    chosen = sorted(set(cast("Sequence[int]", points)))
     bad = [k for k in chosen if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= total]
     if bad or not chosen:
         raise BpeError(f"points must be numbers of new tokens from 0 to {total:,}, got {bad[0] if bad else 'none'!r}")

@@ -256,7 +256,7 @@ def count_corpus(
             counts.stats.bad_rows += reader.bad_rows.count
             counts.stats.bad_row_examples.extend(reader.bad_rows.examples)
             return counts
-        return _count_staged([texts] if isinstance(texts, str) else texts, pretokenizer, specials)  # type: ignore[list-item, arg-type]
+        return _count_staged([texts] if isinstance(texts, str) else texts, pretokenizer, specials)  # type: ignore[arg-type]
     if files is not None:
         return count_files(
             files,

@@ -172,10 +172,14 @@ class Continued(Start):
 class LearnedMergeLike(Protocol):
     """What ``extended_tokenizer`` reads of a merge (``engine.LearnedMerge``, which imports this module)."""
 
-    left: int
-    right: int
-    id: int
-    count: int
+    @property
+    def left(self) -> int: ...
+    @property
+    def right(self) -> int: ...
+    @property
+    def id(self) -> int: ...
+    @property
+    def count(self) -> int: ...
 
 
 def needs_rank_rule(base: Tokenizer) -> bool:

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import BpeError, Tokenizer
-from bpe_core.training.superbpe import RECIPES, extend_tokenizer
 from bpe_core.corpora.samples import parallel_text
 from bpe_core.training.picky import train_picky
+from bpe_core.training.superbpe import RECIPES, extend_tokenizer
 from tests.support.naive_bpe import GPT2, naive_continue, naive_encode_word, naive_tiktoken_encode_word, pretokenize
 
 ALPHABET = "abc αβγ  \n"
