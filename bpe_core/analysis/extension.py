@@ -21,8 +21,8 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
 from itertools import accumulate
+from typing import cast
 
 from bpe_core.analysis.fairness import clean_text, ratio
 from bpe_core.errors import BpeError

@@ -28,7 +28,8 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 from bpe_core.corpora.documents import DocumentReader, expand_inputs
 from bpe_core.errors import BpeError
@@ -94,25 +95,10 @@ def extend(
     (19, 8, True)
     """
     started = time.perf_counter()
-    check_continuable(base)
-    _check_add(base, add)
-    if first_id is not None:
-        check_first_id(base, first_id, add)
-    if tie_break not in TIE_BREAKS:
-        raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
-    if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
-        raise BpeError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
-    rule = ScriptRule(scripts) if scripts is not None else None
-    chosen = _recipe(recipe) if superwords else None
-    if rule is not None and chosen is not None:
-        raise BpeError(
-            "scripts and superwords cannot go together: superwords change how all text is pre-tokenized, so text "
-            "of other scripts would not encode as before; extend with scripts, or with superwords alone"
-        )
-    pattern = chosen.stage2_pattern if chosen is not None else base._pattern_argument
+    plan = _Plan.of(base, add, scripts, superwords, recipe, first_id, min_frequency, tie_break)
     counts = count_corpus(
         base,
-        pattern,
+        plan.pattern,
         texts=texts,
         files=files,
         workers=workers,
@@ -120,38 +106,89 @@ def extend(
         text_field=text_field,
         on_bad_row=on_bad_row,
     )
-    refuse = rule.refuse if rule is not None else _SuperwordRefusal(chosen) if chosen is not None else None
     counting = time.perf_counter()
     with paused_collector():
         start = Start.from_tokenizer(base, counts.counts)
         tokens_before = _tokens_before(start)  # the run merges the words in place
-        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, refuse=refuse)
+        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, refuse=plan.refuse)
         stop_reason = run.run(add, progress=progress, cancel=cancel)
     merging = time.perf_counter()
-    settings = {
-        "algorithm": "extend",
-        "base": base.name,
-        "add": add,
-        "scripts": list(rule.scripts) if rule else None,
-        "superwords": chosen.name if chosen else None,
-        "min_frequency": min_frequency,
-        "tie_break": tie_break,
-        "special_tokens": list(base.special_tokens),
-    }
-    record = _record(base, counts, start, run, settings, stop_reason)
-    record["extension"]["tokens_before"] = tokens_before
+    record = _record(base, counts, start, run, plan.settings(base, add, min_frequency, tie_break), stop_reason)
     extended = start.extended_tokenizer(
-        run.merges, first_id=first_id, pattern=pattern, name=name or f"{base.name}+{len(run.merges)}", training=record
+        run.merges,
+        first_id=first_id,
+        pattern=plan.pattern,
+        name=name or f"{base.name}+{len(run.merges)}",
+        training=record,
     )
-    target = rule.scripts if rule else dominant_scripts(counts.counts)
+    target = plan.rule.scripts if plan.rule else dominant_scripts(counts.counts)
     record["extension"].update(
+        tokens_before=tokens_before,
         first_id=min((i for i in extended.vocab if i not in base.vocab), default=None),
-        refused_pairs=rule.refused if rule else getattr(refuse, "refused", 0),
-        other_text=other_text_changes(base, extended, target, same_pattern=chosen is None),
+        refused_pairs=plan.refused(),
+        other_text=other_text_changes(base, extended, target, same_pattern=plan.recipe is None),
+        seconds={"count": round(counting - started, 3), "merge": round(merging - counting, 3)},
     )
     record["seconds"] = round(time.perf_counter() - started, 3)
-    record["extension"]["seconds"] = {"count": round(counting - started, 3), "merge": round(merging - counting, 3)}
     return extended
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """``extend``'s settings checked, before any counting: the script rule or SuperBPE's recipe (never
+    both), the pre-tokenization to count and encode with, and the engine's ``refuse``."""
+
+    rule: ScriptRule | None
+    recipe: SuperBPERecipe | None
+    pattern: Any
+    refuse: Callable[[bytes], bool] | None
+
+    @classmethod
+    def of(
+        cls,
+        base: Tokenizer,
+        add: object,
+        scripts: str | Sequence[str] | None,
+        superwords: bool,
+        recipe: str | SuperBPERecipe,
+        first_id: int | None,
+        min_frequency: object,
+        tie_break: object,
+    ) -> _Plan:
+        check_continuable(base)
+        _check_add(base, add)
+        if first_id is not None:
+            check_first_id(base, first_id, cast(int, add))
+        if tie_break not in TIE_BREAKS:
+            raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
+            raise BpeError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
+        rule = ScriptRule(scripts) if scripts is not None else None
+        chosen = _recipe(recipe) if superwords else None
+        if rule is not None and chosen is not None:
+            raise BpeError(
+                "scripts and superwords cannot go together: superwords change how all text is pre-tokenized, so "
+                "text of other scripts would not encode as before; extend with scripts, or with superwords alone"
+            )
+        if chosen is not None:
+            return cls(None, chosen, chosen.stage2_pattern, _SuperwordRefusal(chosen))
+        return cls(rule, None, base._pattern_argument, rule.refuse if rule is not None else None)
+
+    def settings(self, base: Tokenizer, add: int, min_frequency: int, tie_break: str) -> dict[str, Any]:
+        return {
+            "algorithm": "extend",
+            "base": base.name,
+            "add": add,
+            "scripts": list(self.rule.scripts) if self.rule else None,
+            "superwords": self.recipe.name if self.recipe else None,
+            "min_frequency": min_frequency,
+            "tie_break": tie_break,
+            "special_tokens": list(base.special_tokens),
+        }
+
+    def refused(self) -> int:
+        """How many pairs the script rule or the superword rules turned down."""
+        return self.rule.refused if self.rule else getattr(self.refuse, "refused", 0)
 
 
 def _check_add(base: Tokenizer, add: object) -> None:

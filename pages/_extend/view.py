@@ -92,11 +92,12 @@ def other_text(extended: Tokenizer) -> None:
         )
         return
     listed = ", ".join(record.get("changed_samples", [])[:8])
-    amount = f"{changed:,} of {record.get('pretokens', 0):,} pre-tokens" if changed is not None else "their tokens"
+    pretokens = record.get("pretokens", 0)
+    amount = f"{changed:,} of {pretokens:,} pre-tokens" if changed is not None else "their tokens"
     st.warning(
         f"New tokens reach text in other scripts: in the {samples:,} built-in samples without {md(scripts)}, "
-        f"{amount} changed (samples: {md(listed) or 'none'}). Restrict the new tokens to the language's scripts "
-        "to keep other text as it was."
+        + md(f"{amount} changed (samples: {listed or 'none'}).")
+        + " Restrict the new tokens to the language's scripts to keep other text as it was."
     )
 
 
@@ -129,7 +130,7 @@ def strips(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
     text = sentences[int(index or 0)]
     for label, tokenizer in (("before", base), ("after", extended)):
         infos = tokenizer.encode_with_details(text, disallowed_special=())
-        st.markdown(f"**{label}**: {len(infos):,} tokens ({md(tokenizer.name)})")
+        st.markdown(f"**{label}**: {len(infos):,} tokens ({md(tokenizer.name)})")  # plain: before, after
         st.html(render_tokens_html(text, infos, rank_of=tokenizers.rank_function(tokenizer)))
 
 
@@ -178,13 +179,13 @@ def downloads(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
                 st.caption(f"Not available: {md(note)}")
             else:
                 st.download_button(
-                    f"⬇ {label}",
+                    f"⬇ {label}",  # plain: FILES
                     data=text.encode("utf-8"),
                     file_name=stem + suffix,
                     mime=mime,
                     key=f"extend.dl.{fmt}",
                     help=md(note),
-                )  # plain: FILES
+                )
 
 
 @st.cache_data(show_spinner="Writing the files…", max_entries=4)
@@ -195,7 +196,7 @@ def files_of(key: str, _base: Tokenizer, _extended: Tokenizer, _base_json: dict 
 def show_result(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
     st.header(f"Result: {md(extended.name)}", divider="gray")
     language = names()[result.inputs.language]
-    st.markdown(summary_sentence(result.report, result.inputs.base.label, language))
+    st.markdown(summary_sentence(result.report, result.inputs.base.label, language))  # plain: escaped where made
     metrics(result.report)
     training = extended.training
     st.caption(
