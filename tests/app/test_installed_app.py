@@ -54,6 +54,11 @@ HEADINGS = {
 }
 
 
+def test_every_page_in_the_menu_has_its_heading_here():
+    """Runs without the installed app, so that a new page is noticed in every developer's run."""
+    assert set(HEADINGS) == set(ALL_PAGES)
+
+
 def _installed_command() -> Path:
     value = os.environ.get(INSTALLED_ENV_VAR, "")
     if not value:
