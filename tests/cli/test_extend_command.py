@@ -86,6 +86,17 @@ def test_bad_input_is_one_line_before_any_work(files, capsys, extra, words):
 
 
 def test_a_tokenizer_bpe_core_only_runs_read_only_is_refused(files, capsys, tmp_path):
+    from tokenizers import models, pre_tokenizers
+
+    word_level = HFTokenizer(models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    word_level.pre_tokenizer = pre_tokenizers.Whitespace()
+    word_level.save(str(tmp_path / "words.json"))
+    out = tmp_path / "x.json"
+    assert (
+        main(["extend", "-t", str(tmp_path / "words.json"), str(files / "hi.txt"), "--add", "5", "-o", str(out)]) == 2
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "runs read-only; extend a byte-level BPE tokenizer" in err[0] and not out.exists()
     assert main(["extend", "-t", str(files / "missing.json"), str(files / "hi.txt"), "--add", "5", "-o", "x.json"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert (
