@@ -1,18 +1,19 @@
 #!/usr/bin/env python
-"""Extending Llama 3 and GPT-2 for Hindi (``bpe_core.extend``) against training a tokenizer of the same
-size from scratch: time and peak memory, and what each added token saves on held-out text.
+"""Extending Llama 3 and GPT-2 for a language (``bpe_core.extend``, new tokens only in its scripts)
+against training a tokenizer of the same size from scratch: time and peak memory, and what each added
+token saves on held-out text.
 
-    .venv/bin/python bench/extend_bench.py                                  # 100 MB, +2k, +8k, +16k
-    .venv/bin/python bench/extend_bench.py --size-mb 10 --add 1000,4000 --bases gpt2
+    .venv/bin/python bench/extend_bench.py                                  # Russian, 100 MB, +2k, +8k, +16k
+    .venv/bin/python bench/extend_bench.py --language hin --size-mb 10 --add 1000,4000 --bases gpt2
 
-The corpus is generated on the machine (``hindi_like``), since no 100 MB of Hindi ships with the
-project: a lexicon of ``LEXICON`` made-up words drawn letter by letter from a third-order character
-model of the built-in Hindi training sentences (``bpe_core.corpora.samples``, lines 1-90), each word
-given a Zipf weight (rank ** -1.05), and sentences of 6 to 18 of them drawn by weight, ended by a danda.
-Its statistics are Hindi's letters and syllables, and its word frequencies a natural language's, but
-its words are not Hindi's: the figures are about the method's cost, the saving is indicative. Held out:
-1 MB more of the same text (other seeds, never trained on), and the built-in Hindi held-out sentences
-(lines 91-120, real Hindi) with English's for the premium.
+The corpus is generated on the machine (``language_like``), since no 100 MB of any language ships with
+the project: a lexicon of ``LEXICON`` made-up words drawn letter by letter from a second-order character
+model of the language's built-in training sentences (``bpe_core.corpora.samples``, lines 1-90), each
+word given a Zipf weight (rank ** -1.05), and sentences of 6 to 18 of them drawn by weight, ended by a
+full stop (a danda in Hindi). Its statistics are the language's letters, and its word frequencies a
+natural language's, but its words are made up: the figures are about the method's cost, the saving is
+indicative. Held out: 1 MB more of the same text (other seeds, never trained on), and the language's
+built-in held-out sentences (lines 91-120, real text) with English's for the premium.
 
 Each run is a fresh interpreter (this script with ``--child``), one at a time, counting in one process
 (``workers=1``) so that its own peak resident size (VmHWM) is the run's: an extension (base loaded,
@@ -25,6 +26,7 @@ vocabulary are a prefix). One run: the ratios come from the same run. The report
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -41,16 +43,19 @@ from bench.timing import MB, ROOT, load_average, own_peak_rss, versions
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 #: How many made-up words the generated language has.
-LEXICON = 200_000
+LEXICON = 100_000
+#: The letters of context of the character model (a third-order model of 90 sentences knows too few words).
+ORDER = 2
 HELDOUT_MB = 1.0
-SCRIPTS = ["Devanagari"]
+#: What ends a sentence, by language (a full stop otherwise).
+SENTENCE_END = {"hin": "।"}
 
 
 # ------------------------------------------------------------------------------------------------
 # the corpus
 
 
-def _letter_model(lines: list[str], order: int = 3) -> dict[str, Counter]:
+def _letter_model(lines: list[str], order: int = ORDER) -> dict[str, Counter]:
     """What follows each ``order`` letters in the words of ``lines`` (``^`` pads a word's start, ``$`` ends it)."""
     model: dict[str, Counter] = defaultdict(Counter)
     for line in lines:
@@ -61,15 +66,16 @@ def _letter_model(lines: list[str], order: int = 3) -> dict[str, Counter]:
     return model
 
 
-def _lexicon(size: int, seed: int) -> list[str]:
+@functools.cache  # the training and held-out text share it
+def _lexicon(language: str, size: int, seed: int) -> list[str]:
     from bpe_core.corpora.samples import parallel_text
 
-    model = _letter_model(parallel_text(split="train", languages=["hin"])["hin"])
+    model = _letter_model(parallel_text(split="train", languages=[language])[language])
     tables = {key: (list(c), list(c.values())) for key, c in model.items()}
     rng = random.Random(seed)
     words: dict[str, None] = {}
-    while len(words) < size:
-        state, word = "^^^", ""
+    for _ in range(100 * size):  # bounded: a model that knows fewer words stops with a message
+        state, word = "^" * ORDER, ""
         while len(word) < 16:
             letters, weights = tables[state]
             letter = rng.choices(letters, weights)[0]
@@ -79,12 +85,15 @@ def _lexicon(size: int, seed: int) -> list[str]:
             state = state[1:] + letter
         if len(word) >= 2:
             words[word] = None
-    return list(words)
+            if len(words) == size:
+                return list(words)
+    raise SystemExit(f"the character model made only {len(words):,} distinct words of the {size:,} asked")
 
 
-def hindi_like(path: Path, size_bytes: int, *, seed: int = 0, lexicon_seed: int = 0) -> dict:
-    """Write ``size_bytes`` (about) of the generated Hindi-like text to ``path`` (see the module docstring)."""
-    words = _lexicon(LEXICON, lexicon_seed)
+def language_like(language: str, path: Path, size_bytes: int, *, seed: int = 0, lexicon_seed: int = 0) -> dict:
+    """Write ``size_bytes`` (about) of text generated for ``language`` to ``path`` (see the module docstring)."""
+    words = _lexicon(language, LEXICON, lexicon_seed)
+    end = SENTENCE_END.get(language, ".")
     cumulative, total = [], 0.0
     for rank in range(len(words)):
         total += (rank + 1) ** -1.05
@@ -96,7 +105,7 @@ def hindi_like(path: Path, size_bytes: int, *, seed: int = 0, lexicon_seed: int 
             block = []
             for _ in range(2000):
                 chosen = rng.choices(words, cum_weights=cumulative, k=rng.randint(6, 18))
-                block.append(" ".join(chosen) + "।\n")
+                block.append(" ".join(chosen) + end + "\n")
             text = "".join(block)
             out.write(text)
             written += len(text.encode("utf-8"))
@@ -115,13 +124,14 @@ def _extend(spec: dict) -> dict:
 
     base = bpe_core.load(spec["base"])
     started, cpu = time.perf_counter(), time.process_time()
-    extended = bpe_core.extend(base, files=[spec["path"]], add=spec["add"], scripts=SCRIPTS, workers=1)
+    extended = bpe_core.extend(base, files=[spec["path"]], add=spec["add"], scripts=spec["scripts"], workers=1)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     peak = own_peak_rss()
     record = extended.training["extension"]
-    real = parallel_text(split="heldout", languages=["hin", "eng"])
+    language = spec["language"]
+    real = parallel_text(split="heldout", languages=[language, "eng"])
     generated = Path(spec["heldout"]).read_text(encoding="utf-8").splitlines()
-    on_real = extension_report(base, extended, real["hin"], reference=real["eng"], points=2)
+    on_real = extension_report(base, extended, real[language], reference=real["eng"], points=2)
     on_generated = extension_report(base, extended, generated, points=2)
     return {
         "seconds": seconds,
@@ -201,16 +211,20 @@ def run_child(spec: dict, timeout: float = 6 * 3600) -> dict:
 # in the parent
 
 
-def run(data: Path, size_mb: float, adds: list[int], bases: list[str], log=print) -> dict:
+def run(language: str, data: Path, size_mb: float, adds: list[int], bases: list[str], log=print) -> dict:
     """Generate the corpus, extend each base by each number, train from scratch; the results."""
     import bpe_core
+    from bpe_core.corpora.samples import parallel_text
+    from bpe_core.training.scripts import dominant_scripts
 
     data.mkdir(parents=True, exist_ok=True)
-    train, heldout = data / f"hindi-like-{size_mb:g}MB.txt", data / "hindi-like-heldout.txt"
-    made = hindi_like(train, int(size_mb * MB))
-    hindi_like(heldout, int(min(HELDOUT_MB, size_mb) * MB), seed=1)
+    train, heldout = data / f"{language}-like-{size_mb:g}MB.txt", data / f"{language}-like-heldout.txt"
+    made = language_like(language, train, int(size_mb * MB))
+    language_like(language, heldout, int(min(HELDOUT_MB, size_mb) * MB), seed=1)
+    scripts = list(dominant_scripts(Counter(parallel_text(split="train", languages=[language])[language])))
     log(f"corpus: {made['bytes'] / MB:.1f} MB, {made['lines']:,} lines, a lexicon of {made['lexicon']:,} words")
-    results: dict = {"corpus": made, "size_mb": size_mb, "adds": adds, "versions": versions()}
+    results: dict = {"language": language, "scripts": scripts, "corpus": made, "size_mb": size_mb, "adds": adds}
+    results["versions"] = versions()
     results["load_before"] = load_average()
     for name in bases:
         size = bpe_core.load(name).vocab_size
@@ -218,6 +232,7 @@ def run(data: Path, size_mb: float, adds: list[int], bases: list[str], log=print
         for add in adds:
             log(f"extending {name} by {add:,} ...")
             spec = {"task": "extend", "base": name, "add": add, "path": str(train), "heldout": str(heldout)}
+            spec.update(language=language, scripts=scripts)
             entry["extend"][add] = done = run_child(spec)
             log(f"  {done['seconds']:.1f} s, peak {done['own_peak_rss'] / MB:.0f} MB, {done['added']:,} added")
         log(f"training from scratch to {size + max(adds):,} ids with {name}'s pattern ...")
@@ -232,7 +247,7 @@ def run(data: Path, size_mb: float, adds: list[int], bases: list[str], log=print
 def report(results: dict) -> str:
     """The results as a Markdown section (tables for bench/PERFORMANCE.md)."""
     lines = [
-        f"Corpus: {results['corpus']['bytes'] / MB:.1f} MB of generated Hindi-like text "
+        f"Corpus: {results['corpus']['bytes'] / MB:.1f} MB of generated {results['language']}-like text "
         f"({results['corpus']['lines']:,} lines, a lexicon of {results['corpus']['lexicon']:,} words); "
         f"load average {results['load_before']} before, {results['load_after']} after. {results['versions']}",
         "",
@@ -241,11 +256,12 @@ def report(results: dict) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     savings = [
-        "| base | added | real Hindi held out: tokens before → after | premium over English | saved per 1,000 added "
+        "| base | added | real held-out sentences: tokens before → after | premium over English "
+        "| saved per 1,000 added "
         "| generated held out: saved per 1,000 added | new tokens unused on real text |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name in (key for key in results if isinstance(results[key], dict) and "extend" in results[key]):
+    for name in (key for key in results if isinstance(results[key], dict) and "extend" in results[key]):  # the bases
         entry = results[name]
         scratch = entry["scratch"]
         for add, done in sorted(entry["extend"].items(), key=lambda item: int(item[0])):
@@ -272,6 +288,7 @@ def report(results: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--language", default="rus", help="a language of the built-in parallel text (default rus)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="where the generated corpus is written")
     parser.add_argument("--size-mb", type=float, default=100.0)
     parser.add_argument("--add", default="2000,8000,16000", help="the numbers of tokens to add, comma-separated")
@@ -283,7 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(CHILD_TASKS[spec["task"]](spec)))
         return 0
     adds = [int(value) for value in args.add.split(",")]
-    results = run(args.data, args.size_mb, adds, args.bases.split(","), log=lambda *a: print(*a, file=sys.stderr))
+    results = run(
+        args.language, args.data, args.size_mb, adds, args.bases.split(","), log=lambda *a: print(*a, file=sys.stderr)
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(report(results))
