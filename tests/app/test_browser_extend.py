@@ -79,13 +79,19 @@ def test_gpt2_extended_for_hindi_then_a_merge_tree(server):
         _settle(page, LONG)
         expect(page.get_by_text("Premium over English")).to_be_visible()
         expect(page.get_by_text("Text in other scripts encodes exactly as before")).to_be_visible()
-        assert page.locator(".bpe-tokens").count() >= 2  # the sentence before and after
-        assert page.locator('[data-testid="stPlotlyChart"]').count() == 1
+        # plotly draws its chart a while after the page's run: wait for the drawing, then for what is below it
+        expect(page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')).to_have_count(1)
+        expect(page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').first).to_be_visible()
+        link = page.get_by_role("link", name="Open its merge tree in the Merge forest")
+        expect(link).to_be_visible()
+        expect(page.get_by_text("before", exact=True).first).to_be_visible()  # the sentence before and after
+        expect(page.get_by_text("after", exact=True).first).to_be_visible()
+        assert page.locator(".bpe-tokens").count() >= 2
         expect(page.get_by_role("button", name="Extend", exact=True)).to_be_enabled()
         expect(page.get_by_role("button", name="Cancel training")).to_have_count(0)
         _no_exception(page, "Extend, done")
         _shot(page, "extend_result")
-        page.get_by_role("link", name="Open its merge tree in the Merge forest").click()
+        link.click()
         expect(page.get_by_role("heading", name="Merge forest", exact=True)).to_be_visible()
         _settle(page, LONG)
         assert page.get_by_text("this session does not have").count() == 0
