@@ -248,41 +248,52 @@ def report(results: dict) -> str:
     """The results as a Markdown section (tables for bench/PERFORMANCE.md)."""
     lines = [
         f"Corpus: {results['corpus']['bytes'] / MB:.1f} MB of generated {results['language']}-like text "
-        f"({results['corpus']['lines']:,} lines, a lexicon of {results['corpus']['lexicon']:,} words); "
-        f"load average {results['load_before']} before, {results['load_after']} after. {results['versions']}",
+        f"({results['corpus']['lines']:,} lines, a lexicon of {results['corpus']['lexicon']:,} words), new tokens "
+        f"only in {', '.join(results['scripts'])}; load average {results['load_before']} before, "
+        f"{results['load_after']} after. {results['versions']}",
         "",
-        "| base | added | extend: time | from scratch, same size: time | time ratio | extend: peak | "
-        "from scratch: peak | memory ratio |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| base | added | extend: wall (count, merge) | extend: CPU | from scratch to the same size: wall "
+        "| wall ratio | extend: peak | from scratch: peak | memory ratio |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     savings = [
-        "| base | added | real held-out sentences: tokens before → after | premium over English "
-        "| saved per 1,000 added "
-        "| generated held out: saved per 1,000 added | new tokens unused on real text |",
+        "| base | added | real held-out sentences: tokens before → after (saved) | premium over English "
+        "| generated held-out text: saved | its share saved per 1,000 more tokens (from the row above) "
+        "| new tokens unused on the real sentences |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
+    notes = []
     for name in (key for key in results if isinstance(results[key], dict) and "extend" in results[key]):  # the bases
         entry = results[name]
         scratch = entry["scratch"]
+        notes.append(
+            f"From scratch with {name}'s pattern and special tokens: {scratch['merges']:,} merges "
+            f"({scratch['stop_reason']}) in {scratch['seconds']:.1f} s wall, {scratch['cpu_seconds']:.1f} s CPU "
+            f"(counting {scratch['count_seconds']:.1f} s), peak {scratch['own_peak_rss'] / MB:.0f} MB."
+        )
+        previous = (0, 0.0)  # tokens added, share of the generated held-out text saved
         for add, done in sorted(entry["extend"].items(), key=lambda item: int(item[0])):
             add = int(add)
             reached = scratch["reached"].get(str(entry["vocab_size"] + add))
+            same_size = f"{reached:.1f} s" if reached else f"not reached ({scratch['merges']:,} merges at most)"
             ratio = f"{done['seconds'] / reached:.2f}x" if reached else "—"
             memory = done["own_peak_rss"] / scratch["own_peak_rss"]
             lines.append(
-                f"| {name} | {done['added']:,} | {done['seconds']:.1f} s (count {done['count_seconds']:.1f} s, "
-                f"merge {done['merge_seconds']:.1f} s) | {f'{reached:.1f} s' if reached else '—'} | {ratio} | "
+                f"| {name} | {done['added']:,} | {done['seconds']:.1f} s ({done['count_seconds']:.1f} s, "
+                f"{done['merge_seconds']:.1f} s) | {done['cpu_seconds']:.1f} s | {same_size} | {ratio} | "
                 f"{done['own_peak_rss'] / MB:.0f} MB | {scratch['own_peak_rss'] / MB:.0f} MB | {memory:.2f}x |"
             )
             (before, english), (after, _) = done["real"]
             generated_before, generated_after = done["generated"]
-            per = 1000 / max(done["added"], 1)
+            generated_saved = (generated_before - generated_after) / generated_before
+            more = (generated_saved - previous[1]) * 1000 / max(done["added"] - previous[0], 1)
+            previous = (done["added"], generated_saved)
             savings.append(
-                f"| {name} | {done['added']:,} | {before:,} → {after:,} | {before / english:.2f}x → "
-                f"{after / english:.2f}x | {(before - after) / before * per:.2%} | "
-                f"{(generated_before - generated_after) / generated_before * per:.2%} | {done['unused_real']:,} |"
+                f"| {name} | {done['added']:,} | {before:,} → {after:,} ({(before - after) / before:.1%}) | "
+                f"{before / english:.2f}x → {after / english:.2f}x | {generated_saved:.1%} | "
+                f"{more * 100:.1f} points | {done['unused_real']:,} |"
             )
-    return "\n".join(lines + [""] + savings) + "\n"
+    return "\n".join(lines + [""] + notes + [""] + savings) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -294,7 +305,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add", default="2000,8000,16000", help="the numbers of tokens to add, comma-separated")
     parser.add_argument("--bases", default="llama3,gpt2", help="the built-ins to extend, comma-separated")
     parser.add_argument("--json", type=Path, help="also write the results as JSON")
+    parser.add_argument("--report", type=Path, metavar="JSON", help="print the report of an earlier run's --json")
     args = parser.parse_args(argv)
+    if args.report:
+        print(report(json.loads(args.report.read_text(encoding="utf-8"))))
+        return 0
     if args.child:
         spec = json.loads(args.child)
         print(json.dumps(CHILD_TASKS[spec["task"]](spec)))
