@@ -108,3 +108,23 @@ def test_the_script_rule_on_spaces_marks_and_byte_pieces():
     assert not rule.allows("न".encode()[:2]) and not rule.allows("न".encode()[1:])
     assert not rule.allows("नa".encode()) and not rule.allows("নম".encode())  # Latin, Bengali
     assert ScriptRule(["han", "Hiragana", "Han"]).scripts == ("han", "Hiragana")
+
+
+INSTALLED = [status.name for status in bpe_core.available() if status.installed]
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_every_built_in_extends_keeping_its_ids_and_other_text(name):
+    """Every installed built-in (each a byte-level BPE) extends: its ids, merges and special tokens
+    kept, the new ids right after the highest in use, Hindi cheaper, English and code as before."""
+    base = bpe_core.load(name)
+    extended = bpe_core.extend(base, HINDI, add=40, scripts="Devanagari", min_frequency=1)
+    assert all(extended.vocab[i] == token for i, token in base.vocab.items())
+    assert extended.special_tokens == base.special_tokens
+    assert extended.merges[: len(base.merges)] == base.merges
+    first = max([*base.vocab, *base.special_tokens.values()]) + 1
+    assert sorted(set(extended.vocab) - set(base.vocab)) == list(range(first, first + 40))
+    heldout = parallel_text(split="heldout", languages=["hin"])["hin"]
+    assert sum(map(len, extended.encode_ordinary_batch(heldout))) < sum(map(len, base.encode_ordinary_batch(heldout)))
+    others = [sample.text for sample in load_samples() if sample.id in ("eng", "python", "zho", "ara")]
+    assert len(others) == 4 and extended.encode_ordinary_batch(others) == base.encode_ordinary_batch(others)
