@@ -157,6 +157,7 @@ def _scratch(spec: dict) -> dict:
     base = bpe_core.load(spec["base"])
     targets = sorted(size - 256 - len(base.special_tokens) for size in spec["sizes"])
     reached: dict[int, float] = {}
+    reached_cpu: dict[int, float] = {}
     started, cpu = time.perf_counter(), time.process_time()
     counted: list[float] = []
 
@@ -168,6 +169,7 @@ def _scratch(spec: dict) -> dict:
             for target in targets:
                 if done >= target and target not in reached:
                     reached[target] = now
+                    reached_cpu[target] = time.process_time() - cpu
 
     trained = bpe_core.train_files(
         [spec["path"]],
@@ -185,6 +187,7 @@ def _scratch(spec: dict) -> dict:
         "own_peak_rss": own_peak_rss(),
         "count_seconds": counted[0] if counted else seconds,
         "reached": {str(target + 256 + len(base.special_tokens)): t for target, t in reached.items()},
+        "reached_cpu": {str(target + 256 + len(base.special_tokens)): t for target, t in reached_cpu.items()},
         "merges": len(trained.merges),
         "stop_reason": trained.training["stop_reason"],
     }
@@ -252,9 +255,9 @@ def report(results: dict) -> str:
         f"only in {', '.join(results['scripts'])}; load average {results['load_before']} before, "
         f"{results['load_after']} after. {results['versions']}",
         "",
-        "| base | added | extend: wall (count, merge) | extend: CPU | from scratch to the same size: wall "
-        "| wall ratio | extend: peak | from scratch: peak | memory ratio |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| base | added | extend: wall (count, merge) | extend: CPU | from scratch to the same size: wall, CPU "
+        "| wall ratio | CPU ratio | extend: peak | from scratch: peak | memory ratio |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     savings = [
         "| base | added | real held-out sentences: tokens before → after (saved) | premium over English "
@@ -275,12 +278,15 @@ def report(results: dict) -> str:
         for add, done in sorted(entry["extend"].items(), key=lambda item: int(item[0])):
             add = int(add)
             reached = scratch["reached"].get(str(entry["vocab_size"] + add))
+            reached_cpu = scratch.get("reached_cpu", {}).get(str(entry["vocab_size"] + add))
             same_size = f"{reached:.1f} s" if reached else f"not reached ({scratch['merges']:,} merges at most)"
+            same_size += f", {reached_cpu:.1f} s" if reached_cpu else ""
             ratio = f"{done['seconds'] / reached:.2f}x" if reached else "—"
+            cpu_ratio = f"{done['cpu_seconds'] / reached_cpu:.2f}x" if reached_cpu else "—"
             memory = done["own_peak_rss"] / scratch["own_peak_rss"]
             lines.append(
                 f"| {name} | {done['added']:,} | {done['seconds']:.1f} s ({done['count_seconds']:.1f} s, "
-                f"{done['merge_seconds']:.1f} s) | {done['cpu_seconds']:.1f} s | {same_size} | {ratio} | "
+                f"{done['merge_seconds']:.1f} s) | {done['cpu_seconds']:.1f} s | {same_size} | {ratio} | {cpu_ratio} | "
                 f"{done['own_peak_rss'] / MB:.0f} MB | {scratch['own_peak_rss'] / MB:.0f} MB | {memory:.2f}x |"
             )
             (before, english), (after, _) = done["real"]
