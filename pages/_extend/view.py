@@ -13,6 +13,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.extension import ExtensionReport
+from bpe_core.training.engine import STOP_CANCELLED, STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE
 from bpe_core.workspace.extension_files import base_tokenizer_json, extension_files
 from pages._extend.inputs import names
 from pages._extend.run import Extended
@@ -25,6 +26,13 @@ K_SENTENCE = "extend.sentence"
 K_TOKEN = "extend.token"
 #: The new tokens listed in the table (the first ones: the most frequent pairs come first).
 LISTED = 2000
+#: Why the extension ended (``training["stop_reason"]``), in words.
+STOPPED = {
+    STOP_VOCAB_SIZE: "every token asked for was added",
+    STOP_MIN_FREQUENCY: "no pair left occurs as often as the minimum pair count (More settings)",
+    STOP_NO_PAIRS: "no pair was left to merge",
+    STOP_CANCELLED: "cancelled",
+}
 FILES = {
     "bpe_core": (".json", "application/json", "bpe_core JSON"),
     "huggingface": (".tokenizer.json", "application/json", "tokenizer.json (HF)"),
@@ -199,9 +207,8 @@ def show_result(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
     st.markdown(summary_sentence(result.report, result.inputs.base.label, language))  # plain: escaped where made
     metrics(result.report)
     training = extended.training
-    st.caption(
-        f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**. Corpus: {md(result.inputs.corpus_label)}."
-    )
+    reason = str(training.get("stop_reason", ""))
+    st.caption(f"Training ended: {md(STOPPED.get(reason, reason))}. Corpus: {md(result.inputs.corpus_label)}.")
     other_text(extended)
     curve(result.report)
     strips(result, base, extended)
