@@ -136,9 +136,10 @@ def strips(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
         key=K_SENTENCE,
     )
     text = sentences[int(index or 0)]
-    for label, tokenizer in (("before", base), ("after", extended)):
+    named = (("before", base, result.inputs.base.label), ("after", extended, extended.name))
+    for label, tokenizer, name in named:
         infos = tokenizer.encode_with_details(text, disallowed_special=())
-        st.markdown(f"**{label}**: {len(infos):,} tokens ({md(tokenizer.name)})")  # plain: before, after
+        st.markdown(f"**{label}**: {len(infos):,} tokens ({md(name)})")  # plain: before, after
         st.html(render_tokens_html(text, infos, rank_of=tokenizers.rank_function(tokenizer)))
 
 

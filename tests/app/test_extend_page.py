@@ -107,6 +107,11 @@ def test_the_strips_the_link_and_the_files(extended):
     _, tokenizer, _ = expected()
     strips = [h.value for h in extended.get("html") if "data-" in str(h.value)]
     assert len(strips) >= 2
+    gpt2 = bpe_core.load("gpt2")
+    sentence = parallel_text(split="heldout", languages=["hin"])["hin"][0]
+    shown = [shown_text(m.value) for m in extended.markdown]
+    assert f"**before**: {len(gpt2.encode(sentence)):,} tokens (GPT-2)" in shown  # the model's name, as picked
+    assert f"**after**: {len(tokenizer.encode(sentence)):,} tokens (GPT-2 + Hindi)" in shown
     key = extended.session_state[state.EXTEND_RESULT].extended_key
     assert key.startswith("new:") and key[4:] in extended.session_state[state.SESSION_TOKENIZERS]
     links = [e for e in extended.get("page_link")]
