@@ -77,7 +77,7 @@ def test_gpt2_extended_for_hindi_then_a_merge_tree(server):
         page.get_by_role("button", name="Extend", exact=True).click()
         expect(page.get_by_role("heading", name="Result: GPT-2 + Hindi")).to_be_visible()
         _settle(page, LONG)
-        expect(page.get_by_text("Premium over English")).to_be_visible()
+        expect(page.get_by_text("Premium over English", exact=True)).to_be_visible()  # the metric's label
         expect(page.get_by_text("Text in other scripts encodes exactly as before")).to_be_visible()
         # plotly draws its chart a while after the page's run: wait for the drawing, then for what is below it
         expect(page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')).to_have_count(1)
