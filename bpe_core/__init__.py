@@ -8,14 +8,15 @@
 [15496, 995]
 
 This file only names the public API: train (``train``, ``train_files``, ``train_from_counts``,
-``train_parity``), a ``Tokenizer`` (encode, decode, save, tiktoken's API), the built-in tokenizers and
-tokenizer files by name or path (``load``; ``load_external`` for files bpe_core runs read-only;
-``available``), the one error type (``BpeError``) and what a tokenizer reports (``MergeRecord``,
-``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
-``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
-``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``,
-``workspace`` and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly,
-and pandas only when ``compare``'s table is asked for a DataFrame.
+``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode,
+save, tiktoken's API), the built-in tokenizers and tokenizer files by name or path (``load``;
+``load_external`` for files bpe_core runs read-only; ``available``), the one error type
+(``BpeError``) and what a tokenizer reports (``MergeRecord``, ``TokenInfo``), and tokenizers side by
+side in a notebook (``compare``; one tokenizer's is ``Tokenizer.show``). The rest lives in the
+subpackages, by job: ``bpe``, ``display``, ``pretokenization``, ``encoding``, ``formats``, ``training``,
+``corpora``, ``pretrained``, ``analysis``, ``workspace`` and ``cli``. No UI code lives in this package:
+it imports neither streamlit nor plotly, and pandas only when ``compare``'s table is asked for a
+DataFrame.
 
 ``import bpe_core`` imports nothing else: each name is imported from its module on first use (PEP 562's
 module ``__getattr__``), so a script, a command or a worker process pays only for what it uses
@@ -35,6 +36,7 @@ _HOMES = {
     "Tokenizer": "bpe_core.tokenizer",
     "available": "bpe_core.pretrained.catalogue",
     "compare": "bpe_core.display.comparison",
+    "extend": "bpe_core.training.extension",
     "load": "bpe_core.pretrained.catalogue",
     "load_external": "bpe_core.pretrained.catalogue",
     "train": "bpe_core.training.trainer",
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from bpe_core.pretokenization.pretokenizer import PRESETS
     from bpe_core.pretrained.catalogue import available, load, load_external
     from bpe_core.tokenizer import Tokenizer
+    from bpe_core.training.extension import extend
     from bpe_core.training.parity import train_parity
     from bpe_core.training.trainer import train, train_files, train_from_counts
 
@@ -78,6 +81,7 @@ __all__ = [
     "__version__",
     "available",
     "compare",
+    "extend",
     "load",
     "load_external",
     "train",
