@@ -10,13 +10,13 @@
 This file only names the public API: train (``train``, ``train_files``, ``train_from_counts``,
 ``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode,
 save, tiktoken's API), the built-in tokenizers and tokenizer files by name or path (``load``;
-``load_external`` for files bpe_core runs read-only; ``available``), the one error type
-(``BpeError``) and what a tokenizer reports (``MergeRecord``, ``TokenInfo``), and tokenizers side by
-side in a notebook (``compare``; one tokenizer's is ``Tokenizer.show``). The rest lives in the
-subpackages, by job: ``bpe``, ``display``, ``pretokenization``, ``encoding``, ``formats``, ``training``,
-``corpora``, ``pretrained``, ``analysis``, ``workspace`` and ``cli``. No UI code lives in this package:
-it imports neither streamlit nor plotly, and pandas only when ``compare``'s table is asked for a
-DataFrame.
+``load_external`` for files bpe_core runs read-only; ``available``), the one error type (``BpeError``)
+and warning category (``BpeWarning``: ``warnings.filterwarnings`` takes it) and what a tokenizer reports
+(``MergeRecord``, ``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one
+tokenizer's is ``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
+``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``,
+``workspace`` and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly,
+and pandas only when ``compare``'s table is asked for a DataFrame.
 
 ``import bpe_core`` imports nothing else: each name is imported from its module on first use (PEP 562's
 module ``__getattr__``), so a script, a command or a worker process pays only for what it uses
@@ -31,6 +31,7 @@ __version__ = "0.1.0"
 _HOMES = {
     "PRESETS": "bpe_core.pretokenization.pretokenizer",
     "BpeError": "bpe_core.errors",
+    "BpeWarning": "bpe_core.errors",
     "MergeRecord": "bpe_core.bpe.tokens",
     "TokenInfo": "bpe_core.bpe.tokens",
     "Tokenizer": "bpe_core.tokenizer",
@@ -49,7 +50,7 @@ TYPE_CHECKING = False  # typing's own constant would import typing; mypy reads t
 if TYPE_CHECKING:
     from bpe_core.bpe.tokens import MergeRecord, TokenInfo
     from bpe_core.display.comparison import compare
-    from bpe_core.errors import BpeError
+    from bpe_core.errors import BpeError, BpeWarning
     from bpe_core.pretokenization.pretokenizer import PRESETS
     from bpe_core.pretrained.catalogue import available, load, load_external
     from bpe_core.tokenizer import Tokenizer
@@ -75,6 +76,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "PRESETS",
     "BpeError",
+    "BpeWarning",
     "MergeRecord",
     "TokenInfo",
     "Tokenizer",
