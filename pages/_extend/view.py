@@ -13,11 +13,11 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.extension import ExtensionReport
-from bpe_core.training.engine import STOP_CANCELLED, STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE
 from bpe_core.workspace.extension_files import base_tokenizer_json, extension_files
 from pages._extend.inputs import names
 from pages._extend.run import Extended
 from pages._ui import charts, tokenizers
+from pages._ui.messages import stopped_in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html, token_quote
 from pages._ui.widgets import show_table
@@ -26,13 +26,6 @@ K_SENTENCE = "extend.sentence"
 K_TOKEN = "extend.token"
 #: The new tokens listed in the table (the first ones: the most frequent pairs come first).
 LISTED = 2000
-#: Why the extension ended (``training["stop_reason"]``), in words.
-STOPPED = {
-    STOP_VOCAB_SIZE: "every token asked for was added",
-    STOP_MIN_FREQUENCY: "no pair left occurs as often as the minimum pair count (More settings)",
-    STOP_NO_PAIRS: "no pair was left to merge",
-    STOP_CANCELLED: "cancelled",
-}
 FILES = {
     "bpe_core": (".json", "application/json", "bpe_core JSON"),
     "huggingface": (".tokenizer.json", "application/json", "tokenizer.json (HF)"),
@@ -209,7 +202,7 @@ def show_result(result: Extended, base: Tokenizer, extended: Tokenizer) -> None:
     metrics(result.report)
     training = extended.training
     reason = str(training.get("stop_reason", ""))
-    st.caption(f"Training ended: {md(STOPPED.get(reason, reason))}. Corpus: {md(result.inputs.corpus_label)}.")
+    st.caption(f"Training ended: {md(stopped_in_words(reason))}. Corpus: {md(result.inputs.corpus_label)}.")
     other_text(extended)
     curve(result.report)
     strips(result, base, extended)

@@ -95,7 +95,9 @@ def test_the_extension_shows_the_librarys_figures(extended):
     shown = " ".join(shown_text(m.value) for m in extended.markdown)
     assert f"**{report.before.premium:.2f}×** English's tokens" in shown
     assert any("encodes exactly as before" in s.value for s in extended.success)
-    assert any(c.value.startswith("Training ended: every token asked for was added.") for c in extended.caption)
+    assert any(
+        c.value.startswith("Training ended: it reached the vocabulary size asked for.") for c in extended.caption
+    )
     chart = json.loads(extended.get("plotly_chart")[0].proto.spec)
     assert chart["data"][0]["y"] == [row["premium"] for row in report.rows()]
     table = extended.dataframe[0].value
