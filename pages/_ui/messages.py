@@ -10,30 +10,30 @@ from __future__ import annotations
 import re
 
 from bpe_core.errors import foreign_message
-from bpe_core.training.engine import STOP_CANCELLED, STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE
-from bpe_core.training.parity_policy import STOP_LANGUAGE_EXHAUSTED
 
 #: An API's way to say "nothing" (``pattern=None``), which a page has no field for.
 _API_NONE = re.compile(r",? or None\b")
 
 
-#: Why a training ended (``training["stop_reason"]``), as the pages say it.
-STOPPED = {
-    STOP_VOCAB_SIZE: "it reached the vocabulary size asked for",
-    STOP_MIN_FREQUENCY: "no pair left occurs as often as the minimum pair frequency",
-    STOP_NO_PAIRS: "no pair was left to merge",
-    STOP_CANCELLED: "it was cancelled",
-    STOP_LANGUAGE_EXHAUSTED: "a language had no pair left at the minimum pair frequency",
-}
-
-
 def stopped_in_words(reason: object) -> str:
-    """Why a training ended, for a page (a reason it does not know is given as it is).
+    """Why a training ended (``training["stop_reason"]``), for a page; a reason it does not know is
+    given as it is.
 
     >>> stopped_in_words("best pair count below min_frequency")
     'no pair left occurs as often as the minimum pair frequency'
     """
-    return STOPPED.get(str(reason), str(reason))
+    # imported here: the pages that only show messages do not pay for the training modules
+    from bpe_core.training.engine import STOP_CANCELLED, STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE
+    from bpe_core.training.parity_policy import STOP_LANGUAGE_EXHAUSTED
+
+    said = {
+        STOP_VOCAB_SIZE: "it reached the vocabulary size asked for",
+        STOP_MIN_FREQUENCY: "no pair left occurs as often as the minimum pair frequency",
+        STOP_NO_PAIRS: "no pair was left to merge",
+        STOP_CANCELLED: "it was cancelled",
+        STOP_LANGUAGE_EXHAUSTED: "a language had no pair left at the minimum pair frequency",
+    }
+    return said.get(str(reason), str(reason))
 
 
 def in_words(error: object) -> str:
