@@ -32,7 +32,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
@@ -71,8 +70,10 @@ STOP_CANCELLED = "cancelled"
 _NO_CHANGES: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class LearnedMerge:
+class LearnedMerge(NamedTuple):
+    """One merge: ``left`` and ``right`` joined into ``id`` (ids of the run), the pair's ``count`` when
+    chosen, and the tokens of the corpus after it (``tokens_after``)."""
+
     left: int
     right: int
     id: int
@@ -203,48 +204,28 @@ class MergeRun:
 
     def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
-        tokens, keys, where, words = self.tokens, self.keys, self.where, self.words
+        tokens, keys, where = self.tokens, self.keys, self.where
         token_bytes = tokens.token_bytes
         made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+        # A token made before and taken apart since (Picky BPE) gets its id back; only then can
+        # pairs holding it have been counted before.
         new_id = tokens.ids.get(made)
-        restored = new_id is not None  # made before and taken apart since (Picky BPE)
+        restored = new_id is not None
         if new_id is None:
             new_id = self.next_id
             self.next_id += 1
         tokens.add(made, new_id)
         keys.add(new_id, made)
-        new = chr(new_id)
         holders = where.pop(pair)
         if self._splits:
             holders = sorted(set(holders))
-        changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         if self.word_counts is None:
-            pair_counts = self.counts[0]
-            if keys.seen is None:
-                joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where)
-            else:
-                joined, _, created = merge_pair_weighted(
-                    pair, new, holders, words, where, keys.seen, self.freqs, pair_counts
-                )
-            del pair_counts[pair]
-            if restored:  # its pairs may be indexed from before, so not "created": push them all
-                created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
-            left_out = self.heaps[0].push_frequent(created)
+            joined, left_out = self._merge_one_count(pair, chr(new_id), holders, restored)
+            changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         else:
-            _, changed, created = merge_pair_weighted(pair, new, holders, words, where, keys.seen, self.weights)
-            freqs, word_counts = self.freqs, self.word_counts
-            joined = sum(removed * freqs[index] for index, removed in changed)
-            for counts in self.counts:
-                counts.pop(pair, None)
-            touched: set[int] = set()
-            for index, _ in changed:
-                touched.update(word_counts[index])
-            # A new pair frequent enough in no count is never chosen, so never looked up.
-            unwanted = set(created)
-            for each in touched:
-                unwanted.intersection_update(self.heaps[each].push_frequent(created))
-            left_out = list(unwanted)
-        keys.forget((pair,))
+            joined, changed, left_out = self._merge_several_counts(pair, chr(new_id), holders, self.word_counts)
+        if keys.seen is not None:
+            keys.forget((pair,))
         if not self._splits:  # counts only fall: a pair left out now is never chosen
             for fresh in left_out:
                 del where[fresh]
@@ -253,6 +234,38 @@ class MergeRun:
         merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
         self.merges.append(merge)
         return merge, holders, joined, changed
+
+    def _merge_one_count(self, pair: str, new: str, holders: list[int], restored: bool) -> tuple[int, list[str]]:
+        """The word update with one count: the occurrences joined, and the new pairs left out of the heap."""
+        words, where, pair_counts, seen = self.words, self.where, self.counts[0], self.keys.seen
+        if seen is None and not restored:
+            joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where)
+        else:
+            joined, _, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.freqs, pair_counts)
+        del pair_counts[pair]
+        if restored:  # its pairs may be indexed from before, so not "created": push them all
+            created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
+        return joined, self.heaps[0].push_frequent(created)
+
+    def _merge_several_counts(
+        self, pair: str, new: str, holders: list[int], word_counts: list[tuple[int, ...]]
+    ) -> tuple[int, list[tuple[int, int]], list[str]]:
+        """The word update with several counts (``word_counts``: those each word adds to): the
+        occurrences joined, the words changed, and the new pairs left out of every heap."""
+        words, where, seen = self.words, self.where, self.keys.seen
+        _, changed, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.weights)
+        freqs = self.freqs
+        joined = sum(removed * freqs[index] for index, removed in changed)
+        for counts in self.counts:
+            counts.pop(pair, None)
+        touched: set[int] = set()
+        for index, _ in changed:
+            touched.update(word_counts[index])
+        # A new pair frequent enough in no count is never chosen, so never looked up.
+        unwanted = set(created)
+        for each in touched:
+            unwanted.intersection_update(self.heaps[each].push_frequent(created))
+        return joined, changed, list(unwanted)
 
     def run(
         self, target: int, *, progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None

@@ -27,6 +27,7 @@ from itertools import compress, repeat
 from operator import add, itemgetter
 from typing import Any, cast
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
 
@@ -114,14 +115,23 @@ class Tokens:
         self.ids[made] = new_id
 
 
+#: A heap entry starts with its pair's count, inverted, in this many 16-bit characters.
+COUNT_CHARS = 3
+#: The largest count a heap entry holds (``COUNT_CHARS`` characters of 16 bits).
+MAX_PAIR_COUNT = (1 << 16 * COUNT_CHARS) - 1
+
+
 class PairHeap:
     """The pairs of one count dict, best first: the largest count, then the tie rule's smallest key.
 
-    A lazy max-heap of ``(-count, key, pair)``: counts change without touching the heap, so a popped
-    entry whose count is not the pair's live one is pushed back with it (or left out below the
-    threshold); a stored entry never ranks after its live one (counts only fall, first occurrences
-    only move later), so the first entry found live is the best pair. ``below`` says whether a pair
-    with a positive count was ever left out below the threshold.
+    A lazy min-heap of one string per pair, ``count_text(count) + key + pair``: the count inverted in
+    ``COUNT_CHARS`` fixed-width characters, then the tie rule's key as text (``PairKeys.of``, prefix-free
+    among pairs), then the pair itself (its last two characters), so that entries compare in one string
+    comparison, in C. Counts change without touching the heap, so a popped entry whose count is not the
+    pair's live one is pushed back with it (or left out below the threshold); a stored entry never ranks
+    after its live one (counts only fall, first occurrences only move later), so the first entry found
+    live is the best pair. ``below`` says whether a pair with a positive count was ever left out below
+    the threshold.
 
     >>> counts = {"ab": 3, "bc": 3, "cd": 1}
     >>> tokens = Tokens({i: bytes([i]) for i in range(256)})
@@ -132,10 +142,28 @@ class PairHeap:
 
     def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
         self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
-        key_of = keys.of
-        self.heap = [(-count, key_of(pair), pair) for pair, count in counts.items() if count >= threshold]
+        self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed
+        key_of, count_text = keys.of, self.count_text
+        self.heap = [count_text(count) + key_of(pair) + pair for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
+
+    def count_text(self, count: int) -> str:
+        """``count`` as an entry begins: inverted, so that a larger count sorts first.
+
+        >>> heap = PairHeap({}, 1, PairKeys("rustbpe", [], {}, {}), Tokens({}))
+        >>> heap.count_text(5) < heap.count_text(4), len(heap.count_text(4))
+        (True, 3)
+        """
+        text = self.texts.get(count)
+        if text is None:
+            if count > MAX_PAIR_COUNT:
+                raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+            inverted = MAX_PAIR_COUNT - count
+            text = self.texts[count] = "".join(
+                chr(inverted >> shift & 0xFFFF) for shift in range(16 * (COUNT_CHARS - 1), -1, -16)
+            )
+        return text
 
     def clear(self) -> None:
         self.heap = []
@@ -143,13 +171,14 @@ class PairHeap:
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
         counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
+        texts_get, count_text = self.texts.get, self.count_text
         heappush = heapq.heappush
         left_out = []
         below = self.below
         for pair in pairs:
             live = counts_get(pair, 0)
             if live >= threshold:
-                heappush(heap, (-live, key_of(pair), pair))
+                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
             else:
                 left_out.append(pair)
                 below = below or live > 0
@@ -161,26 +190,27 @@ class PairHeap:
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
         heap, counts_get, threshold, key_of = self.heap, self.counts.get, self.threshold, self.keys.of
-        seen = self.keys.seen
+        texts_get, count_text = self.texts.get, self.count_text
+        seen, exact = self.keys.seen, self.keys.exact
         tokens = self.tokens
         refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
             item = heappop(heap)
-            pair = item[2]
+            pair = item[-2:]
             live = counts_get(pair, 0)
-            if live != -item[0]:
+            if item[:COUNT_CHARS] != texts_get(live):  # never pushed with its live count: stale
                 if live >= threshold:
-                    heappush(heap, (-live, key_of(pair), pair))
+                    heappush(heap, count_text(live) + key_of(pair) + pair)
                 elif live > 0:
                     self.below = True
                 continue
             if pair in refused:
                 continue
             if seen is not None:
-                key = seen.exact(pair)
-                if key != item[1]:
-                    heappush(heap, (item[0], key, pair))
+                key = exact(pair)
+                if key != item[COUNT_CHARS:-2]:
+                    heappush(heap, item[:COUNT_CHARS] + key + pair)
                     continue
             made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
             if made in existing or (refuse is not None and refuse(made)):
@@ -203,7 +233,9 @@ def merge_pair_in_words(
     are skipped; no index twice), updating the pair counts and ``where`` around each new symbol;
     return the number of symbols removed (weighted by frequency) and the pairs that first appeared.
     The word update of every tie rule but "first" (``merge_pair_weighted`` moves its labels along),
-    with the words that lost the pair picked in C and the two neighbours unrolled.
+    with the words that lost the pair picked in C and the two neighbours unrolled. ``new`` must be a
+    symbol no pair was counted with (a pair holding it is indexed only once counted: a token taken
+    apart and made again goes through ``merge_pair_weighted``).
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
     >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
@@ -213,7 +245,6 @@ def merge_pair_in_words(
     """
     a, b = pair[0], pair[1]
     ba = b + a
-    counts_get = pair_counts.get
     where_get = where.get
     created: list[str] = []
     replaced = 0
@@ -237,24 +268,28 @@ def merge_pair_in_words(
                 if neighbour != new:
                     pair_counts[neighbour + a] -= freq
                     fresh = neighbour + new
-                    pair_counts[fresh] = counts_get(fresh, 0) + freq
                     listed = where_get(fresh)
                     if listed is None:
                         where[fresh] = [index]
                         created.append(fresh)
-                    elif listed[-1] != index:
-                        listed.append(index)
+                        pair_counts[fresh] = freq
+                    else:
+                        pair_counts[fresh] += freq
+                        if listed[-1] != index:
+                            listed.append(index)
             if j + 1 < size:
                 neighbour = merged[j + 1]
                 pair_counts[ba if neighbour == new else b + neighbour] -= freq
                 fresh = new + neighbour
-                pair_counts[fresh] = counts_get(fresh, 0) + freq
                 listed = where_get(fresh)
                 if listed is None:
                     where[fresh] = [index]
                     created.append(fresh)
-                elif listed[-1] != index:
-                    listed.append(index)
+                    pair_counts[fresh] = freq
+                else:
+                    pair_counts[fresh] += freq
+                    if listed[-1] != index:
+                        listed.append(index)
             j = merged.find(new, j + 1)
     return replaced, created
 
