@@ -115,19 +115,22 @@ class Tokens:
         self.ids[made] = new_id
 
 
-#: A heap entry starts with its pair's count, inverted, in this many 16-bit characters.
-COUNT_CHARS = 3
-#: The largest count a heap entry holds (``COUNT_CHARS`` characters of 16 bits).
-MAX_PAIR_COUNT = (1 << 16 * COUNT_CHARS) - 1
+#: A heap entry starts with its pair's count, inverted, in this many characters below 256.
+COUNT_CHARS = 6
+#: The largest count a heap entry holds (``COUNT_CHARS`` bytes).
+MAX_PAIR_COUNT = (1 << 8 * COUNT_CHARS) - 1
+#: Under the ``first`` rule an entry's rank is ``inverted count << RANK_SHIFT | first-seen key``.
+RANK_SHIFT = 96
 
 
 class PairHeap:
     """The pairs of one count dict, best first: the largest count, then the tie rule's smallest key.
 
-    A lazy min-heap of one string per pair, ``count_text(count) + key + pair``: the count inverted in
-    ``COUNT_CHARS`` fixed-width characters, then the tie rule's key as text (``PairKeys.of``, prefix-free
-    among pairs), then the pair itself (its last two characters), so that entries compare in one string
-    comparison, in C. Counts change without touching the heap, so a popped entry whose count is not the
+    A lazy min-heap with one entry per pair that compares in one C comparison: under the rules whose
+    key is text (``PairKeys.of``: prefix-free among pairs) the string ``count_text(count) + key + pair``
+    (the count inverted in ``COUNT_CHARS`` fixed-width characters, the pair its last two characters);
+    under ``first``, whose key is a number, ``(rank, pair)`` with the count and key in one integer
+    (``RANK_SHIFT``). Counts change without touching the heap, so a popped entry whose count is not the
     pair's live one is pushed back with it (or left out below the threshold); a stored entry never ranks
     after its live one (counts only fall, first occurrences only move later), so the first entry found
     live is the best pair. ``below`` says whether a pair with a positive count was ever left out below
@@ -142,28 +145,32 @@ class PairHeap:
 
     def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
         self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
-        self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed
-        key_of, count_text = keys.of, self.count_text
-        self.heap = [count_text(count) + key_of(pair) + pair for pair, count in counts.items() if count >= threshold]
+        self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed as text
+        self.ranked = keys.seen is not None
+        entry = self._ranked_entry if self.ranked else self._text_entry
+        self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
 
     def count_text(self, count: int) -> str:
-        """``count`` as an entry begins: inverted, so that a larger count sorts first.
+        """``count`` as a text entry begins: inverted, so that a larger count sorts first.
 
         >>> heap = PairHeap({}, 1, PairKeys("rustbpe", [], {}, {}), Tokens({}))
         >>> heap.count_text(5) < heap.count_text(4), len(heap.count_text(4))
-        (True, 3)
+        (True, 6)
         """
         text = self.texts.get(count)
         if text is None:
             if count > MAX_PAIR_COUNT:
                 raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
-            inverted = MAX_PAIR_COUNT - count
-            text = self.texts[count] = "".join(
-                chr(inverted >> shift & 0xFFFF) for shift in range(16 * (COUNT_CHARS - 1), -1, -16)
-            )
+            text = self.texts[count] = (MAX_PAIR_COUNT - count).to_bytes(COUNT_CHARS, "big").decode("latin-1")
         return text
+
+    def _text_entry(self, pair: str, count: int) -> str:
+        return self.count_text(count) + cast("str", self.keys.of(pair)) + pair
+
+    def _ranked_entry(self, pair: str, count: int) -> tuple[int, str]:
+        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | cast("int", self.keys.of(pair)), pair
 
     def clear(self) -> None:
         self.heap = []
@@ -171,17 +178,19 @@ class PairHeap:
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
         counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
-        texts_get, count_text = self.texts.get, self.count_text
+        texts_get, count_text, ranked = self.texts.get, self.count_text, self.ranked
         heappush = heapq.heappush
         left_out = []
         below = self.below
         for pair in pairs:
             live = counts_get(pair, 0)
-            if live >= threshold:
-                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
-            else:
+            if live < threshold:
                 left_out.append(pair)
                 below = below or live > 0
+            elif ranked:
+                heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
+            else:
+                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
         self.below = below
         return left_out
 
@@ -189,29 +198,56 @@ class PairHeap:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
-        heap, counts_get, threshold, key_of = self.heap, self.counts.get, self.threshold, self.keys.of
-        texts_get, count_text = self.texts.get, self.count_text
-        seen, exact = self.keys.seen, self.keys.exact
+        if self.ranked:
+            return self._pop_ranked()
+        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
+        texts_get, entry = self.texts.get, self._text_entry
         tokens = self.tokens
         refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
-        heappop, heappush = heapq.heappop, heapq.heappush
+        heappop = heapq.heappop
         while heap:
             item = heappop(heap)
             pair = item[-2:]
             live = counts_get(pair, 0)
             if item[:COUNT_CHARS] != texts_get(live):  # never pushed with its live count: stale
                 if live >= threshold:
-                    heappush(heap, count_text(live) + key_of(pair) + pair)
+                    heapq.heappush(heap, entry(pair, live))
                 elif live > 0:
                     self.below = True
                 continue
             if pair in refused:
                 continue
-            if seen is not None:
-                key = exact(pair)
-                if key != item[COUNT_CHARS:-2]:
-                    heappush(heap, item[:COUNT_CHARS] + key + pair)
-                    continue
+            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+            if made in existing or (refuse is not None and refuse(made)):
+                refused.add(pair)
+                continue
+            return pair, live
+        return None
+
+    def _pop_ranked(self) -> tuple[str, int] | None:
+        """``pop`` under the ``first`` rule: a live entry's first-seen key is checked (``FirstSeen.exact``)
+        and pushed back if the first occurrence moved."""
+        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
+        seen = cast("FirstSeen", self.keys.seen)
+        tokens = self.tokens
+        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heappop, heappush = heapq.heappop, heapq.heappush
+        while heap:
+            rank, pair = heappop(heap)
+            live = counts_get(pair, 0)
+            inverted = MAX_PAIR_COUNT - live
+            if rank >> RANK_SHIFT != inverted:
+                if live >= threshold:
+                    heappush(heap, (inverted << RANK_SHIFT | seen.first[pair], pair))
+                elif live > 0:
+                    self.below = True
+                continue
+            if pair in refused:
+                continue
+            key = seen.exact(pair)
+            if inverted << RANK_SHIFT | key != rank:
+                heappush(heap, (inverted << RANK_SHIFT | key, pair))
+                continue
             made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
             if made in existing or (refuse is not None and refuse(made)):
                 refused.add(pair)

@@ -30,7 +30,6 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from typing import Literal
 
-from bpe_core.errors import BpeError
 from bpe_core.formats.bytelevel import byte_to_unicode
 
 TieBreak = Literal["lexicographic", "first", "huggingface", "rustbpe"]
@@ -201,13 +200,13 @@ class FirstSeen:
 
 
 class PairKeys:
-    """Each pair's key under one tie rule, as text, for the merge engine's heaps (``pairs.PairHeap``).
+    """Each pair's key under one tie rule, for the merge engine's heaps (``pairs.PairHeap``).
 
-    ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence (a lower
-    bound that ``exact`` checks when the pair reaches the top of a heap) as ``first_seen_text``; under
-    the other rules ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this
-    compares like the tuple of the two keys). Keys are prefix-free among pairs. ``add`` gives a new
-    symbol its key; ``forget`` drops pairs the loop will never look up again.
+    ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
+    bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
+    ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
+    the tuple of the two keys). ``add`` gives a new symbol its key; ``forget`` drops pairs the loop
+    will never look up again.
 
     >>> keys = PairKeys("lexicographic", ["ab"], {"ab": [0]}, {i: bytes([i]) for i in range(256)})
     >>> keys.of("ba") < keys.of("ab")
@@ -219,14 +218,9 @@ class PairKeys:
     ) -> None:
         self.tie_break = tie_break
         self.seen = FirstSeen(words, where, token_bytes) if tie_break == "first" else None
-        self.of: Callable[[str], str]
+        self.of: Callable[[str], object]
         if self.seen is not None:
-            first = self.seen.first
-
-            def first_of(pair: str) -> str:
-                return first_seen_text(first[pair])
-
-            self.of = first_of
+            self.of = self.seen.first.__getitem__
             return
         symbols = self._symbols = {
             chr(token_id): symbol_key(tie_break, token_id, token) for token_id, token in token_bytes.items()
@@ -236,12 +230,6 @@ class PairKeys:
             return symbols[pair[0]] + symbols[pair[1]]
 
         self.of = of
-
-    def exact(self, pair: str) -> str:
-        """Under ``first``: the key of ``pair``'s first occurrence now (``FirstSeen.exact``), as text."""
-        if self.seen is None:
-            raise BpeError("only the 'first' rule's keys move")
-        return first_seen_text(self.seen.exact(pair))
 
     def add(self, token_id: int, token: bytes) -> None:
         """Give the new symbol ``token_id`` (bytes ``token``) its key."""
@@ -253,19 +241,3 @@ class PairKeys:
             forget = self.seen.forget
             for pair in pairs:
                 forget(pair)
-
-
-def first_seen_text(key: int) -> str:
-    """A first-seen key (``FirstSeen``: below 2**80, word indices below 2**32) as five 16-bit
-    characters, most significant first, so that keys compare as text as they do as numbers.
-
-    >>> first_seen_text(1 << KEY_SHIFT | 7) < first_seen_text(2 << KEY_SHIFT), len(first_seen_text(5))
-    (True, 5)
-    """
-    return (
-        chr(key >> 64)
-        + chr(key >> 48 & 0xFFFF)
-        + chr(key >> 32 & 0xFFFF)
-        + chr(key >> 16 & 0xFFFF)
-        + chr(key & 0xFFFF)
-    )
