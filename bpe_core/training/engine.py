@@ -37,7 +37,14 @@ from operator import add, mul
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
-from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, merge_pair_in_words, merge_pair_weighted
+from bpe_core.training.pairs import (
+    PairHeap,
+    Tokens,
+    count_frequent_pairs,
+    count_pairs,
+    merge_pair_in_words,
+    merge_pair_weighted,
+)
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
 
@@ -149,8 +156,14 @@ class MergeRun:
         self._splits = self.policy.splits_tokens
         self.counts: list[dict[str, int]] = [{}]
         self.word_counts: list[tuple[int, ...]] | None = None  # with several counts: those each word adds to
-        if start.shares is None:
+        threshold = max(min_frequency, 1)  # a pair below it is never chosen
+        # With one count that only falls, a pair below the threshold is never chosen: it is not kept.
+        self._rare_dropped = start.shares is None and not self._splits
+        if self._rare_dropped:
             self.weights: list = self.freqs
+            counts, self.where = count_frequent_pairs(self.words, self.freqs, threshold)
+            self.counts = [counts]
+        elif start.shares is None:
             rows = zip(range(len(self.words)), repeat(self.counts[0]), self.freqs)
             self.where = count_pairs(self.words, rows)
         else:
@@ -163,7 +176,6 @@ class MergeRun:
             self.where = count_pairs(self.words, rows_of)
         self.tokens = Tokens(start.token_bytes, refuse)
         self.keys = PairKeys(tie_break, self.words, self.where, start.token_bytes)
-        threshold = max(min_frequency, 1)  # a pair below it is never chosen
         self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
         self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
         self.merges: list[LearnedMerge] = []
@@ -191,6 +203,11 @@ class MergeRun:
         """Why training stops when the heaps have no pair: a pair with a positive count and not
         refused is below ``min_frequency``; else no pair is left at all."""
         refused = self.tokens.refused
+        if self._rare_dropped:  # the pairs left are not counted: look for one in the words
+            for word, freq in zip(self.words, self.freqs, strict=True):
+                if freq > 0 and any(pair not in refused for pair in map(add, word, word[1:])):
+                    return STOP_MIN_FREQUENCY
+            return STOP_NO_PAIRS
         # A heap never left a pair out below the threshold, and now empty, has no positive count left.
         live = [counts for counts, heap in zip(self.counts, self.heaps, strict=True) if heap.below or heap.heap]
         if any(count > 0 and pair not in refused for counts in live for pair, count in counts.items()):
@@ -229,6 +246,10 @@ class MergeRun:
         if not self._splits:  # counts only fall: a pair left out now is never chosen
             for fresh in left_out:
                 del where[fresh]
+            if self._rare_dropped:
+                pair_counts = self.counts[0]
+                for fresh in left_out:
+                    del pair_counts[fresh]
             keys.forget(left_out)
         self.total_tokens -= joined
         merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)

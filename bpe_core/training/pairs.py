@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, itemgetter
 from typing import Any, cast
 
@@ -88,6 +89,40 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
             elif holders[-1] != index:
                 holders.append(index)
     return where
+
+
+def count_frequent_pairs(
+    words: Sequence[str], freqs: Sequence[int], threshold: int
+) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """The pairs of ``words`` (word ``i`` counted ``freqs[i]`` times) that occur at least ``threshold``
+    times: their counts, and the index of the words holding each (in increasing order). The pairs below
+    it are counted and then dropped, never indexed: when counts only fall they are never chosen, and
+    with long words (SuperBPE's pieces) most pairs occur once. Words counted once are counted in C.
+
+    >>> count_frequent_pairs(["aaa", "ab", "ab"], [2, 1, 1], 2)
+    ({'aa': 4, 'ab': 2}, {'aa': [0], 'ab': [1, 2]})
+    """
+    counts: dict[str, int] = {}
+    counts_get = counts.get
+    once = [word for word, freq in zip(words, freqs, strict=True) if freq == 1]
+    _count_elements(counts, chain.from_iterable(map(add, word, word[1:]) for word in once))
+    del once
+    for word, freq in zip(words, freqs, strict=True):
+        if freq != 1:
+            for pair in map(add, word, word[1:]):
+                counts[pair] = counts_get(pair, 0) + freq
+    rare = [pair for pair, count in counts.items() if count < threshold]
+    for pair in rare:
+        del counts[pair]
+    del rare
+    where: dict[str, list[int]] = {pair: [] for pair in counts}
+    where_get = where.get
+    for index, word in enumerate(words):
+        for pair in map(add, word, word[1:]):
+            holders = where_get(pair)
+            if holders is not None and (not holders or holders[-1] != index):
+                holders.append(index)
+    return counts, where
 
 
 class Tokens:
@@ -302,7 +337,10 @@ def merge_pair_in_words(
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
-                    pair_counts[neighbour + a] -= freq
+                    try:
+                        pair_counts[neighbour + a] -= freq
+                    except KeyError:  # too rare to be chosen: no longer counted
+                        pass
                     fresh = neighbour + new
                     listed = where_get(fresh)
                     if listed is None:
@@ -315,7 +353,10 @@ def merge_pair_in_words(
                             listed.append(index)
             if j + 1 < size:
                 neighbour = merged[j + 1]
-                pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                try:
+                    pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                except KeyError:  # too rare to be chosen: no longer counted
+                    pass
                 fresh = new + neighbour
                 listed = where_get(fresh)
                 if listed is None:
@@ -391,7 +432,10 @@ def merge_pair_weighted(
                         counts[lost] -= each_weight
                         counts[fresh] = counts.get(fresh, 0) + each_weight
                 else:
-                    count[lost] -= weight
+                    try:
+                        count[lost] -= weight
+                    except KeyError:  # too rare to be chosen: no longer counted
+                        pass
                     count[fresh] = counts_get(fresh, 0) + weight
                 listed = where_get(fresh)
                 if listed is None:
