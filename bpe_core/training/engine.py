@@ -37,16 +37,10 @@ from operator import add, mul
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
-from bpe_core.training.pairs import (
-    PairHeap,
-    Tokens,
-    count_frequent_pairs,
-    count_pairs,
-    merge_pair_in_words,
-    merge_pair_weighted,
-)
+from bpe_core.training.pairs import PairHeap, Tokens, count_frequent_pairs, count_pairs
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
+from bpe_core.training.word_update import merge_pair_in_words, merge_pair_weighted
 
 __all__ = [
     "MAX_VOCAB_SIZE",
@@ -84,7 +78,7 @@ class LearnedMerge(NamedTuple):
     left: int
     right: int
     id: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field, in place of tuple.count
     tokens_after: int
 
 

@@ -1,7 +1,5 @@
 """What a training run's state is made of (``engine.MergeRun``): words as id strings, pair counts
-with the index of the words holding each pair, the tokens so far, the lazy heap of pairs best first,
-and merging a pair in the words (adding to one count, or to one per language, with the ``first``
-rule's labels moved along).
+with the index of the words holding each pair, the tokens so far, and the lazy heap of pairs best first.
 
 Words are the unique pre-tokens, each written as a string with one character per id (``chr(id)``),
 so that merging a pair is ``str.replace`` (left to right without overlap: BPE's rule) and finding it a
@@ -9,28 +7,29 @@ substring search, both in C; a pair is the 2-character string of its ids. Only i
 in a character. Pair counts are kept incrementally (the standard speed-up of the naive algorithm): an
 index (``where``) from each pair to the words that held it when it appeared, in increasing order (a
 word that lost the pair since stays listed and is skipped when met), and a lazy max-heap in which a
-stale entry is pushed back with its live count rather than dropped. A pair counted below the
-threshold (``min_frequency``) when it appears can only lose counts afterwards, so it never enters the
-heap.
+stale entry is pushed back with its live count rather than dropped. A pair below the threshold
+(``min_frequency``) when counted or when it appears can only lose counts afterwards (but in Picky BPE),
+so it never enters the heap; with one count it is not kept at all (``count_frequent_pairs``).
 
-The two word updates: ``merge_pair_in_words`` (one count, no labels: the hot loop of training) and
-``merge_pair_weighted`` (several counts, or the ``first`` rule's labels). This module holds no loop and
-decides nothing (``engine`` does); each tie rule's key is ``tie_rules``'.
+The word updates (``merge_pair_in_words``, ``merge_pair_weighted``) are ``word_update``'s, named here
+too. This module holds no loop and decides nothing (``engine`` does); each tie rule's key is
+``tie_rules``'.
 """
 
 from __future__ import annotations
 
 import heapq
-from array import array
 from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, compress, repeat
-from operator import add, itemgetter
+from itertools import chain
+from operator import add
 from typing import Any, cast
 
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
-from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
+from bpe_core.training.tie_rules import FirstSeen, PairKeys
+from bpe_core.training.word_update import merge_pair_in_words as merge_pair_in_words
+from bpe_core.training.word_update import merge_pair_weighted as merge_pair_weighted
 
 #: The counts a word adds to, each with the word's weight in it (its frequency in that text):
 #: parity-aware training's words have one per language.
@@ -212,7 +211,8 @@ class PairHeap:
 
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
-        counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
+        counts_get, threshold, heap = self.counts.get, self.threshold, self.heap
+        key_of: Callable[[str], Any] = self.keys.of  # text, or a number under the first rule
         texts_get, count_text, ranked = self.texts.get, self.count_text, self.ranked
         heappush = heapq.heappush
         left_out = []
@@ -289,177 +289,3 @@ class PairHeap:
                 continue
             return pair, live
         return None
-
-
-def merge_pair_in_words(
-    pair: str,
-    new: str,
-    holders: list[int],
-    words: list[str],
-    freqs: list[int],
-    pair_counts: dict[str, int],
-    where: dict[str, list[int]],
-) -> tuple[int, list[str]]:
-    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
-    are skipped; no index twice), updating the pair counts and ``where`` around each new symbol;
-    return the number of symbols removed (weighted by frequency) and the pairs that first appeared.
-    The word update of every tie rule but "first" (``merge_pair_weighted`` moves its labels along),
-    with the words that lost the pair picked in C and the two neighbours unrolled. ``new`` must be a
-    symbol no pair was counted with (a pair holding it is indexed only once counted: a token taken
-    apart and made again goes through ``merge_pair_weighted``).
-
-    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
-    >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
-    (6, ['ZZ'])
-    >>> words, counts, where
-    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
-    """
-    a, b = pair[0], pair[1]
-    ba = b + a
-    where_get = where.get
-    created: list[str] = []
-    replaced = 0
-    # itemgetter fetches them in C without a call per word (about half the time of map(words.__getitem__, ...));
-    # with one index it returns the word itself, not a tuple.
-    held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
-    # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
-    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
-        merged = word.replace(pair, new)
-        size = len(merged)
-        freq = freqs[index]
-        replaced += (len(word) - size) * freq
-        words[index] = merged
-        # Around each new symbol, the pair it broke loses this word's count and the pair it forms
-        # gains it: on its left (unless that is a new symbol too, counted as its right), then on
-        # its right.
-        j = merged.find(new)
-        while j >= 0:
-            if j:
-                neighbour = merged[j - 1]
-                if neighbour != new:
-                    try:
-                        pair_counts[neighbour + a] -= freq
-                    except KeyError:  # too rare to be chosen: no longer counted
-                        pass
-                    fresh = neighbour + new
-                    listed = where_get(fresh)
-                    if listed is None:
-                        where[fresh] = [index]
-                        created.append(fresh)
-                        pair_counts[fresh] = freq
-                    else:
-                        pair_counts[fresh] += freq
-                        if listed[-1] != index:
-                            listed.append(index)
-            if j + 1 < size:
-                neighbour = merged[j + 1]
-                try:
-                    pair_counts[ba if neighbour == new else b + neighbour] -= freq
-                except KeyError:  # too rare to be chosen: no longer counted
-                    pass
-                fresh = new + neighbour
-                listed = where_get(fresh)
-                if listed is None:
-                    where[fresh] = [index]
-                    created.append(fresh)
-                    pair_counts[fresh] = freq
-                else:
-                    pair_counts[fresh] += freq
-                    if listed[-1] != index:
-                        listed.append(index)
-            j = merged.find(new, j + 1)
-    return replaced, created
-
-
-def merge_pair_weighted(
-    pair: str,
-    new: str,
-    holders: list[int],
-    words: list[str],
-    where: dict[str, list[int]],
-    seen: FirstSeen | None,
-    weights: Sequence[Any],
-    one_count: dict[str, int] | None = None,
-) -> tuple[int, list[tuple[int, int]], list[str]]:
-    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``,
-    or else (counts, weight) to each of its counts (``WordWeights``); ``seen``'s labels (the ``first``
-    rule) move along. Returns the symbols removed by frequency (one count), the words changed as (index,
-    symbols removed) (several counts), and the pairs that first appeared.
-
-    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
-    >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
-    ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
-    """
-    a, b = pair[0], pair[1]
-    ba = b + a
-    where_get = where.get
-    created: list[str] = []
-    changed: list[tuple[int, int]] = []
-    replaced = 0
-    several, count, counts_get, long_labels, first = _update_modes(seen, one_count)
-    for index in holders:
-        word = words[index]
-        merged = word.replace(pair, new)
-        size = len(merged)
-        if size == len(word):
-            continue  # the word lost this pair to an earlier merge
-        words[index] = merged
-        weight = weights[index]  # with several counts, (counts, weight) for each
-        if several:
-            changed.append((index, len(word) - size))
-        else:
-            replaced += (len(word) - size) * weight
-        labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        if labels is not None:
-            dropped = []  # the merged right halves' labels
-        absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
-        # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
-        # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
-        j = merged.find(new)
-        while j >= 0:
-            for side in (j - 1, j + 1):
-                if side < 0 or side == size:
-                    continue
-                neighbour = merged[side]
-                if side < j:
-                    if neighbour == new:
-                        continue
-                    lost, fresh = neighbour + a, neighbour + new
-                else:
-                    lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
-                if several:
-                    for counts, each_weight in weight:
-                        counts[lost] -= each_weight
-                        counts[fresh] = counts.get(fresh, 0) + each_weight
-                else:
-                    try:
-                        count[lost] -= weight
-                    except KeyError:  # too rare to be chosen: no longer counted
-                        pass
-                    count[fresh] = counts_get(fresh, 0) + weight
-                listed = where_get(fresh)
-                if listed is None:
-                    where[fresh] = [index]
-                    created.append(fresh)
-                    if seen is not None:  # its first occurrence: the first word, leftmost
-                        at = side if side < j else j
-                        label = seen.label(index, at) if labels is None else labels[at + absorbed]
-                        first[fresh] = index << KEY_SHIFT | label
-                elif listed[-1] != index:
-                    listed.append(index)
-            if labels is not None:
-                dropped.append(j + absorbed + 1)
-            absorbed += 1
-            j = merged.find(new, j + 1)
-        if labels is not None and seen is not None:
-            seen.drop_labels(index, dropped)
-    return replaced, changed, created
-
-
-def _update_modes(seen: FirstSeen | None, one_count: dict[str, int] | None) -> tuple[Any, ...]:
-    """``merge_pair_weighted``'s modes: several counts or one (that count and its ``get``), each long
-    word's labels (``FirstSeen.starts``'s ``get``), and the first-seen keys (empty without ``first``)."""
-    count = one_count if one_count is not None else {}
-    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
-    first: dict[str, int] = seen.first if seen is not None else {}
-    return one_count is None, count, count.get, long_labels, first
