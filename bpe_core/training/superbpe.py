@@ -11,18 +11,19 @@ is kept, in order, then the new ones; the tokenizer encodes by rank with the sta
 ``tokenizer.json`` the reference writes. Ties go to the smallest pair of ids (``tie_break=
 "huggingface"``, the reference's trainer).
 
-The recipes (``RECIPES``) are the reference's pre-tokenizers written as one regex each, read line by
-line: the reference reads its training files line by line, so no piece, in either stage, runs past a
-newline. ``"paper"`` (default) is the code of the paper's released tokenizers (PythonNut/superbpe
-at 5df84b0): stage 1 digit runs in groups of three from the right plus GPT-2's rules without
-contractions; stage 2 only those digit groups (everything else, punctuation and spaces included, may
-join). ``"2025-11"`` is the repository's later recommendation (dc6bbea, d731c76): stage 1 o200k's
-pattern without contractions, stage 2 splitting numbers (1-3 digits), runs of two or more symbols and
-trailing spaces. tests/training/test_superbpe.py holds each regex equal to the reference's Hugging
-Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts under
-"paper" (no token continues past a newline, so reading by line changes no id); under "2025-11" the
-reference's whole-text split lets a symbol run at a line end take the next line's leading ``/`` or
-``\r``, and there the ids differ (docs/library/variants.md, "Encoding").
+The recipes (``RECIPES``, kept in ``superbpe_recipes`` with stage 2's rule) are the reference's
+pre-tokenizers written as one regex each, read line by line: the reference reads its training files
+line by line, so no piece, in either stage, runs past a newline. ``"paper"`` (default) is the code of
+the paper's released tokenizers (PythonNut/superbpe at 5df84b0): stage 1 digit runs in groups of three
+from the right plus GPT-2's rules without contractions; stage 2 only those digit groups (everything
+else, punctuation and spaces included, may join). ``"2025-11"`` is the repository's later
+recommendation (dc6bbea, d731c76): stage 1 o200k's pattern without contractions, stage 2 splitting
+numbers (1-3 digits), runs of two or more symbols and trailing spaces. tests/training/test_superbpe.py
+holds each regex equal to the reference's Hugging Face pre-tokenizers on every line, and the tokenizers
+trained here equal to them on whole texts under "paper" (no token continues past a newline, so reading
+by line changes no id); under "2025-11" the reference's whole-text split lets a symbol run at a line
+end take the next line's leading ``/`` or ``\r``, and there the ids differ (docs/library/variants.md,
+"Encoding").
 
 Where this differs from the reference, and why: the transition counts merges (``transition``), not
 HF's vocabulary of the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2
@@ -40,8 +41,8 @@ read files itself (``counting`` does).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_core.errors import BpeError
@@ -51,6 +52,7 @@ from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
 from bpe_core.training.engine import MergeRun, ProgressCallback
 from bpe_core.training.start import Start, check_continuable
+from bpe_core.training.superbpe_recipes import RECIPES, SuperBPERecipe, superword_allowed, word_count
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
@@ -65,65 +67,6 @@ __all__ = [
     "transition_merges",
     "word_count",
 ]
-
-#: A digit run cut into groups of three from the right (HF ``Digits`` then ``(?=(\d{3})+(?!\d))``).
-_DIGIT_GROUPS = r"\p{N}+?(?=(?:\d{3})+(?!\d)|(?!\p{N}))"
-_CASED = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
-_LOWER = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
-
-
-@dataclass(frozen=True)
-class SuperBPERecipe:
-    """The two pre-tokenization patterns of SuperBPE and stage 2's rules. Each pattern is a regex of
-    bpe_core's (``PreTokenizer``) and is also what counting and encoding use; ``max_words`` (None: no
-    cap) and ``forbidden`` (byte strings no new token may hold) apply to stage 2's merges only."""
-
-    name: str
-    stage1_pattern: str | None
-    stage2_pattern: str | None
-    max_words: int | None = 4
-    forbidden: tuple[bytes, ...] = (b": ",)
-    source: str = field(default="", compare=False)
-
-
-RECIPES: dict[str, SuperBPERecipe] = {
-    "paper": SuperBPERecipe(
-        "paper",
-        _DIGIT_GROUPS + r"| ?\p{L}+| ?[^\s\p{L}\p{N}]+|[^\S\n]*\n|[^\S\n]+(?![^\s\p{N}])|[^\S\n]+",
-        _DIGIT_GROUPS + r"|[^\p{N}\n]+\n?|\n",
-        source="PythonNut/superbpe 5df84b0 (the paper's tokenizers): Digits(individual_digits=False), then "
-        r"Split((?=(\d{3})+(?!\d))| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+) in stage 1 and "
-        r"Split((?=(\d{3})+(?!\d))) in stage 2, isolated, on each line",
-    ),
-    "2025-11": SuperBPERecipe(
-        "2025-11",
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_CASED}*{_LOWER}+|[^\r\n\p{{L}}\p{{N}}]?{_CASED}+{_LOWER}*|\p{{N}}{{1,3}}"
-        r"| ?[^\s\p{L}\p{N}]+[\r/]*\n?|[^\S\n]*[\r\n]|\s+(?!\S)|\s+",
-        r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
-        r"|(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S))[^\n])+\n?|\n",
-        source="PythonNut/superbpe dc6bbea/d731c76 (scripts/train_tokenizer.sh, extend_tokenizer.sh): o200k's "
-        r"pattern without contractions in stage 1, Split(\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)) in "
-        "stage 2, isolated, on each line",
-    ),
-}
-
-
-def word_count(token: bytes) -> int:
-    """The words of a token as the reference counts them: runs of bytes other than the space byte.
-
-    >>> word_count(b" of the"), word_count(b", I am"), word_count(b"  "), word_count(b"abc")
-    (2, 3, 0, 1)
-    """
-    return sum(1 for word in token.split(b" ") if word)
-
-
-def superword_allowed(token: bytes, max_words: int | None = 4, forbidden: Sequence[bytes] = (b": ",)) -> bool:
-    """Whether stage 2 may make ``token``: at most ``max_words`` words and none of ``forbidden``.
-
-    >>> superword_allowed(b" of the way"), superword_allowed(b"a b c d e"), superword_allowed(b"key: v")
-    (True, False, False)
-    """
-    return not any(part in token for part in forbidden) and (max_words is None or word_count(token) <= max_words)
 
 
 class _Refusal:
@@ -184,12 +127,14 @@ def superwords_from_counts(
     progress: ProgressCallback | None = None,
     name: str | None = None,
     started: float | None = None,
+    release_counts: bool = False,
 ) -> Tokenizer:
     """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
     (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
     on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
     largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
-    (before its counting; default now): ``training["superbpe"]`` times its parts."""
+    (before its counting; default now): ``training["superbpe"]`` times its parts. ``release_counts``
+    empties ``chunk_counts.counts`` once the pieces are encoded, so their text is freed before merging."""
     if not isinstance(chunk_counts, WordCounts):
         kind = type(chunk_counts).__name__
         raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
@@ -201,6 +146,8 @@ def superwords_from_counts(
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
     start = Start.from_tokenizer(base, chunk_counts.counts)
+    if release_counts:
+        chunk_counts.counts = Counter()
     merging = time.perf_counter()
     inherited = len(start.merges)
     refuse = _Refusal(recipe)
@@ -212,24 +159,12 @@ def superwords_from_counts(
 
     stop_reason = run.run(vocab_size - base.vocab_size, progress=report if progress else None)
     new = run.merges
+    del run  # its pair counts and index are freed before the tokenizer is built
     vocab, merges = start.extended([(m.left, m.right, m.id) for m in new], first_id=max(base.vocab) + 1)
     old_counts = [record.count for record in base.merge_records]
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
-        "settings": {
-            "algorithm": "superbpe",
-            "recipe": recipe.name,
-            "vocab_size": vocab_size,
-            "transition": inherited,
-            "min_frequency": min_frequency,
-            "pattern": recipe.stage2_pattern,
-            "stage1_pattern": recipe.stage1_pattern,
-            "max_words": recipe.max_words,
-            "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
-            "special_tokens": list(base.special_tokens),
-            "tie_break": tie_break,
-            "base": base.name,
-        },
+        "settings": _settings_record(recipe, base, vocab_size, inherited, min_frequency, tie_break),
         "corpus": _corpus_record(chunk_counts, len(start.words), start.corpus_bytes),
         "stop_reason": stop_reason,
         "merges_learned": len(merges) if stage1 else len(new),
@@ -255,6 +190,25 @@ def superwords_from_counts(
         merge_counts=old_counts + [m.count for m in new],
         training=training,
     )
+
+
+def _settings_record(
+    recipe: SuperBPERecipe, base: Tokenizer, vocab_size: int, inherited: int, min_frequency: int, tie_break: str
+) -> dict[str, Any]:
+    return {
+        "algorithm": "superbpe",
+        "recipe": recipe.name,
+        "vocab_size": vocab_size,
+        "transition": inherited,
+        "min_frequency": min_frequency,
+        "pattern": recipe.stage2_pattern,
+        "stage1_pattern": recipe.stage1_pattern,
+        "max_words": recipe.max_words,
+        "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
+        "special_tokens": list(base.special_tokens),
+        "tie_break": tie_break,
+        "base": base.name,
+    }
 
 
 def _corpus_record(counts: WordCounts, unique: int, total_bytes: int) -> dict[str, int]:
@@ -335,6 +289,7 @@ def _two_stages(
         progress=progress,
         name=options["name"],
         started=started,
+        release_counts=True,
     )
 
 
@@ -448,4 +403,5 @@ def extend_tokenizer(
         progress=progress,
         name=name or f"{base.name}+superbpe",
         started=started,
+        release_counts=True,
     )

@@ -108,18 +108,16 @@ def merge_pair_weighted(
     weights: Sequence[Any],
     one_count: dict[str, int] | None = None,
 ) -> tuple[int, list[tuple[int, int]], list[str]]:
-    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``,
-    or else (counts, weight) to each of its counts (``WordWeights``); ``seen``'s labels (the ``first``
-    rule) move along. Returns the symbols removed by frequency (one count), the words changed as (index,
-    symbols removed) (several counts), and the pairs that first appeared.
+    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``, or
+    else (counts, weight) to each of its counts; ``seen``'s labels (the ``first`` rule) move along. Returns the
+    symbols removed by frequency (one count), the words changed as (index, symbols removed), the new pairs.
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
     >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
     ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
     """
     a, b = pair[0], pair[1]
-    ba = b + a
-    where_get = where.get
+    ba, where_get = b + a, where.get
     created: list[str] = []
     changed: list[tuple[int, int]] = []
     replaced = 0
@@ -140,8 +138,7 @@ def merge_pair_weighted(
         if labels is not None:
             dropped = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
-        # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
-        # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
+        # Around each new symbol: the pair broken on its left (unless a new symbol: its right), then right.
         j = merged.find(new)
         while j >= 0:
             for side in (j - 1, j + 1):
@@ -178,8 +175,8 @@ def merge_pair_weighted(
                 dropped.append(j + absorbed + 1)
             absorbed += 1
             j = merged.find(new, j + 1)
-        if labels is not None and seen is not None:
-            seen.drop_labels(index, dropped)
+        if labels is not None:
+            cast("FirstSeen", seen).drop_labels(index, dropped)
     return replaced, changed, created
 
 
