@@ -23,11 +23,11 @@ from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import add
-from typing import Any, cast
+from typing import cast
 
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
-from bpe_core.training.tie_rules import FirstSeen, PairKeys
+from bpe_core.training.tie_rules import PairKeys
 from bpe_core.training.word_update import merge_pair_in_words as merge_pair_in_words
 from bpe_core.training.word_update import merge_pair_weighted as merge_pair_weighted
 
@@ -98,8 +98,8 @@ def count_frequent_pairs(
     it are counted and then dropped, never indexed: when counts only fall they are never chosen, and
     with long words (SuperBPE's pieces) most pairs occur once. Words counted once are counted in C.
 
-    >>> count_frequent_pairs(["aaa", "ab", "ab"], [2, 1, 1], 2)
-    ({'aa': 4, 'ab': 2}, {'aa': [0], 'ab': [1, 2]})
+    >>> count_frequent_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 2)
+    ({'ab': 2, 'aa': 4}, {'ab': [0, 1], 'aa': [2]})
     """
     counts: dict[str, int] = {}
     counts_get = counts.get
@@ -149,12 +149,16 @@ class Tokens:
         self.ids[made] = new_id
 
 
-#: A heap entry starts with its pair's count, inverted, in this many characters below 256.
+#: A text heap entry starts with its pair's count, inverted, in this many characters below 256.
 COUNT_CHARS = 6
 #: The largest count a heap entry holds (``COUNT_CHARS`` bytes).
 MAX_PAIR_COUNT = (1 << 8 * COUNT_CHARS) - 1
-#: Under the ``first`` rule an entry's rank is ``inverted count << RANK_SHIFT | first-seen key``.
-RANK_SHIFT = 96
+#: A packed heap entry is ``rank << 2 * CODE_BITS | code(left) << CODE_BITS | code(right)``.
+CODE_BITS = 21
+_CODE_MASK = (1 << CODE_BITS) - 1
+#: Under ``first`` a packed entry's rank is ``inverted count << FIRST_KEY_BITS | first-seen key``.
+FIRST_KEY_BITS = 96
+_FIRST_KEY_MASK = (1 << FIRST_KEY_BITS) - 1
 
 
 class PairHeap:
@@ -163,12 +167,12 @@ class PairHeap:
     A lazy min-heap with one entry per pair that compares in one C comparison: under the rules whose
     key is text (``PairKeys.of``: prefix-free among pairs) the string ``count_text(count) + key + pair``
     (the count inverted in ``COUNT_CHARS`` fixed-width characters, the pair its last two characters);
-    under ``first``, whose key is a number, ``(rank, pair)`` with the count and key in one integer
-    (``RANK_SHIFT``). Counts change without touching the heap, so a popped entry whose count is not the
-    pair's live one is pushed back with it (or left out below the threshold); a stored entry never ranks
-    after its live one (counts only fall, first occurrences only move later), so the first entry found
-    live is the best pair. ``below`` says whether a pair with a positive count was ever left out below
-    the threshold.
+    under ``PairKeys.packed`` rules one integer, the count inverted (then, under ``first``, the
+    first-seen key), then the two symbols' codes (``CODE_BITS`` each, ``PairKeys.codes``). Counts change
+    without touching the heap, so a popped entry whose count is not the pair's live one is pushed back
+    with it (or left out below the threshold); a stored entry never ranks after its live one (counts
+    only fall, first occurrences only move later), so the first entry found live is the best pair.
+    ``below`` says whether a pair with a positive count was ever left out below the threshold.
 
     >>> counts = {"ab": 3, "bc": 3, "cd": 1}
     >>> tokens = Tokens({i: bytes([i]) for i in range(256)})
@@ -180,8 +184,8 @@ class PairHeap:
     def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
         self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
         self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed as text
-        self.ranked = keys.seen is not None
-        entry = self._ranked_entry if self.ranked else self._text_entry
+        self.packed = keys.packed
+        entry = self._packed_entry if self.packed else self._text_entry
         self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
@@ -189,7 +193,7 @@ class PairHeap:
     def count_text(self, count: int) -> str:
         """``count`` as a text entry begins: inverted, so that a larger count sorts first.
 
-        >>> heap = PairHeap({}, 1, PairKeys("rustbpe", [], {}, {}), Tokens({}))
+        >>> heap = PairHeap({}, 1, PairKeys("lexicographic", [], {}, {}), Tokens({}))
         >>> heap.count_text(5) < heap.count_text(4), len(heap.count_text(4))
         (True, 6)
         """
@@ -203,17 +207,23 @@ class PairHeap:
     def _text_entry(self, pair: str, count: int) -> str:
         return self.count_text(count) + cast("str", self.keys.of(pair)) + pair
 
-    def _ranked_entry(self, pair: str, count: int) -> tuple[int, str]:
-        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | cast("int", self.keys.of(pair)), pair
+    def _packed_entry(self, pair: str, count: int) -> int:
+        if count > MAX_PAIR_COUNT:
+            raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+        keys = self.keys
+        rank = MAX_PAIR_COUNT - count
+        if keys.seen is not None:
+            rank = rank << FIRST_KEY_BITS | keys.seen.first[pair]
+        return (rank << CODE_BITS | keys.codes[pair[0]]) << CODE_BITS | keys.codes[pair[1]]
 
     def clear(self) -> None:
         self.heap = []
 
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
-        counts_get, threshold, heap = self.counts.get, self.threshold, self.heap
-        key_of: Callable[[str], Any] = self.keys.of  # text, or a number under the first rule
-        texts_get, count_text, ranked = self.texts.get, self.count_text, self.ranked
+        counts_get, threshold, heap, keys = self.counts.get, self.threshold, self.heap, self.keys
+        texts_get, count_text, key_of, codes = self.texts.get, self.count_text, keys.of, keys.codes
+        simple = self.packed and keys.seen is None  # packed, without first-seen keys
         heappush = heapq.heappush
         left_out = []
         below = self.below
@@ -222,10 +232,12 @@ class PairHeap:
             if live < threshold:
                 left_out.append(pair)
                 below = below or live > 0
-            elif ranked:
-                heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
+            elif simple and live <= MAX_PAIR_COUNT:
+                heappush(heap, ((MAX_PAIR_COUNT - live) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]])
+            elif self.packed:
+                heappush(heap, self._packed_entry(pair, live))
             else:
-                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
+                heappush(heap, (texts_get(live) or count_text(live)) + cast("str", key_of(pair)) + pair)
         self.below = below
         return left_out
 
@@ -233,8 +245,8 @@ class PairHeap:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
-        if self.ranked:
-            return self._pop_ranked()
+        if self.packed:
+            return self._pop_packed()
         heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
         texts_get, entry = self.texts.get, self._text_entry
         tokens = self.tokens
@@ -259,29 +271,29 @@ class PairHeap:
             return pair, live
         return None
 
-    def _pop_ranked(self) -> tuple[str, int] | None:
-        """``pop`` under the ``first`` rule: a live entry's first-seen key is checked (``FirstSeen.exact``)
-        and pushed back if the first occurrence moved."""
-        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
-        seen = cast("FirstSeen", self.keys.seen)
+    def _pop_packed(self) -> tuple[str, int] | None:
+        """``pop`` on packed entries; under ``first`` a live entry's first-seen key is checked
+        (``FirstSeen.exact``) and pushed back if the first occurrence moved."""
+        heap, counts_get, threshold, entry = self.heap, self.counts.get, self.threshold, self._packed_entry
+        seen, chars = self.keys.seen, self.keys.chars
+        shift = 2 * CODE_BITS + (FIRST_KEY_BITS if seen is not None else 0)
         tokens = self.tokens
         refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
-            rank, pair = heappop(heap)
+            item = heappop(heap)
+            pair = chars[item >> CODE_BITS & _CODE_MASK] + chars[item & _CODE_MASK]
             live = counts_get(pair, 0)
-            inverted = MAX_PAIR_COUNT - live
-            if rank >> RANK_SHIFT != inverted:
+            if item >> shift != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
                 if live >= threshold:
-                    heappush(heap, (inverted << RANK_SHIFT | seen.first[pair], pair))
+                    heappush(heap, entry(pair, live))
                 elif live > 0:
                     self.below = True
                 continue
             if pair in refused:
                 continue
-            key = seen.exact(pair)
-            if inverted << RANK_SHIFT | key != rank:
-                heappush(heap, (inverted << RANK_SHIFT | key, pair))
+            if seen is not None and seen.exact(pair) != item >> 2 * CODE_BITS & _FIRST_KEY_MASK:
+                heappush(heap, entry(pair, live))
                 continue
             made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
             if made in existing or (refuse is not None and refuse(made)):
