@@ -254,10 +254,11 @@ class MergeRun:
         """The word update with one count: the occurrences joined, and the new pairs left out of the heap."""
         words, where, pair_counts, seen = self.words, self.where, self.counts[0], self.keys.seen
         if seen is None and not restored:
-            joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where)
+            drop_below = self.heaps[0].threshold if self._rare_dropped else 0
+            joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where, drop_below)
         else:
             joined, _, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.freqs, pair_counts)
-        del pair_counts[pair]
+        pair_counts.pop(pair, None)  # dropped already if it fell below the threshold
         if restored:  # its pairs may be indexed from before, so not "created": push them all
             created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
         return joined, self.heaps[0].push_frequent(created)

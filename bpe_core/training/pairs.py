@@ -19,6 +19,7 @@ too. This module holds no loop and decides nothing (``engine`` does); each tie r
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
@@ -94,11 +95,12 @@ def count_frequent_pairs(
     words: Sequence[str], freqs: Sequence[int], threshold: int
 ) -> tuple[dict[str, int], dict[str, list[int]]]:
     """The pairs of ``words`` (word ``i`` counted ``freqs[i]`` times) that occur at least ``threshold``
-    times: their counts, and the index of the words holding each (in increasing order). The pairs below
+    times: their counts, and the index of the words holding each (in increasing order, an array). The pairs below
     it are counted and then dropped, never indexed: when counts only fall they are never chosen, and
     with long words (SuperBPE's pieces) most pairs occur once. Words counted once are counted in C.
 
-    >>> count_frequent_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 2)
+    >>> counts, where = count_frequent_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 2)
+    >>> counts, {pair: list(holders) for pair, holders in where.items()}
     ({'ab': 2, 'aa': 4}, {'ab': [0, 1], 'aa': [2]})
     """
     counts: dict[str, int] = {}
@@ -114,7 +116,9 @@ def count_frequent_pairs(
     for pair in rare:
         del counts[pair]
     del rare
-    where: dict[str, list[int]] = {pair: [] for pair in counts}
+    # Arrays of word indices: half a list's memory, and the engine treats them as lists.
+    typecode = "I" if len(words) < 1 << 32 else "Q"
+    where: dict[str, list[int]] = {pair: array(typecode) for pair in counts}  # type: ignore[misc]
     where_get = where.get
     for index, word in enumerate(words):
         for pair in map(add, word, word[1:]):

@@ -18,6 +18,7 @@ from typing import Any, cast
 from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen
 
 
+# long on purpose: the hot loop of training, its two neighbours written out (a call per neighbour costs more).
 def merge_pair_in_words(
     pair: str,
     new: str,
@@ -26,6 +27,7 @@ def merge_pair_in_words(
     freqs: list[int],
     pair_counts: dict[str, int],
     where: dict[str, list[int]],
+    drop_below: int = 0,
 ) -> tuple[int, list[str]]:
     """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
     are skipped; no index twice), updating the pair counts and ``where`` around each new symbol;
@@ -33,7 +35,8 @@ def merge_pair_in_words(
     The word update of every tie rule but "first" (``merge_pair_weighted`` moves its labels along),
     with the words that lost the pair picked in C and the two neighbours unrolled. ``new`` must be a
     symbol no pair was counted with (a pair holding it is indexed only once counted: a token taken
-    apart and made again goes through ``merge_pair_weighted``).
+    apart and made again goes through ``merge_pair_weighted``). A pair whose count falls below
+    ``drop_below`` (counts that only fall: it can never be chosen) is no longer counted nor indexed.
 
     >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
     >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
@@ -43,7 +46,7 @@ def merge_pair_in_words(
     """
     a, b = pair[0], pair[1]
     ba = b + a
-    where_get = where.get
+    where_get, where_pop = where.get, where.pop
     created: list[str] = []
     replaced = 0
     # itemgetter fetches them in C without a call per word (about half the time of map(words.__getitem__, ...));
@@ -64,10 +67,17 @@ def merge_pair_in_words(
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
+                    lost = neighbour + a
                     try:
-                        pair_counts[neighbour + a] -= freq
+                        left = pair_counts[lost] - freq
                     except KeyError:  # too rare to be chosen: no longer counted
                         pass
+                    else:
+                        if left < drop_below:
+                            del pair_counts[lost]
+                            where_pop(lost, None)
+                        else:
+                            pair_counts[lost] = left
                     fresh = neighbour + new
                     listed = where_get(fresh)
                     if listed is None:
@@ -80,10 +90,17 @@ def merge_pair_in_words(
                             listed.append(index)
             if j + 1 < size:
                 neighbour = merged[j + 1]
+                lost = ba if neighbour == new else b + neighbour
                 try:
-                    pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                    left = pair_counts[lost] - freq
                 except KeyError:  # too rare to be chosen: no longer counted
                     pass
+                else:
+                    if left < drop_below:
+                        del pair_counts[lost]
+                        where_pop(lost, None)
+                    else:
+                        pair_counts[lost] = left
                 fresh = new + neighbour
                 listed = where_get(fresh)
                 if listed is None:
