@@ -40,7 +40,7 @@ from bpe_core.errors import BpeError
 from bpe_core.training.pairs import PairHeap, Tokens, count_frequent_pairs, count_pairs
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
-from bpe_core.training.word_update import merge_pair_in_words, merge_pair_weighted
+from bpe_core.training.word_update import merge_pair_first_seen, merge_pair_in_words, merge_pair_weighted
 
 __all__ = [
     "MAX_VOCAB_SIZE",
@@ -256,6 +256,8 @@ class MergeRun:
         if seen is None and not restored:
             drop_below = self.heaps[0].threshold if self._rare_dropped else 0
             joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where, drop_below)
+        elif seen is not None and not restored:
+            joined, created = merge_pair_first_seen(pair, new, holders, words, self.freqs, pair_counts, where, seen)
         else:
             joined, _, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.freqs, pair_counts)
         pair_counts.pop(pair, None)  # dropped already if it fell below the threshold

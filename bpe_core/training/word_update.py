@@ -38,11 +38,11 @@ def merge_pair_in_words(
     apart and made again goes through ``merge_pair_weighted``). A pair whose count falls below
     ``drop_below`` (counts that only fall: it can never be chosen) is no longer counted nor indexed.
 
-    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
+    >>> words, counts, where = ["abab", "xy"], {"ab": 6, "ba": 3, "xy": 1}, {"ab": [0]}
     >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
     (6, ['ZZ'])
     >>> words, counts, where
-    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
+    (['ZZ', 'xy'], {'ab': 6, 'ba': 0, 'xy': 1, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
     """
     a, b = pair[0], pair[1]
     ba = b + a
@@ -112,6 +112,87 @@ def merge_pair_in_words(
                     if listed[-1] != index:
                         listed.append(index)
             j = merged.find(new, j + 1)
+    return replaced, created
+
+
+# long on purpose: the first rule's hot loop, its two neighbours written out as in merge_pair_in_words.
+def merge_pair_first_seen(
+    pair: str,
+    new: str,
+    holders: list[int],
+    words: list[str],
+    freqs: list[int],
+    pair_counts: dict[str, int],
+    where: dict[str, list[int]],
+    seen: FirstSeen,
+) -> tuple[int, list[str]]:
+    """``merge_pair_in_words`` under the ``first`` rule: each new pair's first occurrence is recorded
+    (``seen.first``) and the long words' labels move along (``FirstSeen.drop_labels``).
+
+    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
+    >>> seen = FirstSeen(words, where, {i: bytes([i]) for i in range(256)})
+    >>> merge_pair_first_seen("ab", "Z", [0, 1], words, [3, 1], counts, where, seen), words, seen.first["ZZ"]
+    ((6, ['ZZ']), ['ZZ', 'xy'], 0)
+    """
+    a, b = pair[0], pair[1]
+    ba = b + a
+    where_get, first, long_labels, label_of = where.get, seen.first, seen.starts.get, seen.label
+    created: list[str] = []
+    replaced = 0
+    held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
+    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
+        merged = word.replace(pair, new)
+        size = len(merged)
+        freq = freqs[index]
+        replaced += (len(word) - size) * freq
+        words[index] = merged
+        labels = long_labels(index)  # the labels of a long word, read at old positions: j + absorbed
+        dropped: list[int] = []  # the merged right halves' labels
+        absorbed = 0  # new symbols before merged[j]
+        j = merged.find(new)
+        while j >= 0:
+            if j:
+                neighbour = merged[j - 1]
+                if neighbour != new:
+                    try:
+                        pair_counts[neighbour + a] -= freq
+                    except KeyError:  # too rare to be chosen: no longer counted
+                        pass
+                    fresh = neighbour + new
+                    listed = where_get(fresh)
+                    if listed is None:
+                        where[fresh] = [index]
+                        created.append(fresh)
+                        pair_counts[fresh] = freq
+                        label = label_of(index, j - 1) if labels is None else labels[j - 1 + absorbed]
+                        first[fresh] = index << KEY_SHIFT | label
+                    else:
+                        pair_counts[fresh] += freq
+                        if listed[-1] != index:
+                            listed.append(index)
+            if j + 1 < size:
+                neighbour = merged[j + 1]
+                try:
+                    pair_counts[ba if neighbour == new else b + neighbour] -= freq
+                except KeyError:  # too rare to be chosen: no longer counted
+                    pass
+                fresh = new + neighbour
+                listed = where_get(fresh)
+                if listed is None:
+                    where[fresh] = [index]
+                    created.append(fresh)
+                    pair_counts[fresh] = freq
+                    label = label_of(index, j) if labels is None else labels[j + absorbed]
+                    first[fresh] = index << KEY_SHIFT | label
+                else:
+                    pair_counts[fresh] += freq
+                    if listed[-1] != index:
+                        listed.append(index)
+            dropped.append(j + absorbed + 1)
+            absorbed += 1
+            j = merged.find(new, j + 1)
+        if labels is not None:
+            seen.drop_labels(index, dropped)
     return replaced, created
 
 
