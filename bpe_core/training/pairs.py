@@ -24,11 +24,11 @@ from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import add
-from typing import cast
+from typing import Any, cast
 
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
-from bpe_core.training.tie_rules import PairKeys
+from bpe_core.training.tie_rules import FirstSeen, PairKeys
 from bpe_core.training.word_update import merge_pair_in_words as merge_pair_in_words
 from bpe_core.training.word_update import merge_pair_weighted as merge_pair_weighted
 
@@ -160,9 +160,8 @@ MAX_PAIR_COUNT = (1 << 8 * COUNT_CHARS) - 1
 #: A packed heap entry is ``rank << 2 * CODE_BITS | code(left) << CODE_BITS | code(right)``.
 CODE_BITS = 21
 _CODE_MASK = (1 << CODE_BITS) - 1
-#: Under ``first`` a packed entry's rank is ``inverted count << FIRST_KEY_BITS | first-seen key``.
-FIRST_KEY_BITS = 96
-_FIRST_KEY_MASK = (1 << FIRST_KEY_BITS) - 1
+#: Under ``first`` an entry is ``(inverted count << RANK_SHIFT | first-seen key, pair)``.
+RANK_SHIFT = 96
 
 
 class PairHeap:
@@ -171,8 +170,9 @@ class PairHeap:
     A lazy min-heap with one entry per pair that compares in one C comparison: under the rules whose
     key is text (``PairKeys.of``: prefix-free among pairs) the string ``count_text(count) + key + pair``
     (the count inverted in ``COUNT_CHARS`` fixed-width characters, the pair its last two characters);
-    under ``PairKeys.packed`` rules one integer, the count inverted (then, under ``first``, the
-    first-seen key), then the two symbols' codes (``CODE_BITS`` each, ``PairKeys.codes``). Counts change
+    under ``PairKeys.packed`` rules one integer, the count inverted then the two symbols' codes
+    (``CODE_BITS`` each, ``PairKeys.codes``); under ``first``, whose key is a number that moves,
+    ``(rank, pair)`` with the count and the first-seen key in one integer (``RANK_SHIFT``). Counts change
     without touching the heap, so a popped entry whose count is not the pair's live one is pushed back
     with it (or left out below the threshold); a stored entry never ranks after its live one (counts
     only fall, first occurrences only move later), so the first entry found live is the best pair.
@@ -188,8 +188,8 @@ class PairHeap:
     def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
         self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
         self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed as text
-        self.packed = keys.packed
-        entry = self._packed_entry if self.packed else self._text_entry
+        self.packed, self.ranked = keys.packed, keys.seen is not None
+        entry = self._packed_entry if self.packed else self._ranked_entry if self.ranked else self._text_entry
         self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
@@ -214,11 +214,13 @@ class PairHeap:
     def _packed_entry(self, pair: str, count: int) -> int:
         if count > MAX_PAIR_COUNT:
             raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
-        keys = self.keys
-        rank = MAX_PAIR_COUNT - count
-        if keys.seen is not None:
-            rank = rank << FIRST_KEY_BITS | keys.seen.first[pair]
-        return (rank << CODE_BITS | keys.codes[pair[0]]) << CODE_BITS | keys.codes[pair[1]]
+        codes = self.keys.codes
+        return ((MAX_PAIR_COUNT - count) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]]
+
+    def _ranked_entry(self, pair: str, count: int) -> tuple[int, str]:
+        if count > MAX_PAIR_COUNT:
+            raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | cast("int", self.keys.of(pair)), pair
 
     def clear(self) -> None:
         self.heap = []
@@ -226,9 +228,9 @@ class PairHeap:
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
         counts_get, threshold, heap, keys = self.counts.get, self.threshold, self.heap, self.keys
-        texts_get, count_text, key_of, codes = self.texts.get, self.count_text, keys.of, keys.codes
-        simple = self.packed and keys.seen is None  # packed, without first-seen keys
-        heappush = heapq.heappush
+        texts_get, count_text, codes = self.texts.get, self.count_text, keys.codes
+        key_of: Callable[[str], Any] = keys.of  # text, or a number under the first rule
+        packed, ranked, heappush = self.packed, self.ranked, heapq.heappush
         left_out = []
         below = self.below
         for pair in pairs:
@@ -236,12 +238,14 @@ class PairHeap:
             if live < threshold:
                 left_out.append(pair)
                 below = below or live > 0
-            elif simple and live <= MAX_PAIR_COUNT:
+            elif live > MAX_PAIR_COUNT:
+                self._packed_entry(pair, live)  # refuses it
+            elif packed:
                 heappush(heap, ((MAX_PAIR_COUNT - live) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]])
-            elif self.packed:
-                heappush(heap, self._packed_entry(pair, live))
+            elif ranked:
+                heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
             else:
-                heappush(heap, (texts_get(live) or count_text(live)) + cast("str", key_of(pair)) + pair)
+                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
         self.below = below
         return left_out
 
@@ -249,8 +253,8 @@ class PairHeap:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
-        if self.packed:
-            return self._pop_packed()
+        if self.packed or self.ranked:
+            return self._pop_packed() if self.packed else self._pop_ranked()
         heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
         texts_get, entry = self.texts.get, self._text_entry
         tokens = self.tokens
@@ -276,11 +280,9 @@ class PairHeap:
         return None
 
     def _pop_packed(self) -> tuple[str, int] | None:
-        """``pop`` on packed entries; under ``first`` a live entry's first-seen key is checked
-        (``FirstSeen.exact``) and pushed back if the first occurrence moved."""
+        """``pop`` on packed entries."""
         heap, counts_get, threshold, entry = self.heap, self.counts.get, self.threshold, self._packed_entry
-        seen, chars = self.keys.seen, self.keys.chars
-        shift = 2 * CODE_BITS + (FIRST_KEY_BITS if seen is not None else 0)
+        chars = self.keys.chars
         tokens = self.tokens
         refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
         heappop, heappush = heapq.heappop, heapq.heappush
@@ -288,7 +290,7 @@ class PairHeap:
             item = heappop(heap)
             pair = chars[item >> CODE_BITS & _CODE_MASK] + chars[item & _CODE_MASK]
             live = counts_get(pair, 0)
-            if item >> shift != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
+            if item >> 2 * CODE_BITS != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
                 if live >= threshold:
                     heappush(heap, entry(pair, live))
                 elif live > 0:
@@ -296,8 +298,36 @@ class PairHeap:
                 continue
             if pair in refused:
                 continue
-            if seen is not None and seen.exact(pair) != item >> 2 * CODE_BITS & _FIRST_KEY_MASK:
-                heappush(heap, entry(pair, live))
+            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+            if made in existing or (refuse is not None and refuse(made)):
+                refused.add(pair)
+                continue
+            return pair, live
+        return None
+
+    def _pop_ranked(self) -> tuple[str, int] | None:
+        """``pop`` under the ``first`` rule: a live entry's first-seen key is checked (``FirstSeen.exact``)
+        and pushed back if the first occurrence moved."""
+        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
+        seen = cast("FirstSeen", self.keys.seen)
+        tokens = self.tokens
+        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heappop, heappush = heapq.heappop, heapq.heappush
+        while heap:
+            rank, pair = heappop(heap)
+            live = counts_get(pair, 0)
+            inverted = MAX_PAIR_COUNT - live
+            if rank >> RANK_SHIFT != inverted:
+                if live >= threshold:
+                    heappush(heap, (inverted << RANK_SHIFT | seen.first[pair], pair))
+                elif live > 0:
+                    self.below = True
+                continue
+            if pair in refused:
+                continue
+            key = seen.exact(pair)
+            if inverted << RANK_SHIFT | key != rank:
+                heappush(heap, (inverted << RANK_SHIFT | key, pair))
                 continue
             made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
             if made in existing or (refuse is not None and refuse(made)):

@@ -199,9 +199,9 @@ class FirstSeen:
         raise AssertionError("first-seen index out of sync")  # internal invariant, not input validation
 
 
-#: The rules whose pair key is two numbers, one per symbol (``PairKeys.codes``), and ``first``, whose key
-#: is a number: the heap packs their entries into one integer (``pairs.PairHeap``).
-PACKED_RULES = ("first", "huggingface", "rustbpe")
+#: The rules whose pair key is two numbers, one per symbol (``PairKeys.codes``): the heap packs their
+#: entries into one integer (``pairs.PairHeap``).
+PACKED_RULES = ("huggingface", "rustbpe")
 
 
 class PairKeys:
@@ -211,8 +211,8 @@ class PairKeys:
     bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
     ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
     the tuple of the two keys). Under the ``PACKED_RULES`` each symbol also has a number (``codes``, and
-    back: ``chars``): its one-character key's code point (``first``: its id). ``add`` gives a new symbol
-    its key; ``forget`` drops pairs the loop will never look up again.
+    back: ``chars``): its one-character key's code point. ``add`` gives a new symbol its key; ``forget``
+    drops pairs the loop will never look up again.
 
     >>> keys = PairKeys("lexicographic", ["ab"], {"ab": [0]}, {i: bytes([i]) for i in range(256)})
     >>> keys.of("ba") < keys.of("ab")
@@ -243,15 +243,12 @@ class PairKeys:
 
     def add(self, token_id: int, token: bytes) -> None:
         """Give the new symbol ``token_id`` (bytes ``token``) its key."""
-        symbol = chr(token_id)
-        code = token_id
         if self.seen is None:
+            symbol = chr(token_id)
             key = self._symbols[symbol] = symbol_key(self.tie_break, token_id, token)
             if self.packed:
-                code = ord(key)
-        if self.packed:
-            self.codes[symbol] = code
-            self.chars[code] = symbol
+                self.codes[symbol] = ord(key)
+                self.chars[ord(key)] = symbol
 
     def forget(self, pairs: Iterable[str]) -> None:
         if self.seen is not None:
