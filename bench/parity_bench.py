@@ -49,7 +49,7 @@ TRAINERS: dict[str, tuple[str, dict | None]] = {
     "hybrid 80% window a3, o200k": ("o200k", {"global_merges": 0.8, "variant": "window", "alpha": 3.0}),
 }
 #: The trainer the targets are checked on (the others are shown beside it): the Compare page's
-#: default (pages/_compare/fairer.py), picked from a sweep of shares, windows and alphas on this text.
+#: default (pages/_fairer/inputs.py), picked from a sweep of shares, windows and alphas on this text.
 TARGET_TRAINER = "hybrid 80% window a3, o200k"
 #: Vocabulary sizes measured: 4,000 is the app's (the speed target's); 2,000 suits 90 sentences
 #: per language better.

@@ -12,7 +12,8 @@ fonts-noto-cjk fonts-noto-color-emoji``) or those scripts are boxes.
 
     .venv/bin/python docs/screenshots.py            # all pages
     .venv/bin/python docs/screenshots.py tokenize   # only some (home, train, tokenize, merge-forest,
-                                                    # step-through, library, compare, vocab-diff, languages, lab)
+                                                    # step-through, library, compare, fairer, vocab-diff,
+                                                    # languages, lab)
 
 Never downloads a browser: it uses /usr/bin/chromium (``apt-get install chromium``).
 """
@@ -173,11 +174,11 @@ def home(page, url: str) -> None:
     from playwright.sync_api import expect
 
     open_page(page, url, "BPE workbench")
-    heading = page.get_by_role("heading", name="Tokenizers available now")
-    expect(heading).to_be_visible()
+    expect(page.get_by_role("heading", name="Tokenizers available now")).to_be_visible()
     expect(page.get_by_role("table").first).to_be_visible()
-    expect(page.get_by_text(SAVED).first).to_be_attached()
-    shot(page, "home", at=page.get_by_text(SAVED).first, block="end")  # the table and the saved tokenizer
+    expect(page.get_by_text(SAVED).first).to_be_attached()  # under the table, with the user's tokenizers
+    expect(page.locator(".bpe-glance .bpe-tokens")).to_have_count(6)
+    shot(page, "home")  # the first screen: what it answers, the path, one sentence in six languages
 
 
 def train(page, url: str) -> None:
@@ -279,6 +280,19 @@ def compare(page, url: str) -> None:
     shot(page, "compare", at=chart)
 
 
+def fairer(page, url: str) -> None:
+    """Standard and parity-aware BPE trained at the defaults on the built-in parallel text: the cards
+    and the held-out premium per language."""
+    from playwright.sync_api import expect
+
+    open_page(page, f"{url}/fairer", "Train a fairer tokenizer")
+    page.get_by_role("button", name="Train both").click()
+    cards = page.get_by_text("Worst premium, standard BPE").first
+    expect(cards).to_be_visible(timeout=600_000)
+    settle(page, timeout=600_000)
+    shot(page, "fairer", at=cards, margin=120)
+
+
 def vocab_diff(page, url: str) -> None:
     """The saved tokenizer (four scripts and emoji) against cl100k: its longest tokens cl100k lacks."""
     from playwright.sync_api import expect
@@ -333,6 +347,7 @@ PAGES: dict[str, Callable] = {
     "step-through": step_through,
     "library": library,
     "compare": compare,
+    "fairer": fairer,
     "vocab-diff": vocab_diff,
     "languages": languages,
     "lab": lab,

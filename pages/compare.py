@@ -3,8 +3,8 @@
 Pick tokenizers and samples (built-in parallel translations, code and data, or your own files); see
 characters per token, the token premium against a reference language, a heatmap, the full table
 with a CSV download, compression against vocabulary size, and a shortcut that trains a tokenizer on
-a chosen mix and sets it against GPT-2, and "Train a fairer tokenizer" (``pages/_compare/fairer.py``:
-standard against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
+a chosen mix and sets it against GPT-2, and a link to Fairer training (``pages/fairer.py``: standard
+against parity-aware BPE on parallel text). Every number comes from ``bpe_core``.
 """
 
 from __future__ import annotations
@@ -16,17 +16,12 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis import metrics
-from bpe_core.analysis.csv_export import frame_csv
 from bpe_core.corpora.samples import REFERENCE_ID
 from pages._compare import in_sample, measures
 from pages._compare.curves import K_CURVE_TOKENIZER, curve_section
-from pages._compare.fairer import fairer_section
 from pages._compare.measures import (
-    COLUMNS_EXPLAINED,
     HIGHER_IS_BETTER,
     METRIC_LABELS,
-    NUMBER_COLUMNS,
-    TABLE_COLUMNS,
     Builtin,
     Comparison,
     Selection,
@@ -38,12 +33,14 @@ from pages._compare.measures import (
     text_digest,
 )
 from pages._compare.report import Report, report_button
+from pages._compare.table import table_section
 from pages._compare.versus import train_section
-from pages._ui import charts, state, tables, tokenizers
+from pages._ui import charts, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.uploads import file_uploader, upload_limit_mb
-from pages._ui.widgets import number_formats, page_header, show_sentences, tokenizer_multiselect
+from pages._ui.widgets import page_header, show_sentences, tokenizer_multiselect
 
 # Widget keys of this page (all prefixed "cmp."; its other state is under state.CMP_*; the training
 # shortcut's widgets are in pages/_compare/versus.py).
@@ -147,7 +144,7 @@ def read_files() -> tuple[dict[str, str], dict[str, str]]:
     digests: dict[str, str] = {}
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
             continue
         text, digest = upload.text, upload.digest
         if not text.strip():
@@ -266,59 +263,50 @@ def premium_section(
     report.sentences(summary_lines(rows, names, "premium"))
 
 
+#: Why a metric has no value for some samples (the heatmap leaves those rows out and says so).
+NO_VALUE = {
+    "premium": "no premium: they are not translations of the reference passage (code, data, or the reference missing)",
+    "fertility": "no words to count: written without spaces between words, or not natural language",
+    "split_share": "no words to count: written without spaces between words, or not natural language",
+}
+
+
+def heatmap_metric(frame: pd.DataFrame) -> list[str]:
+    """The metrics the picker offers (those with a value somewhere), after choosing one unless the user
+    did: the premium when every sample has one, else characters per token (which every sample has)."""
+    available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
+    everywhere = [m for m in available if frame[m].notna().all()]
+    default = "premium" if "premium" in everywhere else "chars_per_token"
+    chosen = st.session_state.get(K_HEAT_METRIC)
+    if chosen not in available or chosen == st.session_state.get(state.CMP_HEAT_DEFAULT):  # not the user's pick
+        pick = default if default in available else available[0]
+        st.session_state[K_HEAT_METRIC] = st.session_state[state.CMP_HEAT_DEFAULT] = pick
+    return available
+
+
 def heatmap_section(
     frame: pd.DataFrame, rows: list[dict], names: list[str], order: list[str], view: tuple, report: Report
 ) -> None:
     st.subheader("Heatmap", divider="gray")
-    available = [m for m in metrics.METRIC_NAMES if frame[m].notna().any()]
-    state.ensure_option(K_HEAT_METRIC, available, "premium" if "premium" in available else "chars_per_token")
+    available = heatmap_metric(frame)
     metric = st.selectbox("Metric", available, format_func=METRIC_LABELS.__getitem__, key=K_HEAT_METRIC)
+    with_value = [label for label in order if frame.loc[frame["label"] == label, metric].notna().any()]
+    left_out = [label for label in order if label not in with_value]
 
     def build():  # only when no session has built it yet: the pivot is most of the cost
-        grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=order, columns=names)
+        grid = frame.pivot(index="label", columns="tokenizer", values=metric).reindex(index=with_value, columns=names)
         return charts.heatmap(grid, METRIC_LABELS[metric], metric in HIGHER_IS_BETTER)
 
     figure = shared_figure(view, f"heat:{metric}", build)
     st.plotly_chart(figure, key="cmp.chart.heat", config=charts.plot_config(f"heatmap-{metric}"))
     report.figure(f"Heatmap: {METRIC_LABELS[metric]}", figure)
     better = "greener is better" if metric in HIGHER_IS_BETTER else "redder costs more"
-    st.caption(
-        f"Rows are samples, columns tokenizers; {md(better)}. Empty cells have no value (e.g. no premium for code)."
-    )
+    st.caption(f"Rows are samples, columns tokenizers; {md(better)}.")
+    if left_out:
+        why = NO_VALUE.get(metric, "no value for this metric")
+        st.caption(f"Left out, {md(why)}: {md(', '.join(left_out))}. Pick characters per token to see every sample.")
     if metric not in ("chars_per_token", "premium"):  # their sentences are already under their charts above
         show_sentences(summary_lines(rows, names, metric))
-
-
-def table_section(frame: pd.DataFrame, report: Report) -> None:
-    st.subheader("Full table", divider="gray")
-    table = frame[[c for c in TABLE_COLUMNS if c in frame.columns]]
-    formats = {column: number for column, (_, number) in NUMBER_COLUMNS.items()}
-    shown, written = tables.without_missing(table, formats=formats)  # "—" where a metric does not apply
-    shown = tables.left_to_right(shown)  # an Arabic or Hebrew file name laid out as the other cells
-    config = (
-        number_formats(shown)
-        | {"label": "sample", "sample": "sample id"}
-        | {
-            column: st.column_config.NumberColumn(label, format=number)
-            for column, (label, number) in NUMBER_COLUMNS.items()
-            if column not in written
-        }
-        | {
-            column: st.column_config.TextColumn(NUMBER_COLUMNS.get(column, (column,))[0], alignment="right")
-            for column in written
-        }
-    )
-    st.dataframe(shown, hide_index=True, key="cmp.table", column_config=config)
-    report.table("Full table", table)
-    st.download_button(
-        "⬇ Table as CSV",
-        data=frame_csv(table).encode("utf-8"),  # spreadsheet-safe cells
-        file_name="tokenizer-comparison.csv",
-        mime="text/csv",
-        key="cmp.csv",
-    )
-    with st.expander("What the columns mean"):
-        st.markdown(COLUMNS_EXPLAINED)
 
 
 def show_comparison(selected: list[str], selection: Selection, choices, report: Report) -> Comparison | None:
@@ -374,6 +362,17 @@ def show_comparison(selected: list[str], selection: Selection, choices, report: 
     return Comparison(rows, names, loaded)
 
 
+def fairer_link() -> None:
+    """Where a tokenizer that costs each language more evenly is trained: the Fairer training page."""
+    st.subheader("Train a fairer tokenizer", divider="gray")
+    st.caption(
+        "Parity-aware BPE gives each merge to the language that is worst compressed so far; standard BPE to the "
+        "pair most frequent over all the text. Train both on the same parallel text and compare them on held-out "
+        "sentences beside today's models:"
+    )
+    st.page_link("pages/fairer.py", label="Fairer training", icon=":material/balance:")
+
+
 def run_report(selected: list[str], selection: Selection, choices) -> Report:
     """The report of this run, with its settings; the sections add their charts, tables and sentences."""
     report = Report()
@@ -407,7 +406,7 @@ def main() -> None:
     with download:
         report_button(report, key="cmp.report")
     train_section(builtin, selection, choices)
-    fairer_section(choices)
+    fairer_link()
     st.caption(f"Server time for this view: {(time.perf_counter() - started) * 1000:,.0f} ms.")
 
 

@@ -1,62 +1,62 @@
-"""Home: what the workbench does, which tokenizers are ready, where to start. It loads no tokenizer:
-the table of built-ins is the catalogue's (``bpe_core.pretrained.catalogue.ABOUT``), so it draws at once
-on a fresh server while the tokenizers Tokenize opens with load in the background."""
+"""Home: what the workbench answers, a path through it (train, tokenize, compare: one click each),
+what the same sentence costs in six languages (``pages/_home/glance.py``), the other pages, and which
+tokenizers are ready. It loads no tokenizer and imports no pandas: the strips' cuts are stored and the
+table of built-ins is the catalogue's (``bpe_core.pretrained.catalogue.ABOUT``), so on a fresh server
+the whole page is drawn in one step while the tokenizers Tokenize opens with load in the background."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from pages._home import glance
 from pages._ui import builtins, tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import page_header
 
-INTRODUCTION = """
-Byte pair encoding starts from the 256 bytes and keeps merging the most frequent adjacent pair into a
-new token. This workbench lets you watch and measure that:
-
-* **Train** a tokenizer on your own files (text, Markdown, code, JSONL) or on the built-in samples,
-  with a live progress bar, then see how compression grows merge by merge, save it to your library
-  or download it (bpe_core JSON, Hugging Face `tokenizer.json`, `.tiktoken`).
-* **Tokenize** any text with several tokenizers side by side: coloured tokens, ids, counts, and the
-  places where two tokenizers cut the text differently. The URL remembers the text, so a view can be shared.
-* **Merge forest**: how any token was built, merge by merge, down to bytes; what it helps build;
-  segmentation with only the first *k* merges; tokens that are never used.
-* **Step through** training on a tiny input, one merge at a time, byte-level or textbook `</w>` style.
-* **Library**: rename, delete, download and import saved tokenizers.
-* **Compare** what a tokenizer costs each language and each kind of code: characters per token and the
-  token premium over parallel translations of one passage, for today's models and your own tokenizers.
-* **Vocabulary diff** of two tokenizers: the tokens only one has, how much their first *k* tokens share
-  as *k* grows, and where their merge orders agree.
-* **Lab**: train BPE, SuperBPE, Picky BPE and parity-aware BPE on one corpus in one go and compare them
-  on held-out text, with SuperBPE's superwords and Picky BPE's removed tokens as examples.
+#: What the workbench answers, in a few lines (the first thing a newcomer reads).
+ANSWERS = """
+**What it answers:** how a tokenizer cuts a text into tokens; what the same message costs in each
+language and kind of code; how byte pair encoding builds a vocabulary, merge by merge, from the 256
+bytes; and how a tokenizer trained on your own text, or trained to be fairer across languages,
+compares with today's models.
 """
-#: (page file, link label, icon, caption) of the "Where to start" links.
-STARTS = [
-    (
-        "pages/tokenize_text.py",
-        "Tokenize some text",
-        ":material/text_fields:",
-        "See o200k, Llama 3, Qwen 3.5, cl100k and GPT-2 cut the same text.",
-    ),
+#: The path through the workbench, one click a step: (page file, link label, icon, what it shows).
+PATH = [
     (
         "pages/train.py",
-        "Train your own",
+        "1 · Train a tokenizer",
         ":material/model_training:",
-        "Upload a corpus, pick a vocabulary size, press Train.",
+        "On the built-in samples or your own files, with a live progress bar and its compression curve.",
     ),
     (
-        "pages/step_through.py",
-        "Learn how BPE trains",
-        ":material/footprint:",
-        "Next / Back through the merges of a ten-word example.",
+        "pages/tokenize_text.py",
+        "2 · Tokenize a text",
+        ":material/text_fields:",
+        "Yours beside o200k, Llama 3, Qwen 3.5, cl100k and GPT-2: coloured tokens that follow your typing.",
     ),
     (
-        "pages/merge_forest.py",
-        "Explore a vocabulary",
-        ":material/account_tree:",
-        "Find a token and see the tree of merges that built it.",
+        "pages/compare.py",
+        "3 · Compare the costs",
+        ":material/compare_arrows:",
+        "Characters per token and the premium of 21 languages and 7 programming languages.",
     ),
 ]
+#: The other pages: (page file, link label, icon, what it shows).
+MORE = [
+    ("pages/merge_forest.py", "Merge forest", ":material/account_tree:", "how any token was built, merge by merge"),
+    ("pages/step_through.py", "Step through", ":material/footprint:", "training one merge at a time"),
+    ("pages/fairer.py", "Fairer training", ":material/balance:", "parity-aware BPE against standard BPE"),
+    ("pages/languages.py", "Languages side by side", ":material/translate:", "one sentence, every language"),
+    ("pages/vocab_diff.py", "Vocabulary diff", ":material/difference:", "the tokens two tokenizers do not share"),
+    ("pages/lab.py", "Lab", ":material/science:", "BPE, SuperBPE and Picky BPE on one corpus"),
+    ("pages/library.py", "Library", ":material/folder_open:", "your saved tokenizers: rename, import, download"),
+]
+GLANCE_TITLE = "One sentence, six languages"
+GLANCE_NOTE = (
+    "The same sentence as o200k (GPT-4o's tokenizer) cuts it: each coloured box is a token. A language pays its "
+    "multiple of English's tokens for the same message; GPT-2's count is given beside, for a tokenizer with a "
+    "quarter of the vocabulary."
+)
 
 
 COLUMNS = ("tokenizer", "used by", "ids", "licence", "package")
@@ -90,12 +90,11 @@ def table_markdown(rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
-def show_tokenizers() -> None:
+def show_tokenizers(rows: list[tuple[str, ...]], mine: list[str]) -> None:
     """The built-in tokenizers (from the catalogue) and the names of the user's own: no tokenizer is
     loaded here."""
     st.subheader("Tokenizers available now")
-    st.markdown(table_markdown(builtin_rows()))  # plain: table_markdown escapes every cell
-    mine = tokenizers.own_tokenizer_names()
+    st.markdown(table_markdown(rows))  # plain: table_markdown escapes every cell
     if mine:
         st.caption(f"Yours: {md(', '.join(mine))} (the Library page lists and checks them).")
     st.caption(
@@ -104,19 +103,35 @@ def show_tokenizers() -> None:
     )
 
 
+def links(pages: list[tuple[str, str, str, str]], per_row: int) -> None:
+    """Page links in rows of ``per_row``, each with its line of text under it."""
+    for start in range(0, len(pages), per_row):
+        row = pages[start : start + per_row]
+        for column, (page, label, icon, caption) in zip(st.columns(per_row), row, strict=False):
+            with column:
+                st.page_link(page, label=label, icon=icon)  # plain: constants of this module
+                st.caption(caption)  # plain: constants of this module
+
+
 def main() -> None:
+    # Everything the page shows is known before its first element is sent (nothing here loads a
+    # tokenizer or imports pandas): the browser draws it in one step.
+    rows, mine, strips = builtin_rows(), tokenizers.own_tokenizer_names(), glance.glance_html()
     page_header(
         "BPE workbench",
         "Train, inspect and compare byte-level BPE tokenizers, built on the project's bpe_core library. "
         "Everything runs locally; nothing is downloaded.",
     )
-    st.markdown(INTRODUCTION)
-    st.subheader("Where to start")
-    for column, (page, label, icon, caption) in zip(st.columns(len(STARTS)), STARTS, strict=True):
-        with column:
-            st.page_link(page, label=label, icon=icon)  # plain: STARTS
-            st.caption(caption)  # plain: STARTS
-    show_tokenizers()
+    st.markdown(ANSWERS)
+    st.subheader("Start here: train, tokenize, compare")
+    links(PATH, 3)
+    st.subheader(GLANCE_TITLE)
+    st.html(strips)
+    st.caption(GLANCE_NOTE)
+    st.page_link("pages/languages.py", label="Every language and tokenizer: Languages side by side", icon="➡️")
+    st.subheader("More to explore")
+    links(MORE, 4)
+    show_tokenizers(rows, mine)
     st.caption(f"Saved tokenizers live in {md(tokenizers.library().folder)}.")
 
 

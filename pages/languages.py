@@ -17,6 +17,7 @@ from bpe_core.analysis.parity_report import language_names
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text
 from pages._languages.strips import Row, cost_text, multiple_text, rows_html, rows_svg
 from pages._ui import state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import page_header, show_table, tokenizer_picker
@@ -155,7 +156,7 @@ def main() -> None:
             by_cost = st.session_state.get(K_ORDER) == "cost"
             rows = build_rows(choice, index, reference, languages, price, by_cost=by_cost)
     except ValueError as exc:
-        st.error(f"{md(choice.label)}: {md(exc)}")
+        st.error(f"{md(choice.label)}: {md(in_words(exc))}")
         return
     price_label = "per million such sentences"
     st.html(rows_html(rows, price_label=price_label))

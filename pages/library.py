@@ -11,6 +11,8 @@ from pages._library.hub import hub_section
 from pages._ui import exports, state, tables, tokenizers
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
+from pages._ui.messages import in_words
+from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import page_header, show_table
 
@@ -38,10 +40,14 @@ def rename_selected() -> None:
     old = st.session_state.get(SELECTED)
     if not isinstance(old, str):
         return  # nothing selected (no tokenizer was left to select)
+    new = st.session_state.get(NEW_NAME, "")
+    if not new.strip():
+        state.flash("error", f"Type the new name of **{md(old)}** first, then press Rename.")
+        return
     try:
-        entry = tokenizers.library().rename(old, st.session_state.get(NEW_NAME, ""))
+        entry = tokenizers.library().rename(old, new)
     except ValueError as exc:
-        state.flash("error", f"Could not rename: {md(exc)}")
+        state.flash("error", f"Could not rename: {md(in_words(exc))}")
         return
     state.flash("success", f"Renamed **{md(old)}** to **{md(entry.name)}**.")
     st.session_state[SELECTED] = entry.name
@@ -55,7 +61,7 @@ def delete_selected() -> None:
     try:
         tokenizers.library().delete(name)
     except ValueError as exc:
-        state.flash("error", f"Could not delete: {md(exc)}")
+        state.flash("error", f"Could not delete: {md(in_words(exc))}")
         return
     state.flash("success", f"Deleted **{md(name)}**.")
     st.session_state[CONFIRM] = False
@@ -68,8 +74,9 @@ def manage(entries: list[LibraryEntry], by_name: dict[str, tokenizers.TokenizerC
     state.ensure_option(SELECTED, names)
     selected = st.selectbox("Tokenizer", names, key=SELECTED)
     rename = st.columns([3, 1], vertical_alignment="bottom")
-    rename[0].text_input("New name", key=NEW_NAME, placeholder=selected)
+    typed = rename[0].text_input("New name", key=NEW_NAME, placeholder=selected)
     rename[1].button("Rename", key="library.rename", on_click=rename_selected)
+    show_name_note(typed, st)
     delete = st.columns([3, 1], vertical_alignment="bottom")
     sure = delete[0].checkbox(f"Yes, delete {md(selected)} from the library", key=CONFIRM)
     delete[1].button("Delete", key="library.delete", disabled=not sure, on_click=delete_selected)
@@ -109,12 +116,12 @@ def external_section() -> None:
             try:
                 tokenizers.delete_external(chosen)
             except (ValueError, OSError) as exc:
-                st.error(f"Could not delete: {md(exc)}")
+                st.error(f"Could not delete: {md(in_words(exc))}")
             else:
                 st.success(f"Deleted the external tokenizer **{md(chosen)}**.")
                 st.rerun()
     for problem in problems:
-        st.error(f"**{md(problem.name)}** cannot be used: {md(problem.error)}")
+        st.error(f"**{md(problem.name)}** cannot be used: {md(in_words(problem.error))}")
 
 
 def main() -> None:
@@ -143,7 +150,7 @@ def library_listing(ws) -> None:
     try:
         entries = ws.entries()
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         entries = []
     choices, problems = tokenizers.library_choices()
     by_name = {c.key[4:]: c for c in choices}
@@ -152,7 +159,7 @@ def library_listing(ws) -> None:
     else:
         st.info("The library is empty. Train a tokenizer on the Train page and save it, or import a file below.")
     for problem in problems:
-        st.error(f"**{md(problem.name)}** cannot be used: {md(problem.error)}")
+        st.error(f"**{md(problem.name)}** cannot be used: {md(in_words(problem.error))}")
     if entries:
         manage(entries, by_name)
     external_section()

@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import pandas as pd
 import streamlit as st
 
 import bpe_core
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.counting import count_words
-from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
 from bpe_core.workspace.documents import trained_name
 from bpe_core.workspace.jobs import TrainingJob
 from pages._train import heldout
 from pages._train.corpus import Corpus, corpus_section
+from pages._train.settings import Settings, settings_section
 from pages._ui import charts, exports, state, tables, tokenizers, training_jobs
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
+from pages._ui.messages import in_words
+from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
-from pages._ui.render import pieces_html
-from pages._ui.samples import sample_text
 from pages._ui.widgets import format_seconds, page_header, show_table
 
-PATTERN_OPTIONS = {
-    "gpt2": "GPT-2 preset",
-    "cl100k": "cl100k preset (GPT-3.5/4)",
-    "o200k": "o200k preset (GPT-4o)",
-    "custom": "Custom regex",
-    "none": "None (each document is one piece)",
-}
 KEPT_DEFAULTS = {
     "train.name": "",
     "train.vocab_size": 1000,
@@ -43,112 +33,7 @@ KEPT_DEFAULTS = {
     "train.samples": [],
 }
 SAVE_NAME = "train.save_name"
-PREVIEW_TEXT = "train.preview_text"
 STAT_LABELS = ["documents", "characters", "bytes", "pre-tokens", "unique pre-tokens"]
-
-
-@dataclass(frozen=True)
-class Settings:
-    name: str
-    vocab_size: int
-    min_frequency: int
-    tie_break: str
-    special_tokens: list[str]
-    pattern: str | None
-    pattern_error: str | None
-
-
-def parse_special_tokens(text: str) -> list[str]:
-    """Special tokens from comma- or newline-separated text (blanks ignored, order kept)."""
-    return list(dict.fromkeys(token for part in re.split(r"[,\n]", text or "") if (token := part.strip())))
-
-
-def regex_problem(pattern: str | None, error: ValueError) -> str:
-    """What is wrong with ``pattern``, once, in the regex engine's words ("missing ) at position 7"):
-    bpe_core's own message repeats the pattern (as a Python literal, its backslashes doubled) and
-    what to do, which the page says in its own words around it."""
-    import regex
-
-    try:
-        regex.compile(pattern or "")
-    except regex.error as problem:
-        return f"{problem.msg} at position {problem.pos}" if problem.pos is not None else problem.msg
-    return str(error)
-
-
-def pattern_preview(pattern: str | None, corpus: Corpus) -> str | None:
-    """The preview text split by the pattern; returns the pattern's error, if any."""
-    signature = corpus.signature
-    if st.session_state.get(state.TRAIN_PREVIEW_FOR) != signature:  # follow the corpus as it changes
-        st.session_state[state.TRAIN_PREVIEW_FOR] = signature
-        st.session_state[PREVIEW_TEXT] = (corpus.documents[0] if corpus.documents else sample_text(300))[:300]
-    preview_text = st.text_area("Preview text (how the pattern splits it)", key=PREVIEW_TEXT, height=90)
-    try:
-        pieces = PreTokenizer.build(pattern).pieces(preview_text[:2000])
-    except ValueError as exc:
-        st.error(
-            f"The pre-tokenization regex ‘{md(pattern)}’ is not valid: {md(regex_problem(pattern, exc))}. "
-            "Fix it (the syntax of Python's `regex` module) or pick a preset."
-        )
-        return str(exc)
-    st.caption(f"How the preview splits into {len(pieces):,} pre-tokens (␣ is a space, → a tab, ↵ a newline):")
-    st.html(pieces_html(pieces))
-    return None
-
-
-def settings_section(corpus: Corpus) -> Settings:
-    st.header("2 · Settings", divider="gray")
-    left, right = st.columns(2)
-    with left:
-        name = st.text_input(
-            "Tokenizer name",
-            key="train.name",
-            max_chars=80,
-            placeholder="the corpus and the vocabulary it reaches",
-            help="Left empty, the tokenizer is named after its corpus and the vocabulary it reached (e.g. fox-300).",
-        )
-        vocab_size = st.number_input(
-            "Vocabulary size (256 bytes + special tokens + merges)",
-            min_value=1,
-            max_value=1_000_000,
-            step=100,
-            key="train.vocab_size",
-        )
-        min_frequency = st.number_input(
-            "Minimum pair frequency (stop when the best pair is rarer)",
-            min_value=0,
-            max_value=1_000_000,
-            key="train.min_frequency",
-        )
-        tie_break = st.radio(
-            "Tie rule (pairs with equal counts)",
-            list(TIE_BREAKS),
-            horizontal=True,
-            key="train.tie_break",
-            help="  \n".join(f"**{rule}**: {TIE_RULES[rule]}" for rule in TIE_BREAKS)  # plain: bpe_core's rules
-            + "  \nWith the GPT-2 pattern, huggingface gives BpeTrainer's merges (same min frequency) and "
-            "rustbpe gives rustbpe's (min frequency 1: rustbpe has none).",
-        )
-        specials_text = st.text_area(
-            "Special tokens (separated by commas or new lines)",
-            key="train.specials",
-            placeholder="<|endoftext|>",
-            height=80,
-        )
-    with right:
-        pattern_choice = st.selectbox(
-            "Pre-tokenization",
-            list(PATTERN_OPTIONS),
-            format_func=PATTERN_OPTIONS.__getitem__,
-            key="train.pattern",
-            help="Text is split into pieces with this regex before BPE; merges never cross pieces.",
-        )
-        pattern: str | None = None if pattern_choice == "none" else pattern_choice
-        if pattern_choice == "custom":
-            pattern = st.text_input("Custom regex (Python 'regex' module syntax)", key="train.custom_regex")
-        pattern_error = pattern_preview(pattern, corpus)
-    specials = parse_special_tokens(specials_text)
-    return Settings(name, int(vocab_size), int(min_frequency), tie_break, specials, pattern, pattern_error)
 
 
 #: Characters of a corpus whose pre-tokens the page counts (a larger corpus: its first this many; its
@@ -202,7 +87,7 @@ def statistics_section(corpus: Corpus, settings: Settings) -> None:
     try:
         stats = corpus_statistics(corpus.signature, settings.pattern, tuple(settings.special_tokens), corpus.documents)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     for column, label in zip(st.columns(len(STAT_LABELS)), STAT_LABELS, strict=True):
         column.metric(label, f"{stats[label]:,}")  # plain: the labels are STAT_LABELS
@@ -230,7 +115,7 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
     running = training_jobs.running(
         state.TRAIN_JOB, CANCEL, state.TRAIN_ENDED, cancelled=training_jobs.sentences(training_jobs.CANCELLED, before)
     )
-    can_train = bool(corpus.documents) and not settings.pattern_error
+    can_train = bool(corpus.documents) and not settings.pattern_error and not settings.problem
     clicked = st.button("Train", type="primary", disabled=not can_train or running is not None, key="train.go")
     if running is None and clicked:
         try:
@@ -251,7 +136,7 @@ def training_section(corpus: Corpus, settings: Settings) -> None:
             training_jobs.start(state.TRAIN_JOB, state.TRAIN_ENDED, training_jobs.Running(job, about))
     if running is None:
         if not can_train:
-            st.caption("Add a corpus (and fix the regex, if any) to enable training.")
+            st.caption("Add a corpus (and fix the settings marked in red above, if any) to enable training.")
         training_jobs.show_ended(state.TRAIN_ENDED)
         return
     training_jobs.cancel_button(CANCEL)
@@ -360,11 +245,12 @@ def keep_section(choice: tokenizers.TokenizerChoice, tokenizer: bpe_core.Tokeniz
     save_cols = st.columns([3, 1, 1], vertical_alignment="bottom")
     save_name = save_cols[0].text_input("Library name", key=SAVE_NAME)
     overwrite = save_cols[1].checkbox("Overwrite", key="train.overwrite")
+    show_name_note(save_name, st)
     if save_cols[2].button("Save to library", key="train.save"):
         try:
             new_key = tokenizers.save_to_library(choice.key, tokenizer, save_name, overwrite=overwrite)
         except ValueError as exc:
-            st.error(f"Could not save: {md(exc)}")
+            st.error(f"Could not save: {md(in_words(exc))}")
         else:
             st.session_state[state.TRAIN_RESULT] = new_key
             state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.library().folder)}).")

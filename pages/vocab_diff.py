@@ -20,6 +20,7 @@ from bpe_core.analysis.vocab_diff import VocabDiff, Vocabulary
 from bpe_core.display.glyphs import labels_in, quote, token_label
 from bpe_core.display.marks import parse_token_display, token_display
 from pages._ui import charts, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.tokenizers import TokenizerChoice
@@ -142,7 +143,7 @@ def load(choice: TokenizerChoice) -> Vocabulary | None:
     try:
         return vocabulary_of(choice.fingerprint, choice.get())
     except (ValueError, OSError) as exc:  # e.g. a packaged vocabulary failed its checksum
-        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
+        st.error(f"{md(choice.label)} could not be loaded: {md(in_words(exc))}")
         return None
 
 
@@ -162,7 +163,9 @@ def summary(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> None:
     columns[0].metric("in both", f"{shared:,}")
     columns[1].metric("only in A", f"{counts['only_a']:,}")
     columns[2].metric("only in B", f"{counts['only_b']:,}")
-    columns[3].metric("Jaccard (whole vocabularies)", f"{shared / max(1, size_a + size_b - shared):.1%}")
+    jaccard = f"{shared / max(1, size_a + size_b - shared):.1%}"
+    jaccard_help = "The Jaccard index of the whole vocabularies: in both / in either."
+    columns[3].metric("Jaccard", jaccard, help=jaccard_help)  # plain: a percentage
     columns[4].metric("special tokens in both", f"{counts['specials_shared']:,}")
     st.write(
         f"{shared:,} tokens are in both: {shared / max(1, size_a):.0%} of A's and {shared / max(1, size_b):.0%} of B's."
@@ -187,11 +190,12 @@ def overlap_section(d: VocabDiff, a: TokenizerChoice, b: TokenizerChoice) -> Non
         "k = %{x:,}: %{y:.1%}",
         360,
         title=plot_text(title),
-        xaxis_type="log",
         xaxis_title="k (the first k tokens of each, log scale)",
         yaxis_title="overlap",
         yaxis_tickformat=".0%",
+        yaxis_range=[0, 1.04],  # shares: 0% to 100%, whatever the curve (a flat 100% is not autoscaled to 200%)
     )
+    charts.log_x(figure, ks)
     st.plotly_chart(figure, key="vdiff.chart.overlap", config=charts.plot_config("vocabulary-overlap"))
     st.caption(OVERLAP_NOTE)
     shown = set(vocab_diff.curve_sizes(ks[-1]))
@@ -320,7 +324,7 @@ def merges_section(d: VocabDiff) -> None:
         st.caption("Not compared: an external tokenizer has no merge list and no rank order (see the note above).")
         return
     ranks = d.ranks
-    columns = st.columns(6)
+    columns = [*st.columns(3), *st.columns(3)]  # two rows: six labels side by side would be cut at 1280 px
     for column, label, value, help_text in (
         (columns[0], "Spearman's rho", ranks.spearman, SPEARMAN_HELP),
         (columns[1], "Kendall's tau", ranks.kendall, KENDALL_HELP),
@@ -355,7 +359,8 @@ def merges_section(d: VocabDiff) -> None:
         height=300,
     )
     with charts.PLOTLY_LOCK:
-        figure.update_layout(xaxis_type="log", yaxis_tickformat=".0%")
+        figure.update_layout(yaxis_tickformat=".0%", yaxis_range=[0, 1.04])  # a share: 0% to 100%
+    charts.log_x(figure, ks)
     st.plotly_chart(figure, key="vdiff.chart.merges", config=charts.plot_config("merge-order-agreement"))
 
 

@@ -1,41 +1,35 @@
-"""SuperBPE (Liu, Hayase, Hofmann, Oh, Smith, Choi; COLM 2025, arXiv 2503.13423): BPE in two stages,
-so that late tokens may span several words ("superwords": ``" of the"``, ``", I am"``).
+"""SuperBPE (Liu, Hayase, Hofmann, Oh, Smith, Choi; COLM 2025, arXiv 2503.13423): BPE in two stages, so that late tokens
+may span several words ("superwords": ``" of the"``, ``", I am"``).
 
-**Stage 1** is ordinary BPE with a pre-tokenization that splits words apart, up to the *transition
-point*. **Stage 2** re-reads the corpus with a pre-tokenization that keeps words together, starts
-each piece from its stage-1 tokens (the piece's bytes merged by the inherited merges, by rank) and
-continues the same greedy loop, except that a merge is skipped for good when its token would hold
-the bytes ``": "`` or more than four words (runs of bytes other than the space byte: ``" of the"`` is
-two, ``", I am"`` three): the reference's rules (``max_words``, ``forbidden``). Every inherited merge
-is kept, in order, then the new ones; the tokenizer encodes by rank with the stage-2 pattern, like the
-``tokenizer.json`` the reference writes. Ties go to the smallest pair of ids (``tie_break=
-"huggingface"``, the reference's trainer).
+**Stage 1** is ordinary BPE with a pre-tokenization that splits words apart, up to the *transition point*. **Stage 2**
+re-reads the corpus with a pre-tokenization that keeps words together, starts each piece from its stage-1 tokens (the
+piece's bytes merged by the inherited merges, by rank) and continues the same greedy loop, except that a merge is
+skipped for good when its token would hold the bytes ``": "`` or more than four words (runs of bytes other than the
+space byte: ``" of the"`` is two, ``", I am"`` three): the reference's rules (``max_words``, ``forbidden``). Every
+inherited merge is kept, in order, then the new ones; the tokenizer encodes by rank with the stage-2 pattern, like the
+``tokenizer.json`` the reference writes. Ties go to the smallest pair of ids (``"huggingface"``).
 
-The recipes (``RECIPES``, kept in ``superbpe_recipes`` with stage 2's rule) are the reference's
-pre-tokenizers written as one regex each, read line by line: the reference reads its training files
-line by line, so no piece, in either stage, runs past a newline. ``"paper"`` (default) is the code of
-the paper's released tokenizers (PythonNut/superbpe at 5df84b0): stage 1 digit runs in groups of three
-from the right plus GPT-2's rules without contractions; stage 2 only those digit groups (everything
-else, punctuation and spaces included, may join). ``"2025-11"`` is the repository's later
-recommendation (dc6bbea, d731c76): stage 1 o200k's pattern without contractions, stage 2 splitting
-numbers (1-3 digits), runs of two or more symbols and trailing spaces. tests/training/test_superbpe.py
-holds each regex equal to the reference's Hugging Face pre-tokenizers on every line, and the tokenizers
-trained here equal to them on whole texts under "paper" (no token continues past a newline, so reading
-by line changes no id); under "2025-11" the reference's whole-text split lets a symbol run at a line
-end take the next line's leading ``/`` or ``\r``, and there the ids differ (docs/library/variants.md,
-"Encoding").
+The recipes (``RECIPES``, kept in ``superbpe_recipes`` with stage 2's rule) are the reference's pre-tokenizers written
+as one regex each, read line by line: the reference reads its training files line by line, so no piece, in either stage,
+runs past a newline. ``"paper"`` (default) is the code of the paper's released tokenizers (PythonNut/superbpe at
+5df84b0): stage 1 digit runs in groups of three from the right plus GPT-2's rules without contractions; stage 2 only
+those digit groups (everything else, punctuation and spaces included, may join). ``"2025-11"`` is the repository's later
+recommendation (dc6bbea, d731c76): stage 1 o200k's pattern without contractions, stage 2 splitting numbers (1-3 digits),
+runs of two or more symbols and trailing spaces. tests/training/test_superbpe.py holds each regex equal to the
+reference's Hugging Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts
+under "paper" (no token continues past a newline, so reading by line changes no id); under "2025-11" the reference's
+whole-text split lets a symbol run at a line end take the next line's leading ``/`` or ``\r``, and there the ids differ
+(docs/library/variants.md, "Encoding").
 
-Where this differs from the reference, and why: the transition counts merges (``transition``), not
-HF's vocabulary of the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2
-is kept (the reference drops it: 8 of 179,999 at t = 180k), so stage 2 starts exactly from the
-first-t-merges tokenizer; a pair whose bytes already are a token is skipped (bpe_core's rule; HF
-merges it into that token's id).
+Where this differs from the reference, and why: the transition counts merges (``transition``), not HF's vocabulary of
+the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2 is kept (the reference drops it: 8
+of 179,999 at t = 180k), so stage 2 starts exactly from the first-t-merges tokenizer; a pair whose bytes already are a
+token is skipped (bpe_core's rule; HF merges it into that token's id).
 
-Stage 2 counts each distinct piece once, with bpe_core's counting (streamed, sharded, from count
-shards: ``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), and encodes each
-distinct piece by the inherited merges once. ``extend_tokenizer`` runs stage 2 alone on an existing
-tokenizer (GPT-2, cl100k, one trained here), keeping its ids. This module does not encode text nor
-read files itself (``counting`` does).
+Stage 2 counts each distinct piece once, with bpe_core's counting (streamed, sharded, from count shards:
+``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), and encodes each distinct piece by the
+inherited merges once. ``extend_tokenizer`` runs stage 2 alone on an existing tokenizer (GPT-2, cl100k, one trained
+here), keeping its ids. This module does not encode text nor read files itself (``counting`` does).
 """
 
 from __future__ import annotations
@@ -116,6 +110,23 @@ def transition_merges(transition: int | float, vocab_size: int, special_tokens: 
 # stage 2 on counts
 
 
+def _settings_record(recipe: SuperBPERecipe, base: Tokenizer, settings: TrainingSettings, inherited: int) -> dict:
+    return {
+        "algorithm": "superbpe",
+        "recipe": recipe.name,
+        "vocab_size": settings.vocab_size,
+        "transition": inherited,
+        "min_frequency": settings.min_frequency,
+        "pattern": recipe.stage2_pattern,
+        "stage1_pattern": recipe.stage1_pattern,
+        "max_words": recipe.max_words,
+        "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
+        "special_tokens": list(base.special_tokens),
+        "tie_break": settings.tie_break,
+        "base": base.name,
+    }
+
+
 def superwords_from_counts(
     base: Tokenizer,
     chunk_counts: WordCounts,
@@ -164,7 +175,7 @@ def superwords_from_counts(
     old_counts = [record.count for record in base.merge_records]
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
-        "settings": _settings_record(recipe, base, vocab_size, inherited, min_frequency, tie_break),
+        "settings": _settings_record(recipe, base, settings, inherited),
         "corpus": _corpus_record(chunk_counts, len(start.words), start.corpus_bytes),
         "stop_reason": stop_reason,
         "merges_learned": len(merges) if stage1 else len(new),
@@ -190,25 +201,6 @@ def superwords_from_counts(
         merge_counts=old_counts + [m.count for m in new],
         training=training,
     )
-
-
-def _settings_record(
-    recipe: SuperBPERecipe, base: Tokenizer, vocab_size: int, inherited: int, min_frequency: int, tie_break: str
-) -> dict[str, Any]:
-    return {
-        "algorithm": "superbpe",
-        "recipe": recipe.name,
-        "vocab_size": vocab_size,
-        "transition": inherited,
-        "min_frequency": min_frequency,
-        "pattern": recipe.stage2_pattern,
-        "stage1_pattern": recipe.stage1_pattern,
-        "max_words": recipe.max_words,
-        "forbidden": [part.decode("utf-8", "backslashreplace") for part in recipe.forbidden],
-        "special_tokens": list(base.special_tokens),
-        "tie_break": tie_break,
-        "base": base.name,
-    }
 
 
 def _corpus_record(counts: WordCounts, unique: int, total_bytes: int) -> dict[str, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._ui import charts, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.widgets import show_sentences
@@ -41,8 +42,9 @@ def curve_figure(curve: list[dict], texts: dict[str, str], name: str, log_axis: 
         title=plot_text(f"{name}: characters per token by vocabulary size"),
         xaxis_title="vocabulary size (256 bytes + special tokens + first k merges)",
         yaxis_title="characters per token",
-        xaxis_type="log" if log_axis else "linear",
     )
+    if log_axis:
+        charts.log_x(figure, [r["vocab_size"] for r in curve])
     return charts.spotlight(figure, [plot_text(label) for label in highlight])
 
 
@@ -71,7 +73,7 @@ def draw_curve(key: str, name: str, tokenizer, selection: Selection, choices, lo
             choices[key].fingerprint, tuple(selection.sample_key), points, tokenizer, selection.texts_for_curve
         )
     except (ValueError, TypeError) as exc:
-        st.error(f"Could not compute the curve: {md(exc)}")
+        st.error(f"Could not compute the curve: {md(in_words(exc))}")
         return
     texts = selection.texts_for_curve
     highlight = highlight_picker(curve, list(texts), selection.reference_label or None)

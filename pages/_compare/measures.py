@@ -18,6 +18,7 @@ import streamlit as st
 from bpe_core.analysis import metrics, vocab_sweep
 from bpe_core.corpora.samples import Sample, load_samples
 from pages._ui import tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 
@@ -224,7 +225,7 @@ def load_tokenizers(keys: Sequence[str], choices: dict[str, TokenizerChoice]) ->
         try:
             loaded[key] = choices[key].get()
         except ValueError as exc:
-            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(exc)}")
+            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(in_words(exc))}")
     return loaded
 
 
@@ -239,7 +240,7 @@ def measure(names: dict[str, str], loaded: dict, choices, sample_key: tuple, ref
         with st.spinner(f"Measuring{many if characters > SPINNER_CHARS else ''}…"):
             return compare_rows(key, sample_key, reference, tokenizers_by_name, samples)
     except (ValueError, TypeError) as exc:
-        st.error(f"Could not compare: {md(exc)}")
+        st.error(f"Could not compare: {md(in_words(exc))}")
         return None
 
 

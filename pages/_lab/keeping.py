@@ -11,6 +11,8 @@ import streamlit as st
 
 from pages._ui import state, tokenizers
 from pages._ui.keep import session_section
+from pages._ui.messages import in_words
+from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
 
 from .training import LabRun
@@ -51,7 +53,7 @@ def _keep(run: LabRun, *, save: bool) -> None:
     except ValueError as exc:
         state.flash(
             "error",
-            f"Could not save **{md(name)}**: {md(exc)} It is kept for this session: type another "
+            f"Could not save **{md(name)}**: {md(in_words(exc))} It is kept for this session: type another "
             "name below and save it.",
         )
         return
@@ -67,8 +69,9 @@ def keep_section(run: LabRun) -> None:
     if st.session_state.get(state.LAB_KEEP_FOR) != (run.uid, label):  # a new pick or run: its default name
         st.session_state[state.LAB_KEEP_FOR] = (run.uid, label)
         st.session_state[NAME] = default_name(label, run.vocab_size)
-    row[1].text_input("Name", key=NAME, max_chars=120)
+    typed = row[1].text_input("Name", key=NAME, max_chars=120)
     row[2].button("Keep for this session", key="lab.keep.session", on_click=_keep, args=(run,), kwargs={"save": False})
     row[3].button("Save to the library", key="lab.keep.save", on_click=_keep, args=(run,), kwargs={"save": True})
+    show_name_note(typed, st)
     st.caption("A kept variant is a tokenizer like the others: the other pages offer it.")
     session_section("lab")

@@ -10,13 +10,37 @@ import streamlit as st
 from bpe_core.analysis.intrinsic import RENYI_ALPHA
 from bpe_core.analysis.variants import VariantComparison, compare_variants
 from bpe_core.errors import BpeError
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import format_seconds, show_table
 
-from .tables import per_text_frame, rows_frame, summary_frame
+from .tables import MEASURES, PERCENT, per_text_frame, summary_frame
 from .training import LabRun
 
-TABS = ["Summary", "Tokens per byte per text", "Tokens saved vs BPE per text", "Every measure per text"]
+TABS = ["Summary", "Tokens per byte per text", "Tokens saved vs BPE per text", "Any measure per text"]
+#: The summary's measures in three tables (all of them in one would not fit the page at 1280 px).
+SUMMARY_GROUPS = {
+    "Compression": ("tokens_per_byte", "saved_vs_bpe", "superword_share", "tokens", "bytes"),
+    "How the vocabulary is used": ("renyi_efficiency", "unique_tokens", "avg_token_rank", "fertility"),
+    "Zipf's law": ("zipf_slope", "zipf_mae", "zipf_auc"),
+}
+#: The measures, their formulas and where they come from (links to the papers).
+MEASURES_EXPLAINED = (
+    "<ul class='lab-measures'>"
+    "<li><b>tokens/byte</b>: tokens ÷ UTF-8 bytes of the text (lower: better compression).</li>"
+    "<li><b>saved vs BPE %</b>: 1 − tokens ÷ BPE's tokens on the same text; <b>superwords %</b>: the share of "
+    "the tokens that are SuperBPE stage-2 tokens of two or more words "
+    "(<a href='https://arxiv.org/abs/2503.13423'>SuperBPE</a>).</li>"
+    "<li><b>Rényi efficiency</b>: the Rényi entropy of order α of the tokens' frequencies ÷ log of the "
+    "vocabulary size (<a href='https://arxiv.org/abs/2306.16842'>Zouhar et al. 2023</a>).</li>"
+    "<li><b>unique tokens</b>: distinct tokens used (it grows with the text: compare texts of equal size); "
+    "<b>avg token rank</b>: the mean rank of the tokens used, rank 1 the most frequent.</li>"
+    "<li><b>fertility</b>: tokens per whitespace-separated word "
+    "(<a href='https://arxiv.org/abs/2012.15613'>Rust et al. 2021</a>).</li>"
+    "<li><b>Zipf slope, fit error, area</b>: a least-squares line through log count against log rank: its "
+    "slope (−1 for Zipf's law), its mean error, and the area under the curve.</li></ul>"
+    "<p>Picky BPE is <a href='https://arxiv.org/abs/2409.04599'>Chizhov et al. 2024</a>.</p>"
+)
 
 
 @st.cache_data(show_spinner="Measuring every variant on the held-out text…", max_entries=16)
@@ -71,6 +95,19 @@ def describe(run: LabRun) -> None:
     )
 
 
+def summary_tables(comparison: VariantComparison) -> None:
+    """The summary per group of texts, one table per group of measures (``SUMMARY_GROUPS``)."""
+    for title, fields in SUMMARY_GROUPS.items():
+        st.markdown(f"**{title}**")  # plain: SUMMARY_GROUPS
+        frame = summary_frame(comparison, fields)
+        show_table(frame, column_config=_formats(frame))
+    st.caption(
+        "Pooled per group: tokens and bytes added over its texts, the intrinsic measures computed on the added "
+        "token counts. Lower tokens/byte is better compression; saved vs BPE is 1 - tokens / BPE's tokens on "
+        "the same text. What each measure is: below the tables."
+    )
+
+
 def results_section(run: LabRun) -> VariantComparison | None:
     """The comparison's tables and downloads; the comparison, or None (its error shown)."""
     st.header("2 · Compared on held-out text", divider="gray")
@@ -87,17 +124,11 @@ def results_section(run: LabRun) -> VariantComparison | None:
     try:
         comparison = measure(run.uid, float(alpha), run)
     except BpeError as exc:
-        st.error(f"Could not measure the variants: {md(exc)}")
+        st.error(f"Could not measure the variants: {md(in_words(exc))}")
         return None
     tabs = st.tabs(TABS)
     with tabs[0]:
-        frame = summary_frame(comparison)
-        show_table(frame, column_config=_formats(frame))
-        st.caption(
-            "Pooled per group: tokens and bytes added over its texts, the intrinsic measures computed on "
-            "the added token counts. Lower tokens/byte is better compression; saved vs BPE is 1 - tokens / "
-            "BPE's tokens on the same text. Formulas and sources: docs/library/variants.md."
-        )
+        summary_tables(comparison)
     with tabs[1]:
         frame = per_text_frame(comparison, "tokens_per_byte")
         show_table(frame, column_config=_formats(frame))
@@ -109,7 +140,11 @@ def results_section(run: LabRun) -> VariantComparison | None:
             show_table(frame, column_config=_formats(frame, percent=True))
             st.caption("Percent of BPE's tokens saved on each text (negative: more tokens than BPE).")
     with tabs[3]:
-        frame = rows_frame(comparison)
-        show_table(frame, column_config=_formats(frame), height=420)
+        field = st.selectbox("Measure", list(MEASURES), format_func=MEASURES.__getitem__, key="lab.measure")
+        frame = per_text_frame(comparison, field)
+        show_table(frame, column_config=_formats(frame, percent=field in PERCENT), height=420)
+        st.caption("Every measure of every text and variant is in the CSV below (Every text).")
+    with st.expander("What the measures mean, and their sources"):
+        st.html(MEASURES_EXPLAINED)  # constant HTML: its links are the papers'; no user text in it
     downloads(comparison)
     return comparison

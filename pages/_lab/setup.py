@@ -11,6 +11,8 @@ import streamlit as st
 
 from bpe_core.analysis.variants import VariantSpec
 from bpe_core.errors import BpeError
+from bpe_core.training.engine import MAX_VOCAB_SIZE
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.uploads import file_uploader, skipped_rows_message, upload_limit_mb
 
@@ -72,7 +74,7 @@ def corpus_input() -> LabCorpus | None:
     readable = []
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
             continue
         if upload.warnings:
             st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message
@@ -83,7 +85,7 @@ def corpus_input() -> LabCorpus | None:
     try:
         corpus = uploaded_corpus(readable)
     except BpeError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     st.caption(f"Trained on {md(corpus.label)}; measured on the held-out parts and the built-in held-out samples.")
     return corpus
@@ -132,24 +134,34 @@ def variants_input(vocab_size: int, parallel: bool) -> list[VariantSpec] | None:
         )
         check_variants(variants, vocab_size, parallel=parallel)
     except BpeError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     if "bpe" not in [variant.kind for variant in variants]:
         st.caption("Without BPE among the variants there are no savings against BPE to show.")
     return variants
 
 
+#: The smallest vocabulary size the Lab takes: the 256 bytes and one merge.
+MIN_VOCAB = 257
+
+
 def setup_section() -> Inputs:
     st.header("1 · Corpus and variants", divider="gray")
     corpus = corpus_input()
+    column = st.columns([1, 2])[0]
     vocab_size = int(
-        st.columns([1, 2])[0].number_input(
+        column.number_input(
             "Vocabulary size (the same for every variant: 256 bytes + merges)",
-            min_value=1,
-            max_value=1_000_000,
+            min_value=MIN_VOCAB,
+            max_value=MAX_VOCAB_SIZE,
             step=250,
             key="lab.vocab_size",
+            help=f"From {MIN_VOCAB:,} (the 256 bytes and one merge) to {MAX_VOCAB_SIZE:,}, the most bpe_core trains. "
+            "A value outside is refused by the field (red) and the last accepted one is kept.",
         )
+    )
+    column.caption(
+        f"Trains up to {vocab_size:,} ids ({vocab_size - 256:,} merges). Accepted: {MIN_VOCAB:,} to {MAX_VOCAB_SIZE:,}."
     )
     variants = variants_input(vocab_size, st.session_state.get("lab.corpus") == BUILTIN)
     return Inputs(corpus, vocab_size, variants)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from bpe_core.display import glyphs
 from pages._ui.encoding import encode_text
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html
 from pages._ui.samples import sample_text
@@ -56,7 +57,7 @@ def first_k_tab(picked: Picked) -> None:
         infos = picked.forest.first_k_infos(text, k)
         full = encode_text(picked.choice.fingerprint, text, False, picked.tokenizer)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     columns = st.columns(3)
     columns[0].metric(f"tokens with {k:,} merges", f"{len(infos):,}")

@@ -13,7 +13,8 @@ from bpe_core import Tokenizer
 from bpe_core.analysis.forest import MergeForest
 from bpe_core.display import glyphs
 from bpe_core.display.marks import parse_token_display
-from pages._ui import state, tokenizers
+from pages._ui import tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import tokenizer_picker
@@ -98,12 +99,13 @@ def pick_tokenizer(choices: dict[str, TokenizerChoice], external: list[str]) -> 
             + md(", ".join(external))
             + ": external tokenizers have no merge list (see Tokenize and Compare for them)."
         )
-    default = st.session_state.get(state.LAST_TRAINED) or tokenizers.DEFAULT_KEY
+    # a real model first (the one trained last, else today's models), the example only when none is here
+    default = tokenizers.preferred_keys(choices, 1)[0]
     choice = tokenizer_picker("Tokenizer", choices, key="forest.tokenizer", default=default)
     try:
         tokenizer = choice.get()
     except ValueError as exc:
-        st.error(f"{md(choice.label)} could not be loaded: {md(exc)}")
+        st.error(f"{md(choice.label)} could not be loaded: {md(in_words(exc))}")
         return None
     if tokenizer.rule == "picky":  # merge and removal events, not ranked merges: no forest
         return Picky(choice, tokenizer)

@@ -11,6 +11,7 @@ import streamlit as st
 from bpe_core.display import glyphs
 from bpe_core.display.marks import parse_token_display
 from pages._ui import render, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import token_quote
 from pages._ui.widgets import show_table
@@ -27,9 +28,19 @@ DEPTH_COLOURS = ["#e9ecef", "#d0ebff", "#a5d8ff", "#74c0fc", "#4dabf7", "#339af0
 DOT_HEADER = [
     "digraph derivation {",
     'graph [ordering=out, nodesep=0.15, ranksep=0.35, bgcolor="transparent"];',
-    'node [shape=box, style="rounded,filled", fontname="monospace", fontsize=11, color="#495057"];',
+    'node [shape=box, style="rounded,filled", fontname="monospace", fontsize=10, color="#495057"];',
     'edge [arrowhead=none, color="#868e96"];',
 ]
+
+
+#: The derivation tree is drawn at its own size (its text 10 pt, 13 px), never shrunk to the column's
+#: width (a wide tree's text came out at 7 px); a tree wider than the column scrolls sideways in it.
+TREE_KEY = "forest.tree"
+TREE_CSS = (
+    "<style>.st-key-forest-tree [data-testid=stGraphVizChart]{overflow-x:auto}"
+    ".st-key-forest-tree [data-testid=stGraphVizChart] svg{max-width:none!important;width:auto!important;"
+    "height:auto!important}</style>"
+)
 
 
 def dot_escape(text: str) -> str:
@@ -142,7 +153,7 @@ def find_by_id(picked: Picked, default_id: int) -> int | None:
     try:
         picked.tokenizer.decode_single_token_bytes(int(chosen))
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     return int(chosen)
 
@@ -179,7 +190,9 @@ def show_facts(picked: Picked, token_id: int) -> None:
             f"{md(glyphs.quote(right_text))} (id {right:d}){md(seen)}."
         )
         dot, clipped = derivation_dot(picked, token_id)
-        st.graphviz_chart(dot)
+        st.html(TREE_CSS)  # a style only: takes no space
+        with st.container(key=TREE_KEY):
+            st.graphviz_chart(dot)
         if clipped:
             st.caption(f"The tree is cut at {MAX_TREE_NODES:,} nodes.")
 

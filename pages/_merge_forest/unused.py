@@ -13,6 +13,7 @@ import streamlit as st
 from bpe_core.corpora.text_files import decode_text
 from pages._ui import tokenizers
 from pages._ui.encoding import MAX_STATS_CHARS
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import show_table
 
@@ -140,7 +141,7 @@ def user_texts() -> tuple[str, list[str]] | None:
             texts.append(decode_text(file.getvalue(), source=file.name))
             names.append(file.name)
         except ValueError as exc:
-            st.error(md(exc))
+            st.error(md(in_words(exc)))
     if not texts:
         st.info("Type or upload some text to see which merged tokens it never produces.")
         return None
@@ -164,7 +165,7 @@ def unused_tab(picked: Picked) -> None:
     try:
         usage = usage_counts(picked.choice.fingerprint, signature, picked.tokenizer, parts)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     unused = never_produced(picked.choice.fingerprint, signature, picked, usage)
     headline(picked, unused, usage, min(total_chars, MAX_STATS_CHARS), label)

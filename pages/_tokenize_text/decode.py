@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core.display import glyphs
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.tokenizers import TokenizerChoice
 from pages._ui.widgets import show_table, tokenizer_picker
@@ -28,14 +29,30 @@ def parse_ids(text: str) -> list[int]:
     return ids
 
 
+#: The text whose ids the box offers as an example, in the chosen tokenizer's own ids.
+EXAMPLE_TEXT = "Hello world"
+
+
+def example_ids(choice: TokenizerChoice) -> str:
+    """The ids of EXAMPLE_TEXT under the chosen tokenizer, as the box reads them ("13225, 2375" for
+    o200k, "15496, 995" for GPT-2); empty when that tokenizer cannot be loaded (its error is the box's)."""
+    try:
+        return ", ".join(map(str, choice.get().encode(EXAMPLE_TEXT)))
+    except (ValueError, TypeError):
+        return ""
+
+
 def decode_box(choices: dict[str, TokenizerChoice], default: str | None) -> None:
     st.subheader("Decode ids")
     columns = st.columns([1, 3])
     with columns[0]:
         choice = tokenizer_picker("Tokenizer", choices, key="tokenize.decode_tokenizer", default=default)
+    example = example_ids(choice)
     with columns[1]:
         raw_ids = st.text_input(
-            "Token ids (comma or space separated)", key="tokenize.decode_ids", placeholder="15496, 995"
+            "Token ids (comma or space separated)",
+            key="tokenize.decode_ids",
+            placeholder=f"{example} ({EXAMPLE_TEXT} in these ids)" if example else None,
         )
     if not raw_ids.strip():
         return
@@ -44,7 +61,7 @@ def decode_box(choices: dict[str, TokenizerChoice], default: str | None) -> None
         decoder = choice.get()
         decoded = decoder.decode(ids)
     except ValueError as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return
     st.markdown(f"{len(ids):,} id(s) → {len(decoded):,} character(s):")
     st.code(decoded, language=None, wrap_lines=True)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from bpe_core.workspace.documents import name_hint
 from pages._ui import state
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.samples import sample_texts
 from pages._ui.uploads import (
@@ -81,7 +82,7 @@ def earlier_uploads(in_uploader: list[str]) -> list[str]:
 
 def add_upload(corpus: Corpus, upload: Upload) -> None:
     if upload.error:
-        st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+        st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
         return
     if upload.warnings:
         st.warning(skipped_rows_message(upload))  # plain: escaped by skipped_rows_message

@@ -24,6 +24,7 @@ import streamlit as st
 from bpe_core.analysis.heldout import DOCUMENT_SPLIT_FROM, HeldOutSplit, heldout_measures, split_heldout
 from pages._train.corpus import Corpus
 from pages._ui import charts, state, tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.widgets import show_sentences, show_table
@@ -102,7 +103,7 @@ def split_controls(corpus: Corpus) -> tuple[HeldOutSplit | None, str | None]:
     try:
         split = _split(corpus.signature, int(share), int(seed), corpus.documents)
     except ValueError as exc:
-        st.error(f"No held-out split: {md(exc)}")
+        st.error(f"No held-out split: {md(in_words(exc))}")
         return None, str(exc)
     st.caption(f"Training on the rest: {md(split.describe())}")
     return split, None
@@ -168,7 +169,7 @@ def measure_rows(name: str, tokenizer, digest: str, record: HeldOutRecord, keys:
         try:
             loaded[choices[key].label] = choices[key].get()
         except ValueError as exc:
-            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(exc)}")
+            st.error(f"{md(choices[key].label)} could not be loaded and is left out: {md(in_words(exc))}")
             continue
         fingerprints.append(choices[key].fingerprint)
     return _measure((name, tuple(fingerprints), record.digest), loaded, record.texts)

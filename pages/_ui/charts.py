@@ -95,10 +95,47 @@ def plot_config(name: str) -> dict:
     return {**PLOT_CONFIG, "toImageButtonOptions": {**PLOT_CONFIG["toImageButtonOptions"], "filename": filename}}
 
 
+#: The smallest text a chart draws (CSS pixels): plotly's own default, kept for every label it writes.
+FONT_SIZE = 12
+
+
 @plotly_work
 def compact(figure: go.Figure, height: int, top: int = 50, **layout) -> go.Figure:
-    """Give a figure the app's small margins and a height."""
-    figure.update_layout(height=height, margin={**MARGIN, "t": top}, **layout)
+    """Give a figure the app's small margins, a height, and text of FONT_SIZE px or more (plotly's
+    bars and heatmap cells would otherwise shrink their text to fit; ``uniformtext`` keeps it whole,
+    and hides a label that does not fit rather than drawing it smaller)."""
+    figure.update_layout(
+        height=height,
+        margin={**MARGIN, "t": top},
+        font_size=FONT_SIZE,
+        uniformtext=dict(minsize=FONT_SIZE, mode="hide"),
+        **layout,
+    )
+    return figure
+
+
+def log_ticks(low: float, high: float) -> list[int]:
+    """The 1-2-5 values from ``low`` to ``high``: where a log axis is labelled (plotly's own labels
+    between the powers of ten are small digits, 9 px).
+
+    >>> log_ticks(256, 2000), log_ticks(1, 30)
+    ([500, 1000, 2000], [1, 2, 5, 10, 20])
+    """
+    ticks: list[int] = []
+    power = 1
+    while power <= max(high, 1):
+        ticks += [power * step for step in (1, 2, 5) if low <= power * step <= high]
+        power *= 10
+    return ticks
+
+
+@plotly_work
+def log_x(figure: go.Figure, values: Sequence[float]) -> go.Figure:
+    """Make the x axis logarithmic, labelled at ``log_ticks`` of ``values`` with thousands separators
+    (12 px like every label; the axis's own minor digits are not drawn)."""
+    shown = [v for v in values if v and v > 0]
+    ticks = log_ticks(min(shown), max(shown)) if shown else []
+    figure.update_xaxes(type="log", tickvals=ticks or None, ticktext=[f"{t:,}" for t in ticks] or None)
     return figure
 
 
@@ -144,7 +181,10 @@ def grouped_bars(
     colours: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """One bar per (sample label, tokenizer name) of ``frame[metric]``, samples in ``order``;
-    ``colours`` maps a tokenizer name to its colour (``tokenizer_colours``)."""
+    ``colours`` maps a tokenizer name to its colour (``tokenizer_colours``). More than MAX_BAR_GROUPS
+    samples are drawn as ``dot_rows`` instead (bars that thin would crowd their labels)."""
+    if len(order) > MAX_BAR_GROUPS:
+        return dot_rows(frame, metric, names, order, title, axis_title, colours)
     figure = go.Figure()
     for name in names:
         part = frame[frame["tokenizer"] == name].set_index("label").reindex(order)
@@ -165,10 +205,54 @@ def grouped_bars(
     )
 
 
+#: Samples a grouped bar chart holds at most; past it, one row of dots per sample.
+MAX_BAR_GROUPS = 24
+#: Pixels per row of ``dot_rows`` (a 12 px label and its gap).
+ROW_HEIGHT = 22
+
+
+@plotly_work
+def dot_rows(
+    frame: pd.DataFrame,
+    metric: str,
+    names: Sequence[str],
+    order: Sequence[str],
+    title: str,
+    axis_title: str,
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """``grouped_bars`` for many samples: one row per sample (its name at the left, in ``order`` from the
+    top), one dot per tokenizer in its colour, the value along the x axis; as tall as the rows need."""
+    figure = go.Figure()
+    labels = [plot_text(label) for label in order]
+    for name in names:
+        part = frame[frame["tokenizer"] == name].set_index("label").reindex(order)
+        figure.add_scatter(
+            name=plot_text(name),
+            x=part[metric].tolist(),
+            y=labels,
+            mode="markers",
+            marker=dict(size=10, color=(colours or {}).get(name), line=dict(width=1, color="#ffffff")),
+            hovertemplate="%{y}: %{x:.2f}<extra>" + plot_text(name) + "</extra>",
+        )
+    figure.update_yaxes(type="category", autorange="reversed", showgrid=True, gridcolor="#eef0f2")
+    return compact(
+        figure,
+        ROW_HEIGHT * len(order) + 140,
+        title=plot_text(title),
+        xaxis_title=plot_text(axis_title),
+        legend_title_text="tokenizer",
+    )
+
+
 @plotly_work
 def add_parity_line(figure: go.Figure, reference_label: str) -> None:
-    """The dashed line at premium 1.0, named in the legend (an annotation would hide behind bars)."""
-    figure.add_hline(y=1.0, line_dash="dash", line_color=PARITY_COLOUR, line_width=2)
+    """The dashed line at premium 1.0, named in the legend (an annotation would hide behind bars);
+    across the chart, or down it when the values run along the x axis (``dot_rows``, horizontal bars)."""
+    if figure.layout.yaxis.type == "category":
+        figure.add_vline(x=1.0, line_dash="dash", line_color=PARITY_COLOUR, line_width=2)
+    else:
+        figure.add_hline(y=1.0, line_dash="dash", line_color=PARITY_COLOUR, line_width=2)
     figure.add_scatter(
         x=[None],
         y=[None],
@@ -292,6 +376,7 @@ def spotlight(
                     font=dict(color=trace.line.color, size=12),
                 )
             )
+    spread_labels(labels, figure, [y for trace in figure.data for y in (trace.y or ()) if y is not None])
     figure.data = tuple(back + front)
     if back:
         figure.add_scatter(
@@ -310,6 +395,29 @@ def spotlight(
         margin={**MARGIN, "t": figure.layout.margin.t or MARGIN["t"], "r": 110, "b": 40},
     )
     return figure
+
+
+#: Pixels between two line-end labels, at least (a 12 px line of text and a little air).
+LABEL_GAP = 15
+
+
+def spread_labels(labels: list[dict], figure: go.Figure, values: Sequence[float]) -> None:
+    """Move line-end labels (annotations at their line's last point) up just enough that no two are
+    drawn over each other: ``yshift`` from the bottom one up, at LABEL_GAP px at least, the pixels per
+    unit of y estimated from the figure's height and the range of ``values`` (a linear y axis)."""
+    if len(labels) < 2 or not values:
+        return
+    low, high = min(values), max(values)
+    margin = figure.layout.margin
+    plot = (figure.layout.height or 450) - (margin.t or 0) - (margin.b or 0) - 80  # the legend under it
+    per_unit = plot / (high - low) if high > low else 0.0
+    last = float("-inf")
+    for label in sorted(labels, key=lambda item: item["y"]):
+        at = (label["y"] - low) * per_unit
+        shift = max(0.0, last + LABEL_GAP - at)
+        if shift:
+            label["yshift"] = shift
+        last = at + shift
 
 
 def default_spotlight(final: Mapping[str, float], reference: str | None, count: int = 2) -> list[str]:

@@ -2,7 +2,8 @@
 Hugging Face ``tokenizer.json`` and SentencePiece ``.model`` files at once; a ``.tiktoken`` rank file,
 which holds neither a pre-tokenization pattern nor special tokens, only once the user has said which
 pattern it takes (preset to a model's own when its ranks are that model's: the file's SHA-256 or its
-ranks equal a built-in's). A file that is no tokenizer is refused in plain words: what the file is, and
+ranks equal a built-in's). A tokenizer whose ranks are a built-in's is named after it, whatever its
+format (``import_name``). A file that is no tokenizer is refused in plain words: what the file is, and
 what is expected.
 
 Parsing is ``bpe_core``'s (``pretrained.external.loads_file``, ``formats.tiktoken_file``); this module
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, loads_file
 
 from . import builtins, state
+from .messages import in_words
 from .render import markdown_text as md
 from .tokenizers import library, save_external
 
@@ -39,12 +42,13 @@ CUSTOM = "custom"
 def describe_refusal(name: str, data: bytes, error: Exception) -> str:
     """Why ``data`` (the file ``name``) cannot be imported, in plain words: what the file is and what is
     expected. A file that looks like a tokenizer of a known kind keeps the reader's own reason."""
+    said = in_words(error)
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError):
-        return f"{error} It should be {EXPECTED}."
+        return f"{said} The Import takes {EXPECTED}."
     if isinstance(document, dict) and ("format" in document or "model" in document):
-        return f"{error}"  # a tokenizer file of a kind the reader knows, with the problem it names
+        return said  # a tokenizer file of a kind the reader knows, with the problem it names
     if isinstance(document, dict):
         keys = ", ".join(repr(key) for key in list(document)[:6]) or "none"
         what = f"a JSON object (its keys: {keys})"
@@ -63,12 +67,29 @@ def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokeniz
         tokenizer = loads_file(data, source=name)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ValueError(describe_refusal(name, data, exc)) from None
-    tokenizer.name = (
-        stem(name)
-        if tokenizer.name in ("", "tokenizer", "huggingface") or tokenizer.name == Path(name).stem
-        else tokenizer.name
-    )
+    model = known_model(data, tokenizer._token_to_id) if isinstance(tokenizer, Tokenizer) else None
+    tokenizer.name = import_name(name, tokenizer.name, model)
     return tokenizer
+
+
+#: Names a file gives its tokenizer that say nothing of it (Hugging Face's files are all tokenizer.json).
+GENERIC_NAMES = ("", "tokenizer", "huggingface", "vocab", "model")
+
+
+def import_name(file_name: str, recorded: str, model: str | None) -> str:
+    """One name for one tokenizer whatever the format it comes in: the built-in's (``gpt2``, ``o200k``)
+    when its ranks are a built-in's, else the name its file records unless generic, else the file's name.
+
+    >>> import_name("tokenizer.json", "tokenizer", "gpt2"), import_name("o200k_base.tiktoken", "", "o200k")
+    ('gpt2', 'o200k')
+    >>> import_name("tokenizer.json", "my-bpe", None), import_name("my-bpe.tiktoken", "", None)
+    ('my-bpe', 'my-bpe')
+    """
+    if model:
+        return model
+    if recorded.strip().lower() in GENERIC_NAMES or recorded == Path(file_name).stem:
+        return stem(file_name)
+    return recorded
 
 
 def stem(name: str) -> str:
@@ -97,7 +118,7 @@ def is_rank_file(name: str, data: bytes) -> bool:
     return len(first) == 2 and first[1].isdigit() and not data.lstrip().startswith((b"{", b"["))
 
 
-def known_model(data: bytes, ranks: dict[bytes, int]) -> str | None:
+def known_model(data: bytes, ranks: Mapping[bytes, int]) -> str | None:
     """The built-in whose rank file ``data`` is (the pinned SHA-256), or whose ranks equal ``ranks``
     (compared with the installed built-ins of about that size only: each is loaded once per server)."""
     digest = hashlib.sha256(data).hexdigest()
@@ -168,7 +189,7 @@ def tokenizer_upload_section(widget_key: str) -> None:
             tokenizer = tokenizer_from_upload(upload.name, data)
             name = _save(tokenizer, upload.name)
         except (ValueError, OSError) as exc:
-            st.error(f"Could not load {md(upload.name)}: {md(exc)}")
+            st.error(f"Could not load {md(upload.name)}: {md(in_words(exc))}")  # exc: a sentence already
             continue
         _announce(upload.name, name, tokenizer)
     for marker, rank_file in list(_pending().items()):
@@ -208,7 +229,7 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
         tokenizer = ranks_tokenizer(rank_file, choice, regex)
         name = _save(tokenizer, rank_file.name)
     except (ValueError, OSError) as exc:
-        st.error(f"Could not load {md(rank_file.name)}: {md(exc)}")
+        st.error(f"Could not load {md(rank_file.name)}: {md(in_words(exc))}")
         return
     _pending().pop(marker, None)
     _announce(rank_file.name, name, tokenizer)
@@ -230,6 +251,6 @@ def ranks_tokenizer(rank_file: RankFile, choice: str, regex: str) -> Tokenizer:
             rank_file.ranks,
             special_tokens=specials,
             pattern=pattern,  # type: ignore[arg-type]
-            name=stem(rank_file.name),
+            name=import_name(rank_file.name, "", rank_file.model),
             structure=structure,
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from . import state, tokenizers
+from .messages import in_words
+from .names import show_name_note
 from .render import markdown_text as md
 
 
@@ -20,7 +22,7 @@ def _save(page: str, key: str, uid: str) -> None:
     try:
         new_key = tokenizers.save_to_library(key, held.get(), name)
     except ValueError as exc:
-        state.flash("error", f"Could not save **{md(key[4:])}**: {md(exc)} Type another name and save again.")
+        state.flash("error", f"Could not save **{md(key[4:])}**: {md(in_words(exc))} Type another name and save again.")
         return
     state.flash("success", f"Saved **{md(new_key[4:])}** to the library ({md(tokenizers.library().folder)}).")
 
@@ -49,6 +51,7 @@ def session_section(page: str) -> None:
         name_key = f"{page}.keep.{uid}.name"
         if name_key not in st.session_state:
             st.session_state[name_key] = name
-        row[1].text_input("Library name", key=name_key, max_chars=120)
+        typed = row[1].text_input("Library name", key=name_key, max_chars=120)
         row[2].button("Save", key=f"{page}.keep.{uid}.save", on_click=_save, args=(page, key, uid))
         row[3].button("Discard", key=f"{page}.keep.{uid}.discard", on_click=_discard, args=(key,))
+        show_name_note(typed, st)

@@ -46,6 +46,7 @@ def app_pages() -> list:
         st.Page(PAGES_FOLDER / "step_through.py", title="Step through", icon=":material/footprint:"),
         st.Page(PAGES_FOLDER / "library.py", title="Library", icon=":material/folder_open:"),
         st.Page(PAGES_FOLDER / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(PAGES_FOLDER / "fairer.py", title="Fairer training", icon=":material/balance:"),
         st.Page(PAGES_FOLDER / "languages.py", title="Languages side by side", icon=":material/translate:"),
         st.Page(PAGES_FOLDER / "vocab_diff.py", title="Vocabulary diff", icon=":material/difference:"),
         st.Page(PAGES_FOLDER / "lab.py", title="Lab", icon=":material/science:"),

@@ -41,6 +41,7 @@ CMP_TRAIN_RESULT = "wb.cmp.train_result"  # key of the tokenizer trained on the 
 CMP_TRAIN_JOB = "wb.cmp.train_job"  # the Compare page's running training: training_jobs.Running (its versus.Mix)
 CMP_TRAIN_ENDED = "wb.cmp.train_ended"  # how that page's last training ended: training_jobs.Ended
 CMP_TRAIN_INFO = "wb.cmp.train_info"  # tokenizer key -> labels of the samples it was trained on
+CMP_HEAT_DEFAULT = "wb.cmp.heat_default"  # the heatmap metric the page chose (followed until the user picks one)
 TOKENIZE_URL_READ = "wb.tokenize.url_read"  # set once the Tokenize page took its options from the URL
 TOKENIZE_MISSING = "wb.tokenize.missing"  # tokenizer keys a shared URL named that this machine lacks
 STEPS_POSITION = "wb.steps.position"  # merge shown on the Step through page

@@ -200,10 +200,15 @@ def _read(uploaded, split_jsonl: bool, text_field: str | Callable[[Sequence[str]
 def skipped_rows_message(upload: Upload, shown: int = 5) -> str:
     """Markdown (every name and reason escaped) saying how many rows of ``upload`` were skipped, and why
     for the first ``shown``; rows are called what the reader called them (``Upload.row_unit``)."""
+    if not upload.documents and not upload.bad_rows and not is_structured(upload.name):
+        return (
+            f"{md(upload.name)} is empty: it adds nothing to the corpus. Remove it, or upload the file with its text."
+        )
     skipped = max(upload.bad_rows, len(upload.warnings))
     lines = "\n".join(f"- {md(w)}" for w in upload.warnings[:shown])
     more = f"\n- … and {skipped - min(shown, len(upload.warnings)):,} more" if skipped > shown else ""
-    return f"{md(upload.name)}: {skipped:,} {upload.row_unit}(s) skipped\n{lines}{more}"
+    rows = upload.row_unit if skipped == 1 else f"{upload.row_unit}s"
+    return f"{md(upload.name)}: {skipped:,} {rows} skipped\n{lines}{more}"
 
 
 class _Stored:

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
 from bpe_core.progress import PhaseClock, byte_size, eta_seconds
 
-from . import navigation, state, tables
+from . import navigation, state
 from .render import sentences_html
 from .tokenizers import TokenizerChoice
+
+if TYPE_CHECKING:  # pandas and tables (which needs it) are imported where a table is drawn: Home draws none
+    import pandas as pd
 
 #: Seconds between two redraws of the progress bar (the last step is always drawn).
 REDRAW_SECONDS = 0.1
@@ -70,6 +73,8 @@ ID_COLUMNS = ("id", "left id", "right id", "new id")
 
 def _whole_numbers(column: pd.Series) -> bool:
     """Whether a column holds whole numbers only (ints, or floats that are whole where not empty)."""
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
         return False
     values = column.dropna()
@@ -94,6 +99,8 @@ def show_table(
 ) -> None:
     """``st.dataframe`` (index hidden) with ``number_formats``; ``column_config`` adds to or overrides
     them; ``options`` go to ``st.dataframe`` (height, key, ...)."""
+    from . import tables
+
     frame, written = tables.without_missing(frame, ids)  # "—" where a cell is empty, never "None"
     frame = tables.left_to_right(frame)  # Arabic and Hebrew cells laid out as the others
     config = number_formats(frame, ids=ids) | (column_config or {})

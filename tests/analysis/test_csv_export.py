@@ -71,8 +71,8 @@ EXPORTS = {
     "bpe_core/cli/main.py": "compare --csv",
     "bpe_core/cli/variants.py": "lab --csv (VariantComparison.to_csv)",
     "pages/_lab/results.py": "Every text (CSV), Summary (CSV) (VariantComparison.to_csv)",
-    "pages/compare.py": "Table as CSV",
-    "pages/_compare/fairer_view.py": "the fairer tokenizer's Table as CSV",
+    "pages/_compare/table.py": "Compare's Table as CSV",
+    "pages/_fairer/view.py": "the fairer tokenizer's Table as CSV",
     "pages/languages.py": "Numbers as CSV",
     "pages/vocab_diff.py": "every token as CSV",
 }

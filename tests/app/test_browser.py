@@ -350,6 +350,7 @@ ALL_PAGES = [
     "Step through",
     "Library",
     "Compare",
+    "Fairer training",
     "Languages side by side",
     "Vocabulary diff",
     "Lab",
@@ -439,7 +440,7 @@ def _train_hostile(page) -> None:
     page.get_by_role("combobox", name="Pre-tokenization").click()
     page.get_by_role("option", name="None (each document is one piece)").click()
     _settle(page)
-    vocab = page.get_by_label("Vocabulary size (256 bytes + special tokens + merges)")
+    vocab = page.get_by_label("Vocabulary size (256 bytes + special tokens + merges)", exact=True)
     vocab.fill("316")
     vocab.press("Enter")
     _settle(page)
@@ -745,7 +746,7 @@ def test_lab_trains_in_a_process_of_its_own_and_cancel_keeps_the_previous_run(se
         _settle(page)
         page.get_by_text("Parity-aware BPE", exact=True).click()
         _settle(page)
-        vocab = page.get_by_label("Vocabulary size (the same for every variant: 256 bytes + merges)")
+        vocab = page.get_by_label("Vocabulary size (the same for every variant: 256 bytes + merges)", exact=True)
         vocab.fill("50000")
         vocab.press("Enter")
         _settle(page)

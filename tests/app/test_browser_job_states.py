@@ -174,7 +174,7 @@ def test_a_reload_in_the_middle_of_a_lab_training_offers_train_and_stops_the_old
         _settle(page)
         page.get_by_text("Parity-aware BPE", exact=True).click()  # it needs parallel text
         _settle(page)
-        vocab = page.get_by_label("Vocabulary size (the same for every variant: 256 bytes + merges)")
+        vocab = page.get_by_label("Vocabulary size (the same for every variant: 256 bytes + merges)", exact=True)
         vocab.fill("100000")
         vocab.press("Enter")
         _settle(page)

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import opened, run, texts  # noqa: E402
+from apptest_support import compare_table, opened, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -41,7 +41,7 @@ def sentences(at: AppTest) -> str:
 
 
 def table(at: AppTest):
-    return at.dataframe[0].value
+    return compare_table(at)
 
 
 def charts(at: AppTest) -> list[dict]:

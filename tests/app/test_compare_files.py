@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import opened, run, texts  # noqa: E402
+from apptest_support import compare_table, opened, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -44,7 +44,7 @@ def long_text(sample_id: str, size: int) -> str:
 
 
 def assert_table_is(at: AppTest, files: list[tuple[str, str]], reference: str) -> None:
-    rows = at.dataframe[0].value.set_index("label")
+    rows = compare_table(at).set_index("label")
     expected = metrics.compare({"GPT-2": bpe_core.load("gpt2")}, files, reference)
     for row in expected:
         for column in COLUMNS:
@@ -57,7 +57,7 @@ def test_a_file_above_200k_characters_is_measured_whole(page):
     at = upload(page, files)
     assert not at.exception
     assert not any("are measured" in w for w in texts(at.warning))
-    rows = at.dataframe[0].value.set_index("label")
+    rows = compare_table(at).set_index("label")
     assert rows.loc["en.txt", "characters"] == 250_000 and rows.loc["hi.txt", "characters"] == 230_000
     assert_table_is(at, files, "en.txt")
 
@@ -70,6 +70,6 @@ def test_a_file_above_the_cap_is_cut_with_a_warning(page, monkeypatch):
     warnings = texts(at.warning)
     assert any("en.txt has 5,000 characters: the first 3,000 are measured" in w for w in warnings)
     assert not any("hi.txt" in w for w in warnings)  # under the cap: whole, no warning
-    rows = at.dataframe[0].value.set_index("label")
+    rows = compare_table(at).set_index("label")
     assert rows.loc["en.txt", "characters"] == 3_000 and rows.loc["hi.txt", "characters"] == 2_000
     assert_table_is(at, [("en.txt", english[:3_000]), ("hi.txt", hindi)], "en.txt")

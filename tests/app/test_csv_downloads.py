@@ -71,7 +71,7 @@ def test_the_languages_numbers_are_safe(workspace_dir, offered):
 
 
 def test_the_fairer_tokenizers_table_keeps_a_tokenizer_named_like_a_formula_as_text():
-    from pages._compare.fairer_view import results_table
+    from pages._fairer.view import results_table
 
     languages = ["eng", "hin"]
     result = compare_training(

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from apptest_support import run, texts  # noqa: E402
+from apptest_support import compare_table, run, texts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
@@ -144,7 +144,7 @@ def compare_page(app: AppTest) -> AppTest:
 
 
 def comparison_table(app: AppTest):
-    return next(d.value for d in app.dataframe if "chars_per_token" in d.value.columns)
+    return compare_table(app)
 
 
 def chart_names(app: AppTest, words: str) -> list[str]:

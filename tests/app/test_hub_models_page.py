@@ -75,7 +75,7 @@ def test_the_library_lists_the_cached_models(app):
 
 
 def test_a_shared_link_to_a_model_not_cached_here_says_so():
-    from pages.tokenize_text import describe_missing
+    from pages._tokenize_text.inputs import describe_missing
 
     assert describe_missing("hf:Qwen/Qwen3-8B") == (
         "Qwen/Qwen3-8B (a model in the Hugging Face cache of whoever shared the link; hf download puts it in yours)"

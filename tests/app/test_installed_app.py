@@ -46,10 +46,16 @@ HEADINGS = {
     "Step through": "Step through training",
     "Library": "Tokenizer library",
     "Compare": "Compare tokenizers across languages and code",
+    "Fairer training": "Train a fairer tokenizer",
     "Languages side by side": "Languages side by side",
     "Vocabulary diff": "Vocabulary diff",
     "Lab": "Lab: BPE variants",
 }
+
+
+def test_every_page_in_the_menu_has_its_heading_here():
+    """Runs without the installed app, so that a new page is noticed in every developer's run."""
+    assert set(HEADINGS) == set(ALL_PAGES)
 
 
 def _installed_command() -> Path:

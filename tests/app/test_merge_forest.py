@@ -43,6 +43,8 @@ def frame_with(at: AppTest, column: str):
 
 def test_the_number_box_and_the_slider_stay_in_step(app):
     go(app, FOREST)
+    app.selectbox(key="forest.tokenizer").set_value("default")  # the small example: a quick forest
+    run(app)
     app.text_area(key="forest.seg_text").set_value("the theme of the thesis")
     app.number_input(key="forest.k_box:default").set_value(123)
     run(app)

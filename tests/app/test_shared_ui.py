@@ -16,9 +16,9 @@ from bpe_core.formats import detect  # noqa: E402
 from bpe_core.tokenizer import Tokenizer  # noqa: E402
 from pages._compare import measures  # noqa: E402
 from pages._tokenize_text.decode import parse_ids  # noqa: E402
+from pages._train.settings import parse_special_tokens  # noqa: E402
 from pages._ui import exports, render, tables, widgets  # noqa: E402
 from pages._ui.tokenizers import TokenizerChoice  # noqa: E402
-from pages.train import parse_special_tokens  # noqa: E402
 
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=alert(1)>'
 
@@ -215,8 +215,8 @@ def test_skipped_rows_are_called_what_the_reader_called_them():
     assert read_corpus_file("c.txt", b"plain")[3] == "row"
     # the message takes the reader's word, not the file name's
     upload = Upload("id", "c.jsonl", ("a",), tuple(warnings), bad_rows=1, row_unit="row")
-    assert skipped_rows_message(upload).startswith("c.jsonl: 1 row(s) skipped\n- c.json row 2")
+    assert skipped_rows_message(upload).startswith("c.jsonl: 1 row skipped\n- c.json row 2")
     name, warning = "odd <name>.json", "odd <name>.json line 7: not valid JSON"
     upload = Upload("id", name, ("a",), (warning,), bad_rows=9, row_unit="line")
     md = render.markdown_text
-    assert skipped_rows_message(upload, shown=5) == f"{md(name)}: 9 line(s) skipped\n- {md(warning)}\n- … and 8 more"
+    assert skipped_rows_message(upload, shown=5) == f"{md(name)}: 9 lines skipped\n- {md(warning)}\n- … and 8 more"

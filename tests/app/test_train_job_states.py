@@ -14,6 +14,7 @@ from long_corpus import VOCAB, long_documents
 from markup_audit import shown_text
 from streamlit.testing.v1 import AppTest
 
+from bpe_core.workspace import jobs
 from bpe_core.workspace.jobs import WorkerJob
 from pages._ui import state
 
@@ -52,6 +53,14 @@ def interrupted(monkeypatch):
 @pytest.fixture
 def page(workspace_dir):
     return opened(TRAIN, timeout=240)
+
+
+class TrainsTooSmall(jobs.TrainingJob):
+    """A job whose training the trainer refuses in its own process (vocabulary 100, which the page's
+    field never lets through): a job that fails once it runs."""
+
+    def __init__(self, documents, vocab_size, **options):
+        super().__init__(documents, 100, **options)
 
 
 def corpus(at: AppTest, data: bytes, vocab_size: int, name: str = "") -> AppTest:
@@ -116,10 +125,12 @@ def test_cancel_clicked_twice_leaves_train_and_no_cancel(page, interrupted):
     assert ended_text(page) == ["Training cancelled: nothing was kept."] and not page.exception
 
 
-def test_running_then_failed_then_running_then_done(page, interrupted):
-    corpus(page, SMALL, 100, name="too-small")  # refused by the trainer in its process: a failure
-    page.button(key="train.go").click()
-    run(page)
+def test_running_then_failed_then_running_then_done(page, interrupted, monkeypatch):
+    corpus(page, SMALL, 300, name="too-small")
+    with monkeypatch.context() as patched:
+        patched.setattr(jobs, "TrainingJob", TrainsTooSmall)  # refused by the trainer in its process: a failure
+        page.button(key="train.go").click()
+        run(page)
     assert buttons(page) == {"train.go": True} and not results(page)
     (error,) = texts(page.error)
     assert error.startswith("Training failed: ") and "vocab_size=100 is too small" in error
@@ -150,11 +161,12 @@ def test_done_then_running_then_cancelled_keeps_the_earlier_result_and_says_so(p
     assert results(page) == ["4 · Result: first"]
 
 
-def test_done_then_failed_keeps_the_earlier_result_and_says_so(page):
+def test_done_then_failed_keeps_the_earlier_result_and_says_so(page, monkeypatch):
     corpus(page, SMALL, 300, name="first")
     page.button(key="train.go").click()
     run(page)
-    corpus(page, SMALL, 100, name="second")
+    corpus(page, SMALL, 300, name="second")
+    monkeypatch.setattr(jobs, "TrainingJob", TrainsTooSmall)  # refused by the trainer in its process
     page.button(key="train.go").click()
     run(page)
     (error,) = [shown_text(e.value) for e in page.error]

@@ -37,3 +37,18 @@ def drawn_html(at: AppTest) -> list[str]:
     return bodies + [
         json.loads(e.proto.json) for e in at.get("bidi_component") if e.proto.component_name == "bpe_markup"
     ]
+
+
+def compare_table(at: AppTest):
+    """Compare's full table as one frame: its views (the sample and the tokenizer, then a few columns
+    each: pages/_compare/table.py) side by side, in the table's row order."""
+    import pandas as pd
+
+    views = [frame.value for frame in at.dataframe if {"label", "tokenizer"} <= set(frame.value.columns)]
+    assert views, "no view of the full table on the page"
+    merged = views[0].reset_index(drop=True)
+    for view in views[1:]:
+        view = view.reset_index(drop=True)
+        assert view[["label", "tokenizer"]].equals(merged[["label", "tokenizer"]]), "the views' rows differ"
+        merged = pd.concat([merged, view.drop(columns=["label", "tokenizer"])], axis=1)
+    return merged

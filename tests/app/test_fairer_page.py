@@ -1,4 +1,4 @@
-"""The Compare page's "Train a fairer tokenizer" section, driven with streamlit.testing.v1.AppTest.
+"""The Fairer training page (parity-aware against standard BPE), driven with streamlit.testing.v1.AppTest.
 
 Runs use four languages, a small vocabulary and GPT-2 alone beside the two trained tokenizers, so
 each takes seconds; the figures shown are checked against ``bpe_core.analysis.parity_report.compare_training``
@@ -25,23 +25,23 @@ from bpe_core.analysis.parity_report import PARITY, STANDARD, compare_training  
 from bpe_core.corpora.samples import parallel_text  # noqa: E402
 from bpe_core.training.parity import byte_ratios  # noqa: E402
 from bpe_core.workspace.library_folder import LibraryFolder  # noqa: E402
-from pages._compare.fairer import split_heldout  # noqa: E402
+from pages._fairer.inputs import split_heldout  # noqa: E402
 
-COMPARE = "pages/compare.py"
+FAIRER = "pages/fairer.py"
 LANGUAGES = ["eng", "deu", "hin", "mya"]
 VOCAB = 700
 
 
 @pytest.fixture
 def page(workspace_dir):
-    at = opened(COMPARE, timeout=180)
-    at.number_input(key="cmp.fair.vocab").set_value(VOCAB)
-    at.multiselect(key="cmp.fair.others").set_value(["gpt2"])
+    at = opened(FAIRER, timeout=180)
+    at.number_input(key="fair.vocab").set_value(VOCAB)
+    at.multiselect(key="fair.others").set_value(["gpt2"])
     return run(at)
 
 
 def train_both(at: AppTest) -> AppTest:
-    at.button(key="cmp.fair.go").click()
+    at.button(key="fair.go").click()
     return run(at)
 
 
@@ -66,17 +66,17 @@ def expected(languages=LANGUAGES, **parity):
 
 
 def test_section_waits_for_the_button_with_its_defaults(page):
-    assert "Train a fairer tokenizer" in [s.value for s in page.subheader]
-    assert page.multiselect(key="cmp.fair.languages").value[:3] == ["eng", "deu", "fra"]
-    assert len(page.multiselect(key="cmp.fair.languages").value) == 21
-    assert page.selectbox(key="cmp.fair.pattern").value == "o200k"
-    assert page.radio(key="cmp.fair.variant").value == "window"
-    assert page.slider(key="cmp.fair.share").value == 80
+    assert [t.value for t in page.title] == ["Train a fairer tokenizer"]
+    assert page.multiselect(key="fair.languages").value[:3] == ["eng", "deu", "fra"]
+    assert len(page.multiselect(key="fair.languages").value) == 21
+    assert page.selectbox(key="fair.pattern").value == "o200k"
+    assert page.radio(key="fair.variant").value == "window"
+    assert page.slider(key="fair.share").value == 80
     assert not [s for s in page.markdown if "Parity-aware training" in s.value]  # nothing trained yet
 
 
 def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
-    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    page.multiselect(key="fair.languages").set_value(LANGUAGES)
     at = train_both(run(page))
     want = expected()
     assert any(m.value == f"**{want.sentence}**" for m in at.markdown), [m.value for m in at.markdown][-3:]
@@ -85,17 +85,20 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert metrics["Worst premium, parity-aware"] == f"{want.fairness[PARITY].max_premium:.2f}x"
     assert metrics["Gini of token counts"] == f"{want.fairness[PARITY].gini:.3f}"
     assert metrics["English pays"] == f"{want.reference_cost:+.1%}"
-    # the premium chart: a bar group per tokenizer, error bars from the intervals, the parity line
+    # the premium chart: a row per language, a bar per trained tokenizer, error bars from the intervals,
+    # the parity line
     spec = chart_titled(at, "Held-out premium against English")
     bars = [trace for trace in spec["data"] if trace["type"] == "bar"]
-    assert [bar["name"] for bar in bars] == [STANDARD, PARITY, "GPT-2"]  # the picker's label
+    assert [bar["name"] for bar in bars] == [STANDARD, PARITY]  # the two trained ones, not dwarfed by GPT-2
     burmese = want.fairness[PARITY].premiums["mya"]
     parity_bar = bars[1]
-    index = parity_bar["x"].index("Burmese")
-    assert parity_bar["y"][index] == pytest.approx(burmese.premium)
-    assert parity_bar["error_y"]["array"][index] == pytest.approx(burmese.high - burmese.premium)
-    assert parity_bar["error_y"]["arrayminus"][index] == pytest.approx(burmese.premium - burmese.low)
-    assert any(shape.get("y0") == 1.0 for shape in spec["layout"].get("shapes", []))
+    assert parity_bar["orientation"] == "h"  # the names at the left: 21 of them never overlap
+    index = parity_bar["y"].index("Burmese")
+    assert parity_bar["x"][index] == pytest.approx(burmese.premium)
+    assert parity_bar["error_x"]["array"][index] == pytest.approx(burmese.high - burmese.premium)
+    assert parity_bar["error_x"]["arrayminus"][index] == pytest.approx(burmese.premium - burmese.low)
+    assert any(shape.get("x0") == 1.0 for shape in spec["layout"].get("shapes", []))
+    assert spec["layout"]["xaxis"].get("type") != "log"
     # one line per language and trained tokenizer against vocabulary size
     curves = chart_titled(at, "Premium against vocabulary size")["data"]
     lines = [c for c in curves if c["x"] != [None]]  # the rest is the legend entry of the grey lines
@@ -115,15 +118,17 @@ def test_run_shows_the_sentence_metrics_and_charts_of_compare_training(page):
     assert dict(zip(served["x"], served["y"], strict=True))["Burmese"] == languages.count(3)
     table = at.dataframe[-1].value
     assert len(table) == 3 * len(LANGUAGES) and set(table["tokenizer"]) == {STANDARD, PARITY, "GPT-2"}
-    at.toggle(key="cmp.fair.trained_only").set_value(True)
-    bars = chart_titled(run(at), "Held-out premium")["data"]
-    assert [bar["name"] for bar in bars if bar["type"] == "bar"] == [STANDARD, PARITY]
+    at.toggle(key="fair.beside").set_value(True)
+    spec = chart_titled(run(at), "Held-out premium")
+    assert [bar["name"] for bar in spec["data"] if bar["type"] == "bar"] == [STANDARD, PARITY, "GPT-2"]
+    assert spec["layout"]["xaxis"]["type"] == "log"  # GPT-2's premium does not flatten the trained ones'
+    assert min(spec["layout"]["xaxis"]["tickvals"]) <= 1 <= max(spec["layout"]["xaxis"]["tickvals"])
 
 
 def test_changed_settings_say_the_result_is_stale(page):
-    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    page.multiselect(key="fair.languages").set_value(LANGUAGES)
     at = train_both(run(page))
-    at.slider(key="cmp.fair.share").set_value(0)
+    at.slider(key="fair.share").set_value(0)
     run(at)
     assert any("settings changed" in c.value for c in at.caption)
     at = train_both(at)
@@ -133,9 +138,9 @@ def test_changed_settings_say_the_result_is_stale(page):
 
 
 def test_target_rates_train_without_a_development_text(page):
-    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
-    page.selectbox(key="cmp.fair.balance").set_value("target rates: equal token counts (rate proportional to bytes)")
-    page.selectbox(key="cmp.fair.tie").set_value("huggingface")
+    page.multiselect(key="fair.languages").set_value(LANGUAGES)
+    page.selectbox(key="fair.balance").set_value("target rates: equal token counts (rate proportional to bytes)")
+    page.selectbox(key="fair.tie").set_value("huggingface")
     at = train_both(run(page))
     train = parallel_text(split="train", languages=LANGUAGES)
     options = {
@@ -160,26 +165,26 @@ def test_target_rates_train_without_a_development_text(page):
     languages = want.parity.training["parity"]["merge_language"]
     assert dict(zip(served["x"], served["y"], strict=True))["Hindi"] == languages.count(2)
     # rates of my own: none yet says what to write, a missing language says which
-    at.selectbox(key="cmp.fair.balance").set_value("target rates: my own")
+    at.selectbox(key="fair.balance").set_value("target rates: my own")
     at = run(at)
     assert any("Write a target rate for every language" in i.value for i in at.info)
-    at.text_input(key="cmp.fair.ratio").set_value("eng=1, deu=1.1, hin=2.5")
+    at.text_input(key="fair.ratio").set_value("eng=1, deu=1.1, hin=2.5")
     at = run(at)
     assert any("none for mya" in e.value for e in at.error)
-    assert at.button(key="cmp.fair.go").disabled
+    assert at.button(key="fair.go").disabled
 
 
 def test_english_and_one_more_language_are_needed(page):
-    page.multiselect(key="cmp.fair.languages").set_value(["deu", "hin"])
+    page.multiselect(key="fair.languages").set_value(["deu", "hin"])
     at = run(page)
     assert any("Pick English" in i.value for i in at.info)
-    assert at.button(key="cmp.fair.go").disabled
+    assert at.button(key="fair.go").disabled
 
 
 def upload(at: AppTest, files: dict[str, str]) -> AppTest:
-    at.radio(key="cmp.fair.source").set_value("My parallel files")
+    at.radio(key="fair.source").set_value("My parallel files")
     run(at)
-    at.file_uploader(key="cmp.fair.uploads").set_value(
+    at.file_uploader(key="fair.uploads").set_value(
         [(name, text.encode(), "text/plain") for name, text in files.items()]
     )
     return run(at)
@@ -190,13 +195,13 @@ def test_uploads_with_different_line_counts_say_which(page):
     errors = [shown_text(e.value) for e in at.error]
     wanted = ("same number of lines", "eng.txt: 3 lines", "deu.txt: 2 lines")
     assert any(all(w in e for w in wanted) for e in errors), errors
-    assert at.button(key="cmp.fair.go").disabled
+    assert at.button(key="fair.go").disabled
 
 
 def test_uploads_train_on_three_quarters_and_measure_the_rest(page):
     held = parallel_text(split="all", languages=["eng", "fra"])
     at = upload(page, {"en.txt": "\n".join(held["eng"]), "french.txt": "\n".join(held["fra"])})
-    assert at.selectbox(key="cmp.fair.reference").value == "en"
+    assert at.selectbox(key="fair.reference").value == "en"
     assert any("90 sentences each to train on, the last 30 held out" in c.value for c in at.caption)
     at = train_both(at)
     assert any(m.value.startswith("**Parity-aware training") for m in at.markdown)
@@ -211,20 +216,29 @@ def test_split_heldout_needs_two_lines():
 
 
 def test_keep_and_save_both(page, workspace_dir):
-    page.multiselect(key="cmp.fair.languages").set_value(LANGUAGES)
+    page.multiselect(key="fair.languages").set_value(LANGUAGES)
     at = train_both(run(page))
-    at.button(key="cmp.fair.keep").click()
+    at.button(key="fair.keep").click()
     run(at)
     assert any("kept for this session" in s.value for s in at.success)
-    options = at.multiselect(key="cmp.tokenizers").options
-    assert any("standard-o200k-700" in o for o in options) and any("parity-o200k-700-window-h80" in o for o in options)
-    at.button(key="cmp.fair.save").click()
+    at.button(key="fair.save").click()
     run(at)
     assert any("saved to the library" in s.value for s in at.success), [e.value for e in at.error]
     names = set(LibraryFolder(workspace_dir).names())
     assert {"standard-o200k-700 2", "parity-o200k-700-window-h80 2"} <= names  # the session's "name 2"
     saved = LibraryFolder(workspace_dir).load("parity-o200k-700-window-h80 2")
     assert saved.merges == expected().parity.merges
+    at.switch_page("pages/compare.py")  # the kept ones are offered on the other pages
+    options = run(at).multiselect(key="cmp.tokenizers").options
+    assert any("standard-o200k-700" in o for o in options) and any("parity-o200k-700-window-h80" in o for o in options)
+
+
+def test_compare_links_to_the_page(workspace_dir):
+    at = opened("pages/compare.py", timeout=180)
+    assert "Train a fairer tokenizer" in [s.value for s in at.subheader]
+    links = [link for link in at.get("page_link") if link.proto.page == "fairer"]
+    assert [link.proto.label for link in links] == ["Fairer training"]
+    assert not [key for key in at.session_state if str(key).startswith("fair.")]  # no widget of it on Compare
 
 
 def test_hostile_file_names_are_shown_as_text(page):

@@ -1,61 +1,46 @@
-"""Train a fairer tokenizer: the Compare page's section that trains standard and parity-aware BPE on
-the same parallel text at the same vocabulary size (``bpe_core.analysis.parity_report.compare_training``) and
-shows, on held-out sentences, what changed: a plain sentence, metric cards, the premium per language
-with bootstrap error bars beside GPT-2 and the modern tokenizers, the premium against vocabulary
-size, the merges each language was served, a table with a CSV download, and buttons that keep or
-save both tokenizers.
-
-Every number comes from ``bpe_core``; this module only gathers inputs, caches the one call on a
-digest of them, and draws. User text (file names, tokenizer names) reaches Markdown only through
-``md`` and plotly only through ``plot_text``.
+"""The Fairer training page's inputs: the parallel text (the built-in one, or the user's files, each
+split into lines trained on and lines held out) and the settings of standard and parity-aware BPE,
+gathered into ``Inputs`` with a digest that names them. Draws the inputs and says what is missing;
+training and the result are ``run``'s and ``view``'s.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
-import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe_core.analysis.parity_report import ParityComparison, compare_training, language_names
+from bpe_core.analysis.parity_report import language_names
 from bpe_core.corpora.samples import REFERENCE_ID, parallel_languages, parallel_text, parse_parallel_texts
-from bpe_core.progress import PhaseClock
 from bpe_core.training.parity import parse_ratio
 from bpe_core.training.parity_choice import CONVENTIONS
 from bpe_core.training.tie_rules import TIE_RULES
 from pages._ui import tokenizers
+from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.uploads import file_uploader
-from pages._ui.widgets import REDRAW_SECONDS, progress_text
 
-from .fairer_view import show_result
-
-K_SOURCE = "cmp.fair.source"
-K_LANGUAGES = "cmp.fair.languages"
-K_UPLOADS = "cmp.fair.uploads"
-K_REFERENCE = "cmp.fair.reference"
-K_VOCAB = "cmp.fair.vocab"
-K_PATTERN = "cmp.fair.pattern"
-K_VARIANT = "cmp.fair.variant"
-K_SHARE = "cmp.fair.share"
-K_WINDOW = "cmp.fair.window"
-K_ALPHA = "cmp.fair.alpha"
-K_TIE = "cmp.fair.tie"
-K_MIN_FREQUENCY = "cmp.fair.min_frequency"
-K_BALANCE = "cmp.fair.balance"
-K_RATIO = "cmp.fair.ratio"
-K_CONVENTION = "cmp.fair.convention"
-K_OTHERS = "cmp.fair.others"
-K_GO = "cmp.fair.go"
-K_KEEP = "cmp.fair.keep"
-K_SAVE = "cmp.fair.save"
-#: Session state (not widgets): the last result, and a message shown once after keep/save.
-RESULT = "wb.cmp.fair.result"
-MESSAGE = "wb.cmp.fair.message"
+K_SOURCE = "fair.source"
+K_LANGUAGES = "fair.languages"
+K_UPLOADS = "fair.uploads"
+K_REFERENCE = "fair.reference"
+K_VOCAB = "fair.vocab"
+K_PATTERN = "fair.pattern"
+K_VARIANT = "fair.variant"
+K_SHARE = "fair.share"
+K_WINDOW = "fair.window"
+K_ALPHA = "fair.alpha"
+K_TIE = "fair.tie"
+K_MIN_FREQUENCY = "fair.min_frequency"
+K_BALANCE = "fair.balance"
+K_RATIO = "fair.ratio"
+K_CONVENTION = "fair.convention"
+K_OTHERS = "fair.others"
+K_GO = "fair.go"
+K_KEEP = "fair.keep"
+K_SAVE = "fair.save"
 
 SOURCE_BUILTIN = "Built-in parallel text (120 sentences)"
 SOURCE_FILES = "My parallel files"
@@ -93,8 +78,6 @@ PATTERN_NOTE = (
     "scripts, Burmese and Thai: no merge can join those pieces, so parity-aware training cannot fix them. "
     "o200k's pattern keeps marks inside words."
 )
-#: The overall progress bar: each phase's share of it.
-_SPANS = {"standard": (0.0, 0.4), "parity": (0.4, 0.9), "measure": (0.9, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -193,7 +176,7 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     readable = {}
     for upload in uploads:
         if upload.error:
-            st.error(f"Skipped {md(upload.name)}: {md(upload.error)}")
+            st.error(f"Skipped {md(upload.name)}: {md(in_words(upload.error))}")
         elif upload.name not in readable:
             readable[upload.name] = upload.text
     if len(readable) < 2:
@@ -206,7 +189,7 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
             sentences[name if _label(name) in sentences else _label(name)] = lines
         train, heldout = split_heldout(sentences)
     except (ValueError, TypeError) as exc:
-        st.error(md(exc))
+        st.error(md(in_words(exc)))
         return None
     labels = list(sentences)
     english = [label for label in labels if label.lower() in ("en", "eng", "english")]
@@ -221,41 +204,9 @@ def files_input() -> tuple[dict, dict, str, dict] | None:
     return train, heldout, reference, {label: label for label in labels}
 
 
-def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
-    """(vocab size, pattern, parity options, shared options, other tokenizer keys) from the widgets; the
-    parity options' ``ratio`` is still the spec (``read_inputs`` reads it on the chosen text)."""
-    columns = st.columns(3)
-    vocab = int(
-        columns[0].number_input(
-            "Vocabulary size",
-            min_value=300,
-            max_value=50_000,
-            value=DEFAULT_VOCAB,
-            step=500,
-            key=K_VOCAB,
-            help="The same for both trainings.",
-        )
-    )
-    pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)
-    variant = columns[2].radio(
-        "Parity variant",
-        list(VARIANTS),
-        index=list(VARIANTS).index(DEFAULT_VARIANT),
-        format_func=VARIANTS.get,
-        key=K_VARIANT,
-    )
-    st.caption(PATTERN_NOTE)
-    share = st.slider(
-        "Share of merges chosen by global frequency (the rest serve the worst-compressed language)",
-        0,
-        100,
-        DEFAULT_SHARE,
-        step=5,
-        format="%d%%",
-        key=K_SHARE,
-        help="0% is plain parity-aware BPE (fairest, English pays most); 100% is standard BPE. The paper "
-        "calls the mix hybrid.",
-    )
+def more_settings() -> tuple[int, float, str, int, str, str | None]:
+    """The "More settings" expander: (window, alpha, tie rule, minimum pair count, convention, the
+    target rates' spec: None for the development text, "" while the user's own are not written)."""
     with st.expander("More settings"):
         cells = st.columns(4)
         window = int(
@@ -306,6 +257,45 @@ def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
                 placeholder="eng=1.0, hin=2.6, ...",
                 help=RATIO_HELP,
             )
+    return window, alpha, tie, min_frequency, convention, spec
+
+
+def training_settings(choices) -> tuple[int, str, dict, dict, tuple[str, ...]]:
+    """(vocab size, pattern, parity options, shared options, other tokenizer keys) from the widgets; the
+    parity options' ``ratio`` is still the spec (``read_inputs`` reads it on the chosen text)."""
+    columns = st.columns(3)
+    vocab = int(
+        columns[0].number_input(
+            "Vocabulary size",
+            min_value=300,
+            max_value=50_000,
+            value=DEFAULT_VOCAB,
+            step=500,
+            key=K_VOCAB,
+            help="From 300 to 50,000, the same for both trainings (a value outside is refused by the field).",
+        )
+    )
+    pattern: str = columns[1].selectbox("Pre-tokenization pattern", PATTERNS, key=K_PATTERN)
+    variant = columns[2].radio(
+        "Parity variant",
+        list(VARIANTS),
+        index=list(VARIANTS).index(DEFAULT_VARIANT),
+        format_func=VARIANTS.get,
+        key=K_VARIANT,
+    )
+    st.caption(PATTERN_NOTE)
+    share = st.slider(
+        "Share of merges chosen by global frequency (the rest serve the worst-compressed language)",
+        0,
+        100,
+        DEFAULT_SHARE,
+        step=5,
+        format="%d%%",
+        key=K_SHARE,
+        help="0% is plain parity-aware BPE (fairest, English pays most); 100% is standard BPE. The paper "
+        "calls the mix hybrid.",
+    )
+    window, alpha, tie, min_frequency, convention, spec = more_settings()
     others = {k: c for k, c in choices.items() if c.kind == "built-in" and k != tokenizers.DEFAULT_KEY}
     if K_OTHERS not in st.session_state:
         st.session_state[K_OTHERS] = [k for k in DEFAULT_OTHERS if k in others]
@@ -337,156 +327,6 @@ def read_inputs(choices) -> Inputs | None:
         try:
             parity["ratio"] = parse_ratio(parity["ratio"], train)
         except ValueError as exc:
-            st.error(md(exc))
+            st.error(md(in_words(exc)))
             return None
     return Inputs(train, heldout, reference, names, vocab, pattern, parity, options, others)
-
-
-# ------------------------------------------------------------------------------------------------
-# the run
-
-
-class RunProgress:
-    """``compare_training``'s progress ("standard: merge", "parity: count", "measure") on one bar."""
-
-    def __init__(self, bar) -> None:
-        self.bar, self.clock, self.last = bar, PhaseClock(), float("-inf")
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        stage, _, step = phase.partition(": ")
-        progress = self.clock(phase, done, total)
-        if progress.at - self.last < REDRAW_SECONDS and done < total:
-            return
-        self.last = progress.at
-        fraction, text = progress_text(step or "measure", done, total, progress.elapsed)
-        low, high = _SPANS.get(stage, (0.0, 1.0))
-        title = {"standard": "Standard BPE", "parity": "Parity-aware BPE"}.get(stage, "Measuring")
-        self.bar.progress(low + (high - low) * fraction, text=f"{title} · {text}")  # plain: numbers, phase names
-
-
-#: Results kept per server, newest last (each holds two small tokenizers and the held-out text).
-KEEP_RESULTS = 4
-
-
-@st.cache_resource(show_spinner=False)
-def _results() -> OrderedDict:
-    """The server's cache of results by digest of the inputs; drawn outside it (the progress bar
-    cannot live inside a cached function), so it is a store, not a cached call."""
-    return OrderedDict()
-
-
-def _compare(inputs: Inputs, others: dict, progress) -> ParityComparison:
-    """The one call, cached on the inputs' digest."""
-    store, digest = _results(), inputs.digest()
-    if digest in store:
-        store.move_to_end(digest)
-        return store[digest]
-    i = inputs
-    result = compare_training(
-        i.texts,
-        i.heldout,
-        i.vocab_size,
-        reference=i.reference,
-        others=others,
-        parity_options=i.parity_options,
-        names=i.names,
-        progress=progress,
-        pattern=i.pattern,
-        **i.options,
-    )
-    store[digest] = result
-    while len(store) > KEEP_RESULTS:
-        store.popitem(last=False)
-    return result
-
-
-def run_comparison(inputs: Inputs, choices) -> ParityComparison | None:
-    """Load the other tokenizers, train both ways under a progress bar (cached), show failures."""
-    bar = st.progress(0.0, text="Loading the tokenizers to measure beside them…")
-    try:
-        others = {choices[k].label: choices[k].get() for k in inputs.others if k in choices}
-        result = _compare(inputs, others, RunProgress(bar))
-    except (ValueError, TypeError) as exc:
-        bar.empty()
-        st.error(f"Training failed: {md(exc)}")
-        return None
-    bar.empty()
-    return result
-
-
-# ------------------------------------------------------------------------------------------------
-# keeping the two tokenizers
-
-
-def tokenizer_names(inputs: Inputs, choices) -> tuple[str, str]:
-    """Unused names for the two tokenizers, e.g. ``standard-o200k-4000`` and ``parity-o200k-4000-h80``."""
-    share = round(100 * inputs.parity_options["global_merges"] / max(inputs.vocab_size - 256, 1))
-    base = f"{inputs.pattern}-{inputs.vocab_size}"
-    hybrid = f"-h{share}" if share else ""
-    window = "-window" if inputs.parity_options["variant"] == "window" else ""
-    return (
-        tokenizers.unused_name(f"standard-{base}", choices),
-        tokenizers.unused_name(f"parity-{base}{window}{hybrid}", choices),
-    )
-
-
-def keep_both(result: ParityComparison, inputs: Inputs, choices, *, save: bool) -> None:
-    """Keep both tokenizers in this session (or save them to the library), under their own names."""
-    names = tokenizer_names(inputs, choices)
-    corpus = (", ".join(inputs.names.values()), [s for lines in inputs.texts.values() for s in lines])
-    done = []
-    for tokenizer, name in zip((result.standard, result.parity), names, strict=True):
-        named = copy.copy(tokenizer)  # the cached result keeps its own names
-        named.name = name
-        key = tokenizers.add_session_tokenizer(named, corpus)
-        try:
-            done.append(tokenizers.save_to_library(key, named, name) if save else key)
-        except ValueError as exc:
-            st.session_state[MESSAGE] = ("error", f"Could not save {md(name)}: {md(exc)}")
-            st.rerun()
-    where = "saved to the library" if save else "kept for this session (unsaved)"
-    listed = " and ".join(f"**{md(name)}**" for name in names)
-    st.session_state[MESSAGE] = ("success", f"{listed} {where}: pick them in the comparison above or on any page.")
-    st.rerun()  # so that every picker on the page lists them
-
-
-def keep_section(result: ParityComparison, inputs: Inputs, choices) -> None:
-    """The keep and save buttons, and what the last click did."""
-    columns = st.columns(2)
-    if columns[0].button("Keep both for this session", key=K_KEEP):
-        keep_both(result, inputs, choices, save=False)
-    if columns[1].button("Save both to the library", key=K_SAVE):
-        keep_both(result, inputs, choices, save=True)
-    message = st.session_state.pop(MESSAGE, None)
-    if message:
-        getattr(st, message[0])(message[1])  # plain: built with md() in keep_both
-
-
-# ------------------------------------------------------------------------------------------------
-# the section
-
-
-def fairer_section(choices) -> None:
-    """Compare's "Train a fairer tokenizer" section."""
-    st.subheader("Train a fairer tokenizer", divider="gray")
-    st.caption(
-        "Standard BPE merges the pair most frequent over all the text, which favours the languages that "
-        "compress easily. Parity-aware BPE (Foroutan et al., 2025) gives each merge to the language that is "
-        "worst compressed so far on a parallel development text (or furthest below a target rate). Both are "
-        "trained here on the same text at the same vocabulary size and measured on held-out sentences."
-    )
-    inputs = read_inputs(choices)
-    clicked = st.button("Train both", type="primary", key=K_GO, disabled=inputs is None)
-    if clicked and inputs is not None:
-        started = time.perf_counter()
-        result = run_comparison(inputs, choices)
-        if result is not None:
-            st.session_state[RESULT] = (inputs.digest(), inputs, result, time.perf_counter() - started)
-    held = st.session_state.get(RESULT)
-    if held is None:
-        return
-    digest, used, result, _ = held
-    if inputs is None or inputs.digest() != digest:
-        st.caption("The settings changed since this result: click **Train both** to update it.")
-    show_result(result)
-    keep_section(result, used, choices)

@@ -1,7 +1,7 @@
-"""What the Compare page's "Train a fairer tokenizer" section shows of one
-``compare_training`` result: metric cards, the premium per language with bootstrap error bars and a
-parity line, the premium against vocabulary size, the merges each language was served, and the table
-with its CSV. Builders and drawing only: the inputs and the run are ``fairer``'s. User text reaches
+"""What the Fairer training page shows of one ``compare_training`` result: metric cards, the premium
+per language with bootstrap error bars and a parity line, the premium against vocabulary size, the
+merges each language was served, and the table with its CSV. Builders and drawing only: the inputs
+and the run are ``inputs``' and ``run``'s. User text reaches
 plotly only through ``plot_text`` and Markdown only through ``md``.
 """
 
@@ -21,15 +21,15 @@ from pages._ui.render import markdown_text as md
 from pages._ui.render import plot_text
 from pages._ui.widgets import show_table
 
-K_TRAINED_ONLY = "cmp.fair.trained_only"
-K_HIGHLIGHT = "cmp.fair.highlight"
+K_BESIDE = "fair.beside"
+K_HIGHLIGHT = "fair.highlight"
 
 
 def metric_cards(result: ParityComparison) -> None:
     """Worst premium both ways, the spread of premiums (Gini) and what the reference language pays."""
     before, after = result.fairness[STANDARD], result.fairness[PARITY]
     names = result.names
-    cells = st.columns(4)
+    cells = [*st.columns(2), *st.columns(2)]  # two rows: four labels side by side would be cut at 1280 px
     cells[0].metric(
         "Worst premium, standard BPE",
         f"{before.max_premium:.2f}x",
@@ -65,39 +65,47 @@ def metric_cards(result: ParityComparison) -> None:
 
 
 @charts.plotly_work
-def premium_figure(result: ParityComparison, *, trained_only: bool = False) -> go.Figure:
-    """Premium per language (sorted by standard BPE's, dearest first), one bar group per tokenizer
-    (the two trained ones alone when ``trained_only``), error bars from the bootstrap interval, and
-    the parity line."""
+def premium_figure(result: ParityComparison, *, beside: bool = False) -> go.Figure:
+    """Premium per language, one row per language (dearest under standard BPE at the top, its name at
+    the left: 21 names never overlap), one bar per tokenizer: the two trained ones, and with
+    ``beside`` the other tokenizers measured too, on a log axis then (GPT-2's 10x would flatten the
+    trained ones' 1.2x on a linear one); error bars from the bootstrap interval, and the parity line."""
     rows = result.rows()
     standard = {r["language"]: r["premium"] for r in rows if r["tokenizer"] == STANDARD}
     order = sorted(standard, key=lambda language: -standard[language])
+    labels = [STANDARD, PARITY] + ([t for t in result.fairness if t not in (STANDARD, PARITY)] if beside else [])
     figure = go.Figure()
-    for label in [STANDARD, PARITY] if trained_only else result.fairness:
+    for label in labels:
         by_language = {r["language"]: r for r in rows if r["tokenizer"] == label}
         shown = [by_language[language] for language in order]
         figure.add_bar(
             name=plot_text(label),
-            x=[plot_text(r["name"]) for r in shown],
-            y=[r["premium"] for r in shown],
-            error_y=dict(
+            orientation="h",
+            y=[plot_text(r["name"]) for r in shown],
+            x=[r["premium"] for r in shown],
+            error_x=dict(
                 type="data",
                 symmetric=False,
                 array=[r["high"] - r["premium"] for r in shown],
                 arrayminus=[r["premium"] - r["low"] for r in shown],
             ),
             customdata=[[r["low"], r["high"]] for r in shown],
-            hovertemplate="%{x}: %{y:.2f}x (%{customdata[0]:.2f}-%{customdata[1]:.2f})<extra>"
+            hovertemplate="%{y}: %{x:.2f}x (%{customdata[0]:.2f}-%{customdata[1]:.2f})<extra>"
             + plot_text(label)
             + "</extra>",
         )
     title = f"Held-out premium against {result.names.get(result.reference, result.reference)} (95% intervals)"
+    figure.update_yaxes(type="category", autorange="reversed")
+    if beside:
+        premiums = [r["premium"] for r in rows if r["tokenizer"] in labels and r["premium"]]
+        ticks = [t for t in (0.5, 1, 1.5, 2, 3, 5, 10, 20, 50) if min(premiums) / 1.2 <= t <= max(premiums) * 1.2]
+        figure.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
     charts.compact(
         figure,
-        460,
+        len(order) * (10 + 9 * len(labels)) + 160,
         barmode="group",
         title=plot_text(title),
-        yaxis_title="tokens relative to the reference",
+        xaxis_title="tokens relative to the reference" + (" (log scale)" if beside else ""),
         legend_title_text="tokenizer",
     )
     charts.add_parity_line(figure, result.names.get(result.reference, result.reference))
@@ -195,13 +203,13 @@ def show_result(result: ParityComparison) -> None:
     """The sentence, the cards, the charts and the table of one run."""
     st.markdown(f"**{md(result.sentence)}**")
     metric_cards(result)
-    trained_only = st.toggle(
-        "Only the two trained tokenizers (their bars are small beside GPT-2's)", key=K_TRAINED_ONLY
+    beside = st.toggle(
+        "Beside the other tokenizers measured (a log scale then)",
+        key=K_BESIDE,
+        help="GPT-2 and today's models on the same held-out sentences, beside the two trained here.",
     )
     st.plotly_chart(
-        premium_figure(result, trained_only=trained_only),
-        key="cmp.fair.chart.premium",
-        config=charts.plot_config("held-out-premium"),
+        premium_figure(result, beside=beside), key="fair.chart.premium", config=charts.plot_config("held-out-premium")
     )
     st.caption(
         "Measured on sentences neither tokenizer was trained on. Error bars: 95% bootstrap intervals "
@@ -210,7 +218,7 @@ def show_result(result: ParityComparison) -> None:
     highlight = language_picker(result)
     st.plotly_chart(
         curves_figure(result, highlight),
-        key="cmp.fair.chart.curves",
+        key="fair.chart.curves",
         config=charts.plot_config("premium-by-vocabulary-size"),
     )
     st.caption(
@@ -224,7 +232,7 @@ def show_result(result: ParityComparison) -> None:
         bars = go.Bar(x=[plot_text(s) for s in served["served"]], y=served["merges"].tolist())
         figure = charts.compact(go.Figure(bars), 320, yaxis_title="merges", title=title)
     chosen = sum(1 for index in parity_record(result)[1] if index < 0)
-    st.plotly_chart(figure, key="cmp.fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
+    st.plotly_chart(figure, key="fair.chart.served", config=charts.plot_config("parity-merges-by-language"))
     st.caption(
         f"Before these, {chosen:,} merges were chosen by frequency over all languages (the hybrid's "
         "global share), as standard BPE chooses them."
@@ -232,16 +240,14 @@ def show_result(result: ParityComparison) -> None:
     table = results_table(result)
     two = st.column_config.NumberColumn(format="%.2f")
     show_table(
-        table,
-        key="cmp.fair.table",
-        column_config={c: two for c in ("premium", "premium low (95%)", "premium high (95%)")},
+        table, key="fair.table", column_config={c: two for c in ("premium", "premium low (95%)", "premium high (95%)")}
     )
     st.download_button(
         "⬇ Table as CSV",
         data=frame_csv(table).encode("utf-8"),  # spreadsheet-safe cells
         file_name="fairer-tokenizer.csv",
         mime="text/csv",
-        key="cmp.fair.csv",
+        key="fair.csv",
     )
     seconds = result.seconds
     st.caption(
