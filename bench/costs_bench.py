@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         trained = [training_bench.train_rounds(stdlib, 32768, tools, args.rounds, log)]
         real = scale_bench.prepare(args.data, [], scale_bench.REAL_MB, log)
         trained += scale_bench.scale_rounds(real, tools, args.scale_rounds, vocab_size=32768, log=log)
-        log("\n| corpus | bpe_core / rustbpe (median of rounds) | bpe_core / HF | bpe_core | rustbpe | HF |")
+        log("\n| corpus | bpe_core / rustbpe (median of rounds) | bpe_core / HF | bpe_core | HF | rustbpe |")
         log("|---|---|---|---|---|---|")
         for rounds in trained:
             times = " | ".join(f"{rounds.median(tool, 'seconds'):.2f} s" if rounds.has(tool) else "" for tool in TOOLS)
