@@ -8,11 +8,12 @@
 [15496, 995]
 
 This file only names the public API: train (``train``, ``train_files``, ``train_from_counts``,
-``train_parity``), a ``Tokenizer`` (encode, decode, save, tiktoken's API), the built-in tokenizers and
-tokenizer files by name or path (``load``; ``load_external`` for files bpe_core runs read-only;
-``available``), the one error type (``BpeError``) and what a tokenizer reports (``MergeRecord``,
-``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one tokenizer's is
-``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
+``train_parity``), extend a tokenizer you already use (``extend``), a ``Tokenizer`` (encode, decode,
+save, tiktoken's API), the built-in tokenizers and tokenizer files by name or path (``load``;
+``load_external`` for files bpe_core runs read-only; ``available``), the one error type (``BpeError``)
+and warning category (``BpeWarning``: ``warnings.filterwarnings`` takes it) and what a tokenizer reports
+(``MergeRecord``, ``TokenInfo``), and tokenizers side by side in a notebook (``compare``; one
+tokenizer's is ``Tokenizer.show``). The rest lives in the subpackages, by job: ``bpe``, ``display``,
 ``pretokenization``, ``encoding``, ``formats``, ``training``, ``corpora``, ``pretrained``, ``analysis``,
 ``workspace`` and ``cli``. No UI code lives in this package: it imports neither streamlit nor plotly,
 and pandas only when ``compare``'s table is asked for a DataFrame.
@@ -30,11 +31,13 @@ __version__ = "0.1.0"
 _HOMES = {
     "PRESETS": "bpe_core.pretokenization.pretokenizer",
     "BpeError": "bpe_core.errors",
+    "BpeWarning": "bpe_core.errors",
     "MergeRecord": "bpe_core.bpe.tokens",
     "TokenInfo": "bpe_core.bpe.tokens",
     "Tokenizer": "bpe_core.tokenizer",
     "available": "bpe_core.pretrained.catalogue",
     "compare": "bpe_core.display.comparison",
+    "extend": "bpe_core.training.extension",
     "load": "bpe_core.pretrained.catalogue",
     "load_external": "bpe_core.pretrained.catalogue",
     "train": "bpe_core.training.trainer",
@@ -47,10 +50,11 @@ TYPE_CHECKING = False  # typing's own constant would import typing; mypy reads t
 if TYPE_CHECKING:
     from bpe_core.bpe.tokens import MergeRecord, TokenInfo
     from bpe_core.display.comparison import compare
-    from bpe_core.errors import BpeError
+    from bpe_core.errors import BpeError, BpeWarning
     from bpe_core.pretokenization.pretokenizer import PRESETS
     from bpe_core.pretrained.catalogue import available, load, load_external
     from bpe_core.tokenizer import Tokenizer
+    from bpe_core.training.extension import extend
     from bpe_core.training.parity import train_parity
     from bpe_core.training.trainer import train, train_files, train_from_counts
 
@@ -72,12 +76,14 @@ def __dir__() -> list[str]:
 __all__ = [
     "PRESETS",
     "BpeError",
+    "BpeWarning",
     "MergeRecord",
     "TokenInfo",
     "Tokenizer",
     "__version__",
     "available",
     "compare",
+    "extend",
     "load",
     "load_external",
     "train",

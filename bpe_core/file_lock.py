@@ -79,14 +79,12 @@ def folder_lock(folder: str | os.PathLike[str], *, name: str, timeout: float) ->
 def _acquire_file_lock(descriptor: int, deadline: float) -> bool:
     """Poll the OS lock until ``deadline`` (a blocking call could wait forever on a stuck holder).
     False when the deadline passed; True when held, or when the file system has no locks."""
+    if fcntl is None and msvcrt is None:  # pragma: no cover - neither POSIX nor Windows
+        return True
     delay = 0.001
     while True:
         try:
-            if fcntl is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            elif msvcrt is not None:
-                os.lseek(descriptor, 0, os.SEEK_SET)
-                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+            _lock_now(descriptor)
             return True
         except OSError as exc:
             if fcntl is not None and exc.errno in _NO_LOCKING:
@@ -95,6 +93,18 @@ def _acquire_file_lock(descriptor: int, deadline: float) -> bool:
             return False
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+def _lock_now(descriptor: int) -> None:
+    """Take the OS lock of the open file ``descriptor`` without waiting: an ``OSError`` when another
+    holder has it, when the file system has no locks, or (``ENOLCK``) when the OS has no file locks."""
+    if fcntl is not None:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    elif msvcrt is not None:
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+    else:  # pragma: no cover - neither POSIX nor Windows
+        raise OSError(errno.ENOLCK, "no file locks here")
 
 
 def _release_file_lock(descriptor: int) -> None:
@@ -121,13 +131,7 @@ def try_hold(path: str | os.PathLike[str]) -> int | None:
     except OSError:
         return None
     try:
-        if fcntl is not None:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        elif msvcrt is not None:
-            os.lseek(descriptor, 0, os.SEEK_SET)
-            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-        else:  # pragma: no cover - neither POSIX nor Windows
-            raise OSError(errno.ENOLCK, "no file locks here")
+        _lock_now(descriptor)
     except OSError:
         os.close(descriptor)
         return None

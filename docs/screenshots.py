@@ -13,7 +13,7 @@ fonts-noto-cjk fonts-noto-color-emoji``) or those scripts are boxes.
     .venv/bin/python docs/screenshots.py            # all pages
     .venv/bin/python docs/screenshots.py tokenize   # only some (home, train, tokenize, merge-forest,
                                                     # step-through, library, compare, fairer, vocab-diff,
-                                                    # languages, lab)
+                                                    # languages, extend, lab)
 
 Never downloads a browser: it uses /usr/bin/chromium (``apt-get install chromium``).
 """
@@ -326,6 +326,24 @@ def languages(page, url: str) -> None:
     shot(page, "languages", at=page.locator(".bpe-langs").first, margin=20)
 
 
+def extend(page, url: str) -> None:
+    """GPT-2 extended for Hindi on the built-in sentences: the figures, the other text kept, the curve."""
+    from playwright.sync_api import expect
+
+    open_page(page, f"{url}/extend", "Extend a tokenizer")
+    choose(page, "Model whose tokenizer grows", "GPT-2", "GPT-2 ·")
+    field = page.get_by_label("Tokens to add", exact=True)
+    field.fill("300")
+    field.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Extend", exact=True).click()
+    result = page.get_by_role("heading", name="Result: GPT-2 + Hindi")
+    expect(result).to_be_visible(timeout=600_000)
+    expect(page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').first).to_be_visible()
+    settle(page)
+    shot(page, "extend", at=result, margin=20)
+
+
 def lab(page, url: str) -> None:
     """The variants trained on the built-in parallel text, then the held-out Hindi text cut by each."""
     from playwright.sync_api import expect
@@ -350,6 +368,7 @@ PAGES: dict[str, Callable] = {
     "fairer": fairer,
     "vocab-diff": vocab_diff,
     "languages": languages,
+    "extend": extend,
     "lab": lab,
 }
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.workspace import shared_builtins
 from pages._home import glance
-from pages._ui import builtins, tokenizers
+from pages._ui import tokenizers
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import page_header
 
@@ -67,7 +68,7 @@ def builtin_rows() -> list[tuple[str, ...]]:
     it is, the models that use it, its number of ids, its licence, and its package (installed, or how
     to get it)."""
     rows: list[tuple[str, ...]] = []
-    for status in builtins.builtin_statuses():
+    for status in shared_builtins.builtin_statuses():
         about = status.about
         package = f"installed ({status.version})" if status.installed else f"not installed: {status.install_hint}"
         rows.append(

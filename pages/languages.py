@@ -168,6 +168,11 @@ def main() -> None:
             "price, and a context window holds that much less of it."
         )
     downloads(rows, choice, index, price_label)
+    st.page_link(
+        "pages/extend.py",
+        label="Lower a language's cost in the model you use: extend its tokenizer",
+        icon=":material/add_circle:",
+    )
     with st.expander("The numbers as a table"):
         show_table(numbers_frame(rows, price_label))
 

@@ -16,7 +16,7 @@ from pages._train.settings import Settings, settings_section
 from pages._ui import charts, exports, state, tables, tokenizers, training_jobs
 from pages._ui.imports import tokenizer_upload_section
 from pages._ui.keep import session_section
-from pages._ui.messages import in_words
+from pages._ui.messages import in_words, stopped_in_words
 from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import format_seconds, page_header, show_table
@@ -223,7 +223,7 @@ def result_summary(tokenizer: bpe_core.Tokenizer) -> None:
     characters, size = recorded_count(corpus, "characters"), recorded_count(corpus, "bytes")
     columns[3].metric("chars / token", tables.ratio_text(characters, after[-1]) if after else "—")
     columns[4].metric("bytes / token", tables.ratio_text(size, after[-1]) if after else "—")
-    st.caption(f"Stopped because: **{md(training.get('stop_reason', 'unknown'))}**.")
+    st.caption(f"Training ended: {md(stopped_in_words(training.get('stop_reason', 'unknown')))}.")
     with st.expander("Settings and corpus"):
 
         def shown(value: object) -> str:  # numbers as every page writes them (4,000)

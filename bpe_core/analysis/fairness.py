@@ -47,11 +47,7 @@ def ratio(numerator: float, denominator: float) -> float | None:
 
 def clean_text(text: str) -> str:
     """``text`` as the tokenizers see it: lone surrogates (not UTF-8 encodable) become U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = replace_surrogates(text)
-    return text
+    return replace_surrogates(text)
 
 
 def vocab_size_of(tokenizer: Any) -> int | None:

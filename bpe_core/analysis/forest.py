@@ -225,10 +225,7 @@ class MergeForest:
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise BpeError(f"k (the number of merges) must be a non-negative integer, got {k!r}")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = replace_surrogates(text)
+        text = replace_surrogates(text)
         # encode_heap only calls .get, which _FirstMerges has (it is no whole Mapping).
         merges = cast(Mapping[tuple[int, int], tuple[int, int]], _FirstMerges(self.pairs, min(k, len(self.made))))
         table = self.byte_ids

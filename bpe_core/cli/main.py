@@ -1,14 +1,14 @@
-"""The ``python -m bpe_core`` command line: list, train, count, encode, decode, inspect, export, compare,
-parity, lab, chat and app.
+"""The ``python -m bpe_core`` command line: list, train, count, extend, encode, decode, inspect, export,
+compare, parity, lab, chat and app.
 
 Every subcommand prints a one-line ``error: ...`` (exit status 2) instead of a traceback when the
 input is bad or an output cannot be written; outputs are checked before any work starts, written
 atomically, and a failed write leaves no temporary file behind. Tokenizers are named by a built-in
 name (``list``) or a file path (bpe_core JSON, any ``tokenizer.json``, ``.tiktoken``, SentencePiece
 ``.model``; non-BPE ones run read-only, see ``external``). The library does the work; this module
-only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``parity``
-is ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options) ``cli.variants``', ``chat``
-``cli.chat``'s, ``app`` (start the workbench) ``cli.workbench``'s.
+only parses arguments, prints and writes files; ``train`` and ``count`` are ``cli.corpus``'s, ``extend``
+``cli.extend``'s, ``parity`` ``cli.parity``'s, ``lab`` (and train's SuperBPE and Picky BPE options)
+``cli.variants``', ``chat`` ``cli.chat``'s, ``app`` (start the workbench) ``cli.workbench``'s.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from bpe_core.analysis.csv_export import csv_text
 from bpe_core.cli.chat import add_chat_parser
 from bpe_core.cli.common import check_output, read_input_text, say, write_output
 from bpe_core.cli.corpus import add_corpus_parsers
+from bpe_core.cli.extend import add_extend_parser
 from bpe_core.cli.parity import add_parity_parser
 from bpe_core.cli.variants import add_lab_parser
 from bpe_core.cli.workbench import add_app_parser
@@ -292,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_corpus_parsers(sub)
+    add_extend_parser(sub, _TOKENIZER_HELP)
 
     p = sub.add_parser("list", help="the built-in tokenizers -t takes, and what to install for missing ones")
     p.set_defaults(func=cmd_list)

@@ -12,6 +12,8 @@ the text files hold them (UTF-8, NFC, one sentence per line for natural language
 
 ``spaced`` is False for languages written without spaces between words (Chinese, Japanese, Thai,
 Burmese): whitespace-based word metrics do not apply to them. ``iso639_3`` is None for code and data.
+``sample_documents`` and ``sample_text`` give the samples' first characters, for an example
+tokenizer's training text or a preview.
 
 The larger parallel text lives in ``sample_texts/parallel/`` (its own ``manifest.json``): 120 sentences
 written for this project, one per line, in the same 21 languages; lines 1-90 are for training and
@@ -116,6 +118,33 @@ def get_sample(sample_id: str) -> Sample:
         if sample.id == sample_id:
             return sample
     raise BpeError(f"unknown sample id {sample_id!r}: the built-in samples are {', '.join(sample_ids())}")
+
+
+def sample_documents(max_chars: int) -> list[str]:
+    """The built-in samples' texts in manifest order (natural languages first), ``max_chars``
+    characters in all, the last one cut: a small corpus for an example tokenizer.
+
+    >>> [len(text) for text in sample_documents(2_000)]  # English (949 characters), then German, cut
+    [949, 1051]
+    """
+    documents: list[str] = []
+    left = max_chars
+    for sample in _all_samples():
+        if left <= 0:
+            break
+        documents.append(sample.text[:left])
+        left -= len(documents[-1])
+    return documents
+
+
+def sample_text(max_chars: int) -> str:
+    """The first ``max_chars`` characters of the built-in samples, one after another with a blank line
+    between two: a stretch of text for a preview.
+
+    >>> sample_text(27)
+    'The small town by the river'
+    """
+    return "\n\n".join(sample_documents(max_chars))[:max_chars]
 
 
 # --------------------------------------------------------------------------------------------------

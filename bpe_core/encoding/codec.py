@@ -305,7 +305,7 @@ class Codec:
     ) -> list[TokenInfo]:
         if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
-        text = _without_surrogates(text)
+        text = replace_surrogates(text)
         allowed, disallowed = self.allowed_and_disallowed(allowed_special, disallowed_special)
         self.specials.disallowed_check(disallowed)(text)
         return token_details(
@@ -323,7 +323,7 @@ class Codec:
         ends with a special token): where ``tiktoken_surface.unstable_split`` starts."""
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         allowed, _ = self.allowed_and_disallowed(allowed_special, disallowed_special)
-        piece = last_piece(self._segments(_without_surrogates(text), allowed), self.pretokenizer)
+        piece = last_piece(self._segments(replace_surrogates(text), allowed), self.pretokenizer)
         return ids, len(self.engines.piece_function(0)(piece)) if piece is not None else 0
 
     def bpe_bytes(self, data: bytes) -> tuple[int, ...]:
@@ -393,14 +393,6 @@ def check_num_threads(num_threads: object) -> None:
         raise TypeError(f"num_threads must be a number above 0, not {num_threads!r}")
     if num_threads <= 0:
         raise BpeError(f"num_threads must be greater than 0, got {num_threads!r}")
-
-
-def _without_surrogates(text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return replace_surrogates(text)
-    return text
 
 
 def _engine_encoder_of(state: tuple[dict[str, Any], str]) -> Callable[[str], list[int]]:

@@ -179,26 +179,21 @@ def encode_with_dropout(
     >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
     ['un', 'rel', 'ated']
     """
-    specials_asked = (allowed_special, disallowed_special)
-    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
-    specials = codec.special_tokens
-    pretokenizer = codec.pretokenizer
+    codec, encode_piece, specials_found = _dropout_encoder(
+        tokenizer, text, dropout, seed, allowed_special, disallowed_special
+    )
     out: list[int] = []
     for segment, is_special in split_on_special_tokens(text, specials_found):
         if is_special:
-            out.append(specials[segment])
+            out.append(codec.special_tokens[segment])
             continue
-        try:
-            segment.encode("utf-8")
-        except UnicodeEncodeError:
-            segment = replace_surrogates(segment)
-        for piece in pretokenizer.pieces(segment):
+        for piece in codec.pretokenizer.pieces(replace_surrogates(segment)):
             out.extend(encode_piece(piece))
     return out
 
 
 def _dropout_encoder(
-    tokenizer: Any, text: object, dropout: object, seed: object, specials: tuple[SpecialTokens, SpecialTokens]
+    tokenizer: Any, text: object, dropout: object, seed: object, allowed: SpecialTokens, disallowed: SpecialTokens
 ) -> tuple[Codec, Callable[[str], list[int]], re.Pattern[str] | None]:
     """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
     with dropout (its draws from one ``random.Random(seed)``, in the order pieces are given), with
@@ -210,8 +205,8 @@ def _dropout_encoder(
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
     codec = _codec_of(tokenizer)
     pairs, byte_ids, whole_pieces = _merge_parts(codec)
-    allowed, disallowed = codec.allowed_and_disallowed(*specials)
-    check_disallowed(text, disallowed)
+    allowed_set, disallowed_set = codec.allowed_and_disallowed(allowed, disallowed)
+    check_disallowed(text, disallowed_set)
     rng = random.Random(seed)
 
     def encode_piece(piece: str) -> list[int]:
@@ -220,7 +215,7 @@ def _dropout_encoder(
             return list(whole)
         return merge_with_dropout([byte_ids[b] for b in piece.encode("utf-8")], pairs, dropout=rate, rng=rng)
 
-    return codec, encode_piece, special_token_regex(allowed)
+    return codec, encode_piece, special_token_regex(allowed_set)
 
 
 def dropout_details(
@@ -241,14 +236,11 @@ def dropout_details(
     >>> [(i.bytes, i.start, i.end) for i in dropout_details(gpt2, "unrelated", dropout=0.5, seed=1)]
     [(b'un', 0, 2), (b'rel', 2, 5), (b'ated', 5, 9)]
     """
-    specials_asked = (allowed_special, disallowed_special)
-    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, seed, specials_asked)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = replace_surrogates(text)
+    codec, encode_piece, specials_found = _dropout_encoder(
+        tokenizer, text, dropout, seed, allowed_special, disallowed_special
+    )
     return token_details(
-        split_on_special_tokens(text, specials_found),
+        split_on_special_tokens(replace_surrogates(text), specials_found),
         pretokenizer=codec.pretokenizer,
         special_tokens=codec.special_tokens,
         vocab=codec.vocab,

@@ -25,6 +25,7 @@ from bpe_core.errors import BpeError
 from bpe_core.formats.bpe_json import read_tokenizer_file
 from bpe_core.formats.bytelevel import bytes_to_printable, printable_pairs, printable_to_bytes
 from bpe_core.formats.gpt2_files import parse_encoder, refuse_picky
+from bpe_core.formats.huggingface_extension import hf_merges, imported_bpe, takes_whole_pieces
 from bpe_core.formats.oniguruma import from_oniguruma
 from bpe_core.pretokenization.pretokenizer import GPT2_PATTERN, PRESETS
 from bpe_core.pretokenization.stages import Pipeline, PrefixSpace, Split
@@ -141,7 +142,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             "end_of_word_suffix": None,
             "fuse_unk": False,
             "byte_fallback": False,
-            "ignore_merges": False,
+            "ignore_merges": takes_whole_pieces(tokenizer),  # tiktoken's rule: a piece that is a token, whole
             # Special tokens are in the model's vocab under their own text, so that HF gives the
             # added tokens these ids instead of appending new ones.
             "vocab": {
@@ -152,7 +153,7 @@ def to_huggingface_dict(tokenizer: Tokenizer) -> dict[str, Any]:
                 },
                 **tokenizer.special_tokens,
             },
-            "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in tokenizer.merges],
+            "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in hf_merges(tokenizer)],
         },
     }
 
@@ -424,13 +425,7 @@ def _imported(data: Any, name: str) -> Tokenizer:
     merges = _merge_pairs(model["merges"])
     pattern = _pattern_of(data.get("pre_tokenizer"), normalizers)
     _check_decoder(data.get("decoder"))
-    tokenizer = Tokenizer(vocab, merges, special_tokens=specials, pattern=pattern, name=name)
-    if model.get("ignore_merges") and not tokenizer.tokens_encode_to_themselves:
-        raise BpeError(
-            "the BPE model has ignore_merges=true (a piece that is a token is taken whole) and some tokens do "
-            f"not encode to themselves under the merges, so bpe_core's ids could differ; {_REFUSED}"
-        )
-    return tokenizer
+    return imported_bpe(vocab, merges, specials, pattern, name, ignore_merges=bool(model.get("ignore_merges")))
 
 
 def load_huggingface(path: str | os.PathLike[str]) -> Tokenizer:

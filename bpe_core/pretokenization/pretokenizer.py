@@ -346,8 +346,17 @@ def _build_pretokenizer(source: str | None) -> PreTokenizer:
 
 
 def replace_surrogates(text: str) -> str:
-    """``text`` with lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD, as tiktoken does."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    """``text`` with lone surrogates (which UTF-8 cannot encode) replaced by U+FFFD, as tiktoken does;
+    ``text`` itself when it has none (the common case costs one UTF-8 pass).
+
+    >>> replace_surrogates("caf\\u00e9"), replace_surrogates("a\\ud800b")
+    ('café', 'a\\ufffdb')
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def stream_pieces(

@@ -80,16 +80,16 @@ CACHE_ENV_VAR = "BPE_CORE_CACHE_DIR"
 
 
 def cache_folder() -> Path | None:
-    """The folder of cached rank structures, or None when ``$BPE_CORE_CACHE_DIR`` is ``off``."""
-    configured = os.environ.get(CACHE_ENV_VAR, "").strip()
-    if configured:
-        return None if configured.lower() == "off" else Path(configured).expanduser() / "rank-structures"
-    cache_home = os.environ.get("XDG_CACHE_HOME", "").strip()
-    try:
-        base = Path(cache_home).expanduser() if cache_home else Path.home() / ".cache"
-    except RuntimeError:  # no home folder to expand: no cache
+    """The folder of cached rank structures, or None when ``$BPE_CORE_CACHE_DIR`` is ``off`` or there
+    is no home folder for it."""
+    if os.environ.get(CACHE_ENV_VAR, "").strip().lower() == "off":
         return None
-    return base / "bpe-workbench" / "rank-structures"
+    try:
+        return (
+            disk_cache.user_folder(CACHE_ENV_VAR, xdg_var="XDG_CACHE_HOME", home_default=".cache") / "rank-structures"
+        )
+    except BpeError:
+        return None
 
 
 def cached_structure(ranks: Mapping[bytes, int], data: bytes) -> RankStructure:

@@ -16,8 +16,10 @@ A cache only saves time, so nothing here ever fails a load:
   long, no permission, a folder of another user, a read-only or full disk) is off for the rest of the
   process, after one ``BpeWarning`` that says why and what to do; loading goes on, only slower.
 
-Which folder (``catalogue.cache_folder``) and what the files hold (``model_cache``) are not this
-module's business.
+Where bpe_core's per-user folders are is one rule here too (``user_folder``: a variable of bpe_core's,
+else the XDG base folder, else one under the home folder), for the caches (``catalogue.cache_folder``)
+and the workbench's library (``workspace.library_folder.default_root``). Which cache folder and what
+its files hold (``model_cache``) are not this module's business.
 """
 
 from __future__ import annotations
@@ -32,10 +34,32 @@ from pathlib import Path
 from bpe_core import safe_io
 from bpe_core.errors import BpeError, BpeWarning
 
+#: The folder bpe_core keeps a user's files of one kind in, under that kind's base folder.
+USER_FOLDER_NAME = "bpe-workbench"
+
 _lock = threading.Lock()
 _off: dict[str, str] = {}  # folder -> why the cache is off in this process
 _checked: set[str] = set()  # folders found usable in this process
 _ignored: set[str] = set()  # cache files already warned about in this process
+
+
+def user_folder(env_var: str, *, xdg_var: str, home_default: str) -> Path:
+    """The per-user folder of one kind of bpe_core's files, by the XDG base directory rule:
+    ``$env_var`` when set, else ``$xdg_var/bpe-workbench``, else ``~/<home_default>/bpe-workbench``.
+    ``BpeError`` when neither variable is set and there is no home folder to expand.
+
+    >>> folder = user_folder("UNSET_VARIABLE", xdg_var="UNSET_BASE", home_default=".cache")
+    >>> folder == Path.home() / ".cache" / "bpe-workbench"
+    True
+    """
+    configured = os.environ.get(env_var, "").strip()
+    base = os.environ.get(xdg_var, "").strip()
+    try:
+        if configured:
+            return Path(configured).expanduser()
+        return (Path(base).expanduser() if base else Path.home() / home_default) / USER_FOLDER_NAME
+    except RuntimeError:  # "~" with no home folder to expand
+        raise BpeError(f"there is no home folder to keep bpe_core's files in: set {env_var} to a full path") from None
 
 
 def read_cached(folder: Path | None, name: str, *, limit: int) -> bytes | None:

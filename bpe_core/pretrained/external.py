@@ -203,6 +203,13 @@ class ExternalTokenizer:
         """Always None: an external tokenizer has no merges."""
         return None
 
+    def show(self, text: str, **options: Any) -> Any:
+        """``text`` as this tokenizer cuts it, drawn as ``Tokenizer.show`` draws it (a token strip in
+        Jupyter and VS Code, text in a terminal; ``bpe_core.display.view.show``'s options)."""
+        from bpe_core.display.view import show  # on first use, as Tokenizer.show
+
+        return show(self, text, **options)
+
 
 # ------------------------------------------------------------------ reading files
 

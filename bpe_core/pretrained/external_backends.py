@@ -16,7 +16,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Protocol, TypeVar
 
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, foreign_message
 
 #: The Python packages that run external tokenizers, with what to install.
 INSTALL_HINTS = {"tokenizers": "pip install tokenizers", "sentencepiece": "pip install sentencepiece"}
@@ -71,6 +71,12 @@ class Backend(Protocol):
     def decode(self, ids: list[int]) -> str: ...
 
 
+def _because(exc: Exception) -> str:
+    """ ": <what the library said>" (``foreign_message``), or nothing when it said only where it failed."""
+    said = foreign_message(exc)
+    return f": {said}" if said else ""
+
+
 def guarded(source: str, library: str, doing: str, call: Callable[[], T]) -> T:
     """``call()``, with whatever the library raises (its own exception types, plain
     ``Exception`` from Rust) turned into a ``BpeError`` naming the file and what failed: the boundary
@@ -80,7 +86,7 @@ def guarded(source: str, library: str, doing: str, call: Callable[[], T]) -> T:
     except (TypeError, BpeError):
         raise
     except Exception as exc:
-        raise BpeError(f"{source}: {library} cannot {doing} with this tokenizer file: {exc}") from None
+        raise BpeError(f"{source}: {library} cannot {doing} with this tokenizer file{_because(exc)}") from None
 
 
 class HuggingFaceBackend:
@@ -95,7 +101,7 @@ class HuggingFaceBackend:
         try:
             self.hf = tokenizers.Tokenizer.from_str(text)
         except Exception as exc:  # the Rust side raises its own exception type
-            raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either: {exc}") from None
+            raise BpeError(f"{source}: Hugging Face tokenizers cannot read it either{_because(exc)}") from None
         self.hf.encode_special_tokens = True  # specials are split out by ExternalTokenizer, tiktoken's way
         self.model_type, self.vocab_size, self.n_vocab, self.specials = guarded(
             source, self.library, "read its vocabulary", self._facts
@@ -139,7 +145,7 @@ class SentencePieceBackend:
             self.sp.LoadFromSerializedProto(raw)
         except Exception as exc:  # sentencepiece raises RuntimeError/OSError on bad protobuf
             raise BpeError(
-                f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads: {exc}"
+                f"{source} is not a SentencePiece model or a tokenizer file SentencePiece reads{_because(exc)}"
             ) from None
         kinds = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
         self.model_type = f"SentencePiece {kinds.get(self._model_type(), 'model')}"

@@ -51,7 +51,7 @@ from typing import Any
 
 from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import preset_name, replace_surrogates, resolve_pattern
-from bpe_core.safe_io import remove_quietly, write_atomic
+from bpe_core.safe_io import create_new, publish, remove_quietly, temporary_name, write_atomic
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import CorpusStats, WordCounts
 from bpe_core.training.engine import ProgressCallback
@@ -201,10 +201,11 @@ def _write_shard_files(
         )
         rows = slice(start, start + rows_per_shard)
         table = pyarrow.table([keys[rows], values[rows]], schema=schema)
-        temporary = os.path.join(directory, f".{name}.{run}.tmp")
+        temporary = os.path.join(directory, temporary_name())
         try:
-            parquet.write_table(table, temporary, row_group_size=ROW_GROUP_ROWS, compression="zstd")
-            os.replace(temporary, os.path.join(directory, name))
+            with create_new(temporary) as out:  # never through a link planted at the temporary name
+                parquet.write_table(table, out, row_group_size=ROW_GROUP_ROWS, compression="zstd")
+            publish(temporary, os.path.join(directory, name), overwrite=True)
         finally:
             remove_quietly(temporary)
         shards.append({"file": name, "rows": table.num_rows})

@@ -171,14 +171,12 @@ def superwords_from_counts(
     stop_reason = run.run(vocab_size - base.vocab_size, progress=report if progress else None)
     new = run.merges
     del run  # its pair counts and index are freed before the tokenizer is built
-    vocab, merges = start.extended([(m.left, m.right, m.id) for m in new], first_id=max(base.vocab) + 1)
-    old_counts = [record.count for record in base.merge_records]
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
         "settings": _settings_record(recipe, base, settings, inherited),
         "corpus": _corpus_record(chunk_counts, len(start.words), start.corpus_bytes),
         "stop_reason": stop_reason,
-        "merges_learned": len(merges) if stage1 else len(new),
+        "merges_learned": len(start.merges) + len(new) if stage1 else len(new),
         "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m.tokens_after for m in new],
         "superbpe": {
             "inherited_merges": inherited,
@@ -192,14 +190,9 @@ def superwords_from_counts(
         },
         "seconds": round(stage1.get("seconds", 0) + time.perf_counter() - started, 3),
     }
-    return Tokenizer(
-        vocab,
-        merges,
-        special_tokens=base.special_tokens,
-        pattern=recipe.stage2_pattern,
-        name=settings.name,
-        merge_counts=old_counts + [m.count for m in new],
-        training=training,
+    first_id = max(base.vocab) + 1
+    return start.extended_tokenizer(
+        new, first_id=first_id, pattern=recipe.stage2_pattern, name=settings.name, training=training
     )
 
 

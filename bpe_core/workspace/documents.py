@@ -7,8 +7,9 @@ The files hold exactly the documents, in order: a long document that UTF-8 write
 unchanged becomes one text file (streamed in blocks); runs of other documents become JSONL files of
 ``{"text": ...}`` (JSON keeps any string, a leading byte-order mark or a lone surrogate included). The
 tokenizer is therefore ``bpe_core.train(documents, ...)``'s, statistics included (tested in
-``tests/app/test_train_formats.py`` and ``test_compare.py``). This module writes the files and names
-what was trained; running the training is ``jobs``', drawing its progress and reading uploads the app's.
+``tests/workspace/test_corpus_as_files.py``, and through the app in ``tests/app/test_compare.py``). This
+module writes the files and names what was trained; running the training is ``jobs``', drawing its
+progress and reading uploads the app's.
 """
 
 from __future__ import annotations

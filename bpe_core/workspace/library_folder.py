@@ -42,14 +42,15 @@ from bpe_core import safe_io
 from bpe_core.errors import BpeError
 from bpe_core.file_lock import folder_lock
 from bpe_core.formats import bpe_json
+from bpe_core.pretrained.disk_cache import user_folder
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.workspace.names import (
     MAX_NAME_BYTES,
     MAX_NAME_LENGTH,
     SUFFIX,
-    cut,
     file_stem,
     listed_name,
+    numbered,
     safe_stem,
     skeleton,
 )
@@ -64,13 +65,9 @@ __all__ = ["MAX_NAME_BYTES", "MAX_NAME_LENGTH", "LibraryEntry", "LibraryFolder",
 
 
 def default_root() -> Path:
-    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder."""
-    configured = os.environ.get(ENV_VAR, "").strip()
-    if configured:
-        return Path(configured).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME", "").strip()
-    base = Path(data_home).expanduser() if data_home else Path.home() / ".local" / "share"
-    return base / "bpe-workbench"
+    """The library folder: ``$BPE_WORKBENCH_DIR``, else a per-user data folder (``BpeError`` when
+    there is no home folder for it)."""
+    return user_folder(ENV_VAR, xdg_var="XDG_DATA_HOME", home_default=".local/share")
 
 
 def sanitize_name(name: str) -> str:
@@ -323,16 +320,9 @@ class LibraryFolder:
         """``name`` made safe (``names.safe_stem``), with `` 2``, `` 3``... appended while it is taken or
         looks like a name that is. Only a hint when others may save at the same time: ``save_as_new``
         picks and writes in one step."""
-        base = safe_stem(name)
         looks = {skeleton(entry.path.name[: -len(SUFFIX)]) for entry in self.entries()}
-        candidate = base
-        number = 2
-        while skeleton(candidate) in looks or os.path.lexists(self.folder / f"{candidate}{SUFFIX}"):
-            suffix = f" {number}"
-            candidate = cut(base, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .")
-            candidate += suffix
-            number += 1
-        return candidate
+        free = (c for c in numbered(safe_stem(name)) if not os.path.lexists(self.folder / f"{c}{SUFFIX}"))
+        return next(c for c in free if skeleton(c) not in looks)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ an external tokenizer's file) becomes the name of a file, on Linux, macOS and Wi
   SHA-256 of the whole name, so two long names that share a start get two files.
 
 ``skeleton(name)`` (NFKC, default-ignorable code points removed) is what two names that look alike
-share: the library refuses a new name whose skeleton is an existing name's. ``listed_name(stem)`` is
+share: the library refuses a new name whose skeleton is an existing name's. ``numbered(name)`` gives
+the names tried when one is taken (``name 2``, ``name 3``...). ``listed_name(stem)`` is
 the name a file found in a folder is listed under: its stem, with any invisible, bidirectional or
 control character shown as ``<U+202E>`` (which no name made by the rule holds: ``<`` becomes ``_``).
 
@@ -29,8 +30,10 @@ This module only computes names; it reads and writes nothing.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
 
 import regex
 
@@ -76,7 +79,7 @@ def file_stem(name: str) -> str:
     ('_my model', 'हिन्दी-bpe', 'café')
     >>> file_stem("a" * 100)[-11:], len(file_stem("a" * 100)) <= MAX_NAME_LENGTH
     ('~2816597888', True)
-    >>> file_stem("nul.tar.gz")
+    >>> file_stem("nul.tar.gz")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     bpe_core.errors.BpeError: 'nul.tar.gz' cannot be a file name on Windows: NUL is a device name there ...
     """
@@ -169,6 +172,19 @@ def _fitted(cleaned: str) -> str:
     tail = "~" + hashlib.sha256(cleaned.encode("utf-8")).hexdigest()[:HASH_DIGITS]
     start = cut(cleaned, MAX_NAME_BYTES - len(tail), characters=MAX_NAME_LENGTH - len(tail)).rstrip(" .")
     return start + tail
+
+
+def numbered(name: str) -> Iterator[str]:
+    """``name``, then ``name 2``, ``name 3``... without end: the one convention for a name already
+    taken, each numbered name cut to stay within the limits with its number (``cut``).
+
+    >>> list(itertools.islice(numbered("my-bpe"), 3)), next(itertools.islice(numbered("a" * 90), 1, None))[-4:]
+    (['my-bpe', 'my-bpe 2', 'my-bpe 3'], 'aa 2')
+    """
+    yield name
+    for number in itertools.count(2):
+        suffix = f" {number}"
+        yield cut(name, MAX_NAME_BYTES - len(suffix), characters=MAX_NAME_LENGTH - len(suffix)).rstrip(" .") + suffix
 
 
 def cut(text: str, limit: int, *, characters: int = MAX_NAME_LENGTH) -> str:

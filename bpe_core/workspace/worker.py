@@ -8,6 +8,10 @@
   as bpe_core JSON in the folder ``out`` (``variant-<index>.json``; every variant's tokenizer, Picky
   BPE's and SuperBPE's records included, reads back the same with ``Tokenizer.from_json``).
 
+- ``extend``: ``bpe_core.extend`` of the job's ``base`` (a built-in name or a tokenizer file) on the
+  files the job names, ``add`` new tokens at most; the extended tokenizer is written (bpe_core JSON)
+  where the job says (``out``).
+
 It reports on stdout, one JSON object a line: progress (``{"phase", "done", "total"}``, with
 ``"variant"`` (its label) in a variants job; at most about ten a second, and the last one of each
 phase), in a variants job ``{"variant", "seconds", "file"}`` as each variant is done, then
@@ -106,7 +110,18 @@ def _variants(job: dict) -> None:
         _say({"variant": variant.label, "seconds": seconds, "file": name})
 
 
-KINDS = {"train": _train, "variants": _variants}
+def _extend(job: dict) -> None:
+    import bpe_core
+    from bpe_core.safe_io import write_atomic
+
+    reporter = _Reporter()
+    base = bpe_core.load(job["base"])
+    extended = bpe_core.extend(base, files=job["paths"], add=job["add"], progress=reporter, **job["options"])
+    reporter.flush()
+    write_atomic(job["out"], extended.to_json().encode("utf-8"))
+
+
+KINDS = {"train": _train, "variants": _variants, "extend": _extend}
 
 
 def main(argv: list[str]) -> int:

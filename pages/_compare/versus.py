@@ -18,6 +18,7 @@ from bpe_core.workspace.documents import trained_name
 from bpe_core.workspace.jobs import TrainingJob
 from pages._ui import charts, state, tokenizers, training_jobs
 from pages._ui.keep import session_section
+from pages._ui.messages import stopped_in_words
 from pages._ui.render import bold_html
 from pages._ui.render import markdown_text as md
 from pages._ui.widgets import show_sentences
@@ -126,7 +127,9 @@ def finish_training(running: training_jobs.Running, choices) -> None:
         ended = training_jobs.Ended(
             "done",
             f"Trained **{md(tokenizer.name)}** on {md(label)}: {len(tokenizer.merges):,} merges, vocabulary "
-            f"{tokenizer.vocab_size:,}{reached}" + (f" (stopped because: {md(stopped)})" if stopped else "") + ". "
+            f"{tokenizer.vocab_size:,}{reached}"
+            + (f" (ended: {md(stopped_in_words(stopped))})" if stopped else "")
+            + ". "
             "It is unsaved (save it below, or from the Train or Library page).",
         )
     training_jobs.finish(state.CMP_TRAIN_JOB, state.CMP_TRAIN_ENDED, ended)

@@ -21,6 +21,7 @@ from bpe_core.analysis.variants import VariantSpec
 from bpe_core.progress import PhaseClock
 from bpe_core.workspace.jobs import POLL_SECONDS, JobState, WorkerJob
 from pages._ui import state, training_jobs
+from pages._ui.messages import stopped_in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.training_jobs import Ended
 from pages._ui.widgets import REDRAW_SECONDS, format_seconds, progress_text
@@ -56,7 +57,7 @@ def done_line(label: str, tokenizer: Tokenizer, seconds: float) -> str:
     merges = training.get("merges_learned", len(tokenizer.merges))
     return (
         f"✓ **{md(label)}**: {tokenizer.vocab_size:,} tokens, {merges:,} merges in {format_seconds(seconds)} · "
-        f"stopped: {md(training.get('stop_reason', 'done'))}"
+        f"ended: {md(stopped_in_words(training.get('stop_reason', 'done')))}"
     )
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core.corpora.samples import sample_text
 from bpe_core.display import glyphs
 from pages._ui.encoding import encode_text
 from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
 from pages._ui.render import render_tokens_html
-from pages._ui.samples import sample_text
 
 from .index import Picked
 

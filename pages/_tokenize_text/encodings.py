@@ -3,7 +3,7 @@
 all of them: the browser draws the first panels while the server still loads the others.
 
 One object per script run, used by that run's thread only: it holds no lock. What is shared across
-sessions lies below it and has its own (``builtins.SharedResults`` for the built-ins, ``st.cache_resource``
+sessions lies below it and has its own (``bpe_core.workspace.shared_builtins`` for the built-ins, ``st.cache_resource``
 for library files, ``encode_digest`` and ``cuts_of``). Draws nothing: the page shows ``errors``.
 """
 

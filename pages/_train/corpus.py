@@ -11,19 +11,13 @@ from typing import Any
 
 import streamlit as st
 
+from bpe_core.corpora.corpus_bytes import chosen_field
+from bpe_core.corpora.samples import load_samples
 from bpe_core.workspace.documents import name_hint
 from pages._ui import state
 from pages._ui.messages import in_words
 from pages._ui.render import markdown_text as md
-from pages._ui.samples import sample_texts
-from pages._ui.uploads import (
-    Upload,
-    chosen_field,
-    file_uploader,
-    session_uploads,
-    skipped_rows_message,
-    upload_limit_mb,
-)
+from pages._ui.uploads import Upload, file_uploader, session_uploads, skipped_rows_message, upload_limit_mb
 
 UPLOADER = "train.uploads"
 EARLIER = "train.earlier"
@@ -133,7 +127,7 @@ def corpus_section() -> Corpus:
         text_field=field_of_file,
     )
     text_field_choices(uploads)
-    samples = sample_texts()
+    samples = load_samples()
     sample_labels = {s.id: f"{s.label} ({len(s.text):,} chars)" for s in samples}
     chosen_samples = st.multiselect(
         "Built-in samples",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from bpe_core.corpora.samples import sample_text
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.training.engine import MAX_VOCAB_SIZE
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
@@ -19,7 +20,6 @@ from pages._ui import state
 from pages._ui.names import show_name_note
 from pages._ui.render import markdown_text as md
 from pages._ui.render import pieces_html
-from pages._ui.samples import sample_text
 
 from .corpus import Corpus
 

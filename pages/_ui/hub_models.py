@@ -1,6 +1,7 @@
 """The models in this machine's Hugging Face cache, for the tokenizer pickers and the Library page
 (``bpe_core.pretrained.hub_cache``): listed without loading anything (a scan of the cache, again at most
-every 30 seconds), each loaded once for the whole server when first asked for. A cached model bpe_core
+every 30 seconds), each loaded once for the whole server when first asked for
+(``bpe_core.workspace.shared_builtins.hub_tokenizer``). A cached model bpe_core
 runs itself is a ``Tokenizer`` like any other; one it runs read-only (WordPiece, SentencePiece...) is an
 ``ExternalTokenizer``, which pages that need merges refuse with a message (``needing_merges``).
 
@@ -16,14 +17,11 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.errors import BpeError
-from bpe_core.pretrained import catalogue, hub_cache
+from bpe_core.pretrained import hub_cache
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.pretrained.hub_cache import CachedModel
+from bpe_core.workspace.shared_builtins import hub_tokenizer
 
-from .builtins import SharedResults, builtin_tokenizer
-
-#: The cached models this server has loaded, by name, commit and file.
-LOADED = SharedResults()
 #: The key prefix of a cached model's choice (``hf:org/name``, ``hf:org/name@rev``): it goes into URLs.
 KEY_PREFIX = "hf:"
 
@@ -43,14 +41,6 @@ def _scanned(folder: str) -> list[CachedModel]:
         return hub_cache.cached_models(cache_dir=folder)
     except (BpeError, OSError):  # a cache folder that cannot be read: nothing to offer
         return []
-
-
-def hub_tokenizer(model: CachedModel) -> Tokenizer | ExternalTokenizer:
-    """The cached model's tokenizer, loaded once per server (a rank file that is a built-in's file is that
-    built-in, shared with the built-ins' pickers)."""
-    key = (model.name, model.commit, model.file)
-    load = lambda: hub_cache.load_model(model, builtins=catalogue.BUILTINS, load_builtin=builtin_tokenizer)  # noqa: E731
-    return LOADED.get(key, load)  # type: ignore[return-value]
 
 
 def loader(model: CachedModel) -> Callable[[], Tokenizer]:

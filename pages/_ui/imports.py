@@ -1,30 +1,25 @@
 """Importing tokenizer files into the library (the Library page's Import, and Train's): bpe_core JSON,
 Hugging Face ``tokenizer.json`` and SentencePiece ``.model`` files at once; a ``.tiktoken`` rank file,
 which holds neither a pre-tokenization pattern nor special tokens, only once the user has said which
-pattern it takes (preset to a model's own when its ranks are that model's: the file's SHA-256 or its
-ranks equal a built-in's). A tokenizer whose ranks are a built-in's is named after it, whatever its
-format (``import_name``). A file that is no tokenizer is refused in plain words: what the file is, and
-what is expected.
+pattern it takes (preset to a model's own when its ranks are that model's). A file that is no tokenizer
+is refused in plain words: what the file is, and what is expected.
 
-Parsing is ``bpe_core``'s (``pretrained.external.loads_file``, ``formats.tiktoken_file``); this module
-keeps what the user still has to decide in the session (``state.PENDING_RANKS``) and draws the import.
+Reading a file, recognising a built-in's ranks and naming the tokenizer are
+``bpe_core.workspace.tokenizer_files``'; this module keeps what the user still has to decide in the
+session (``state.PENDING_RANKS``), says refusals in the page's words and draws the import.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 
 import streamlit as st
 
 import bpe_core
 from bpe_core import Tokenizer
-from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretrained import catalogue
-from bpe_core.pretrained.external import ExternalTokenizer, loads_file
+from bpe_core.pretrained.external import ExternalTokenizer
+from bpe_core.workspace import tokenizer_files
 
 from . import builtins, state
 from .messages import in_words
@@ -59,84 +54,16 @@ def describe_refusal(name: str, data: bytes, error: Exception) -> str:
 
 
 def tokenizer_from_upload(name: str, data: bytes) -> Tokenizer | ExternalTokenizer:
-    """Parse an uploaded tokenizer file, recognised by content: bpe_core JSON, Hugging Face
-    ``tokenizer.json`` or a ``.tiktoken`` rank file (GPT-2's pattern: ``RankFile`` asks for the right
-    one first) become a ``Tokenizer``; other ``tokenizer.json`` files and SentencePiece ``.model`` files an
-    ``ExternalTokenizer`` (``bpe_core.pretrained.external``). ValueError saying what is wrong in plain words."""
+    """The tokenizer in an uploaded file, recognised by content and named once whatever its format
+    (``bpe_core.workspace.tokenizer_files.from_file``; built-ins compared in the pickers' order).
+    ValueError saying what is wrong in plain words."""
     try:
-        tokenizer = loads_file(data, source=name)
+        return tokenizer_files.from_file(name, data, order=builtins.BUILTIN_ORDER)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ValueError(describe_refusal(name, data, exc)) from None
-    model = known_model(data, tokenizer._token_to_id) if isinstance(tokenizer, Tokenizer) else None
-    tokenizer.name = import_name(name, tokenizer.name, model)
-    return tokenizer
 
 
-#: Names a file gives its tokenizer that say nothing of it (Hugging Face's files are all tokenizer.json).
-GENERIC_NAMES = ("", "tokenizer", "huggingface", "vocab", "model")
-
-
-def import_name(file_name: str, recorded: str, model: str | None) -> str:
-    """One name for one tokenizer whatever the format it comes in: the built-in's (``gpt2``, ``o200k``)
-    when its ranks are a built-in's, else the name its file records unless generic, else the file's name.
-
-    >>> import_name("tokenizer.json", "tokenizer", "gpt2"), import_name("o200k_base.tiktoken", "", "o200k")
-    ('gpt2', 'o200k')
-    >>> import_name("tokenizer.json", "my-bpe", None), import_name("my-bpe.tiktoken", "", None)
-    ('my-bpe', 'my-bpe')
-    """
-    if model:
-        return model
-    if recorded.strip().lower() in GENERIC_NAMES or recorded == Path(file_name).stem:
-        return stem(file_name)
-    return recorded
-
-
-def stem(name: str) -> str:
-    base = Path(name).name
-    for suffix in (".json", ".tiktoken", ".tokenizer", ".model"):
-        base = base.removesuffix(suffix)
-    return base or "uploaded"
-
-
-@dataclass(frozen=True)
-class RankFile:
-    """An uploaded ``.tiktoken`` file waiting for its pattern: its ranks, and the built-in whose ranks
-    they are (None if none)."""
-
-    name: str
-    ranks: dict[bytes, int]
-    model: str | None
-    data: bytes  # the file, whose SHA-256 keys its recovered structure on disk (catalogue.cached_structure)
-
-
-def is_rank_file(name: str, data: bytes) -> bool:
-    """Whether an upload is a ``.tiktoken`` rank file (by name, or by its first line)."""
-    if name.endswith(".tiktoken"):
-        return True
-    first = data[:200].split(b"\n", 1)[0].split()
-    return len(first) == 2 and first[1].isdigit() and not data.lstrip().startswith((b"{", b"["))
-
-
-def known_model(data: bytes, ranks: Mapping[bytes, int]) -> str | None:
-    """The built-in whose rank file ``data`` is (the pinned SHA-256), or whose ranks equal ``ranks``
-    (compared with the installed built-ins of about that size only: each is loaded once per server)."""
-    digest = hashlib.sha256(data).hexdigest()
-    for name, builtin in catalogue.BUILTINS.items():
-        if builtin.sha256 == digest:
-            return name
-    for name, status in builtins.installed_builtins().items():
-        about = status.about
-        if about and 0 <= about.vocab_size - len(ranks) <= 4096:
-            try:
-                if builtins.builtin_tokenizer(name)._token_to_id == ranks:
-                    return name
-            except ValueError:
-                continue
-    return None
-
-
-def _pending() -> dict[tuple[str, str], RankFile]:
+def _pending() -> dict[tuple[str, str], tokenizer_files.RankFile]:
     return st.session_state.setdefault(state.PENDING_RANKS, {})
 
 
@@ -144,7 +71,7 @@ def _save(tokenizer: Tokenizer | ExternalTokenizer, upload_name: str) -> str:
     if isinstance(tokenizer, ExternalTokenizer):
         return save_external(tokenizer)
     # one step, so two sessions importing one name at once get two names
-    return library().save_as_new(tokenizer, tokenizer.name or stem(upload_name)).name
+    return library().save_as_new(tokenizer, tokenizer.name or tokenizer_files.name_of_file(upload_name)).name
 
 
 def _announce(upload_name: str, name: str, tokenizer: Tokenizer | ExternalTokenizer) -> None:
@@ -182,9 +109,8 @@ def tokenizer_upload_section(widget_key: str) -> None:
         done.add(marker)
         data = upload.getvalue()
         try:
-            if is_rank_file(upload.name, data):
-                ranks = parse_tiktoken_ranks(data.decode("ascii", "replace"), what=upload.name)
-                _pending()[marker] = RankFile(upload.name, ranks, known_model(data, ranks), data)
+            if tokenizer_files.is_rank_file(upload.name, data):
+                _pending()[marker] = tokenizer_files.read_rank_file(upload.name, data, order=builtins.BUILTIN_ORDER)
                 continue
             tokenizer = tokenizer_from_upload(upload.name, data)
             name = _save(tokenizer, upload.name)
@@ -208,7 +134,7 @@ def pattern_options(model: str | None) -> dict[str, str]:
     return options
 
 
-def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
+def rank_file_choices(marker: tuple[str, str], rank_file: tokenizer_files.RankFile) -> None:
     """Ask which pattern ``rank_file`` takes, then import it."""
     key = f"{marker[0]}.ranks.{marker[1]}"
     model = rank_file.model if rank_file.model and catalogue.is_installed(rank_file.model) else None
@@ -235,22 +161,11 @@ def rank_file_choices(marker: tuple[str, str], rank_file: RankFile) -> None:
     _announce(rank_file.name, name, tokenizer)
 
 
-def ranks_tokenizer(rank_file: RankFile, choice: str, regex: str) -> Tokenizer:
-    """The tokenizer of ``rank_file`` with the pattern ``choice`` (a key of ``pattern_options``), its
-    merges recovered once per file (``catalogue.cached_structure``)."""
+def ranks_tokenizer(rank_file: tokenizer_files.RankFile, choice: str, regex: str) -> Tokenizer:
+    """The tokenizer of ``rank_file`` with the pattern ``choice`` (a key of ``pattern_options``; a
+    model's own is its pattern and special tokens), its merges recovered once per file."""
     if choice == CUSTOM and not regex.strip():
         raise ValueError("type the regex that splits text before the merges, or pick a preset")
-    specials: dict[str, int] = {}
-    pattern: object = regex if choice == CUSTOM else choice
-    if choice.startswith("model:"):  # the same ranks: the model's own pattern (its stages) and special tokens
-        model = bpe_core.load(choice.removeprefix("model:"))
-        specials, pattern = model.special_tokens, model._pattern_argument
+    pattern = None if choice.startswith("model:") else regex if choice == CUSTOM else choice
     with st.spinner(f"Recovering the merges of {len(rank_file.ranks):,} ranks…"):
-        structure = catalogue.cached_structure(rank_file.ranks, rank_file.data)
-        return Tokenizer.from_ranks(
-            rank_file.ranks,
-            special_tokens=specials,
-            pattern=pattern,  # type: ignore[arg-type]
-            name=import_name(rank_file.name, "", rank_file.model),
-            structure=structure,
-        )
+        return tokenizer_files.from_rank_file(rank_file, pattern=pattern)

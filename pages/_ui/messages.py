@@ -1,6 +1,7 @@
 """Library messages as a page says them: ``in_words`` makes what ``bpe_core`` (or a library it runs)
 raised into one sentence for a person, ending in one full stop, so the page can set its own sentence
-after it; library internals (a C++ source position, an API's ``None``) are taken out. Draws nothing;
+after it; library internals (a C++ source position: ``bpe_core.errors.foreign_message``; an API's
+``None``) are taken out. Draws nothing;
 the result is plain text, which callers escape with ``md`` like any message.
 """
 
@@ -8,13 +9,31 @@ from __future__ import annotations
 
 import re
 
-#: A C++ library's own diagnostics (SentencePiece: "INTERNAL: src/sentencepiece_processor.cc(109)
-#: [model_proto->ParseFromArray(...)]"): where in its source it failed, not what is wrong with the file.
-_INTERNALS = re.compile(
-    r"[:;,]?\s*(?:[A-Z_]{3,}:\s*)?[\w./\\-]+\.(?:cc|cpp|c|h|hpp)\(\d+\).*$", re.DOTALL | re.IGNORECASE
-)
+from bpe_core.errors import foreign_message
+from bpe_core.training.engine import STOP_CANCELLED, STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE
+from bpe_core.training.parity_policy import STOP_LANGUAGE_EXHAUSTED
+
 #: An API's way to say "nothing" (``pattern=None``), which a page has no field for.
 _API_NONE = re.compile(r",? or None\b")
+
+
+#: Why a training ended (``training["stop_reason"]``), as the pages say it.
+STOPPED = {
+    STOP_VOCAB_SIZE: "it reached the vocabulary size asked for",
+    STOP_MIN_FREQUENCY: "no pair left occurs as often as the minimum pair frequency",
+    STOP_NO_PAIRS: "no pair was left to merge",
+    STOP_CANCELLED: "it was cancelled",
+    STOP_LANGUAGE_EXHAUSTED: "a language had no pair left at the minimum pair frequency",
+}
+
+
+def stopped_in_words(reason: object) -> str:
+    """Why a training ended, for a page (a reason it does not know is given as it is).
+
+    >>> stopped_in_words("best pair count below min_frequency")
+    'no pair left occurs as often as the minimum pair frequency'
+    """
+    return STOPPED.get(str(reason), str(reason))
 
 
 def in_words(error: object) -> str:
@@ -27,8 +46,6 @@ def in_words(error: object) -> str:
     >>> in_words("the file is empty.") + " Upload another."
     'the file is empty. Upload another.'
     """
-    text = str(error).strip()
-    text = _INTERNALS.sub("", text)
-    text = _API_NONE.sub("", text)
+    text = _API_NONE.sub("", foreign_message(error))
     text = text.rstrip(" .:;,")
     return f"{text}." if text else "something went wrong."

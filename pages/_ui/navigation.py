@@ -48,6 +48,7 @@ def app_pages() -> list:
         st.Page(PAGES_FOLDER / "compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page(PAGES_FOLDER / "fairer.py", title="Fairer training", icon=":material/balance:"),
         st.Page(PAGES_FOLDER / "languages.py", title="Languages side by side", icon=":material/translate:"),
+        st.Page(PAGES_FOLDER / "extend.py", title="Extend", icon=":material/add_circle:"),
         st.Page(PAGES_FOLDER / "vocab_diff.py", title="Vocabulary diff", icon=":material/difference:"),
         st.Page(PAGES_FOLDER / "lab.py", title="Lab", icon=":material/science:"),
     ]

@@ -22,7 +22,7 @@ CORPORA = "wb.corpora"  # tokenizer key -> (label, list of texts it was trained 
 LAST_TRAINED = "wb.last_trained"  # key of the tokenizer trained last in this session
 UPLOADS = "wb.uploads"  # uploader widget key -> file_id -> uploads.Upload
 IMPORTED_FILES = "wb.imported_files"  # (uploader key, file_id) of tokenizer files already imported
-PENDING_RANKS = "wb.pending_ranks"  # (uploader key, file_id) -> imports.RankFile waiting for its pattern
+PENDING_RANKS = "wb.pending_ranks"  # (uploader key, file_id) -> tokenizer_files.RankFile waiting for its pattern
 FLASH = "wb.flash"  # (kind, message) to show after a rerun
 KEPT = "wb.kept"  # widget key -> last value, so page widgets survive visits to other pages
 PAGE_NOW = "wb.page_now"  # title of the page this run draws
@@ -49,6 +49,9 @@ STEPS_SIGNATURE = "wb.steps.signature"  # the input that position belongs to
 LAB_RUN = "wb.lab.run"  # the Lab page's last training: pages/_lab/training.LabRun (its variants, by label)
 LAB_JOB = "wb.lab.job"  # the Lab page's running training: pages/_lab/training.LabJob (in a process of its own)
 LAB_ENDED = "wb.lab.ended"  # how the Lab page's last training ended: training_jobs.Ended
+EXTEND_JOB = "wb.extend.job"  # the Extend page's running extension: training_jobs.Running (the inputs it ran with)
+EXTEND_ENDED = "wb.extend.ended"  # how the Extend page's last extension ended: training_jobs.Ended
+EXTEND_RESULT = "wb.extend.result"  # the Extend page's last extension: pages/_extend/run.Extended
 LAB_KEEP_FOR = "wb.lab.keep_for"  # (run uid, variant) the Lab page's keep name was last filled in for
 
 

@@ -1,14 +1,16 @@
 """The tokenizers a session can pick: trained in this session, saved in the library folder, external
 ones (tokenizer files bpe_core reads but does not run, kept in the library folder's ``external``
-subfolder: see ``bpe_core.pretrained.external``), models in the local Hugging Face cache (``hub_models``),
+subfolder: ``bpe_core.workspace.external_files``), models in the local Hugging Face cache (``hub_models``),
 built in (today's models, GPT-2, cl100k) and the example sample-bpe.
 
 Each is a ``TokenizerChoice`` with a stable key (it goes into URLs), a fingerprint that changes
 whenever the tokenizer does, and what a picker shows (label and number of ids, known without loading
 it: a built-in's from ``bpe_core.pretrained.catalogue``). Built-ins are loaded once per server
-(``SharedResults``: one load however many sessions ask at once), those the pages open with in a
-background thread started with the server (``warm_up``); across restarts bpe_core's own disk cache
-makes the load short. This module draws nothing: pickers are in ``widgets``, tables in ``tables``.
+(``bpe_core.workspace.shared_builtins``: one load however many sessions ask at once), those the pages
+open with in a background thread started with the server (``builtins.warm_up``); across restarts
+bpe_core's own disk cache makes the load short. The example sample-bpe is trained on the first
+``DEFAULT_CORPUS_CHARS`` characters of the built-in samples (``default_corpus``). This module draws
+nothing: pickers are in ``widgets``, tables in ``tables``.
 """
 
 from __future__ import annotations
@@ -25,21 +27,31 @@ import streamlit as st
 import bpe_core
 from bpe_core import Tokenizer
 from bpe_core.analysis.picky_removals import merge_steps
-from bpe_core.pretrained.external import ExternalTokenizer, load_file
-from bpe_core.safe_io import write_atomic
+from bpe_core.corpora.samples import sample_documents
+from bpe_core.pretrained.external import ExternalTokenizer
+from bpe_core.workspace import external_files
 from bpe_core.workspace.library_folder import LibraryFolder, describe_age
-from bpe_core.workspace.names import safe_stem
+from bpe_core.workspace.names import numbered
+from bpe_core.workspace.shared_builtins import builtin_tokenizer
+from bpe_core.workspace.shared_builtins import not_installed_notes as not_installed_notes  # the pages' one import
 
 from . import hub_models, state
-from .builtins import OPENING, builtin_tokenizer, installed_builtins
-from .builtins import not_installed_notes as not_installed_notes  # the pages' one import for tokenizers
+from .builtins import OPENING, installed_builtins
 from .render import token_quote
-from .samples import default_corpus
 
 #: Merges of the example tokenizer (sample-bpe), trained on the built-in samples when first picked.
 DEFAULT_MERGES = 500
+#: Characters of built-in text the example tokenizer is trained on.
+DEFAULT_CORPUS_CHARS = 60_000
 DEFAULT_KEY = "default"
 EXAMPLE_LABEL = "sample-bpe (example)"
+
+
+def default_corpus() -> tuple[str, list[str]]:
+    """The text the example tokenizer is trained on: (description, documents)."""
+    documents = sample_documents(DEFAULT_CORPUS_CHARS)
+    total = sum(map(len, documents))
+    return f"built-in samples ({len(documents)} document(s), {total:,} characters)", documents
 
 
 @st.cache_resource(show_spinner="Training the example tokenizer on the built-in samples…")
@@ -60,23 +72,19 @@ def _library_file(root: str, name: str, modified_ns: int, size: int) -> tuple[To
 
 
 # ------------------------------------------------------------------------------------------------
-# external tokenizers: files bpe_core reads but does not run (bpe_core.pretrained.external), kept unchanged in
-# the library folder's "external" subfolder beside the bpe_core JSON files.
-
-EXTERNAL_SUFFIXES = (".json", ".model")
+# external tokenizers: files bpe_core reads but does not run, kept in the library folder's "external"
+# subfolder (bpe_core.workspace.external_files).
 
 
 def external_folder() -> Path:
-    return library().root / "external"
+    return external_files.folder(library())
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _external_file(path: str, modified_ns: int, size: int) -> tuple[ExternalTokenizer | Tokenizer | None, str | None]:
     """Load one external file; keyed on its modification time and size so edits are picked up."""
     try:
-        tokenizer = load_file(path)
-        tokenizer.name = Path(path).stem  # the library's name, not the one guessed from the file
-        return tokenizer, None
+        return external_files.load(path), None
     except (ValueError, TypeError) as exc:
         return None, str(exc)
 
@@ -85,9 +93,7 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
     """The external tokenizers in the library, and the files that could not be read."""
     choices: list[TokenizerChoice] = []
     problems: list[LibraryProblem] = []
-    folder = external_folder()
-    paths = sorted(p for p in folder.iterdir() if p.suffix in EXTERNAL_SUFFIXES) if folder.is_dir() else []
-    for path in paths:
+    for path in external_files.paths(library()):
         try:
             info = path.stat()
         except OSError:  # removed meanwhile
@@ -113,29 +119,12 @@ def external_choices() -> tuple[list[TokenizerChoice], list[LibraryProblem]]:
 
 def save_external(tokenizer: ExternalTokenizer) -> str:
     """Keep an external tokenizer's original file in the library; returns the name it got."""
-    folder = external_folder()
-    folder.mkdir(parents=True, exist_ok=True)
-    base = safe_stem(tokenizer.name or "external")  # a file's own name: made safe, never refused
-    for number in range(1, 1000):
-        name = base if number == 1 else safe_stem(f"{base} {number}")
-        try:
-            write_atomic(folder / f"{name}{tokenizer.suffix}", tokenizer.source_bytes, overwrite=False)
-            return name
-        except FileExistsError:
-            continue
-    raise ValueError(f"too many external tokenizers named {base!r}: delete or rename some first")
+    return external_files.keep(library(), tokenizer)
 
 
 def delete_external(name: str) -> None:
     """Delete the external tokenizer listed as ``name`` (its file's stem)."""
-    if "/" in name or "\\" in name or name in ("", ".", ".."):
-        raise ValueError(f"no external tokenizer named {name!r}")
-    for suffix in EXTERNAL_SUFFIXES:
-        path = external_folder() / f"{name}{suffix}"
-        if path.is_file():
-            path.unlink()
-            return
-    raise ValueError(f"no external tokenizer named {name!r}")
+    external_files.delete(library(), name)
 
 
 def library() -> LibraryFolder:
@@ -205,9 +194,7 @@ def own_tokenizer_names() -> list[str]:
         names += [f"📁 {entry.name}" for entry in library().entries()]
     except ValueError:
         pass  # the Library page says what is wrong with the folder
-    folder = external_folder()
-    if folder.is_dir():
-        names += sorted(f"🔌 {p.stem} (external)" for p in folder.iterdir() if p.suffix in EXTERNAL_SUFFIXES)
+    names += sorted(f"🔌 {path.stem} (external)" for path in external_files.paths(library()))
     return names
 
 
@@ -367,17 +354,14 @@ def add_session_tokenizer(tokenizer: Tokenizer, corpus: tuple[str, list[str]] | 
 
 
 def numbered_name(name: str, taken) -> str:
-    """``name``, or ``name 2``, ``name 3``… the first not in ``taken``: the app's one convention for a
-    name already used (training again with the same name keeps the earlier tokenizer).
+    """``name``, or ``name 2``, ``name 3``… the first not in ``taken``: the library's one convention for
+    a name already used (``bpe_core.workspace.names.numbered``; training again with the same name keeps
+    the earlier tokenizer).
 
     >>> numbered_name("my-bpe", {"my-bpe": 1, "my-bpe 2": 2})
     'my-bpe 3'
     """
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate = f"{name} {number}"
-        number += 1
-    return candidate
+    return next(candidate for candidate in numbered(name) if candidate not in taken)
 
 
 def discard_session_tokenizer(key: str) -> None:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 import streamlit as st
 
 from bpe_core import Tokenizer
+from bpe_core.workspace.extension_job import ExtensionJob
 from bpe_core.workspace.jobs import POLL_SECONDS, TrainingJob, WorkerJob, sweep_once
 
 from .render import markdown_text as md
@@ -150,10 +151,10 @@ def show_ended(ended_key: str) -> Ended | None:
 
 
 def follow(job: WorkerJob) -> tuple[Tokenizer | None, Ended]:
-    """Draw ``job`` (a ``TrainingJob``) until it ends: a progress bar in bytes read then merges learned.
-    The trained tokenizer and ``Ended("done")``, or None and why it failed."""
-    if not isinstance(job, TrainingJob):
-        raise TypeError(f"follow draws a TrainingJob, not {type(job).__name__}")
+    """Draw ``job`` (a ``TrainingJob``, or the Extend page's ``ExtensionJob``) until it ends: a progress bar
+    in bytes read then merges learned. The tokenizer and ``Ended("done")``, or None and why it failed."""
+    if not isinstance(job, (TrainingJob, ExtensionJob)):
+        raise TypeError(f"follow draws a TrainingJob or an ExtensionJob, not {type(job).__name__}")
     bar = st.progress(0.0, text="Starting the training process…")
     progress = ByteProgress(bar)
     while True:

@@ -1,10 +1,10 @@
 """Uploaded files: the one file uploader every page uses for text and corpus files, each file read
 once per session (importing tokenizer files is ``imports``').
 
-Reading bytes as text is ``bpe_core.corpora.text_files``'s job, reading corpus files (JSONL, JSON arrays, Parquet,
-gzip/zstd) into documents ``bpe_core.corpora.documents``'s (the same rows ``train_files`` reads); this
-module finds which fields of a structured file hold text, says bpe_core's reading errors in the page's
-words (``in_plain_words``), and keeps the results in session state
+Reading bytes as text is ``bpe_core.corpora.text_files``'s job, reading a corpus file's bytes (JSONL,
+JSON arrays, Parquet, gzip/zstd) into documents, with the fields that hold text,
+``bpe_core.corpora.corpus_bytes``' (the same rows ``train_files`` reads); this module says bpe_core's
+reading errors in the page's words (``in_plain_words``) and keeps the results in session state
 (``state.UPLOADS``), so a rerun does not read a file again and a page can still offer what was
 uploaded before the user left it.
 """
@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import islice
-from pathlib import Path
 
 import streamlit as st
 
-from bpe_core.corpora.documents import DocumentReader, file_format
-from bpe_core.corpora.streams import ByteStream, import_pyarrow, is_text_type, json_array_elements, jsonl_rows
+from bpe_core.corpora.corpus_bytes import is_structured, read_corpus_bytes
 from bpe_core.corpora.text_files import decode_text
 from bpe_core.errors import BpeError
-from bpe_core.safe_io import create_new
 
 from . import state
 from .render import markdown_text as md
@@ -68,115 +61,33 @@ class Upload:
         return self.documents[0] if self.documents else ""
 
 
-def is_structured(name: str) -> bool:
-    """Whether a corpus file holds rows with a text field (JSONL, JSON, Parquet; compressed or not)."""
-    try:
-        return file_format(name).kind != "text"
-    except ValueError:  # e.g. .parquet.gz: read (and refused with the reason) like a structured file
-        return True
-
-
-#: Rows (or elements, or Parquet rows) looked at to find which fields of a structured file hold text.
-SAMPLE_ROWS = 200
 #: bpe_core's hints name its API (``text_field=``, ``--text-field``): on a page the user picks a field.
 _API_HINT = re.compile(r";? ?name the (text column|field that holds the text) with text_field= \(--text-field\)")
 
 
-def in_plain_words(message: str, path: str, name: str) -> str:
-    """bpe_core's message about the file ``path`` as the page says it: the file's own name, not the
-    server's temporary path, and the page's choice of field, not an API keyword.
+def in_plain_words(message: str) -> str:
+    """bpe_core's message about a corpus file as the page says it: the page's choice of field, not an
+    API keyword.
 
-    >>> in_plain_words("/tmp/x/a.parquet has no column 'c'; name the text column with text_field= (--text-field)",
-    ...                "/tmp/x/a.parquet", "a.parquet")
+    >>> in_plain_words("a.parquet has no column 'c'; name the text column with text_field= (--text-field)")
     "a.parquet has no column 'c': pick the field that holds the text"
     """
-    return _API_HINT.sub(": pick the field that holds the text", message.replace(path, name))
-
-
-def text_fields(path: str, form) -> tuple[str, ...]:
-    """The fields (Parquet columns, JSON object keys) that hold text in the first SAMPLE_ROWS rows of a
-    structured file, the one with the most text first; empty when none does (or its rows are plain
-    JSON strings, which need no field). Reading problems are left to the reader, which names them."""
-    sizes: dict[str, int] = {}
-    try:
-        if form.kind == "parquet":
-            pyarrow, parquet = import_pyarrow("reading Parquet needs pyarrow")
-            handle = parquet.ParquetFile(path)
-            names = [f.name for f in handle.schema_arrow if is_text_type(f.type)]
-            batch = next(handle.iter_batches(batch_size=SAMPLE_ROWS, columns=names), None) if names else None
-            for column_name in names:
-                column = batch.column(column_name) if batch is not None else None
-                sizes[column_name] = sum(len(v) for v in column.to_pylist() if isinstance(v, str)) if column else 0
-        else:
-            with ByteStream(path, form.compression) as stream:
-                blocks = stream.blocks(1 << 16)
-                rows = jsonl_rows(blocks) if form.kind == "jsonl" else json_array_elements(blocks, source=path)
-                for _, raw in islice(rows, SAMPLE_ROWS):
-                    try:
-                        value = json.loads(raw)
-                    except ValueError:
-                        continue
-                    for key, text in value.items() if isinstance(value, dict) else ():
-                        if isinstance(text, str):
-                            sizes[key] = sizes.get(key, 0) + len(text)
-    except (ValueError, OSError, ImportError):
-        return ()
-    return tuple(sorted(sizes, key=lambda key: -sizes[key]))
-
-
-def _columns(path: str) -> str:
-    """A Parquet file's column names, or what keeps it from being read."""
-    try:
-        _, parquet = import_pyarrow("reading Parquet needs pyarrow")
-        return ", ".join(parquet.ParquetFile(path).schema_arrow.names[:12]) or "none"
-    except (ValueError, OSError, ImportError) as exc:
-        return f"unreadable: {exc}"
-
-
-def chosen_field(fields: Sequence[str], wanted: str | None = None) -> str:
-    """The field to read: ``wanted`` when the file has it, else "text" when it has that, else the field
-    holding the most text (and "text" for a file with none: its rows are strings, or the reader says
-    what is wrong)."""
-    if wanted in fields:
-        return str(wanted)
-    if "text" in fields or not fields:
-        return "text"
-    return fields[0]
+    return _API_HINT.sub(": pick the field that holds the text", message)
 
 
 def read_corpus_file(
     name: str, data: bytes, *, text_field: str | Callable[[Sequence[str]], str] = "text"
 ) -> tuple[list[str], list[str], int, str, tuple[str, ...], str]:
-    """The documents of an uploaded corpus file, as ``bpe_core.train_files`` reads that file: (documents,
-    warnings naming the first bad rows, the number of bad rows, what a row is called: "line" in JSONL,
-    else "row", the fields holding text, the field read). A plain text file is one document (empty:
-    none). ``text_field`` is the field to read, or picks it from the fields that hold text. ValueError,
-    in plain words (``in_plain_words``), for a file that cannot be read."""
-    form = file_format(name)
-    unit = "line" if form.kind == "jsonl" else "row"
-    if form.kind == "text" and form.compression is None:
-        text = decode_text(data, source=name)
-        return ([text] if text else []), ([] if text else [f"{name} is empty"]), 0, unit, (), "text"
-    with tempfile.TemporaryDirectory(prefix="bpe-upload-") as folder:
-        base = Path(name).name
-        path = os.path.join(folder, base if base not in ("", ".", "..") else "upload")
-        with create_new(path) as handle:  # a new file in a new private folder (safe_io's rule)
-            handle.write(data)  # plain: a file, not Markdown
-        fields = text_fields(path, form) if form.kind != "text" else ()
-        field = text_field(fields) if callable(text_field) else text_field
-        if form.kind == "parquet" and not fields:
-            raise BpeError(f"{name} holds no text: none of its columns ({_columns(path)}) holds strings")
-        if fields and field not in fields:
-            found = ", ".join(repr(f) for f in fields)
-            raise BpeError(f"{name} has no text in {field!r}: its fields that hold text are {found}")
-        try:
-            reader = DocumentReader([path], text_field=field)
-            documents = ["".join(document) for document in reader.documents()]
-        except ValueError as exc:
-            raise BpeError(in_plain_words(str(exc), path, name)) from None
-    examples = reader.bad_rows.examples
-    warnings = [f"{name} {unit} {e['row']:,}: {in_plain_words(e['reason'], path, name)}" for e in examples]
-    return documents, warnings, reader.bad_rows.count, unit, fields, field
+    """``bpe_core.corpora.corpus_bytes.read_corpus_bytes`` of an uploaded file, its messages in the
+    page's words (``in_plain_words``): (documents, warnings naming the first bad rows, the number of bad
+    rows, what a row is called, the fields holding text, the field read). ValueError, in plain words,
+    for a file that cannot be read."""
+    try:
+        read = read_corpus_bytes(name, data, text_field=text_field)
+    except ValueError as exc:
+        raise BpeError(in_plain_words(str(exc))) from None
+    warnings = [in_plain_words(warning) for warning in read.warnings]
+    return read.documents, warnings, read.bad_rows, read.row_unit, read.fields, read.text_field
 
 
 def _read(uploaded, split_jsonl: bool, text_field: str | Callable[[Sequence[str]], str] = "text") -> Upload:

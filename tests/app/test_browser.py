@@ -352,6 +352,7 @@ ALL_PAGES = [
     "Compare",
     "Fairer training",
     "Languages side by side",
+    "Extend",
     "Vocabulary diff",
     "Lab",
 ]

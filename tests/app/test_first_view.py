@@ -1,7 +1,8 @@
-"""A fresh server's first Tokenize view: the background warm-up (pages/_ui/builtins.py) loads each
-default tokenizer once however many sessions start at once, and goes on past one that fails, whose
-error the page then shows as its message; the page draws a panel per tokenizer as each is ready
-(pages/_tokenize_text/encodings.py), in the chosen order whatever the order they were loaded in."""
+"""A fresh server's first Tokenize view: the background warm-up (pages/_ui/builtins.py's, run by
+bpe_core/workspace/shared_builtins.py) loads each default tokenizer once however many sessions start at
+once, and goes on past one that fails, whose error the page then shows as its message; the page draws a
+panel per tokenizer as each is ready (pages/_tokenize_text/encodings.py), in the chosen order whatever
+the order they were loaded in."""
 
 from __future__ import annotations
 
@@ -16,46 +17,25 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from apptest_support import APP, drawn_html, run, texts  # noqa: E402
+from fake_builtins import fresh_builtins  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import bpe_core  # noqa: E402
+from bpe_core.pretrained import catalogue  # noqa: E402
+from bpe_core.workspace import shared_builtins  # noqa: E402
 from pages._tokenize_text.encodings import Encodings  # noqa: E402
 from pages._ui import builtins  # noqa: E402
 from pages._ui.encoding import Page, indexed_text, text_digest  # noqa: E402
 from pages._ui.tokenizers import TokenizerChoice  # noqa: E402
 
 
-class FakeTokenizer:
-    """Stands in for a loaded built-in: the warm-up only asks it for a merge rank."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.ranks_asked = 0
-
-    def merge_rank_of(self, token_id: int) -> int | None:
-        self.ranks_asked += 1
-        return None
-
-
 @pytest.fixture
 def fresh_server(monkeypatch):
-    """A server that has loaded nothing and started no warm-up; ``bpe_core.load`` counted (and faked)."""
-    monkeypatch.setattr(builtins, "BUILTINS", builtins.SharedResults())
-    monkeypatch.setattr(builtins, "_warm_up_started", [])
+    """A server that has loaded nothing and started no warm-up; the names loaded, in order (faked: llama3
+    fails)."""
     monkeypatch.setattr(builtins, "TOKENIZE_IMPORTS", ())
     monkeypatch.setattr(builtins, "COMPARE_IMPORTS", ())
-    loads: Counter[str] = Counter()
-    guard = threading.Lock()
-
-    def load(name: str) -> FakeTokenizer:
-        with guard:
-            loads[name] += 1
-        if name == "llama3":
-            raise ValueError("llama3's file failed its hash check")
-        return FakeTokenizer(name)
-
-    monkeypatch.setattr(bpe_core, "load", load)
-    return loads
+    return fresh_builtins(monkeypatch, failing="llama3")
 
 
 def test_the_warm_up_loads_each_default_once_when_many_sessions_start_at_once(fresh_server):
@@ -69,7 +49,7 @@ def test_the_warm_up_loads_each_default_once_when_many_sessions_start_at_once(fr
         started.append(builtins.warm_up())
         for name in names:
             try:
-                builtins.builtin_tokenizer(name)
+                shared_builtins.builtin_tokenizer(name)
             except ValueError:
                 pass
 
@@ -81,36 +61,37 @@ def test_the_warm_up_loads_each_default_once_when_many_sessions_start_at_once(fr
     started[0].join(timeout=60)
     assert not started[0].is_alive() and len(set(started)) == 1  # one warm-up for the server
     working = [name for name in names if name != "llama3"]
-    assert all(fresh_server[name] == 1 for name in working), fresh_server  # loaded once, shared
+    assert all(fresh_server.count(name) == 1 for name in working), fresh_server  # loaded once, shared
     for name in working:  # and the merge ranks the panels' hover text reads were built ahead
-        assert builtins.builtin_tokenizer(name).ranks_asked >= 1
+        assert shared_builtins.builtin_tokenizer(name).ranks_asked >= 1
 
 
 def test_a_failed_background_load_goes_on_to_the_others_and_is_not_kept(fresh_server, caplog):
     names = [name for name in builtins.OPENING if name in builtins.installed_builtins()]
     if "llama3" not in names:
         pytest.skip("llama3 is not installed here")
-    builtins._load_all(names, threading.main_thread())
+    shared_builtins._load_all(names, threading.main_thread())
     assert "llama3 did not load (ValueError: llama3's file failed its hash check)" in caplog.text
-    assert all(fresh_server[name] == 1 for name in names)  # the ones after llama3 were loaded too
+    assert all(fresh_server.count(name) == 1 for name in names)  # the ones after llama3 were loaded too
     with pytest.raises(ValueError, match="hash check"):  # not kept: the page asking loads it again...
-        builtins.builtin_tokenizer("llama3")
-    assert fresh_server["llama3"] == 2
+        shared_builtins.builtin_tokenizer("llama3")
+    assert fresh_server.count("llama3") == 2
 
 
 def test_the_page_shows_a_background_failure_as_its_message(workspace_dir, monkeypatch):
-    if not bpe_core.pretrained.catalogue.is_installed("llama3"):
+    if not catalogue.is_installed("llama3"):
         pytest.skip("llama3 is not installed here")
-    monkeypatch.setattr(builtins, "BUILTINS", builtins.SharedResults())
-    real_load = bpe_core.load
+    monkeypatch.setattr(shared_builtins, "BUILTINS", shared_builtins.SharedResults())
+    real_load = catalogue.load
 
     def load(name: str):
         if name == "llama3":
             raise ValueError("llama3's file failed its hash check")
         return real_load(name)
 
-    monkeypatch.setattr(bpe_core, "load", load)
-    builtins._load_all(["llama3", "gpt2"], threading.main_thread())  # the warm-up, failing on llama3
+    monkeypatch.setattr(bpe_core, "load", load)  # first: bpe_core.load is looked up in catalogue on first use
+    monkeypatch.setattr(catalogue, "load", load)
+    shared_builtins._load_all(["llama3", "gpt2"], threading.main_thread())  # the warm-up, failing on llama3
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params["tok"] = ["llama3", "gpt2", "cl100k"]
     at.switch_page("pages/tokenize_text.py")

@@ -29,6 +29,7 @@ def home(workspace_dir, monkeypatch):
 
     monkeypatch.setattr(builtins, "warm_up", lambda: None)  # the background load is not Home's
     monkeypatch.setattr(bpe_core, "load", lambda name: pytest.fail(f"Home loaded {name}"))
+    monkeypatch.setattr(catalogue, "load", lambda name: pytest.fail(f"Home loaded {name}"))
     return run(AppTest.from_file(APP, default_timeout=180))
 
 
@@ -75,7 +76,8 @@ def test_home_imports_no_pandas_and_loads_no_tokenizer():
         "from pages._ui import navigation, render, state, tokenizers; from pages import home; "
         "home.builtin_rows(); home.glance.glance_html(); "
         "assert 'pandas' not in sys.modules, 'pandas'; "
-        "from pages._ui import builtins; assert not builtins.BUILTINS._values, 'a tokenizer was loaded'"
+        "from bpe_core.workspace import shared_builtins; "
+        "assert not shared_builtins.BUILTINS._values, 'a tokenizer was loaded'"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

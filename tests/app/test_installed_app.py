@@ -48,6 +48,7 @@ HEADINGS = {
     "Compare": "Compare tokenizers across languages and code",
     "Fairer training": "Train a fairer tokenizer",
     "Languages side by side": "Languages side by side",
+    "Extend": "Extend a tokenizer",
     "Vocabulary diff": "Vocabulary diff",
     "Lab": "Lab: BPE variants",
 }

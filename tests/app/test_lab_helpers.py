@@ -128,7 +128,8 @@ def test_the_progress_view_follows_each_variant():
     assert lines["BPE"].calls[-1].startswith("▶ **BPE**: Learning merges: 10/10 merges")
     tokenizer = train(["ab ab ab"], 258, min_frequency=1)
     report.finished("BPE", tokenizer, 0.25)
-    assert lines["BPE"].calls[-1] == "✓ **BPE**: 258 tokens, 2 merges in 250 ms · stopped: reached vocab_size"
+    ended = "ended: it reached the vocabulary size asked for"
+    assert lines["BPE"].calls[-1] == f"✓ **BPE**: 258 tokens, 2 merges in 250 ms · {ended}"
     assert done_line("a [b](c)", tokenizer, 2).startswith("✓ **a \\[b\\](c)**")
 
 

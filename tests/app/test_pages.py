@@ -64,9 +64,10 @@ def test_home_lists_every_built_in_from_the_catalogue_without_loading_one(worksp
     from pages._ui import builtins, tokenizers
 
     monkeypatch.setattr(builtins, "warm_up", lambda: None)  # the background load is not Home's
-    monkeypatch.setattr(builtins, "builtin_tokenizer", lambda name: pytest.fail(f"Home loaded {name}"))
+    monkeypatch.setattr(tokenizers, "builtin_tokenizer", lambda name: pytest.fail(f"Home loaded {name}"))
     monkeypatch.setattr(tokenizers, "default_tokenizer", lambda: pytest.fail("Home trained the example"))
     monkeypatch.setattr(bpe_core, "load", lambda name: pytest.fail(f"Home loaded {name}"))
+    monkeypatch.setattr(catalogue, "load", lambda name: pytest.fail(f"Home loaded {name}"))
     app = run(AppTest.from_file(APP, default_timeout=180))
     assert any("BPE workbench" in t for t in texts(app.title))
     table = home_table(app)

@@ -204,15 +204,13 @@ def test_one_naming_convention_for_a_name_already_used():
 
 
 def test_skipped_rows_are_called_what_the_reader_called_them():
-    from pages._ui.uploads import Upload, read_corpus_file, skipped_rows_message
+    from pages._ui.uploads import Upload, in_plain_words, read_corpus_file, skipped_rows_message
 
-    jsonl = b'{"text": "a"}\n{"text": null}\nnot json\n'
-    documents, warnings, bad, unit, fields, field = read_corpus_file("c.jsonl", jsonl)
-    assert (documents, bad, unit) == (["a"], 2, "line") and warnings[0].startswith("c.jsonl line 2:")
-    assert (fields, field) == (("text",), "text")
+    # reading is bpe_core.corpora.corpus_bytes' (tests/corpora/test_corpus_bytes.py); the page keeps its words
     documents, warnings, bad, unit, _, _ = read_corpus_file("c.json", b'["a", 3, {"text": "b"}]')
     assert (documents, bad, unit) == (["a", "b"], 1, "row") and warnings[0].startswith("c.json row 2:")
-    assert read_corpus_file("c.txt", b"plain")[3] == "row"
+    hint = "c.parquet has no column 'c' (its columns: 'a'); name the text column with text_field= (--text-field)"
+    assert in_plain_words(hint) == "c.parquet has no column 'c' (its columns: 'a'): pick the field that holds the text"
     # the message takes the reader's word, not the file name's
     upload = Upload("id", "c.jsonl", ("a",), tuple(warnings), bad_rows=1, row_unit="row")
     assert skipped_rows_message(upload).startswith("c.jsonl: 1 row skipped\n- c.json row 2")

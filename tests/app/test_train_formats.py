@@ -1,20 +1,16 @@
 """The Train page's corpus formats: Parquet, JSON arrays, JSONL and compressed uploads with a text-field
-box and the bad-row report; training through files (progress in bytes) gives ``bpe_core.train``'s
-tokenizer on the same documents."""
+box and the bad-row report, and the progress text in bytes. (Training through the files a corpus is
+written as equals ``bpe_core.train`` on its documents: tests/workspace/test_corpus_as_files.py.)"""
 
 from __future__ import annotations
 
 import gzip
 import io
 import json
-import tempfile
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from apptest_support import run, texts
-from hypothesis import given
-from hypothesis import strategies as st
 
 import bpe_core
 
@@ -116,50 +112,6 @@ def test_the_bad_row_report_is_escaped(app):
     run(app)
     warning = next(w for w in app.warning if "skipped" in str(w.value))
     assert "](https://" not in str(warning.value) and "<b>" not in str(warning.value)
-
-
-# ------------------------------------------------------------------------------------------------
-# training through files is training on the documents
-
-
-@pytest.mark.parametrize("pattern", ["gpt2", None, r"\w+|\W"])
-def test_training_through_files_equals_train(pattern, monkeypatch):
-    from bpe_core.workspace import documents as corpus_files
-
-    monkeypatch.setattr(corpus_files, "TEXT_FILE_CHARS", 50)  # long documents become text files here
-    monkeypatch.setattr(corpus_files, "JSONL_FILE_CHARS", 120)
-    documents = [
-        "",
-        "\ufeffstarts with a mark " * 4,
-        "lone \ud800 surrogate",
-        "x" * 60,
-        "short",
-        "line\r\nbreaks " * 9,
-        "\ufeff",
-        "tail " * 30,
-    ] * 2
-    calls = []
-    with tempfile.TemporaryDirectory() as folder:
-        paths = corpus_files.write_documents(folder, documents)
-        assert any(p.endswith(".txt") for p in paths) and any(p.endswith(".jsonl") for p in paths)
-        through = bpe_core.train_files(
-            paths, 300, pattern=pattern, tie_break="first", progress=lambda *a: calls.append(a)
-        )
-    direct = bpe_core.train(documents, 300, pattern=pattern, tie_break="first")
-    assert through.merges == direct.merges
-    assert through.training["corpus"] == direct.training["corpus"]
-    assert [c for c in calls if c[0] == "count"][-1][1] > 0
-
-
-@given(st.lists(st.text(max_size=80), max_size=12))
-def test_written_documents_read_back_unchanged(documents):
-    from bpe_core.corpora.documents import DocumentReader
-    from bpe_core.workspace import documents as corpus_files
-
-    with tempfile.TemporaryDirectory() as folder:
-        paths = corpus_files.write_documents(folder, documents)
-        read = ["".join(d) for d in DocumentReader(paths).documents()] if paths else []
-    assert read == documents
 
 
 def test_the_progress_text_counts_bytes():

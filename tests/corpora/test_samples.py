@@ -303,6 +303,16 @@ def test_get_sample_and_unknown_ids():
         hindi.text = "changed"
 
 
+@pytest.mark.parametrize("max_chars", [0, 1, 949, 950, 2_000, 60_000, 10**9])
+def test_sample_documents_are_the_samples_first_characters(max_chars):
+    texts = [sample.text for sample in load_samples()]
+    documents = samples.sample_documents(max_chars)
+    assert sum(map(len, documents)) == min(max_chars, sum(map(len, texts)))
+    assert documents[:-1] == texts[: max(len(documents) - 1, 0)]  # whole samples, in order, then the last one cut
+    assert all(text.startswith(document) for document, text in zip(documents, texts[: len(documents)], strict=True))
+    assert samples.sample_text(max_chars) == "\n\n".join(texts)[:max_chars]
+
+
 # --------------------------------------------------------------------------------------------------
 # the data behaves as the literature says
 

@@ -48,7 +48,7 @@ def test_deeply_nested_json_is_a_value_error(depth):
 
 
 def test_a_deeply_nested_jsonl_line_is_skipped_with_a_warning(tmp_path, capsys):
-    # the reader train_files, the CLI and the app's uploads (read_corpus_file) all use
+    # the reader train_files, the CLI and corpus_bytes.read_corpus_bytes (the app's uploads) all use
     lines = ['{"text": "first"}', '{"text": ' + _nested(100_000) + "}", '{"text": "third"}']
     (tmp_path / "c.jsonl").write_text("\n".join(lines), encoding="utf-8")
     reader = DocumentReader([tmp_path / "c.jsonl"])

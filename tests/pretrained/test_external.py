@@ -5,6 +5,7 @@ that implements them; their ids are that library's."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
@@ -169,8 +170,18 @@ def test_the_cli_lists_built_ins_and_missing_packages(capsys):
 def test_bad_files_say_what_is_wrong(raw, message):
     if raw.startswith(b"\x00"):
         pytest.importorskip("sentencepiece")
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as caught:
         external.loads_file(raw, source="upload.bin")
+    assert not re.search(r"\.(cc|cpp|h)\(\d+\)|INTERNAL", str(caught.value))  # no native source position
+
+
+def test_a_native_librarys_source_position_is_left_out_of_the_cli_s_message(tmp_path, capsys):
+    pytest.importorskip("sentencepiece")
+    (tmp_path / "broken.model").write_bytes(b"\x00\x01garbage\xff\xfe")
+    assert cli.main(["inspect", "-t", str(tmp_path / "broken.model")]) != 0
+    said = capsys.readouterr().err
+    assert said.startswith("error: ") and "broken.model is not a SentencePiece model" in said
+    assert ".cc(" not in said and "INTERNAL" not in said
 
 
 def test_a_missing_library_says_what_to_install(monkeypatch):
@@ -243,3 +254,13 @@ def test_llama4_ids_and_specials_equal_llama_models():
     for text in corpus:
         assert tok.encode_ordinary(text) == reference.model.encode_ordinary(text), text[:40]
     assert tok.encode("<|begin_of_text|>hi", allowed_special="all")[0] == reference.special_tokens["<|begin_of_text|>"]
+
+
+def test_show_draws_the_library_s_own_tokens():
+    tok = as_external(wordpiece())
+    view = tok.show("hello worlds")
+    assert str(view).splitlines() == [
+        "bert-base: 3 tokens · 12 characters · 4.00 characters per token",
+        "[hello][world][##s]",  # the library's own token texts; WordPiece drops the space
+    ]
+    assert 'title="id 5' in view._repr_html_()

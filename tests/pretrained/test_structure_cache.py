@@ -3,6 +3,8 @@ rank_structure gives, is checked on read, and is never needed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bpe_core.bpe.ranks import STRUCTURE_FORMAT, rank_structure, structure_from_bytes, structure_to_bytes
@@ -77,6 +79,21 @@ def test_off_and_unwritable_folders_only_cost_the_recovery(tmp_path, monkeypatch
     blocker = tmp_path / "a file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(catalogue.CACHE_ENV_VAR, str(blocker))
+    assert catalogue.cached_structure(RANKS, DATA) == rank_structure(RANKS)
+
+
+def test_the_cache_folder_is_per_user_and_none_without_a_home(tmp_path, monkeypatch):
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv(catalogue.CACHE_ENV_VAR, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert catalogue.cache_folder() == tmp_path / "cache" / "bpe-workbench" / "rank-structures"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert catalogue.cache_folder() == tmp_path / "home" / ".cache" / "bpe-workbench" / "rank-structures"
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert catalogue.cache_folder() is None
     assert catalogue.cached_structure(RANKS, DATA) == rank_structure(RANKS)
 
 

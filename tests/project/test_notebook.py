@@ -1,8 +1,8 @@
 """docs/notebook.ipynb runs from top to bottom in a real Jupyter kernel (``nbclient`` with
 ``ipykernel``, offline) and its outputs are what a reader sees: the workbench's token strip as HTML
 with grapheme clusters whole, right-to-left runs and hover titles, the text form naming pieces of
-characters, the side-by-side table and its DataFrame; never a ``\\xNN`` escape. The notebook is
-committed with its outputs cleared."""
+characters, the side-by-side table and its DataFrame, GPT-2 extended for Hindi and its curve; never
+a ``\\xNN`` escape. The notebook is committed with its outputs cleared."""
 
 from __future__ import annotations
 
@@ -77,3 +77,16 @@ def test_compare_draws_a_table_per_text_and_a_dataframe(executed):
     assert "chars_per_token" in frame and "relative_tokens" in frame and "o200k" in frame
     mine = _outputs(executed.cells[11], "text/html")
     assert ">mine<" in mine and ">GPT-2<" in mine
+
+
+def test_an_extension_compares_and_shows_its_curve(executed):
+    table = _outputs(executed.cells[13], "text/html")
+    assert ">GPT-2 + Hindi<" in table and table.count('<table class="bpe-cmp">') == 2
+    printed = _outputs(executed.cells[15], "text/plain").splitlines()
+    assert printed == [
+        "  0 new tokens: 2,782 tokens, 6.87x English's",
+        " 75 new tokens: 1,442 tokens, 3.56x English's",
+        "149 new tokens: 1,326 tokens, 3.27x English's",
+        "224 new tokens: 1,277 tokens, 3.15x English's",
+        "embedding rows to add: 224, unused on this text: 70",
+    ]

@@ -117,3 +117,55 @@ def naive_learn_merges(words, freqs, token_bytes, next_id, num_merges, min_frequ
         merges.append((best[0], best[1], next_id, best_count, total))
         next_id += 1
     return merges, reason, words
+
+
+def naive_tiktoken_encode_word(word: bytes, ranks: dict[bytes, int]) -> list[bytes]:
+    """tiktoken's rule on one pre-token, the readable way: a piece that is a token stays whole; else
+    the adjacent pair whose bytes are the lowest-ranked token is joined (leftmost among equals), again
+    and again, until no adjacent pair is a token."""
+    if word in ranks:
+        return [word]
+    symbols = [bytes([b]) for b in word]
+    while True:
+        found = [
+            (ranks[a + b], i) for i, (a, b) in enumerate(zip(symbols, symbols[1:], strict=False)) if a + b in ranks
+        ]
+        if not found:
+            return symbols
+        _, i = min(found)
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+
+
+def naive_continue(pieces, start_of, num_merges, *, existing, refuse=None, min_frequency=1):
+    """The textbook loop continued from an existing tokenizer: each distinct piece (bytes -> count)
+    starts as ``start_of(piece)`` (its tokens under the base), pair counts are recomputed from scratch
+    at every step, the most frequent pair is merged, ties going to the greatest (left bytes, right
+    bytes); a pair whose bytes are a token already (``existing``, the base's tokens) or that ``refuse``
+    turns down is skipped for good. Returns the new merges as (left bytes, right bytes)."""
+    words: dict = {}
+    for piece, count in pieces.items():
+        key = tuple(start_of(piece))
+        words[key] = words.get(key, 0) + count
+    existing = set(existing)
+    skipped, merges = set(), []
+    while len(merges) < num_merges:
+        counts: dict = {}
+        for word, freq in words.items():
+            for pair in zip(word, word[1:], strict=False):
+                if pair not in skipped:
+                    counts[pair] = counts.get(pair, 0) + freq
+        best = None
+        for pair, count in sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True):
+            if count < max(min_frequency, 1):
+                break
+            if pair[0] + pair[1] in existing or (refuse is not None and refuse(pair[0] + pair[1])):
+                skipped.add(pair)
+                continue
+            best = pair
+            break
+        if best is None:
+            return merges
+        existing.add(best[0] + best[1])
+        merges.append(best)
+        words = {tuple(replace_pair(list(word), best, best[0] + best[1])): freq for word, freq in words.items()}
+    return merges

@@ -436,3 +436,18 @@ def test_cli_count_and_train_on_a_corpus_without_text_warn_on_stderr(tmp_path, c
 def test_cli_count_on_a_corpus_with_text_does_not_warn(tmp_path, corpus, capsys):
     assert main(["count", str(corpus), "-o", str(tmp_path / "s")]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links as on POSIX")
+def test_a_link_in_place_of_a_shard_is_replaced_never_written_through(tmp_path, corpus):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", encoding="utf-8")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "counts-00000.parquet").symlink_to(outside)
+    counted = counts_of([corpus])
+    write_count_shards(counted, shards, settings=shard_settings(), rows_per_shard=1_000)
+    assert outside.read_text(encoding="utf-8") == "keep me"
+    assert not (shards / "counts-00000.parquet").is_symlink()
+    assert read_count_shards(shards)[0].counts == counted.counts
+    assert sorted(p.name for p in shards.iterdir()) == ["counts-00000.parquet", "manifest.json"]

@@ -40,6 +40,20 @@ def test_default_root_without_env_var_is_per_user(monkeypatch, tmp_path):
     assert default_root() == tmp_path / "home" / ".local" / "share" / "bpe-workbench"
 
 
+def test_no_home_folder_is_a_message_naming_the_variable(monkeypatch):
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    with pytest.raises(bpe_core.BpeError, match=f"no home folder .* set {ENV_VAR}"):
+        LibraryFolder()
+    monkeypatch.setenv(ENV_VAR, "~nobody-has-this-name/library")
+    with pytest.raises(bpe_core.BpeError, match=f"set {ENV_VAR} to a full path"):
+        default_root()
+
+
 @pytest.mark.parametrize(
     "raw, clean",
     [

@@ -138,3 +138,23 @@ def test_a_file_put_in_the_folder_by_hand_loads_renames_and_deletes_by_its_liste
     tokenizers[0].save(ws.folder / file_name)
     ws.delete(listed)
     assert sorted(ws.names()) == ["mine", "renamed"] and not (ws.folder / file_name).exists()
+
+
+def test_a_taken_name_is_numbered_one_way_for_the_library_and_its_external_files(ws, tokenizers, tmp_path):
+    import doctest
+    import itertools
+
+    from bpe_core.pretrained.external import loads_file
+    from bpe_core.workspace import external_files, names
+
+    assert doctest.testmod(names).failed == 0
+    long = "मॉडल " + "x" * 120  # past the limits: each numbered name is cut to fit with its number
+    expected = list(itertools.islice(names.numbered(names.safe_stem(long)), 3))
+    assert [ws.save_as_new(tokenizers[0], long).name for _ in range(3)] == expected
+    assert all(len(n) <= names.MAX_NAME_LENGTH and len(n.encode()) <= names.MAX_NAME_BYTES for n in expected)
+    assert expected[1].endswith(" 2") and expected[2].endswith(" 3") and names.file_stem(expected[2]) == expected[2]
+    tokenizers_lib = pytest.importorskip("tokenizers")
+    model = tokenizers_lib.Tokenizer(tokenizers_lib.models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    external = loads_file(model.to_str().encode(), source="bert.json")
+    external.name = long
+    assert [external_files.keep(ws, external) for _ in range(3)] == expected

@@ -1,33 +1,29 @@
-"""The one character-aware token renderer (``bpe_core.display.strip`` with ``bpe_core.display.glyphs``,
-through ``pages/_ui/render.py``): what a
-strip shows reads back as the text (hypothesis, random Unicode through GPT-2 and a small byte-level
-tokenizer), never a ``\\x`` escape for valid text, grapheme clusters (ZWJ emoji, skin tones, Indic vowel
-signs and conjuncts) never split between drawn boxes, right-to-left runs in reading order, a character
-split between tokens drawn once over its numbered pieces with its bytes on hover, and the cut view
-neither isolating its pieces nor cutting inside a cluster. Tokens written as text (``glyphs``) name
-characters, never ``\\xNN``, whatever the bytes, and are never an empty cell (a joiner alone is named).
+"""The one character-aware token renderer (``bpe_core.display.strip`` with ``bpe_core.display.glyphs``;
+the pages draw it under ``pages/_ui/render.py``'s names): what a strip shows reads back as the text
+(hypothesis, random Unicode through GPT-2 and a small byte-level tokenizer), never a ``\\x`` escape for
+valid text, grapheme clusters (ZWJ emoji, skin tones, Indic vowel signs and conjuncts) never split
+between drawn boxes, right-to-left runs in reading order, a character split between tokens drawn once
+over its numbered pieces with its bytes on hover, and the cut view neither isolating its pieces nor
+cutting inside a cluster. Tokens written as text (``glyphs``) name characters, never ``\\xNN``, whatever
+the bytes, and are never an empty cell (a joiner alone is named).
 """
 
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 import regex
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-import bpe_core  # noqa: E402
-from bpe_core.display import glyphs  # noqa: E402
-from bpe_core.display.marks import WHITESPACE_MARKS  # noqa: E402
-from pages._ui import render  # noqa: E402
+import bpe_core
+from bpe_core.display import glyphs
+from bpe_core.display import strip as render
+from bpe_core.display.marks import WHITESPACE_MARKS
+from bpe_core.display.styles import TOKEN_CSS
 
 SHOWCASE = "नमस्ते दुनिया हिन्दी 你好世界 مرحبا بالعالم שלום 👨‍👩‍👧‍👦👍🏽 e\u0301 naïve\tcafé\r\nend"
 MARKS = set(WHITESPACE_MARKS.values()) | {chr(0x2400 + c) for c in range(32)} | {"␡"}
@@ -254,8 +250,8 @@ def test_the_cut_view_keeps_clusters_whole_and_its_pieces_unisolated(gpt2):
     small_cuts = {1, 2, 4, 7}  # inside हि (between ह and ि) and inside न्दी
     text = "हिन्दी مرحبا"
     markup = render.render_cuts_html(text, small_cuts, {2, 6}, style=False)
-    assert "isolate" not in render.TOKEN_CSS.split(".bpe-cuts {", 1)[1].split("}")[0]
-    assert ".bpe-cuts span { unicode-bidi" not in render.TOKEN_CSS
+    assert "isolate" not in TOKEN_CSS.split(".bpe-cuts {", 1)[1].split("}")[0]
+    assert ".bpe-cuts span { unicode-bidi" not in TOKEN_CSS
     pieces = [read_back(p) for p in re.findall(r'<span class="[^"]*"[^>]*>(.*?)</span>', markup) if p]
     starts = glyphs.cluster_starts(text)
     position = 0
@@ -270,9 +266,9 @@ def test_the_cut_view_keeps_clusters_whole_and_its_pieces_unisolated(gpt2):
 def test_show_bytes_lets_pieces_wrap_instead_of_overflowing():
     css = render.toggle_css(show_whitespace=True, show_bytes=True)
     assert "min-width: 0" in css and "overflow-wrap: anywhere" in css
-    rule = re.search(r"\.bpe-tokens \.g \.gb \{([^}]*)\}", render.TOKEN_CSS).group(1)
+    rule = re.search(r"\.bpe-tokens \.g \.gb \{([^}]*)\}", TOKEN_CSS).group(1)
     assert "flex-wrap: wrap" in rule
-    assert "max-width: 100%" in re.search(r"\.bpe-tokens \.g \{([^}]*)\}", render.TOKEN_CSS).group(1)
+    assert "max-width: 100%" in re.search(r"\.bpe-tokens \.g \{([^}]*)\}", TOKEN_CSS).group(1)
 
 
 def test_hostile_text_stays_text_in_every_builder(gpt2):
