@@ -42,6 +42,7 @@ from bench import (
     parity_bench,
     render_bench,
     scale_bench,
+    superbpe_memory,
     training_bench,
 )
 from bench.timing import MB, available_tools, load_average, own_peak_rss, versions
@@ -53,6 +54,7 @@ CHILD_TASKS = {
     **encoding_bench.CHILD_TASKS,
     **parity_bench.CHILD_TASKS,
     **scale_bench.CHILD_TASKS,
+    **superbpe_memory.CHILD_TASKS,
 }
 
 

@@ -32,15 +32,15 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
-from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, merge_pair_in_words, merge_pair_weighted
+from bpe_core.training.pairs import PairHeap, Tokens, count_frequent_pairs, count_pairs
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
+from bpe_core.training.word_update import merge_pair_first_seen, merge_pair_in_words, merge_pair_weighted
 
 __all__ = [
     "MAX_VOCAB_SIZE",
@@ -71,12 +71,14 @@ STOP_CANCELLED = "cancelled"
 _NO_CHANGES: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class LearnedMerge:
+class LearnedMerge(NamedTuple):
+    """One merge: ``left`` and ``right`` joined into ``id`` (ids of the run), the pair's ``count`` when
+    chosen, and the tokens of the corpus after it (``tokens_after``)."""
+
     left: int
     right: int
     id: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field, in place of tuple.count
     tokens_after: int
 
 
@@ -148,8 +150,14 @@ class MergeRun:
         self._splits = self.policy.splits_tokens
         self.counts: list[dict[str, int]] = [{}]
         self.word_counts: list[tuple[int, ...]] | None = None  # with several counts: those each word adds to
-        if start.shares is None:
+        threshold = max(min_frequency, 1)  # a pair below it is never chosen
+        # With one count that only falls, a pair below the threshold is never chosen: it is not kept.
+        self._rare_dropped = start.shares is None and not self._splits
+        if self._rare_dropped:
             self.weights: list = self.freqs
+            counts, self.where = count_frequent_pairs(self.words, self.freqs, threshold)
+            self.counts = [counts]
+        elif start.shares is None:
             rows = zip(range(len(self.words)), repeat(self.counts[0]), self.freqs)
             self.where = count_pairs(self.words, rows)
         else:
@@ -162,7 +170,6 @@ class MergeRun:
             self.where = count_pairs(self.words, rows_of)
         self.tokens = Tokens(start.token_bytes, refuse)
         self.keys = PairKeys(tie_break, self.words, self.where, start.token_bytes)
-        threshold = max(min_frequency, 1)  # a pair below it is never chosen
         self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
         self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
         self.merges: list[LearnedMerge] = []
@@ -190,6 +197,11 @@ class MergeRun:
         """Why training stops when the heaps have no pair: a pair with a positive count and not
         refused is below ``min_frequency``; else no pair is left at all."""
         refused = self.tokens.refused
+        if self._rare_dropped:  # the pairs left are not counted: look for one in the words
+            for word, freq in zip(self.words, self.freqs, strict=True):
+                if freq > 0 and any(pair not in refused for pair in map(add, word, word[1:])):
+                    return STOP_MIN_FREQUENCY
+            return STOP_NO_PAIRS
         # A heap never left a pair out below the threshold, and now empty, has no positive count left.
         live = [counts for counts, heap in zip(self.counts, self.heaps, strict=True) if heap.below or heap.heap]
         if any(count > 0 and pair not in refused for counts in live for pair, count in counts.items()):
@@ -203,56 +215,75 @@ class MergeRun:
 
     def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
-        tokens, keys, where, words = self.tokens, self.keys, self.where, self.words
+        tokens, keys, where = self.tokens, self.keys, self.where
         token_bytes = tokens.token_bytes
         made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+        # A token made before and taken apart since (Picky BPE) gets its id back; only then can
+        # pairs holding it have been counted before.
         new_id = tokens.ids.get(made)
-        restored = new_id is not None  # made before and taken apart since (Picky BPE)
+        restored = new_id is not None
         if new_id is None:
             new_id = self.next_id
             self.next_id += 1
         tokens.add(made, new_id)
         keys.add(new_id, made)
-        new = chr(new_id)
         holders = where.pop(pair)
         if self._splits:
             holders = sorted(set(holders))
-        changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         if self.word_counts is None:
-            pair_counts = self.counts[0]
-            if keys.seen is None:
-                joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where)
-            else:
-                joined, _, created = merge_pair_weighted(
-                    pair, new, holders, words, where, keys.seen, self.freqs, pair_counts
-                )
-            del pair_counts[pair]
-            if restored:  # its pairs may be indexed from before, so not "created": push them all
-                created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
-            left_out = self.heaps[0].push_frequent(created)
+            joined, left_out = self._merge_one_count(pair, chr(new_id), holders, restored)
+            changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         else:
-            _, changed, created = merge_pair_weighted(pair, new, holders, words, where, keys.seen, self.weights)
-            freqs, word_counts = self.freqs, self.word_counts
-            joined = sum(removed * freqs[index] for index, removed in changed)
-            for counts in self.counts:
-                counts.pop(pair, None)
-            touched: set[int] = set()
-            for index, _ in changed:
-                touched.update(word_counts[index])
-            # A new pair frequent enough in no count is never chosen, so never looked up.
-            unwanted = set(created)
-            for each in touched:
-                unwanted.intersection_update(self.heaps[each].push_frequent(created))
-            left_out = list(unwanted)
-        keys.forget((pair,))
+            joined, changed, left_out = self._merge_several_counts(pair, chr(new_id), holders, self.word_counts)
+        if keys.seen is not None:
+            keys.forget((pair,))
         if not self._splits:  # counts only fall: a pair left out now is never chosen
             for fresh in left_out:
                 del where[fresh]
+            if self._rare_dropped:
+                pair_counts = self.counts[0]
+                for fresh in left_out:
+                    del pair_counts[fresh]
             keys.forget(left_out)
         self.total_tokens -= joined
         merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
         self.merges.append(merge)
         return merge, holders, joined, changed
+
+    def _merge_one_count(self, pair: str, new: str, holders: list[int], restored: bool) -> tuple[int, list[str]]:
+        """The word update with one count: the occurrences joined, and the new pairs left out of the heap."""
+        words, where, pair_counts, seen = self.words, self.where, self.counts[0], self.keys.seen
+        if seen is None and not restored:
+            drop_below = self.heaps[0].threshold if self._rare_dropped else 0
+            joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where, drop_below)
+        elif seen is not None and not restored:
+            joined, created = merge_pair_first_seen(pair, new, holders, words, self.freqs, pair_counts, where, seen)
+        else:
+            joined, _, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.freqs, pair_counts)
+        pair_counts.pop(pair, None)  # dropped already if it fell below the threshold
+        if restored:  # its pairs may be indexed from before, so not "created": push them all
+            created = [p for i in holders for p in map(add, words[i], words[i][1:]) if new in p]
+        return joined, self.heaps[0].push_frequent(created)
+
+    def _merge_several_counts(
+        self, pair: str, new: str, holders: list[int], word_counts: list[tuple[int, ...]]
+    ) -> tuple[int, list[tuple[int, int]], list[str]]:
+        """The word update with several counts (``word_counts``: those each word adds to): the
+        occurrences joined, the words changed, and the new pairs left out of every heap."""
+        words, where, seen = self.words, self.where, self.keys.seen
+        _, changed, created = merge_pair_weighted(pair, new, holders, words, where, seen, self.weights)
+        freqs = self.freqs
+        joined = sum(removed * freqs[index] for index, removed in changed)
+        for counts in self.counts:
+            counts.pop(pair, None)
+        touched: set[int] = set()
+        for index, _ in changed:
+            touched.update(word_counts[index])
+        # A new pair frequent enough in no count is never chosen, so never looked up.
+        unwanted = set(created)
+        for each in touched:
+            unwanted.intersection_update(self.heaps[each].push_frequent(created))
+        return joined, changed, list(unwanted)
 
     def run(
         self, target: int, *, progress: ProgressCallback | None = None, cancel: Callable[[], bool] | None = None

@@ -1,7 +1,5 @@
 """What a training run's state is made of (``engine.MergeRun``): words as id strings, pair counts
-with the index of the words holding each pair, the tokens so far, the lazy heap of pairs best first,
-and merging a pair in the words (adding to one count, or to one per language, with the ``first``
-rule's labels moved along).
+with the index of the words holding each pair, the tokens so far, and the lazy heap of pairs best first.
 
 Words are the unique pre-tokens, each written as a string with one character per id (``chr(id)``),
 so that merging a pair is ``str.replace`` (left to right without overlap: BPE's rule) and finding it a
@@ -9,26 +7,30 @@ substring search, both in C; a pair is the 2-character string of its ids. Only i
 in a character. Pair counts are kept incrementally (the standard speed-up of the naive algorithm): an
 index (``where``) from each pair to the words that held it when it appeared, in increasing order (a
 word that lost the pair since stays listed and is skipped when met), and a lazy max-heap in which a
-stale entry is pushed back with its live count rather than dropped. A pair counted below the
-threshold (``min_frequency``) when it appears can only lose counts afterwards, so it never enters the
-heap.
+stale entry is pushed back with its live count rather than dropped. A pair below the threshold
+(``min_frequency``) when counted or when it appears can only lose counts afterwards (but in Picky BPE),
+so it never enters the heap; with one count it is not kept at all (``count_frequent_pairs``).
 
-The two word updates: ``merge_pair_in_words`` (one count, no labels: the hot loop of training) and
-``merge_pair_weighted`` (several counts, or the ``first`` rule's labels). This module holds no loop and
-decides nothing (``engine`` does); each tie rule's key is ``tie_rules``'.
+The word updates (``merge_pair_in_words``, ``merge_pair_weighted``) are ``word_update``'s, named here
+too. This module holds no loop and decides nothing (``engine`` does); each tie rule's key is
+``tie_rules``'.
 """
 
 from __future__ import annotations
 
 import heapq
 from array import array
+from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, repeat
-from operator import add, itemgetter
+from itertools import chain
+from operator import add
 from typing import Any, cast
 
+from bpe_core.errors import BpeError
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
-from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen, PairKeys
+from bpe_core.training.tie_rules import FirstSeen, PairKeys
+from bpe_core.training.word_update import merge_pair_in_words as merge_pair_in_words
+from bpe_core.training.word_update import merge_pair_weighted as merge_pair_weighted
 
 #: The counts a word adds to, each with the word's weight in it (its frequency in that text):
 #: parity-aware training's words have one per language.
@@ -89,6 +91,43 @@ def count_pairs(words: Sequence[str], weights: Iterable[tuple[int, dict[str, int
     return where
 
 
+def count_frequent_pairs(
+    words: Sequence[str], freqs: Sequence[int], threshold: int
+) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """The pairs of ``words`` (word ``i`` counted ``freqs[i]`` times) that occur at least ``threshold``
+    times: their counts, and the index of the words holding each (in increasing order, an array). The pairs below
+    it are counted and then dropped, never indexed: when counts only fall they are never chosen, and
+    with long words (SuperBPE's pieces) most pairs occur once. Words counted once are counted in C.
+
+    >>> counts, where = count_frequent_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 2)
+    >>> counts, {pair: list(holders) for pair, holders in where.items()}
+    ({'ab': 2, 'aa': 4}, {'ab': [0, 1], 'aa': [2]})
+    """
+    counts: dict[str, int] = {}
+    counts_get = counts.get
+    once = [word for word, freq in zip(words, freqs, strict=True) if freq == 1]
+    _count_elements(counts, chain.from_iterable(map(add, word, word[1:]) for word in once))
+    del once
+    for word, freq in zip(words, freqs, strict=True):
+        if freq != 1:
+            for pair in map(add, word, word[1:]):
+                counts[pair] = counts_get(pair, 0) + freq
+    rare = [pair for pair, count in counts.items() if count < threshold]
+    for pair in rare:
+        del counts[pair]
+    del rare
+    # Arrays of word indices: half a list's memory, and the engine treats them as lists.
+    typecode = "I" if len(words) < 1 << 32 else "Q"
+    where: dict[str, list[int]] = {pair: array(typecode) for pair in counts}  # type: ignore[misc]
+    where_get = where.get
+    for index, word in enumerate(words):
+        for pair in map(add, word, word[1:]):
+            holders = where_get(pair)
+            if holders is not None and (not holders or holders[-1] != index):
+                holders.append(index)
+    return counts, where
+
+
 class Tokens:
     """The tokens so far: each id's bytes (``token_bytes``, extended by ``add``), the bytes of the tokens
     present (``existing``), each bytes' id (``ids``: a token made again gets its id back, as Picky BPE
@@ -114,14 +153,30 @@ class Tokens:
         self.ids[made] = new_id
 
 
+#: A text heap entry starts with its pair's count, inverted, in this many characters below 256.
+COUNT_CHARS = 6
+#: The largest count a heap entry holds (``COUNT_CHARS`` bytes).
+MAX_PAIR_COUNT = (1 << 8 * COUNT_CHARS) - 1
+#: A packed heap entry is ``rank << 2 * CODE_BITS | code(left) << CODE_BITS | code(right)``.
+CODE_BITS = 21
+_CODE_MASK = (1 << CODE_BITS) - 1
+#: Under ``first`` an entry is ``(inverted count << RANK_SHIFT | first-seen key, pair)``.
+RANK_SHIFT = 96
+
+
 class PairHeap:
     """The pairs of one count dict, best first: the largest count, then the tie rule's smallest key.
 
-    A lazy max-heap of ``(-count, key, pair)``: counts change without touching the heap, so a popped
-    entry whose count is not the pair's live one is pushed back with it (or left out below the
-    threshold); a stored entry never ranks after its live one (counts only fall, first occurrences
-    only move later), so the first entry found live is the best pair. ``below`` says whether a pair
-    with a positive count was ever left out below the threshold.
+    A lazy min-heap with one entry per pair that compares in one C comparison: under the rules whose
+    key is text (``PairKeys.of``: prefix-free among pairs) the string ``count_text(count) + key + pair``
+    (the count inverted in ``COUNT_CHARS`` fixed-width characters, the pair its last two characters);
+    under ``PairKeys.packed`` rules one integer, the count inverted then the two symbols' codes
+    (``CODE_BITS`` each, ``PairKeys.codes``); under ``first``, whose key is a number that moves,
+    ``(rank, pair)`` with the count and the first-seen key in one integer (``RANK_SHIFT``). Counts change
+    without touching the heap, so a popped entry whose count is not the pair's live one is pushed back
+    with it (or left out below the threshold); a stored entry never ranks after its live one (counts
+    only fall, first occurrences only move later), so the first entry found live is the best pair.
+    ``below`` says whether a pair with a positive count was ever left out below the threshold.
 
     >>> counts = {"ab": 3, "bc": 3, "cd": 1}
     >>> tokens = Tokens({i: bytes([i]) for i in range(256)})
@@ -132,27 +187,65 @@ class PairHeap:
 
     def __init__(self, counts: dict[str, int], threshold: int, keys: PairKeys, tokens: Tokens) -> None:
         self.counts, self.threshold, self.keys, self.tokens = counts, threshold, keys, tokens
-        key_of = keys.of
-        self.heap = [(-count, key_of(pair), pair) for pair, count in counts.items() if count >= threshold]
+        self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed as text
+        self.packed, self.ranked = keys.packed, keys.seen is not None
+        entry = self._packed_entry if self.packed else self._ranked_entry if self.ranked else self._text_entry
+        self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
+
+    def count_text(self, count: int) -> str:
+        """``count`` as a text entry begins: inverted, so that a larger count sorts first.
+
+        >>> heap = PairHeap({}, 1, PairKeys("lexicographic", [], {}, {}), Tokens({}))
+        >>> heap.count_text(5) < heap.count_text(4), len(heap.count_text(4))
+        (True, 6)
+        """
+        text = self.texts.get(count)
+        if text is None:
+            if count > MAX_PAIR_COUNT:
+                raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+            text = self.texts[count] = (MAX_PAIR_COUNT - count).to_bytes(COUNT_CHARS, "big").decode("latin-1")
+        return text
+
+    def _text_entry(self, pair: str, count: int) -> str:
+        return self.count_text(count) + cast("str", self.keys.of(pair)) + pair
+
+    def _packed_entry(self, pair: str, count: int) -> int:
+        if count > MAX_PAIR_COUNT:
+            raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+        codes = self.keys.codes
+        return ((MAX_PAIR_COUNT - count) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]]
+
+    def _ranked_entry(self, pair: str, count: int) -> tuple[int, str]:
+        if count > MAX_PAIR_COUNT:
+            raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
+        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | cast("int", self.keys.of(pair)), pair
 
     def clear(self) -> None:
         self.heap = []
 
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
-        counts_get, threshold, key_of, heap = self.counts.get, self.threshold, self.keys.of, self.heap
-        heappush = heapq.heappush
+        counts_get, threshold, heap, keys = self.counts.get, self.threshold, self.heap, self.keys
+        texts_get, count_text, codes = self.texts.get, self.count_text, keys.codes
+        key_of: Callable[[str], Any] = keys.of  # text, or a number under the first rule
+        packed, ranked, heappush = self.packed, self.ranked, heapq.heappush
         left_out = []
         below = self.below
         for pair in pairs:
             live = counts_get(pair, 0)
-            if live >= threshold:
-                heappush(heap, (-live, key_of(pair), pair))
-            else:
+            if live < threshold:
                 left_out.append(pair)
                 below = below or live > 0
+            elif live > MAX_PAIR_COUNT:
+                self._packed_entry(pair, live)  # refuses it
+            elif packed:
+                heappush(heap, ((MAX_PAIR_COUNT - live) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]])
+            elif ranked:
+                heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
+            else:
+                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
         self.below = below
         return left_out
 
@@ -160,28 +253,25 @@ class PairHeap:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
-        heap, counts_get, threshold, key_of = self.heap, self.counts.get, self.threshold, self.keys.of
-        seen = self.keys.seen
+        if self.packed or self.ranked:
+            return self._pop_packed() if self.packed else self._pop_ranked()
+        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
+        texts_get, entry = self.texts.get, self._text_entry
         tokens = self.tokens
         refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
-        heappop, heappush = heapq.heappop, heapq.heappush
+        heappop = heapq.heappop
         while heap:
             item = heappop(heap)
-            pair = item[2]
+            pair = item[-2:]
             live = counts_get(pair, 0)
-            if live != -item[0]:
+            if item[:COUNT_CHARS] != texts_get(live):  # never pushed with its live count: stale
                 if live >= threshold:
-                    heappush(heap, (-live, key_of(pair), pair))
+                    heapq.heappush(heap, entry(pair, live))
                 elif live > 0:
                     self.below = True
                 continue
             if pair in refused:
                 continue
-            if seen is not None:
-                key = seen.exact(pair)
-                if key != item[1]:
-                    heappush(heap, (item[0], key, pair))
-                    continue
             made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
             if made in existing or (refuse is not None and refuse(made)):
                 refused.add(pair)
@@ -189,162 +279,59 @@ class PairHeap:
             return pair, live
         return None
 
+    def _pop_packed(self) -> tuple[str, int] | None:
+        """``pop`` on packed entries."""
+        heap, counts_get, threshold, entry = self.heap, self.counts.get, self.threshold, self._packed_entry
+        chars = self.keys.chars
+        tokens = self.tokens
+        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heappop, heappush = heapq.heappop, heapq.heappush
+        while heap:
+            item = heappop(heap)
+            pair = chars[item >> CODE_BITS & _CODE_MASK] + chars[item & _CODE_MASK]
+            live = counts_get(pair, 0)
+            if item >> 2 * CODE_BITS != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
+                if live >= threshold:
+                    heappush(heap, entry(pair, live))
+                elif live > 0:
+                    self.below = True
+                continue
+            if pair in refused:
+                continue
+            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+            if made in existing or (refuse is not None and refuse(made)):
+                refused.add(pair)
+                continue
+            return pair, live
+        return None
 
-def merge_pair_in_words(
-    pair: str,
-    new: str,
-    holders: list[int],
-    words: list[str],
-    freqs: list[int],
-    pair_counts: dict[str, int],
-    where: dict[str, list[int]],
-) -> tuple[int, list[str]]:
-    """Merge ``pair`` into the symbol ``new`` in the words listed in ``holders`` (those that lost it
-    are skipped; no index twice), updating the pair counts and ``where`` around each new symbol;
-    return the number of symbols removed (weighted by frequency) and the pairs that first appeared.
-    The word update of every tie rule but "first" (``merge_pair_weighted`` moves its labels along),
-    with the words that lost the pair picked in C and the two neighbours unrolled.
-
-    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
-    >>> merge_pair_in_words("ab", "Z", [0, 1], words, [3, 1], counts, where)
-    (6, ['ZZ'])
-    >>> words, counts, where
-    (['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3}, {'ab': [0], 'ZZ': [0]})
-    """
-    a, b = pair[0], pair[1]
-    ba = b + a
-    counts_get = pair_counts.get
-    where_get = where.get
-    created: list[str] = []
-    replaced = 0
-    # itemgetter fetches them in C without a call per word (about half the time of map(words.__getitem__, ...));
-    # with one index it returns the word itself, not a tuple.
-    held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
-    # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
-    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
-        merged = word.replace(pair, new)
-        size = len(merged)
-        freq = freqs[index]
-        replaced += (len(word) - size) * freq
-        words[index] = merged
-        # Around each new symbol, the pair it broke loses this word's count and the pair it forms
-        # gains it: on its left (unless that is a new symbol too, counted as its right), then on
-        # its right.
-        j = merged.find(new)
-        while j >= 0:
-            if j:
-                neighbour = merged[j - 1]
-                if neighbour != new:
-                    pair_counts[neighbour + a] -= freq
-                    fresh = neighbour + new
-                    pair_counts[fresh] = counts_get(fresh, 0) + freq
-                    listed = where_get(fresh)
-                    if listed is None:
-                        where[fresh] = [index]
-                        created.append(fresh)
-                    elif listed[-1] != index:
-                        listed.append(index)
-            if j + 1 < size:
-                neighbour = merged[j + 1]
-                pair_counts[ba if neighbour == new else b + neighbour] -= freq
-                fresh = new + neighbour
-                pair_counts[fresh] = counts_get(fresh, 0) + freq
-                listed = where_get(fresh)
-                if listed is None:
-                    where[fresh] = [index]
-                    created.append(fresh)
-                elif listed[-1] != index:
-                    listed.append(index)
-            j = merged.find(new, j + 1)
-    return replaced, created
-
-
-def merge_pair_weighted(
-    pair: str,
-    new: str,
-    holders: list[int],
-    words: list[str],
-    where: dict[str, list[int]],
-    seen: FirstSeen | None,
-    weights: Sequence[Any],
-    one_count: dict[str, int] | None = None,
-) -> tuple[int, list[tuple[int, int]], list[str]]:
-    """``merge_pair_in_words`` for every case: word ``index`` adds ``weights[index]`` to ``one_count``,
-    or else (counts, weight) to each of its counts (``WordWeights``); ``seen``'s labels (the ``first``
-    rule) move along. Returns the symbols removed by frequency (one count), the words changed as (index,
-    symbols removed) (several counts), and the pairs that first appeared.
-
-    >>> words, counts, where = ["abab", "xy"], {"ab": 2, "ba": 1}, {"ab": [0]}
-    >>> merge_pair_weighted("ab", "Z", [0, 1], words, where, None, [3, 1], counts), words, counts
-    ((6, [], ['ZZ']), ['ZZ', 'xy'], {'ab': 2, 'ba': -2, 'ZZ': 3})
-    """
-    a, b = pair[0], pair[1]
-    ba = b + a
-    where_get = where.get
-    created: list[str] = []
-    changed: list[tuple[int, int]] = []
-    replaced = 0
-    several, count, counts_get, long_labels, first = _update_modes(seen, one_count)
-    for index in holders:
-        word = words[index]
-        merged = word.replace(pair, new)
-        size = len(merged)
-        if size == len(word):
-            continue  # the word lost this pair to an earlier merge
-        words[index] = merged
-        weight = weights[index]  # with several counts, (counts, weight) for each
-        if several:
-            changed.append((index, len(word) - size))
-        else:
-            replaced += (len(word) - size) * weight
-        labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        if labels is not None:
-            dropped = []  # the merged right halves' labels
-        absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
-        # Around each new symbol, the pair it broke loses this word's counts and the pair it forms
-        # gains them: on its left (unless that is a new symbol too, counted as its right), then right.
-        j = merged.find(new)
-        while j >= 0:
-            for side in (j - 1, j + 1):
-                if side < 0 or side == size:
-                    continue
-                neighbour = merged[side]
-                if side < j:
-                    if neighbour == new:
-                        continue
-                    lost, fresh = neighbour + a, neighbour + new
-                else:
-                    lost, fresh = (ba if neighbour == new else b + neighbour), new + neighbour
-                if several:
-                    for counts, each_weight in weight:
-                        counts[lost] -= each_weight
-                        counts[fresh] = counts.get(fresh, 0) + each_weight
-                else:
-                    count[lost] -= weight
-                    count[fresh] = counts_get(fresh, 0) + weight
-                listed = where_get(fresh)
-                if listed is None:
-                    where[fresh] = [index]
-                    created.append(fresh)
-                    if seen is not None:  # its first occurrence: the first word, leftmost
-                        at = side if side < j else j
-                        label = seen.label(index, at) if labels is None else labels[at + absorbed]
-                        first[fresh] = index << KEY_SHIFT | label
-                elif listed[-1] != index:
-                    listed.append(index)
-            if labels is not None:
-                dropped.append(j + absorbed + 1)
-            absorbed += 1
-            j = merged.find(new, j + 1)
-        if labels is not None and seen is not None:
-            seen.drop_labels(index, dropped)
-    return replaced, changed, created
-
-
-def _update_modes(seen: FirstSeen | None, one_count: dict[str, int] | None) -> tuple[Any, ...]:
-    """``merge_pair_weighted``'s modes: several counts or one (that count and its ``get``), each long
-    word's labels (``FirstSeen.starts``'s ``get``), and the first-seen keys (empty without ``first``)."""
-    count = one_count if one_count is not None else {}
-    long_labels = (seen.starts if seen is not None else cast("dict[int, array]", {})).get
-    first: dict[str, int] = seen.first if seen is not None else {}
-    return one_count is None, count, count.get, long_labels, first
+    def _pop_ranked(self) -> tuple[str, int] | None:
+        """``pop`` under the ``first`` rule: a live entry's first-seen key is checked (``FirstSeen.exact``)
+        and pushed back if the first occurrence moved."""
+        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
+        seen = cast("FirstSeen", self.keys.seen)
+        tokens = self.tokens
+        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heappop, heappush = heapq.heappop, heapq.heappush
+        while heap:
+            rank, pair = heappop(heap)
+            live = counts_get(pair, 0)
+            inverted = MAX_PAIR_COUNT - live
+            if rank >> RANK_SHIFT != inverted:
+                if live >= threshold:
+                    heappush(heap, (inverted << RANK_SHIFT | seen.first[pair], pair))
+                elif live > 0:
+                    self.below = True
+                continue
+            if pair in refused:
+                continue
+            key = seen.exact(pair)
+            if inverted << RANK_SHIFT | key != rank:
+                heappush(heap, (inverted << RANK_SHIFT | key, pair))
+                continue
+            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+            if made in existing or (refuse is not None and refuse(made)):
+                refused.add(pair)
+                continue
+            return pair, live
+        return None

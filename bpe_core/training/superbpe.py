@@ -9,17 +9,17 @@ space byte: ``" of the"`` is two, ``", I am"`` three): the reference's rules (``
 inherited merge is kept, in order, then the new ones; the tokenizer encodes by rank with the stage-2 pattern, like the
 ``tokenizer.json`` the reference writes. Ties go to the smallest pair of ids (``"huggingface"``).
 
-The recipes (``RECIPES``) are the reference's pre-tokenizers written as one regex each, read line by line: the
-reference reads its training files line by line, so no piece, in either stage, runs past a newline. ``"paper"``
-(default) is the code of the paper's released tokenizers (PythonNut/superbpe at 5df84b0): stage 1 digit runs in groups
-of three from the right plus GPT-2's rules without contractions; stage 2 only those digit groups (everything else,
-punctuation and spaces included, may join). ``"2025-11"`` is the repository's later recommendation (dc6bbea, d731c76):
-stage 1 o200k's pattern without contractions, stage 2 splitting numbers (1-3 digits), runs of two or more symbols and
-trailing spaces. tests/training/test_superbpe.py holds each regex equal to the reference's Hugging Face pre-tokenizers
-on every line, and the tokenizers trained here equal to them on whole texts under "paper" (no token continues past a
-newline, so reading by line changes no id); under "2025-11" the reference's whole-text split lets a symbol run at a
-line end take the next line's leading ``/`` or ``\r``, and there the ids differ (docs/library/variants.md,
-"Encoding").
+The recipes (``RECIPES``, kept in ``superbpe_recipes`` with stage 2's rule) are the reference's pre-tokenizers written
+as one regex each, read line by line: the reference reads its training files line by line, so no piece, in either stage,
+runs past a newline. ``"paper"`` (default) is the code of the paper's released tokenizers (PythonNut/superbpe at
+5df84b0): stage 1 digit runs in groups of three from the right plus GPT-2's rules without contractions; stage 2 only
+those digit groups (everything else, punctuation and spaces included, may join). ``"2025-11"`` is the repository's later
+recommendation (dc6bbea, d731c76): stage 1 o200k's pattern without contractions, stage 2 splitting numbers (1-3 digits),
+runs of two or more symbols and trailing spaces. tests/training/test_superbpe.py holds each regex equal to the
+reference's Hugging Face pre-tokenizers on every line, and the tokenizers trained here equal to them on whole texts
+under "paper" (no token continues past a newline, so reading by line changes no id); under "2025-11" the reference's
+whole-text split lets a symbol run at a line end take the next line's leading ``/`` or ``\r``, and there the ids differ
+(docs/library/variants.md, "Encoding").
 
 Where this differs from the reference, and why: the transition counts merges (``transition``), not HF's vocabulary of
 the bytes seen plus t - 1 merges; an inherited merge that never occurs in stage 2 is kept (the reference drops it: 8
@@ -35,8 +35,8 @@ here), keeping its ids. This module does not encode text nor read files itself (
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_core.errors import BpeError
@@ -46,6 +46,7 @@ from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
 from bpe_core.training.engine import MergeRun, ProgressCallback
 from bpe_core.training.start import Start, check_continuable
+from bpe_core.training.superbpe_recipes import RECIPES, SuperBPERecipe, superword_allowed, word_count
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
@@ -60,65 +61,6 @@ __all__ = [
     "transition_merges",
     "word_count",
 ]
-
-#: A digit run cut into groups of three from the right (HF ``Digits`` then ``(?=(\d{3})+(?!\d))``).
-_DIGIT_GROUPS = r"\p{N}+?(?=(?:\d{3})+(?!\d)|(?!\p{N}))"
-_CASED = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
-_LOWER = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
-
-
-@dataclass(frozen=True)
-class SuperBPERecipe:
-    """The two pre-tokenization patterns of SuperBPE and stage 2's rules. Each pattern is a regex of
-    bpe_core's (``PreTokenizer``) and is also what counting and encoding use; ``max_words`` (None: no
-    cap) and ``forbidden`` (byte strings no new token may hold) apply to stage 2's merges only."""
-
-    name: str
-    stage1_pattern: str | None
-    stage2_pattern: str | None
-    max_words: int | None = 4
-    forbidden: tuple[bytes, ...] = (b": ",)
-    source: str = field(default="", compare=False)
-
-
-RECIPES: dict[str, SuperBPERecipe] = {
-    "paper": SuperBPERecipe(
-        "paper",
-        _DIGIT_GROUPS + r"| ?\p{L}+| ?[^\s\p{L}\p{N}]+|[^\S\n]*\n|[^\S\n]+(?![^\s\p{N}])|[^\S\n]+",
-        _DIGIT_GROUPS + r"|[^\p{N}\n]+\n?|\n",
-        source="PythonNut/superbpe 5df84b0 (the paper's tokenizers): Digits(individual_digits=False), then "
-        r"Split((?=(\d{3})+(?!\d))| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+) in stage 1 and "
-        r"Split((?=(\d{3})+(?!\d))) in stage 2, isolated, on each line",
-    ),
-    "2025-11": SuperBPERecipe(
-        "2025-11",
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_CASED}*{_LOWER}+|[^\r\n\p{{L}}\p{{N}}]?{_CASED}+{_LOWER}*|\p{{N}}{{1,3}}"
-        r"| ?[^\s\p{L}\p{N}]+[\r/]*\n?|[^\S\n]*[\r\n]|\s+(?!\S)|\s+",
-        r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
-        r"|(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2,}| +(?!\S))[^\n])+\n?|\n",
-        source="PythonNut/superbpe dc6bbea/d731c76 (scripts/train_tokenizer.sh, extend_tokenizer.sh): o200k's "
-        r"pattern without contractions in stage 1, Split(\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)) in "
-        "stage 2, isolated, on each line",
-    ),
-}
-
-
-def word_count(token: bytes) -> int:
-    """The words of a token as the reference counts them: runs of bytes other than the space byte.
-
-    >>> word_count(b" of the"), word_count(b", I am"), word_count(b"  "), word_count(b"abc")
-    (2, 3, 0, 1)
-    """
-    return sum(1 for word in token.split(b" ") if word)
-
-
-def superword_allowed(token: bytes, max_words: int | None = 4, forbidden: Sequence[bytes] = (b": ",)) -> bool:
-    """Whether stage 2 may make ``token``: at most ``max_words`` words and none of ``forbidden``.
-
-    >>> superword_allowed(b" of the way"), superword_allowed(b"a b c d e"), superword_allowed(b"key: v")
-    (True, False, False)
-    """
-    return not any(part in token for part in forbidden) and (max_words is None or word_count(token) <= max_words)
 
 
 class _Refusal:
@@ -196,12 +138,14 @@ def superwords_from_counts(
     progress: ProgressCallback | None = None,
     name: str | None = None,
     started: float | None = None,
+    release_counts: bool = False,
 ) -> Tokenizer:
     """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
     (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
     on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
     largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
-    (before its counting; default now): ``training["superbpe"]`` times its parts."""
+    (before its counting; default now): ``training["superbpe"]`` times its parts. ``release_counts``
+    empties ``chunk_counts.counts`` once the pieces are encoded, so their text is freed before merging."""
     if not isinstance(chunk_counts, WordCounts):
         kind = type(chunk_counts).__name__
         raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
@@ -213,6 +157,8 @@ def superwords_from_counts(
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
     start = Start.from_tokenizer(base, chunk_counts.counts)
+    if release_counts:
+        chunk_counts.counts = Counter()
     merging = time.perf_counter()
     inherited = len(start.merges)
     refuse = _Refusal(recipe)
@@ -224,6 +170,7 @@ def superwords_from_counts(
 
     stop_reason = run.run(vocab_size - base.vocab_size, progress=report if progress else None)
     new = run.merges
+    del run  # its pair counts and index are freed before the tokenizer is built
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
         "settings": _settings_record(recipe, base, settings, inherited),
@@ -327,6 +274,7 @@ def _two_stages(
         progress=progress,
         name=options["name"],
         started=started,
+        release_counts=True,
     )
 
 
@@ -440,4 +388,5 @@ def extend_tokenizer(
         progress=progress,
         name=name or f"{base.name}+superbpe",
         started=started,
+        release_counts=True,
     )

@@ -199,14 +199,20 @@ class FirstSeen:
         raise AssertionError("first-seen index out of sync")  # internal invariant, not input validation
 
 
+#: The rules whose pair key is two numbers, one per symbol (``PairKeys.codes``): the heap packs their
+#: entries into one integer (``pairs.PairHeap``).
+PACKED_RULES = ("huggingface", "rustbpe")
+
+
 class PairKeys:
     """Each pair's key under one tie rule, for the merge engine's heaps (``pairs.PairHeap``).
 
     ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
     bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
     ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
-    the tuple of the two keys). ``add`` gives a new symbol its key; ``forget`` drops pairs the loop
-    will never look up again.
+    the tuple of the two keys). Under the ``PACKED_RULES`` each symbol also has a number (``codes``, and
+    back: ``chars``): its one-character key's code point. ``add`` gives a new symbol its key; ``forget``
+    drops pairs the loop will never look up again.
 
     >>> keys = PairKeys("lexicographic", ["ab"], {"ab": [0]}, {i: bytes([i]) for i in range(256)})
     >>> keys.of("ba") < keys.of("ab")
@@ -218,13 +224,17 @@ class PairKeys:
     ) -> None:
         self.tie_break = tie_break
         self.seen = FirstSeen(words, where, token_bytes) if tie_break == "first" else None
+        self.packed = tie_break in PACKED_RULES
+        self.codes: dict[str, int] = {}
+        self.chars: dict[int, str] = {}
+        self._symbols: dict[str, str] = {}
+        for token_id, token in token_bytes.items():
+            self.add(token_id, token)
         self.of: Callable[[str], object]
         if self.seen is not None:
             self.of = self.seen.first.__getitem__
             return
-        symbols = self._symbols = {
-            chr(token_id): symbol_key(tie_break, token_id, token) for token_id, token in token_bytes.items()
-        }
+        symbols = self._symbols
 
         def of(pair: str) -> str:
             return symbols[pair[0]] + symbols[pair[1]]
@@ -234,7 +244,11 @@ class PairKeys:
     def add(self, token_id: int, token: bytes) -> None:
         """Give the new symbol ``token_id`` (bytes ``token``) its key."""
         if self.seen is None:
-            self._symbols[chr(token_id)] = symbol_key(self.tie_break, token_id, token)
+            symbol = chr(token_id)
+            key = self._symbols[symbol] = symbol_key(self.tie_break, token_id, token)
+            if self.packed:
+                self.codes[symbol] = ord(key)
+                self.chars[ord(key)] = symbol
 
     def forget(self, pairs: Iterable[str]) -> None:
         if self.seen is not None:
