@@ -16,7 +16,7 @@ import re
 #: src/sentencepiece_processor.cc(109) [model_proto->ParseFromArray(...)]"), to the end of the message:
 #: where the library failed, not what is wrong with the input.
 _NATIVE_SOURCE = re.compile(
-    r"[:;,]?\s*(?:[A-Z_]{3,}:\s*)?[\w./\\-]+\.(?:cc|cpp|c|h|hpp)\(\d+\).*$", re.DOTALL | re.IGNORECASE
+    r"[:;,]?\s*(?-i:[A-Z_]{3,}:\s*)?[\w./\\-]+\.(?:cc|cpp|c|h|hpp)\(\d+\).*$", re.DOTALL | re.IGNORECASE
 )
 
 

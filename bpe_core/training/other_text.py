@@ -31,7 +31,7 @@ def other_text_changes(
     >>> gpt2 = bpe_core.load("gpt2")
     >>> found = other_text_changes(gpt2, gpt2, ["Devanagari"])
     >>> found["samples"], found["changed_samples"], found["pretokens_changed"]
-    (60, [], 0)
+    (61, [], 0)
     """
     in_text = ScriptRule(scripts).in_text if scripts else (lambda text: False)
     samples = [sample for sample in load_samples() if not in_text(sample.text)]
