@@ -60,6 +60,23 @@ class CorpusStats:
         room = BAD_ROW_EXAMPLES - len(self.bad_row_examples)
         self.bad_row_examples.extend(other.bad_row_examples[: max(room, 0)])
 
+    def record(self, *, total_bytes: int, unique_pretokens: int) -> dict[str, int]:
+        """The ``Tokenizer.training["corpus"]`` record: these counts, with the bytes the merges started
+        from (``total_bytes``, the stats' own ``bytes`` or the start's) and the distinct pre-tokens.
+
+        >>> CorpusStats(documents=2, characters=9, pretokens=4).record(total_bytes=9, unique_pretokens=3)["pretokens"]
+        4
+        """
+        return {
+            "documents": self.documents,
+            "characters": self.characters,
+            "bytes": total_bytes,
+            "pretokens": self.pretokens,
+            "unique_pretokens": unique_pretokens,
+            "special_tokens_cut": self.special_tokens_cut,
+            "bad_rows": self.bad_rows,
+        }
+
 
 @dataclass
 class WordCounts:

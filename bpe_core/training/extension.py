@@ -43,7 +43,7 @@ from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback,
 from bpe_core.training.other_text import other_text_changes
 from bpe_core.training.scripts import ScriptRule, dominant_scripts
 from bpe_core.training.start import Start, check_continuable, check_first_id
-from bpe_core.training.superbpe import RECIPES, SuperBPERecipe, superword_allowed
+from bpe_core.training.superbpe_recipes import SuperBPERecipe, SuperwordRefusal, recipe_named
 from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 
 __all__ = ["extend"]
@@ -164,14 +164,14 @@ class _Plan:
         if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
             raise BpeError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
         rule = ScriptRule(scripts) if scripts is not None else None
-        chosen = _recipe(recipe) if superwords else None
+        chosen = recipe_named(recipe) if superwords else None
         if rule is not None and chosen is not None:
             raise BpeError(
                 "scripts and superwords cannot go together: superwords change how all text is pre-tokenized, so "
                 "text of other scripts would not encode as before; extend with scripts, or with superwords alone"
             )
         if chosen is not None:
-            return cls(None, chosen, chosen.stage2_pattern, _SuperwordRefusal(chosen))
+            return cls(None, chosen, chosen.stage2_pattern, SuperwordRefusal(chosen))
         return cls(rule, None, base._pattern_argument, rule.refuse if rule is not None else None)
 
     def settings(self, base: Tokenizer, add: int, min_frequency: int, tie_break: str) -> dict[str, Any]:
@@ -203,43 +203,13 @@ def _check_add(base: Tokenizer, add: object) -> None:
         )
 
 
-def _recipe(recipe: str | SuperBPERecipe) -> SuperBPERecipe:
-    if isinstance(recipe, SuperBPERecipe):
-        return recipe
-    if recipe not in RECIPES:
-        raise BpeError(f"recipe must be one of {', '.join(map(repr, RECIPES))} or a SuperBPERecipe, not {recipe!r}")
-    return RECIPES[recipe]
-
-
-class _SuperwordRefusal:
-    """SuperBPE's stage-2 rules as the engine's ``refuse`` (``superbpe.superword_allowed``), counting refusals."""
-
-    def __init__(self, recipe: SuperBPERecipe) -> None:
-        self.max_words, self.forbidden = recipe.max_words, recipe.forbidden
-        self.refused = 0
-
-    def __call__(self, token: bytes) -> bool:
-        if superword_allowed(token, self.max_words, self.forbidden):
-            return False
-        self.refused += 1
-        return True
-
-
 def _record(
     base: Tokenizer, counts: WordCounts, start: Start, run: MergeRun, settings: dict, stop_reason: str
 ) -> dict[str, Any]:
     stats = counts.stats
     return {
         "settings": settings,
-        "corpus": {
-            "documents": stats.documents,
-            "characters": stats.characters,
-            "bytes": start.corpus_bytes,
-            "pretokens": stats.pretokens,
-            "unique_pretokens": len(start.words),
-            "special_tokens_cut": stats.special_tokens_cut,
-            "bad_rows": stats.bad_rows,
-        },
+        "corpus": stats.record(total_bytes=start.corpus_bytes, unique_pretokens=len(start.words)),
         **({"bad_row_examples": list(stats.bad_row_examples)} if stats.bad_rows else {}),
         "stop_reason": stop_reason,
         "merges_learned": len(run.merges),

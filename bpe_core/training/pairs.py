@@ -146,6 +146,20 @@ class Tokens:
         """The bytes merging ``pair`` makes."""
         return self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
 
+    def turns_down(self, pair: str) -> bool:
+        """Whether ``pair`` is refused for good now (added to ``refused``): its bytes already are a token,
+        or ``refuse`` turns them down. The heap asks once a pair is live and not refused already.
+
+        >>> tokens = Tokens({i: bytes([i]) for i in range(256)}, refuse=lambda made: made == b"xy")
+        >>> tokens.turns_down("ab"), tokens.turns_down("xy"), tokens.refused
+        (False, True, {'xy'})
+        """
+        made = self.token_bytes[ord(pair[0])] + self.token_bytes[ord(pair[1])]
+        if made in self.existing or (self.refuse is not None and self.refuse(made)):
+            self.refused.add(pair)
+            return True
+        return False
+
     def add(self, made: bytes, new_id: int) -> None:
         """Record the token ``new_id`` with bytes ``made`` (``made(pair)``)."""
         self.token_bytes[new_id] = made
@@ -190,6 +204,7 @@ class PairHeap:
         self.texts: dict[int, str] = {}  # count -> count_text(count), for every count pushed as text
         self.packed, self.ranked = keys.packed, keys.seen is not None
         entry = self._packed_entry if self.packed else self._ranked_entry if self.ranked else self._text_entry
+        self._entry = entry
         self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
@@ -249,79 +264,59 @@ class PairHeap:
         self.below = below
         return left_out
 
+    def _requeue(self, pair: str, live: int) -> None:
+        """A stale entry's pair pushed back with its live count, or left out below the threshold."""
+        if live >= self.threshold:
+            heapq.heappush(self.heap, self._entry(pair, live))
+        elif live > 0:
+            self.below = True
+
     def pop(self) -> tuple[str, int] | None:
         """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
         A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
         good (``Tokens.refused``) and skipped."""
         if self.packed or self.ranked:
             return self._pop_packed() if self.packed else self._pop_ranked()
-        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
-        texts_get, entry = self.texts.get, self._text_entry
-        tokens = self.tokens
-        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heap, counts_get, texts_get, requeue = self.heap, self.counts.get, self.texts.get, self._requeue
+        refused, turns_down = self.tokens.refused, self.tokens.turns_down
         heappop = heapq.heappop
         while heap:
             item = heappop(heap)
             pair = item[-2:]
             live = counts_get(pair, 0)
             if item[:COUNT_CHARS] != texts_get(live):  # never pushed with its live count: stale
-                if live >= threshold:
-                    heapq.heappush(heap, entry(pair, live))
-                elif live > 0:
-                    self.below = True
-                continue
-            if pair in refused:
-                continue
-            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
-            if made in existing or (refuse is not None and refuse(made)):
-                refused.add(pair)
-                continue
-            return pair, live
+                requeue(pair, live)
+            elif pair not in refused and not turns_down(pair):
+                return pair, live
         return None
 
     def _pop_packed(self) -> tuple[str, int] | None:
         """``pop`` on packed entries."""
-        heap, counts_get, threshold, entry = self.heap, self.counts.get, self.threshold, self._packed_entry
-        chars = self.keys.chars
-        tokens = self.tokens
-        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
-        heappop, heappush = heapq.heappop, heapq.heappush
+        heap, counts_get, chars, requeue = self.heap, self.counts.get, self.keys.chars, self._requeue
+        refused, turns_down = self.tokens.refused, self.tokens.turns_down
+        heappop = heapq.heappop
         while heap:
             item = heappop(heap)
             pair = chars[item >> CODE_BITS & _CODE_MASK] + chars[item & _CODE_MASK]
             live = counts_get(pair, 0)
             if item >> 2 * CODE_BITS != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
-                if live >= threshold:
-                    heappush(heap, entry(pair, live))
-                elif live > 0:
-                    self.below = True
-                continue
-            if pair in refused:
-                continue
-            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
-            if made in existing or (refuse is not None and refuse(made)):
-                refused.add(pair)
-                continue
-            return pair, live
+                requeue(pair, live)
+            elif pair not in refused and not turns_down(pair):
+                return pair, live
         return None
 
     def _pop_ranked(self) -> tuple[str, int] | None:
         """``pop`` under the ``first`` rule: a live entry's first-seen key is checked (``FirstSeen.exact``)
         and pushed back if the first occurrence moved."""
-        heap, counts_get, threshold = self.heap, self.counts.get, self.threshold
-        seen = cast("FirstSeen", self.keys.seen)
-        tokens = self.tokens
-        refused, existing, token_bytes, refuse = tokens.refused, tokens.existing, tokens.token_bytes, tokens.refuse
+        heap, counts_get, seen, requeue = self.heap, self.counts.get, cast("FirstSeen", self.keys.seen), self._requeue
+        refused, turns_down = self.tokens.refused, self.tokens.turns_down
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
             rank, pair = heappop(heap)
             live = counts_get(pair, 0)
             inverted = MAX_PAIR_COUNT - live
-            if rank >> RANK_SHIFT != inverted:
-                if live >= threshold:
-                    heappush(heap, (inverted << RANK_SHIFT | seen.first[pair], pair))
-                elif live > 0:
-                    self.below = True
+            if rank >> RANK_SHIFT != inverted:  # never pushed with its live count: stale
+                requeue(pair, live)
                 continue
             if pair in refused:
                 continue
@@ -329,9 +324,7 @@ class PairHeap:
             if inverted << RANK_SHIFT | key != rank:
                 heappush(heap, (inverted << RANK_SHIFT | key, pair))
                 continue
-            made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
-            if made in existing or (refuse is not None and refuse(made)):
-                refused.add(pair)
+            if turns_down(pair):
                 continue
             return pair, live
         return None

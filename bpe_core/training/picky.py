@@ -159,7 +159,6 @@ def picky_training(
     final_id = {token_id: n for n, token_id in enumerate(sorted(policy.present))}
     summary, rows = _metadata(policy, token_bytes, final_id)
     pretokenizer = settings.pretokenizer()
-    stats = word_counts.stats
     training = {
         "settings": {
             "algorithm": "picky",
@@ -170,15 +169,7 @@ def picky_training(
             "special_tokens": list(specials),
             "tie_break": settings.tie_break,
         },
-        "corpus": {
-            "documents": stats.documents,
-            "characters": stats.characters,
-            "bytes": start.corpus_bytes,
-            "pretokens": stats.pretokens,
-            "unique_pretokens": len(start.words),
-            "special_tokens_cut": stats.special_tokens_cut,
-            "bad_rows": stats.bad_rows,
-        },
+        "corpus": word_counts.stats.record(total_bytes=start.corpus_bytes, unique_pretokens=len(start.words)),
         "stop_reason": stop_reason,
         "merges_learned": len(policy.tokens_after),
         "tokens_after_merge": policy.tokens_after,

@@ -46,7 +46,14 @@ from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
 from bpe_core.training.engine import MergeRun, ProgressCallback
 from bpe_core.training.start import Start, check_continuable
-from bpe_core.training.superbpe_recipes import RECIPES, SuperBPERecipe, superword_allowed, word_count
+from bpe_core.training.superbpe_recipes import (
+    RECIPES,
+    SuperBPERecipe,
+    SuperwordRefusal,
+    recipe_named,
+    superword_allowed,
+    word_count,
+)
 from bpe_core.training.tie_rules import TieBreak
 from bpe_core.training.trainer import TrainingSettings, merge_counts
 
@@ -61,29 +68,6 @@ __all__ = [
     "transition_merges",
     "word_count",
 ]
-
-
-class _Refusal:
-    """Stage 2's ``refuse``: a token ``superword_allowed`` forbids under the recipe; counts the pairs
-    refused so (``refused``)."""
-
-    def __init__(self, recipe: SuperBPERecipe) -> None:
-        self.max_words, self.forbidden = recipe.max_words, recipe.forbidden
-        self.refused = 0
-
-    def __call__(self, token: bytes) -> bool:
-        if superword_allowed(token, self.max_words, self.forbidden):
-            return False
-        self.refused += 1
-        return True
-
-
-def _recipe(recipe: str | SuperBPERecipe) -> SuperBPERecipe:
-    if isinstance(recipe, SuperBPERecipe):
-        return recipe
-    if recipe not in RECIPES:
-        raise BpeError(f"recipe must be one of {', '.join(map(repr, RECIPES))} or a SuperBPERecipe, not {recipe!r}")
-    return RECIPES[recipe]
 
 
 def transition_merges(transition: int | float, vocab_size: int, special_tokens: int = 0) -> int:
@@ -150,7 +134,7 @@ def superwords_from_counts(
         kind = type(chunk_counts).__name__
         raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
     started = time.perf_counter() if started is None else started
-    recipe = _recipe(recipe)
+    recipe = recipe_named(recipe)
     check_continuable(base)
     settings = TrainingSettings(vocab_size, min_frequency, recipe.stage2_pattern, (), tie_break, name or base.name)
     if vocab_size < base.vocab_size:
@@ -161,7 +145,7 @@ def superwords_from_counts(
         chunk_counts.counts = Counter()
     merging = time.perf_counter()
     inherited = len(start.merges)
-    refuse = _Refusal(recipe)
+    refuse = SuperwordRefusal(recipe)
     run = MergeRun(start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse)
 
     def report(phase: str, done: int, total: int) -> None:
@@ -174,7 +158,7 @@ def superwords_from_counts(
     stage1: dict[str, Any] = base.training if base.training.get("superbpe_stage") == 1 else {}
     training = {
         "settings": _settings_record(recipe, base, settings, inherited),
-        "corpus": _corpus_record(chunk_counts, len(start.words), start.corpus_bytes),
+        "corpus": chunk_counts.stats.record(total_bytes=start.corpus_bytes, unique_pretokens=len(start.words)),
         "stop_reason": stop_reason,
         "merges_learned": len(start.merges) + len(new) if stage1 else len(new),
         "tokens_after_merge": list(stage1.get("tokens_after_merge", [])) + [m.tokens_after for m in new],
@@ -194,19 +178,6 @@ def superwords_from_counts(
     return start.extended_tokenizer(
         new, first_id=first_id, pattern=recipe.stage2_pattern, name=settings.name, training=training
     )
-
-
-def _corpus_record(counts: WordCounts, unique: int, total_bytes: int) -> dict[str, int]:
-    stats = counts.stats
-    return {
-        "documents": stats.documents,
-        "characters": stats.characters,
-        "bytes": total_bytes,
-        "pretokens": stats.pretokens,
-        "unique_pretokens": unique,
-        "special_tokens_cut": stats.special_tokens_cut,
-        "bad_rows": stats.bad_rows,
-    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -304,7 +275,7 @@ def train_superbpe(
     >>> [tok.decode([i]) for i in tok.encode("the cat sat on the mat.")]  # at most 4 words a token
     ['the cat sat', ' on the mat.']
     """
-    recipe = _recipe(recipe)
+    recipe = recipe_named(recipe)
     documents = _documents(texts)
     workers = check_workers(workers)
     options = _options(min_frequency, special_tokens, tie_break, name)
@@ -332,7 +303,7 @@ def train_superbpe_files(
 ) -> Tokenizer:
     """``train_superbpe`` on corpus files, streamed (``bpe_core.train_files``' inputs and reading
     keywords): each stage counts the files once and keeps only the counts of distinct pieces."""
-    recipe = _recipe(recipe)
+    recipe = recipe_named(recipe)
     workers = check_workers(workers)
     options = _options(min_frequency, special_tokens, tie_break, name)
 
@@ -374,7 +345,7 @@ def extend_tokenizer(
     specials = list(base.special_tokens)
     counts = count_words(
         documents,
-        pretokenizer=PreTokenizer.build(_recipe(recipe).stage2_pattern),
+        pretokenizer=PreTokenizer.build(recipe_named(recipe).stage2_pattern),
         special_tokens=specials,
         workers=check_workers(workers),
     )

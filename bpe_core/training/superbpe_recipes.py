@@ -1,13 +1,16 @@
-"""SuperBPE's recipes and stage 2's rule (``superbpe``): the two pre-tokenization patterns of each
-recipe, written as one regex each, and which tokens stage 2 may make (at most ``max_words`` words and
-none of the ``forbidden`` byte strings). The sources and the tests that hold the patterns equal to the
-reference's are in ``superbpe``'s docstring. This module trains nothing.
+"""SuperBPE's recipes and stage 2's rule (``superbpe``): the two pre-tokenization patterns of each recipe,
+written as one regex each, and which tokens stage 2 may make (at most ``max_words`` words and none of the
+``forbidden`` byte strings; ``SuperwordRefusal`` is that rule as the merge engine's ``refuse``). The sources
+and the tests that hold the patterns equal to the reference's are in ``superbpe``'s docstring. This module
+trains nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from bpe_core.errors import BpeError
 
 #: A digit run cut into groups of three from the right (HF ``Digits`` then ``(?=(\d{3})+(?!\d))``).
 _DIGIT_GROUPS = r"\p{N}+?(?=(?:\d{3})+(?!\d)|(?!\p{N}))"
@@ -67,3 +70,36 @@ def superword_allowed(token: bytes, max_words: int | None = 4, forbidden: Sequen
     (True, False, False)
     """
     return not any(part in token for part in forbidden) and (max_words is None or word_count(token) <= max_words)
+
+
+def recipe_named(recipe: str | SuperBPERecipe) -> SuperBPERecipe:
+    """``recipe`` itself, or the one of ``RECIPES`` it names; ``BpeError`` listing them otherwise.
+
+    >>> recipe_named("paper").max_words
+    4
+    """
+    if isinstance(recipe, SuperBPERecipe):
+        return recipe
+    if recipe not in RECIPES:
+        raise BpeError(f"recipe must be one of {', '.join(map(repr, RECIPES))} or a SuperBPERecipe, not {recipe!r}")
+    return RECIPES[recipe]
+
+
+class SuperwordRefusal:
+    """Stage 2's rule as the merge engine's ``refuse``: a token ``superword_allowed`` forbids under
+    ``recipe`` is refused; ``refused`` counts the pairs refused so.
+
+    >>> refuse = SuperwordRefusal(RECIPES["paper"])
+    >>> refuse(b" of the way"), refuse(b"key: v"), refuse.refused
+    (False, True, 1)
+    """
+
+    def __init__(self, recipe: SuperBPERecipe) -> None:
+        self.max_words, self.forbidden = recipe.max_words, recipe.forbidden
+        self.refused = 0
+
+    def __call__(self, token: bytes) -> bool:
+        if superword_allowed(token, self.max_words, self.forbidden):
+            return False
+        self.refused += 1
+        return True

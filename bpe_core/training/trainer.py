@@ -135,15 +135,7 @@ def _training_record(
     stats = word_counts.stats
     return {
         "settings": settings,
-        "corpus": {
-            "documents": stats.documents,
-            "characters": stats.characters,
-            "bytes": total_bytes,
-            "pretokens": stats.pretokens,
-            "unique_pretokens": unique_pretokens,
-            "special_tokens_cut": stats.special_tokens_cut,
-            "bad_rows": stats.bad_rows,
-        },
+        "corpus": stats.record(total_bytes=total_bytes, unique_pretokens=unique_pretokens),
         # the first bad rows skipped, {file, row, reason} each (the corpus record holds only numbers)
         **({"bad_row_examples": list(stats.bad_row_examples)} if stats.bad_rows else {}),
         "stop_reason": stop_reason,
