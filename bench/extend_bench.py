@@ -28,9 +28,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import random
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -39,7 +37,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import MB, ROOT, load_average, own_peak_rss, versions
+from bench.timing import MB, load_average, own_peak_rss, run_script_child, versions
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 #: How many made-up words the generated language has.
@@ -198,16 +196,7 @@ CHILD_TASKS = {"extend": _extend, "scratch": _scratch}
 
 def run_child(spec: dict, timeout: float = 6 * 3600) -> dict:
     """``spec`` in a fresh interpreter (this script with ``--child``); its result."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
-        stdout=subprocess.PIPE,
-        env=env,
-        timeout=timeout,
-        check=True,
-    )
-    return json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
+    return run_script_child(Path(__file__).resolve(), spec, timeout=timeout)
 
 
 # ------------------------------------------------------------------------------------------------

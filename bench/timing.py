@@ -128,6 +128,21 @@ def _address_space_limit(memory_limit: int | None):
     return limit
 
 
+def run_script_child(script: str | os.PathLike, spec: dict, *, timeout: float = 6 * 3600) -> dict:
+    """``spec`` run by ``script --child SPEC_JSON`` in a fresh interpreter with this checkout first on
+    its path; the JSON object its last line of output holds."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    done = subprocess.run(
+        [sys.executable, str(script), "--child", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        env=env,
+        timeout=timeout,
+        check=True,
+    )
+    return json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
+
+
 def run_child(spec: dict, *, memory_limit: int | None = None, timeout: float = 3600) -> dict:
     """Run one measurement (``spec["task"]``) in a fresh interpreter; add ``peak_rss`` (bytes,
     process tree) to its result."""

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,7 +31,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``bpe_core`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpora import prepare_real_file, real_sources
-from bench.timing import MB, ROOT, load_average, own_peak_rss, versions
+from bench.timing import MB, load_average, own_peak_rss, run_script_child, versions
 
 DEFAULT_DATA = Path(__file__).resolve().parent / ".data"
 CODE_SUFFIXES = (".py", ".pyi")
@@ -108,16 +106,7 @@ CHILD_TASKS = {"train": _train, "measure": _measure}
 
 def run_child(spec: dict, timeout: float = 6 * 3600) -> dict:
     """``spec`` in a fresh interpreter (this script with ``--child``); its result and peak RSS."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
-        stdout=subprocess.PIPE,
-        env=env,
-        timeout=timeout,
-        check=True,
-    )
-    return json.loads(done.stdout.decode("utf-8").strip().splitlines()[-1])
+    return run_script_child(Path(__file__).resolve(), spec, timeout=timeout)
 
 
 # ------------------------------------------------------------------------------------------------
