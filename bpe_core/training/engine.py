@@ -30,6 +30,7 @@ module does not count pre-tokens (``counting``) nor build tokenizers (``trainer`
 from __future__ import annotations
 
 import gc
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
@@ -171,6 +172,7 @@ class MergeRun:
         self.tokens = Tokens(start.token_bytes, refuse)
         self.keys = PairKeys(tie_break, self.words, self.where, start.token_bytes)
         self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
+        self._drop_below = threshold if self._rare_dropped else 0  # counts below it are dropped as they fall
         self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
         self.merges: list[LearnedMerge] = []
 
@@ -230,13 +232,16 @@ class MergeRun:
         holders = where.pop(pair)
         if self._splits:
             holders = sorted(set(holders))
+        elif isinstance(holders, array):  # read as a list: an array makes each index an int again at every read
+            holders = holders.tolist()
         if self.word_counts is None:
             joined, left_out = self._merge_one_count(pair, chr(new_id), holders, restored)
             changed: Sequence[tuple[int, int]] = _NO_CHANGES  # only with several counts
         else:
             joined, changed, left_out = self._merge_several_counts(pair, chr(new_id), holders, self.word_counts)
-        if keys.seen is not None:
-            keys.forget((pair,))
+        seen = keys.seen
+        if seen is not None:
+            seen.forget(pair)
         if not self._splits:  # counts only fall: a pair left out now is never chosen
             for fresh in left_out:
                 del where[fresh]
@@ -244,7 +249,8 @@ class MergeRun:
                 pair_counts = self.counts[0]
                 for fresh in left_out:
                     del pair_counts[fresh]
-            keys.forget(left_out)
+            if seen is not None:
+                keys.forget(left_out)
         self.total_tokens -= joined
         merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
         self.merges.append(merge)
@@ -254,8 +260,9 @@ class MergeRun:
         """The word update with one count: the occurrences joined, and the new pairs left out of the heap."""
         words, where, pair_counts, seen = self.words, self.where, self.counts[0], self.keys.seen
         if seen is None and not restored:
-            drop_below = self.heaps[0].threshold if self._rare_dropped else 0
-            joined, created = merge_pair_in_words(pair, new, holders, words, self.freqs, pair_counts, where, drop_below)
+            joined, created = merge_pair_in_words(
+                pair, new, holders, words, self.freqs, pair_counts, where, self._drop_below
+            )
         elif seen is not None and not restored:
             joined, created = merge_pair_first_seen(pair, new, holders, words, self.freqs, pair_counts, where, seen)
         else:

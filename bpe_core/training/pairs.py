@@ -224,7 +224,8 @@ class PairHeap:
         return text
 
     def _text_entry(self, pair: str, count: int) -> str:
-        return self.count_text(count) + cast("str", self.keys.of(pair)) + pair
+        key_of: Callable[[str], Any] = self.keys.of  # text under these rules
+        return self.count_text(count) + key_of(pair) + pair
 
     def _packed_entry(self, pair: str, count: int) -> int:
         if count > MAX_PAIR_COUNT:
@@ -235,7 +236,8 @@ class PairHeap:
     def _ranked_entry(self, pair: str, count: int) -> tuple[int, str]:
         if count > MAX_PAIR_COUNT:
             raise BpeError(f"a pair occurs {count:,} times: bpe_core trains on counts up to {MAX_PAIR_COUNT:,}")
-        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | cast("int", self.keys.of(pair)), pair
+        key_of: Callable[[str], Any] = self.keys.of  # a number under the first rule
+        return (MAX_PAIR_COUNT - count) << RANK_SHIFT | key_of(pair), pair
 
     def clear(self) -> None:
         self.heap = []
@@ -277,15 +279,20 @@ class PairHeap:
         good (``Tokens.refused``) and skipped."""
         if self.packed or self.ranked:
             return self._pop_packed() if self.packed else self._pop_ranked()
-        heap, counts_get, texts_get, requeue = self.heap, self.counts.get, self.texts.get, self._requeue
-        refused, turns_down = self.tokens.refused, self.tokens.turns_down
-        heappop = heapq.heappop
+        heap, counts_get, texts_get = self.heap, self.counts.get, self.texts.get
+        key_of: Callable[[str], Any] = self.keys.of  # text under these rules
+        refused, turns_down, threshold = self.tokens.refused, self.tokens.turns_down, self.threshold
+        heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
             item = heappop(heap)
             pair = item[-2:]
             live = counts_get(pair, 0)
-            if item[:COUNT_CHARS] != texts_get(live):  # never pushed with its live count: stale
-                requeue(pair, live)
+            text = texts_get(live)
+            if item[:COUNT_CHARS] != text:  # never pushed with its live count: stale (``_requeue``, inline)
+                if live >= threshold:
+                    heappush(heap, (text or self.count_text(live)) + key_of(pair) + pair)
+                elif live > 0:
+                    self.below = True
             elif pair not in refused and not turns_down(pair):
                 return pair, live
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import contains, itemgetter
 from typing import Any, cast
 
 from bpe_core.training.tie_rules import KEY_SHIFT, FirstSeen
@@ -53,7 +53,7 @@ def merge_pair_in_words(
     # with one index it returns the word itself, not a tuple.
     held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
     # The words still holding the pair, picked in C: a word listed for a pair it lost costs no more.
-    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
+    for index, word in compress(zip(holders, held, strict=True), map(contains, held, repeat(pair))):
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
@@ -140,7 +140,7 @@ def merge_pair_first_seen(
     created: list[str] = []
     replaced = 0
     held = itemgetter(*holders)(words) if len(holders) > 1 else [words[index] for index in holders]
-    for index, word in compress(zip(holders, held, strict=True), map(str.__contains__, held, repeat(pair))):
+    for index, word in compress(zip(holders, held, strict=True), map(contains, held, repeat(pair))):
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
@@ -148,7 +148,7 @@ def merge_pair_first_seen(
         words[index] = merged
         labels = long_labels(index)  # the labels of a long word, read at old positions: j + absorbed
         dropped: list[int] = []  # the merged right halves' labels
-        absorbed = 0  # new symbols before merged[j]
+        absorbed = 0  # new symbols before merged[j] (long words only)
         j = merged.find(new)
         while j >= 0:
             if j:
@@ -188,8 +188,9 @@ def merge_pair_first_seen(
                     pair_counts[fresh] += freq
                     if listed[-1] != index:
                         listed.append(index)
-            dropped.append(j + absorbed + 1)
-            absorbed += 1
+            if labels is not None:  # a short word's labels are computed when asked: nothing to move
+                dropped.append(j + absorbed + 1)
+                absorbed += 1
             j = merged.find(new, j + 1)
         if labels is not None:
             seen.drop_labels(index, dropped)
