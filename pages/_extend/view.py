@@ -55,9 +55,9 @@ def metrics(report: ExtensionReport) -> None:
     span = f"ids {report.new_ids[0]:,}–{report.new_ids[-1]:,}" if report.new_ids else "no new id"
     columns[0].metric("New tokens", f"{report.added:,}", help=span)  # plain: a number
     columns[1].metric(
-        "Embedding rows to add",
+        "Embedding rows",
         f"{report.embedding_rows:,}",
-        help="New rows in the model's embedding (and output) matrix, the gap before a chosen first id included.",
+        help="Rows to add to the model's embedding (and output) matrix, the gap before a chosen first id included.",
     )
     if before.premium is not None and after.premium is not None:
         columns[2].metric(

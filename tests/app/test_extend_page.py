@@ -89,7 +89,7 @@ def test_the_extension_shows_the_librarys_figures(extended):
     assert result.report.new_ids == report.new_ids and result.report.extended == "GPT-2 + Hindi"
     metrics = {m.label: m.value for m in extended.metric}
     assert metrics["New tokens"] == f"{report.added:,}" and report.added == ADD
-    assert metrics["Embedding rows to add"] == f"{ADD:,}"
+    assert metrics["Embedding rows"] == f"{ADD:,}"
     assert metrics["Premium over English"] == f"{report.after.premium:.2f}×"
     assert metrics["Unused on held-out"] == f"{len(report.unused):,}"
     shown = " ".join(shown_text(m.value) for m in extended.markdown)
