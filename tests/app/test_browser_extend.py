@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 from long_corpus import long_documents  # noqa: E402
 from test_browser import PATIENCE_MS, _browser_page, _no_exception, _serving, _settle, _shot  # noqa: E402
 from test_browser_job_states import until, workers  # noqa: E402
+from test_browser_workbench import _readable_everywhere  # noqa: E402
 
 #: A page that extends, measures and draws on a busy machine may take minutes.
 LONG = 600_000
@@ -91,6 +92,7 @@ def test_gpt2_extended_for_hindi_then_a_merge_tree(server):
         expect(page.get_by_role("button", name="Cancel training")).to_have_count(0)
         _no_exception(page, "Extend, done")
         _shot(page, "extend_result")
+        _readable_everywhere(page, "Extend's result")  # at 1280 and 1920: no label cut, chart text readable
         link.click()
         expect(page.get_by_role("heading", name="Merge forest", exact=True)).to_be_visible()
         _settle(page, LONG)
