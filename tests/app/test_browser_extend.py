@@ -17,8 +17,8 @@ sys.path.insert(0, str(ROOT / "tests" / "app"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from long_corpus import long_documents  # noqa: E402
-from test_browser import PATIENCE_MS, _browser_page, _no_exception, _serving, _settle, _shot  # noqa: E402
-from test_browser_job_states import until, workers  # noqa: E402
+from test_browser import PATIENCE_MS, _browser_page, _no_exception, _settle, _shot  # noqa: E402
+from test_browser_job_states import serving_with_job_folders, until, workers  # noqa: E402
 from test_browser_workbench import _readable_everywhere  # noqa: E402
 
 #: A page that extends, measures and draws on a busy machine may take minutes.
@@ -28,21 +28,8 @@ pytestmark = pytest.mark.timeout(3_600)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    import os
-
-    workspace = tmp_path_factory.mktemp("workspace")
-    job_folders = workspace / "tmp"
-    job_folders.mkdir()
-    before = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(job_folders)  # the server's jobs' folders: the test sees its own
-    try:
-        with _serving(workspace) as served:
-            yield {**served, "tmp": job_folders}
-    finally:
-        if before is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = before
+    with serving_with_job_folders(tmp_path_factory.mktemp("workspace")) as served:
+        yield served
 
 
 def open_extend(page, server) -> None:

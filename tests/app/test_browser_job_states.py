@@ -26,10 +26,10 @@ from bpe_core.workspace import jobs
 ABANDONED_WITHIN = jobs.ABANDONED_SECONDS + 60
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The app, its training jobs' folders in a temporary folder of its own (``TMPDIR``)."""
-    workspace = tmp_path_factory.mktemp("workspace")
+@contextlib.contextmanager
+def serving_with_job_folders(workspace: Path):
+    """The app served from ``workspace``, its training jobs' folders in ``workspace/tmp`` (``TMPDIR``),
+    so that a test sees its own jobs' folders; the served dict gains ``"tmp"``."""
     job_folders = workspace / "tmp"
     job_folders.mkdir()
     before = os.environ.get("TMPDIR")
@@ -42,6 +42,13 @@ def server(tmp_path_factory):
             os.environ.pop("TMPDIR", None)
         else:
             os.environ["TMPDIR"] = before
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app, its training jobs' folders in a temporary folder of its own."""
+    with serving_with_job_folders(tmp_path_factory.mktemp("workspace")) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
