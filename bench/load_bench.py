@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,17 +155,24 @@ def child_seconds(code: str, *args: str, cold: bool = False) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def measure(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
+def installed_specs(names: list[str], folder: str) -> Iterator[tuple[str, Path]]:
+    """Each installed name of ``names`` with its tiktoken spec written in ``folder`` (writing it loads
+    the tokenizer once, which warms bpe_core's cache); a name not installed is said and skipped."""
     from bpe_core.pretrained import catalogue
 
+    for name in names:
+        if not catalogue.is_installed(name):
+            print(f"{name}: not installed, skipped", file=sys.stderr)
+            continue
+        spec_path = Path(folder, f"{name}.json")
+        spec_path.write_text(json.dumps(tiktoken_spec(name)))
+        yield name, spec_path
+
+
+def measure(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for name in names:
-            if not catalogue.is_installed(name):
-                print(f"{name}: not installed, skipped", file=sys.stderr)
-                continue
-            spec_path = Path(folder, f"{name}.json")
-            spec_path.write_text(json.dumps(tiktoken_spec(name)))  # also warms the cache (a load)
+        for name, spec_path in installed_specs(names, folder):
             ours, theirs = [], []
             for _ in range(rounds):
                 ours.append(child_seconds(_BPE_CORE_CHILD, name, cold=cold))
@@ -259,16 +267,9 @@ def measure_imports(rounds: int) -> dict:
 def measure_user_view(names: list[str], rounds: int, cold: bool = False) -> list[dict]:
     """``import bpe_core; bpe_core.load(name).encode(TEXT)`` against tiktoken's imports, build and
     encode, whole processes timed from outside (see the module docstring)."""
-    from bpe_core.pretrained import catalogue
-
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for name in names:
-            if not catalogue.is_installed(name):
-                print(f"{name}: not installed, skipped", file=sys.stderr)
-                continue
-            spec_path = Path(folder, f"{name}.json")
-            spec_path.write_text(json.dumps(tiktoken_spec(name)))
+        for name, spec_path in installed_specs(names, folder):
             warm_cache = tempfile.mkdtemp(prefix="bpe-warm-", dir=folder)
             theirs_env = child_env()
             process_seconds(["-c", _BPE_CORE_USER, name, TEXT], child_env(warm_cache))  # bytecode, warm cache
