@@ -372,14 +372,7 @@ def _record(settings: dict, train_counts: list, table: WordTable, made: list, st
         stats.add(counts.stats)
     return {
         "settings": settings,
-        "corpus": {
-            "documents": stats.documents,
-            "characters": stats.characters,
-            "bytes": table.train_bytes,
-            "pretokens": stats.pretokens,
-            "unique_pretokens": sum(1 for w in table.train if w),
-            "special_tokens_cut": stats.special_tokens_cut,
-        },
+        "corpus": stats.record(total_bytes=table.train_bytes, unique_pretokens=sum(1 for w in table.train if w)),
         "stop_reason": stop_reason,
         "merges_learned": len(made),
         "tokens_after_merge": [m[4] for m in made],

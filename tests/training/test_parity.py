@@ -299,6 +299,7 @@ def test_hybrid_with_every_merge_global_is_standard_bpe(rule, x, y, merges, min_
     assert [r.count for r in hybrid.merge_records] == [r.count for r in standard.merge_records]
     assert hybrid.training["tokens_after_merge"] == standard.training["tokens_after_merge"]
     assert hybrid.training["stop_reason"] == standard.training["stop_reason"]
+    assert hybrid.training["corpus"].keys() == standard.training["corpus"].keys()  # one corpus record
 
 
 @given(x=language_text, y=greek_text, merges=st.integers(0, 30), min_frequency=st.integers(0, 3))
