@@ -23,7 +23,6 @@ from streamlit.testing.v1 import AppTest
 import bpe_core
 from bpe_core.analysis.variants import ROW_FIELDS, compare_variants, parse_variants, train_variants
 from bpe_core.corpora.samples import parallel_text
-from bpe_core.workspace.jobs import WorkerJob
 from bpe_core.workspace.library_folder import LibraryFolder
 from pages._ui import state
 
@@ -199,35 +198,9 @@ def test_a_kept_variant_joins_the_session_and_saves_to_the_library(lab, workspac
     assert any("Saved" in shown_text(s.value) for s in lab.success)
 
 
-class Interruption:
-    """While ``armed``, the page's run is stopped at its second look at a running job, as a click
-    anywhere on the page stops it in a browser: the job goes on. Disarmed after once."""
-
-    def __init__(self) -> None:
-        self.armed, self.looks = True, 0
-
-
-@pytest.fixture
-def interrupted(monkeypatch):
-    import streamlit as st  # the page's own module: st.stop() stops the page's run
-
-    interruption = Interruption()
-    original = WorkerJob.state
-
-    def state_then_stop(self):
-        if interruption.armed:
-            interruption.looks += 1
-            if interruption.looks == 2:
-                interruption.armed = False
-                st.stop()
-        return original(self)
-
-    monkeypatch.setattr(WorkerJob, "state", state_then_stop)
-    return interruption
-
-
-def start_interrupted(at: AppTest):
+def start_interrupted(at: AppTest, interrupted):
     """Click Train; the run stops while the job runs; the job, still running."""
+    interrupted.armed = True
     train(at)
     running = at.session_state[state.LAB_JOB]
     assert at.button(key="lab.cancel").label == "Cancel training"
@@ -243,10 +216,9 @@ def test_cancel_stops_the_training_and_leaves_the_previous_run(lab, interrupted)
     interrupted.armed = False  # the first training runs to its end
     train(lab)
     before = lab.session_state[state.LAB_RUN]
-    interrupted.armed = True
     lab.number_input(key="lab.vocab_size").set_value(2500)
     run(lab)
-    running = start_interrupted(lab)
+    running = start_interrupted(lab, interrupted)
     assert lab.session_state[state.LAB_JOB] is running and lab.button(key="lab.go").disabled  # one at a time
     lab.button(key="lab.cancel").click()
     run(lab)
@@ -262,7 +234,7 @@ def test_cancel_stops_the_training_and_leaves_the_previous_run(lab, interrupted)
 
 
 def test_leaving_the_page_and_coming_back_follows_the_training_to_its_end(lab, interrupted, expected):
-    running = start_interrupted(lab)
+    running = start_interrupted(lab, interrupted)
     lab.switch_page("pages/tokenize_text.py")
     run(lab)
     assert lab.session_state[state.LAB_JOB] is running  # it went on meanwhile
@@ -277,7 +249,7 @@ def test_leaving_the_page_and_coming_back_follows_the_training_to_its_end(lab, i
 
 
 def test_a_worker_that_dies_is_said_so_and_changes_nothing(lab, interrupted):
-    running = start_interrupted(lab)
+    running = start_interrupted(lab, interrupted)
     os.killpg(running.job.process.pid, signal.SIGKILL)
     running.job.wait(timeout=30)
     run(lab)

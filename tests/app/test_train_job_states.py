@@ -15,39 +15,11 @@ from markup_audit import shown_text
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.workspace import jobs
-from bpe_core.workspace.jobs import WorkerJob
 from pages._ui import state
 
 TRAIN = "pages/train.py"
 SMALL = ("the cat sat on the mat. the dog sat on the log. cats and dogs sat together.\n" * 30).encode()
 LONG = long_documents(20_000)[0].encode()
-
-
-class Interruption:
-    """While ``armed``, the page's run is stopped at its second look at a running job, as a click
-    anywhere on the page stops it in a browser: the job goes on."""
-
-    def __init__(self) -> None:
-        self.armed, self.looks = False, 0
-
-
-@pytest.fixture
-def interrupted(monkeypatch):
-    import streamlit as st
-
-    interruption = Interruption()
-    original = WorkerJob.state
-
-    def state_then_stop(self):
-        if interruption.armed:
-            interruption.looks += 1
-            if interruption.looks == 2:
-                interruption.armed, interruption.looks = False, 0
-                st.stop()
-        return original(self)
-
-    monkeypatch.setattr(WorkerJob, "state", state_then_stop)
-    return interruption
 
 
 @pytest.fixture
@@ -80,7 +52,7 @@ def results(at: AppTest) -> list[str]:
     return [header for header in texts(at.header) if header.startswith("4 · Result")]
 
 
-def start_running(at: AppTest, interrupted: Interruption):
+def start_running(at: AppTest, interrupted):
     """Click Train; the page's run stops while the job runs on (its worker still starting: the page
     looks at it every tenth of a second): the running state."""
     interrupted.armed = True
