@@ -327,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--user", action="store_true", help="the user's view: whole processes, imports included")
     parser.add_argument("--no-bytecode", action="store_true", help="with --user: every module compiled every time")
     args = parser.parse_args(argv)
+    known = USER_NAMES if args.user else NAMES
+    unknown = [name for name in args.names if name not in known]
+    if unknown:
+        parser.error(f"unknown tokenizer {', '.join(unknown)}: choose from {', '.join(known)}")
     if args.no_bytecode:
         NO_BYTECODE.append(tempfile.mkdtemp(prefix="bpe-no-bytecode-"))
     from bench.app_server import commit, machine
