@@ -230,13 +230,24 @@ def load_model(
 
     raw = read_tokenizer_file(model.path)
     if builtins and load_builtin and not model.file.endswith(".json"):
-        digest = hashlib.sha256(raw).hexdigest()
-        for builtin_name, builtin in builtins.items():
-            if builtin.sha256 == digest:
-                return load_builtin(builtin_name)
+        builtin_name = builtin_with_file(raw, builtins)
+        if builtin_name is not None:
+            return load_builtin(builtin_name)
     tokenizer: Tokenizer | ExternalTokenizer = loads_file(raw, source=f"{model.name}/{model.file}", name=model.name)
     tokenizer.name = model.name
     return tokenizer
+
+
+def builtin_with_file(raw: bytes, builtins: Mapping[str, Any]) -> str | None:
+    """The name of the built-in (of ``builtins``, each with its pinned ``sha256``) whose rank file is
+    ``raw``, byte for byte; None when none is.
+
+    >>> from types import SimpleNamespace
+    >>> builtin_with_file(b"x", {"a": SimpleNamespace(sha256=hashlib.sha256(b"x").hexdigest())})
+    'a'
+    """
+    digest = hashlib.sha256(raw).hexdigest()
+    return next((name for name, builtin in builtins.items() if builtin.sha256 == digest), None)
 
 
 def load(

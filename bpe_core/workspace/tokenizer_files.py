@@ -14,7 +14,6 @@ are the program's (the workbench's Import: ``pages/_ui/imports.py``). Draws noth
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from bpe_core.formats.tiktoken_file import parse_tiktoken_ranks
 from bpe_core.pretokenization.stages import Pipeline
 from bpe_core.pretrained import catalogue
 from bpe_core.pretrained.external import ExternalTokenizer, loads_file
+from bpe_core.pretrained.hub_cache import builtin_with_file
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.workspace import shared_builtins
 
@@ -81,10 +81,9 @@ def builtin_of_ranks(data: bytes, ranks: Mapping[bytes, int], *, order: Sequence
     None when none is. Ranks are compared with the installed built-ins of about their size only (each
     loaded once per process: ``shared_builtins``), in ``order`` first (two built-ins may share ranks:
     the first named wins); one that fails to load is passed over."""
-    digest = hashlib.sha256(data).hexdigest()
-    for name, builtin in catalogue.BUILTINS.items():
-        if builtin.sha256 == digest:
-            return name
+    same_file = builtin_with_file(data, catalogue.BUILTINS)
+    if same_file is not None:
+        return same_file
     for name, status in shared_builtins.installed_builtins(order).items():
         about = status.about
         if about and 0 <= about.vocab_size - len(ranks) <= SPECIALS_ROOM:
