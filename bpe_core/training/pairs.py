@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import _count_elements  # type: ignore[attr-defined]
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import chain
 from operator import add
 from typing import Any, cast
@@ -103,6 +103,28 @@ def count_frequent_pairs(
     >>> counts, {pair: list(holders) for pair, holders in where.items()}
     ({'ab': 2, 'aa': 4}, {'ab': [0, 1], 'aa': [2]})
     """
+    _, counts, where = count_top_pairs(words, freqs, threshold, None)
+    return counts, where
+
+
+def count_top_pairs(
+    words: Sequence[str],
+    freqs: Sequence[int],
+    threshold: int,
+    top: int | None,
+    *,
+    refused: Collection[str] = (),
+    below: int | None = None,
+) -> tuple[int, dict[str, int], dict[str, list[int]]]:
+    """``count_frequent_pairs`` with the threshold raised to the count of the ``top``-th most frequent
+    pair not ``refused`` (None: not raised), but kept under ``below`` (None: no bound): the threshold
+    used, the counts and the index of the pairs reaching it.
+
+    >>> count_top_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 1, 1)[:2]
+    (4, {'aa': 4})
+    >>> count_top_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 1, 1, refused={"aa"}, below=4)[:2]
+    (2, {'ab': 2, 'aa': 4})
+    """
     counts: dict[str, int] = {}
     counts_get = counts.get
     once = [word for word, freq in zip(words, freqs, strict=True) if freq == 1]
@@ -112,10 +134,14 @@ def count_frequent_pairs(
         if freq != 1:
             for pair in map(add, word, word[1:]):
                 counts[pair] = counts_get(pair, 0) + freq
-    rare = [pair for pair, count in counts.items() if count < threshold]
-    for pair in rare:
-        del counts[pair]
-    del rare
+    if top is not None and top > 0:
+        allowed = [count for pair, count in counts.items() if pair not in refused] if refused else counts.values()
+        largest = heapq.nlargest(top, allowed)
+        if len(largest) == top:
+            threshold = max(threshold, largest[-1] if below is None else min(largest[-1], below - 1))
+        del allowed, largest
+    if any(count < threshold for count in counts.values()):
+        counts = {pair: count for pair, count in counts.items() if count >= threshold}  # a compact copy
     # Arrays of word indices: half a list's memory, and the engine treats them as lists.
     typecode = "I" if len(words) < 1 << 32 else "Q"
     where: dict[str, list[int]] = {pair: array(typecode) for pair in counts}  # type: ignore[misc]
@@ -125,7 +151,7 @@ def count_frequent_pairs(
             holders = where_get(pair)
             if holders is not None and (not holders or holders[-1] != index):
                 holders.append(index)
-    return counts, where
+    return threshold, counts, where
 
 
 class Tokens:

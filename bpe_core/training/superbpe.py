@@ -69,6 +69,11 @@ __all__ = [
     "word_count",
 ]
 
+#: Stage 2 tracks the pairs at least as frequent as the this-many-per-merge-to-learn most frequent
+#: (``MergeRun``'s ``tracked_pairs``: the same merges, recounting if they run out), not every pair
+#: seen twice: most of its pieces' pairs are rare and never chosen.
+TRACKED_PER_MERGE = 4
+
 
 def transition_merges(transition: int | float, vocab_size: int, special_tokens: int = 0) -> int:
     """The merges stage 1 learns: ``transition`` itself when an integer, else the share ``transition``
@@ -146,7 +151,10 @@ def superwords_from_counts(
     merging = time.perf_counter()
     inherited = len(start.merges)
     refuse = SuperwordRefusal(recipe)
-    run = MergeRun(start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse)
+    tracked = TRACKED_PER_MERGE * (vocab_size - base.vocab_size)
+    run = MergeRun(
+        start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse, tracked_pairs=tracked
+    )
 
     def report(phase: str, done: int, total: int) -> None:
         if progress:
