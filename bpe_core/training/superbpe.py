@@ -145,7 +145,7 @@ def superwords_from_counts(
     if vocab_size < base.vocab_size:
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
-    start = Start.from_tokenizer(base, chunk_counts.counts)
+    start = Start.from_tokenizer(base, chunk_counts.counts, release=release_counts)
     if release_counts:
         chunk_counts.counts = Counter()
     merging = time.perf_counter()
