@@ -18,6 +18,13 @@ holding each pair, one lazy heap per count and the tokens so far (``pairs``), an
   collector is paused meanwhile: the loop makes millions of lists and no cycles, and each collection
   would walk all of them (bench/PERFORMANCE.md, "Figures behind choices in the code").
 
+With ``tracked_pairs`` (the default policy, a rule other than ``first``: SuperBPE's stage 2, extending
+a tokenizer) a run keeps only the pairs at least as frequent as the ``tracked_pairs``-th most frequent
+(``pairs.count_top_pairs``), and when none of them is left counts the words again with a lower
+threshold: every pair at least that frequent is kept, counts only fall, and the keys depend on the
+symbols alone, so each choice is the one tracking every pair makes (``test_engine.py``,
+``test_tracking_only_the_most_frequent_pairs_gives_the_same_merges``).
+
 What a way of training does differently is its ``Policy``: which pair it takes (``choose``: parity-
 aware training picks a language first, ``parity_policy``), what follows a merge (``after_merge``:
 Picky BPE's removals, ``picky_policy``), what it counts towards the target (``size``: merges, or
@@ -45,6 +52,7 @@ from bpe_core.training.word_update import merge_pair_first_seen, merge_pair_in_w
 
 __all__ = [
     "MAX_VOCAB_SIZE",
+    "TRACKED_PER_MERGE",
     "LearnedMerge",
     "MergeRun",
     "Policy",
@@ -57,6 +65,11 @@ __all__ = [
 
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
 ProgressCallback = Callable[[str, int, int], None]
+
+#: A run from a tokenizer's merges on long pieces (SuperBPE's stage 2, extending a tokenizer) tracks
+#: the pairs at least as frequent as this many per merge to learn (``MergeRun``'s ``tracked_pairs``),
+#: not every pair seen ``min_frequency`` times: most of those pairs are rare and never chosen.
+TRACKED_PER_MERGE = 4
 
 #: The largest vocabulary the loop can build: every id must fit in one character.
 MAX_VOCAB_SIZE = 0x110000
@@ -128,7 +141,8 @@ class Policy:
 
 
 class MergeRun:
-    """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring).
+    """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring;
+    ``tracked_pairs`` there too: None tracks every pair reaching ``min_frequency``).
 
     >>> run = MergeRun(Start.from_counts({"abab": 1, "ab": 2}), min_frequency=1)
     >>> run.run(3), [(m.left, m.right, m.id, m.count) for m in run.merges]

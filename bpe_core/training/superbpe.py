@@ -44,7 +44,7 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.engine import MergeRun, ProgressCallback
+from bpe_core.training.engine import TRACKED_PER_MERGE, MergeRun, ProgressCallback
 from bpe_core.training.start import Start, check_continuable
 from bpe_core.training.superbpe_recipes import (
     RECIPES,
@@ -68,11 +68,6 @@ __all__ = [
     "transition_merges",
     "word_count",
 ]
-
-#: Stage 2 tracks the pairs at least as frequent as the this-many-per-merge-to-learn most frequent
-#: (``MergeRun``'s ``tracked_pairs``: the same merges, recounting if they run out), not every pair
-#: seen twice: most of its pieces' pairs are rare and never chosen.
-TRACKED_PER_MERGE = 4
 
 
 def transition_merges(transition: int | float, vocab_size: int, special_tokens: int = 0) -> int:
