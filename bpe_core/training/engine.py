@@ -18,12 +18,12 @@ holding each pair, one lazy heap per count and the tokens so far (``pairs``), an
   collector is paused meanwhile: the loop makes millions of lists and no cycles, and each collection
   would walk all of them (bench/PERFORMANCE.md, "Figures behind choices in the code").
 
-With ``tracked_pairs`` (the default policy, a rule other than ``first``: SuperBPE's stage 2, extending
-a tokenizer) a run keeps only the pairs at least as frequent as the ``tracked_pairs``-th most frequent
-(``pairs.count_top_pairs``), and when none of them is left counts the words again with a lower
-threshold: every pair at least that frequent is kept, counts only fall, and the keys depend on the
-symbols alone, so each choice is the one tracking every pair makes (``test_engine.py``,
-``test_tracking_only_the_most_frequent_pairs_gives_the_same_merges``).
+With ``tracked_pairs`` (the default policy, a rule other than ``first``: SuperBPE's stage 2, on its own
+corpus or extending a tokenizer, ``superbpe``) a run keeps only the pairs at least as frequent as the
+``tracked_pairs``-th most frequent (``pairs.count_top_pairs``), and when none of them is left counts the
+words again with a lower threshold: every pair at least that frequent is kept, counts only fall, and
+the keys depend on the symbols alone, so each choice is the one tracking every pair makes
+(``test_engine.py``, ``test_tracking_only_the_most_frequent_pairs_gives_the_same_merges``).
 
 What a way of training does differently is its ``Policy``: which pair it takes (``choose``: parity-
 aware training picks a language first, ``parity_policy``), what follows a merge (``after_merge``:
@@ -66,7 +66,7 @@ __all__ = [
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
 ProgressCallback = Callable[[str, int, int], None]
 
-#: A run from a tokenizer's merges on long pieces (SuperBPE's stage 2, extending a tokenizer) tracks
+#: A run from a tokenizer's merges on long pieces (SuperBPE's stage 2) tracks
 #: the pairs at least as frequent as this many per merge to learn (``MergeRun``'s ``tracked_pairs``),
 #: not every pair seen ``min_frequency`` times: most of those pairs are rare and never chosen.
 TRACKED_PER_MERGE = 4

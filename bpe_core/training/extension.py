@@ -39,7 +39,7 @@ from bpe_core.pretokenization.special_tokens import special_token_regex, split_o
 from bpe_core.pretokenization.stages import StagedPreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.engine import MAX_VOCAB_SIZE, TRACKED_PER_MERGE, MergeRun, ProgressCallback, paused_collector
+from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback, paused_collector
 from bpe_core.training.other_text import other_text_changes
 from bpe_core.training.scripts import ScriptRule, dominant_scripts
 from bpe_core.training.start import Start, check_continuable, check_first_id
@@ -110,10 +110,7 @@ def extend(
     with paused_collector():
         start = Start.from_tokenizer(base, counts.counts)
         tokens_before = _tokens_before(start)  # the run merges the words in place
-        tracked = TRACKED_PER_MERGE * add
-        run = MergeRun(
-            start, tie_break=tie_break, min_frequency=min_frequency, refuse=plan.refuse, tracked_pairs=tracked
-        )
+        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, refuse=plan.refuse)
         stop_reason = run.run(add, progress=progress, cancel=cancel)
     merging = time.perf_counter()
     record = _record(base, counts, start, run, plan.settings(base, add, min_frequency, tie_break), stop_reason)

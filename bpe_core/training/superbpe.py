@@ -27,9 +27,10 @@ of 179,999 at t = 180k), so stage 2 starts exactly from the first-t-merges token
 token is skipped (bpe_core's rule; HF merges it into that token's id).
 
 Stage 2 counts each distinct piece once, with bpe_core's counting (streamed, sharded, from count shards:
-``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), and encodes each distinct piece by the
-inherited merges once. ``extend_tokenizer`` runs stage 2 alone on an existing tokenizer (GPT-2, cl100k, one trained
-here), keeping its ids. This module does not encode text nor read files itself (``counting`` does).
+``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), encodes each distinct piece by the
+inherited merges once, and merges tracking only the pairs that may be chosen (``engine``'s ``tracked_pairs``).
+``extend_tokenizer`` runs stage 2 alone on an existing tokenizer (GPT-2, cl100k, one trained here), keeping
+its ids. This module does not encode text nor read files itself (``counting`` does).
 """
 
 from __future__ import annotations
