@@ -1,6 +1,7 @@
-"""What the merge engine's state is made of (``training.pairs``): id strings, pair counting, the lazy
-max-heap, counting only the most frequent pairs, and the word update, whose one-count mode equals the plain rules' specialised update
-(``pairs.merge_pair_in_words``) and whose several-count mode equals one count at a time."""
+"""What the merge engine's state is made of (``training.pairs``): id strings, pair counting, counting
+only the most frequent pairs, the lazy max-heap, and the word update, whose one-count mode equals the
+plain rules' specialised update (``pairs.merge_pair_in_words``) and whose several-count mode equals one
+count at a time."""
 
 from __future__ import annotations
 
