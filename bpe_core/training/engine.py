@@ -18,6 +18,13 @@ holding each pair, one lazy heap per count and the tokens so far (``pairs``), an
   collector is paused meanwhile: the loop makes millions of lists and no cycles, and each collection
   would walk all of them (bench/PERFORMANCE.md, "Figures behind choices in the code").
 
+With ``tracked_pairs`` (the default policy, a rule other than ``first``: SuperBPE's stage 2, on its own
+corpus or extending a tokenizer, ``superbpe``) a run keeps only the pairs at least as frequent as the
+``tracked_pairs``-th most frequent (``pairs.count_top_pairs``), and when none of them is left counts the
+words again with a lower threshold: every pair at least that frequent is kept, counts only fall, and
+the keys depend on the symbols alone, so each choice is the one tracking every pair makes
+(``test_engine.py``, ``test_tracking_only_the_most_frequent_pairs_gives_the_same_merges``).
+
 What a way of training does differently is its ``Policy``: which pair it takes (``choose``: parity-
 aware training picks a language first, ``parity_policy``), what follows a merge (``after_merge``:
 Picky BPE's removals, ``picky_policy``), what it counts towards the target (``size``: merges, or
@@ -38,13 +45,14 @@ from operator import add, mul
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
-from bpe_core.training.pairs import PairHeap, Tokens, count_frequent_pairs, count_pairs
+from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, count_top_pairs
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
 from bpe_core.training.word_update import merge_pair_first_seen, merge_pair_in_words, merge_pair_weighted
 
 __all__ = [
     "MAX_VOCAB_SIZE",
+    "TRACKED_PER_MERGE",
     "LearnedMerge",
     "MergeRun",
     "Policy",
@@ -57,6 +65,11 @@ __all__ = [
 
 #: ``progress(phase, done, total)``: phase is "count" (done/total in documents or bytes) or "merge".
 ProgressCallback = Callable[[str, int, int], None]
+
+#: A run from a tokenizer's merges on long pieces (SuperBPE's stage 2) tracks
+#: the pairs at least as frequent as this many per merge to learn (``MergeRun``'s ``tracked_pairs``),
+#: not every pair seen ``min_frequency`` times: most of those pairs are rare and never chosen.
+TRACKED_PER_MERGE = 4
 
 #: The largest vocabulary the loop can build: every id must fit in one character.
 MAX_VOCAB_SIZE = 0x110000
@@ -128,7 +141,8 @@ class Policy:
 
 
 class MergeRun:
-    """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring).
+    """One training run: its words, pair counts, index, heaps, tokens and merges (module docstring;
+    ``tracked_pairs`` there too: None tracks every pair reaching ``min_frequency``).
 
     >>> run = MergeRun(Start.from_counts({"abab": 1, "ab": 2}), min_frequency=1)
     >>> run.run(3), [(m.left, m.right, m.id, m.count) for m in run.merges]
@@ -143,6 +157,7 @@ class MergeRun:
         min_frequency: int = 2,
         refuse: Callable[[bytes], bool] | None = None,
         policy: Policy | None = None,
+        tracked_pairs: int | None = None,
     ) -> None:
         if tie_break not in TIE_BREAKS and tie_break != HUGGINGFACE_PARITY:
             raise BpeError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
@@ -154,9 +169,14 @@ class MergeRun:
         threshold = max(min_frequency, 1)  # a pair below it is never chosen
         # With one count that only falls, a pair below the threshold is never chosen: it is not kept.
         self._rare_dropped = start.shares is None and not self._splits
+        # Tracking only the most frequent pairs needs the default policy (it alone recounts when they run
+        # out) and keys that depend on the symbols alone (the first rule's move with the words).
+        self._floor, self._tracked = threshold, None
+        if self._rare_dropped and policy is None and tie_break != "first" and tracked_pairs is not None:
+            self._tracked = tracked_pairs
         if self._rare_dropped:
             self.weights: list = self.freqs
-            counts, self.where = count_frequent_pairs(self.words, self.freqs, threshold)
+            threshold, counts, self.where = count_top_pairs(self.words, self.freqs, threshold, self._tracked)
             self.counts = [counts]
         elif start.shares is None:
             rows = zip(range(len(self.words)), repeat(self.counts[0]), self.freqs)
@@ -189,6 +209,22 @@ class MergeRun:
         self._set_weights(self._dropped)
         self.counts[index].clear()
         self.heaps[index].clear()
+
+    def _recount(self) -> bool:
+        """With only the most frequent pairs tracked (``tracked_pairs``) and none of them left: count the
+        pairs of the words as they are now, tracking the most frequent again down to a lower threshold;
+        False when the threshold was ``min_frequency`` already (no pair can be chosen)."""
+        threshold = self._drop_below
+        if self._tracked is None or threshold <= self._floor:
+            return False
+        self.counts = self.where = None  # type: ignore[assignment]  # freed before counting again
+        threshold, counts, self.where = count_top_pairs(
+            self.words, self.freqs, self._floor, self._tracked, refused=self.tokens.refused, below=threshold
+        )
+        self.counts = [counts]
+        self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens)]
+        self._drop_below = threshold
+        return True
 
     def best(self, count: int = 0) -> tuple[str, int] | None:
         """The best pair of count ``count`` and that count, taken off its heap; None when no pair
@@ -314,6 +350,9 @@ class MergeRun:
                     return STOP_CANCELLED
                 chosen: tuple[str, int] | str | None = pop() if choose is None else choose(self)
                 if chosen is None:
+                    if self._recount():  # only with the most frequent pairs tracked
+                        pop = self.heaps[0].pop
+                        continue
                     return self.stop_reason()
                 if isinstance(chosen, str):
                     return chosen

@@ -21,8 +21,8 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import _count_elements  # type: ignore[attr-defined]
-from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from itertools import chain, compress
 from operator import add
 from typing import Any, cast
 
@@ -103,19 +103,41 @@ def count_frequent_pairs(
     >>> counts, {pair: list(holders) for pair, holders in where.items()}
     ({'ab': 2, 'aa': 4}, {'ab': [0, 1], 'aa': [2]})
     """
-    counts: dict[str, int] = {}
-    counts_get = counts.get
-    once = [word for word, freq in zip(words, freqs, strict=True) if freq == 1]
-    _count_elements(counts, chain.from_iterable(map(add, word, word[1:]) for word in once))
-    del once
-    for word, freq in zip(words, freqs, strict=True):
-        if freq != 1:
-            for pair in map(add, word, word[1:]):
-                counts[pair] = counts_get(pair, 0) + freq
-    rare = [pair for pair, count in counts.items() if count < threshold]
-    for pair in rare:
-        del counts[pair]
-    del rare
+    _, counts, where = count_top_pairs(words, freqs, threshold, None)
+    return counts, where
+
+
+def count_top_pairs(
+    words: Sequence[str],
+    freqs: Sequence[int],
+    threshold: int,
+    top: int | None,
+    *,
+    refused: Collection[str] = (),
+    below: int | None = None,
+) -> tuple[int, dict[str, int], dict[str, list[int]]]:
+    """``count_frequent_pairs`` with the threshold raised to the count of the ``top``-th most frequent
+    pair not ``refused`` (None: not raised), but kept under ``below`` (None: no bound; else above
+    ``threshold``): the threshold used, the counts and the index of the pairs reaching it. With ``top``,
+    only the pairs likely to reach it are counted (``_likely_top_pair_counts``), not every pair.
+
+    >>> count_top_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 1, 1)[:2]
+    (4, {'aa': 4})
+    >>> count_top_pairs(["ab", "ab", "aaa", "xy"], [1, 1, 2, 1], 1, 1, refused={"aa"}, below=4)[:2]
+    (2, {'ab': 2, 'aa': 4})
+    """
+    if top is None or top <= 0:
+        counts = _pair_counts(words, freqs)
+    else:
+        highest = None if below is None else below - 1
+        threshold, counts = _likely_top_pair_counts(words, freqs, top, threshold, highest)
+        allowed = [count for pair, count in counts.items() if pair not in refused] if refused else counts.values()
+        largest = heapq.nlargest(top, allowed)
+        if len(largest) == top and largest[-1] > threshold:  # every pair this frequent was counted
+            threshold = largest[-1] if highest is None else min(largest[-1], highest)
+        del allowed, largest
+    if any(count < threshold for count in counts.values()):
+        counts = {pair: count for pair, count in counts.items() if count >= threshold}  # a compact copy
     # Arrays of word indices: half a list's memory, and the engine treats them as lists.
     typecode = "I" if len(words) < 1 << 32 else "Q"
     where: dict[str, list[int]] = {pair: array(typecode) for pair in counts}  # type: ignore[misc]
@@ -125,7 +147,57 @@ def count_frequent_pairs(
             holders = where_get(pair)
             if holders is not None and (not holders or holders[-1] != index):
                 holders.append(index)
-    return counts, where
+    return threshold, counts, where
+
+
+def _pair_counts(words: Sequence[str], freqs: Sequence[int]) -> dict[str, int]:
+    """Every pair's count; the words counted once are counted in C."""
+    counts: dict[str, int] = {}
+    counts_get = counts.get
+    once = [word for word, freq in zip(words, freqs, strict=True) if freq == 1]
+    _count_elements(counts, chain.from_iterable(map(add, word, word[1:]) for word in once))
+    del once
+    for word, freq in zip(words, freqs, strict=True):
+        if freq != 1:
+            for pair in map(add, word, word[1:]):
+                counts[pair] = counts_get(pair, 0) + freq
+    return counts
+
+
+def _batch_pair_counts(words: Sequence[str], freqs: Sequence[int]) -> Iterator[dict[str, int]]:
+    """``_pair_counts`` of each batch of ``PAIR_BATCH`` words in turn (a batch's pairs repeat: each is
+    then looked at once a batch, not once an occurrence)."""
+    for start in range(0, len(words), PAIR_BATCH):
+        yield _pair_counts(words[start : start + PAIR_BATCH], freqs[start : start + PAIR_BATCH])
+
+
+def _likely_top_pair_counts(
+    words: Sequence[str], freqs: Sequence[int], top: int, lowest: int, highest: int | None
+) -> tuple[int, dict[str, int]]:
+    """A cut (from ``lowest`` to ``highest``, None: no bound) and the counts of the pairs that may reach
+    it, every pair that does among them, without holding every pair's count: pairs are hashed into
+    buckets (up to ``PAIR_BUCKETS``), a bucket's sum bounds each of its pairs' counts, and the cut is
+    half the ``top``-th largest sum."""
+    buckets = min(PAIR_BUCKETS, 1 << sum(map(len, words)).bit_length())
+    sums = array("q", bytes(8 * buckets))
+    mask = buckets - 1
+    for batch in _batch_pair_counts(words, freqs):
+        for bucket, count in zip(map(mask.__and__, map(hash, batch)), batch.values(), strict=True):
+            sums[bucket] += count
+    largest = heapq.nlargest(top, sums)
+    cut = max(lowest, largest[-1] // 2 if len(largest) == top else 0)
+    if highest is not None:
+        cut = min(cut, highest)
+    del largest
+    counts: dict[str, int] = {}
+    counts_get = counts.get
+    reaches = cut.__le__
+    for batch in _batch_pair_counts(words, freqs):  # each pair's bucket sum compared in C
+        for pair, count in compress(
+            batch.items(), map(reaches, map(sums.__getitem__, map(mask.__and__, map(hash, batch))))
+        ):
+            counts[pair] = counts_get(pair, 0) + count
+    return cut, counts
 
 
 class Tokens:
@@ -166,6 +238,11 @@ class Tokens:
         self.existing.add(made)
         self.ids[made] = new_id
 
+
+#: Buckets the pairs are hashed into to find the likely most frequent ones (``count_top_pairs``).
+PAIR_BUCKETS = 1 << 20
+#: Words counted at a time when finding them (each batch's pairs counted in C first).
+PAIR_BATCH = 1 << 14
 
 #: A text heap entry starts with its pair's count, inverted, in this many characters below 256.
 COUNT_CHARS = 6

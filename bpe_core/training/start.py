@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import mul
-from typing import Protocol
+from typing import Protocol, cast
 
 from bpe_core.encoding.codec import Codec
 from bpe_core.errors import BpeError
@@ -70,10 +71,11 @@ class Start:
         return cls(words, freqs, token_bytes, 256 + len(special_tokens), corpus_bytes=total)
 
     @classmethod
-    def from_tokenizer(cls, base: Tokenizer, counts: Mapping[str, int]) -> Continued:
+    def from_tokenizer(cls, base: Tokenizer, counts: Mapping[str, int], *, release: bool = False) -> Continued:
         """BPE continued from ``base``'s merges on pre-token ``counts`` (module docstring); a
-        ``BpeError`` when ``base`` does not encode by its merges alone."""
-        return Continued.of(base, counts)
+        ``BpeError`` when ``base`` does not encode by its merges alone. ``release``: ``counts`` (a
+        dict) is emptied, each piece's text freed once encoded (a caller that needs them no more)."""
+        return Continued.of(base, counts, release=release)
 
 
 @dataclass
@@ -86,7 +88,7 @@ class Continued(Start):
     encoder: Tokenizer = field(kw_only=True)
 
     @classmethod
-    def of(cls, base: Tokenizer, counts: Mapping[str, int]) -> Continued:
+    def of(cls, base: Tokenizer, counts: Mapping[str, int], *, release: bool = False) -> Continued:
         check_continuable(base)
         merges = base.merges
         token_bytes = {b: bytes([b]) for b in range(256)}
@@ -100,7 +102,7 @@ class Continued(Start):
         # base with no pre-tokenization and no special tokens: its own rule on each whole piece
         encoder = Tokenizer._around(Codec(base._model, {}, None, name=f"{base.name} (inherited merges)"))
         symbol = {i: chr(run_ids[token]) for i, token in ordinary.items()}
-        words, freqs, total = _encoded_pieces(counts, encoder, symbol)
+        words, freqs, total = _encoded_pieces(counts, encoder, symbol, release)
         return cls(
             words,
             freqs,
@@ -224,22 +226,28 @@ def check_continuable(base: object) -> None:
 
 
 def _encoded_pieces(
-    counts: Mapping[str, int], encoder: Tokenizer, symbol: Mapping[int, str]
+    counts: Mapping[str, int], encoder: Tokenizer, symbol: Mapping[int, str], release: bool = False
 ) -> tuple[list[str], list[int], int]:
     """Each distinct piece as its tokens under ``encoder`` (one character per run id: ``symbol`` of
-    each id), its count, and the pieces' bytes."""
+    each id), its count, and the pieces' bytes. ``release``: ``counts`` (a dict) is emptied first and
+    each piece's text dropped once encoded, so the text and the id strings are not all held at once."""
     words: list[str] = []
     freqs = list(counts.values())
-    pieces = list(counts)
+    pieces: list[str | None] = list(counts)
+    if release:
+        counts.clear()  # type: ignore[attr-defined]  # a dict, as the caller says
     total = 0
     as_symbol = symbol.__getitem__
     for start in range(0, len(pieces), BATCH_PIECES):
-        batch = pieces[start : start + BATCH_PIECES]
+        batch = cast("list[str]", pieces[start : start + BATCH_PIECES])
         for ids in encoder.encode_ordinary_batch(batch, workers=1):  # threads only: no copy of this process
             words.append("".join(map(as_symbol, ids)))
-    for piece, freq in zip(pieces, freqs, strict=True):
-        try:
-            total += len(piece.encode("utf-8")) * freq
-        except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encoding treats them
-            total += len(replace_surrogates(piece).encode("utf-8")) * freq
+        for piece, freq in zip(batch, freqs[start : start + BATCH_PIECES], strict=True):
+            try:
+                total += len(piece.encode("utf-8")) * freq
+            except UnicodeEncodeError:  # lone surrogates: U+FFFD, as encoding treats them
+                total += len(replace_surrogates(piece).encode("utf-8")) * freq
+        if release:
+            pieces[start : start + BATCH_PIECES] = repeat(None, len(batch))
+        del batch
     return words, freqs, total

@@ -27,9 +27,10 @@ of 179,999 at t = 180k), so stage 2 starts exactly from the first-t-merges token
 token is skipped (bpe_core's rule; HF merges it into that token's id).
 
 Stage 2 counts each distinct piece once, with bpe_core's counting (streamed, sharded, from count shards:
-``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), and encodes each distinct piece by the
-inherited merges once. ``extend_tokenizer`` runs stage 2 alone on an existing tokenizer (GPT-2, cl100k, one trained
-here), keeping its ids. This module does not encode text nor read files itself (``counting`` does).
+``superwords_from_counts`` takes the counts of ``recipe.stage2_pattern``), encodes each distinct piece by the
+inherited merges once, and merges tracking only the pairs that may be chosen (``engine``'s ``tracked_pairs``).
+``extend_tokenizer`` runs stage 2 alone on an existing tokenizer (GPT-2, cl100k, one trained here), keeping
+its ids. This module does not encode text nor read files itself (``counting`` does).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.engine import MergeRun, ProgressCallback
+from bpe_core.training.engine import TRACKED_PER_MERGE, MergeRun, ProgressCallback
 from bpe_core.training.start import Start, check_continuable
 from bpe_core.training.superbpe_recipes import (
     RECIPES,
@@ -140,13 +141,16 @@ def superwords_from_counts(
     if vocab_size < base.vocab_size:
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
-    start = Start.from_tokenizer(base, chunk_counts.counts)
+    start = Start.from_tokenizer(base, chunk_counts.counts, release=release_counts)
     if release_counts:
         chunk_counts.counts = Counter()
     merging = time.perf_counter()
     inherited = len(start.merges)
     refuse = SuperwordRefusal(recipe)
-    run = MergeRun(start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse)
+    tracked = TRACKED_PER_MERGE * (vocab_size - base.vocab_size)
+    run = MergeRun(
+        start, tie_break=settings.tie_break, min_frequency=settings.min_frequency, refuse=refuse, tracked_pairs=tracked
+    )
 
     def report(phase: str, done: int, total: int) -> None:
         if progress:

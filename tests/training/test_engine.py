@@ -208,3 +208,60 @@ def test_only_the_engine_keeps_a_heap_of_pairs():
 def test_an_unknown_tie_rule_is_refused_by_name():
     with pytest.raises(BpeError, match="tie_break must be one of"):
         MergeRun(Start.from_counts({"ab": 1}), tie_break="smallest")
+
+
+def _merges_and_stop(counts, tie_break, min_frequency, refuse, tracked_pairs, num):
+    run = MergeRun(
+        Start.from_counts(counts),
+        tie_break=tie_break,
+        min_frequency=min_frequency,
+        refuse=refuse,
+        tracked_pairs=tracked_pairs,
+    )
+    raised = run._drop_below > max(min_frequency, 1)
+    stop = run.run(num)
+    return run.merges, stop, raised
+
+
+@given(
+    st.lists(st.text("abcab αβ ab,", min_size=1, max_size=14), min_size=1, max_size=8),
+    st.integers(0, 30),
+    st.integers(1, 3),
+    st.integers(1, 4),
+    st.sampled_from(["huggingface", "lexicographic", "rustbpe", "first"]),
+    st.booleans(),
+)
+@settings(max_examples=150, deadline=None)
+def test_tracking_only_the_most_frequent_pairs_gives_the_same_merges(
+    texts, num, min_frequency, tracked, rule, refusing
+):
+    """Tracking the ``tracked_pairs`` most frequent pairs and recounting from the words when they run out
+    makes every merge (pair, count, tokens after) and the stop reason of a run that tracks every pair."""
+    counts = count_words(texts, pretokenizer=PreTokenizer.build(None)).counts
+    refuse = latin_only if refusing else None
+    every = _merges_and_stop(counts, rule, min_frequency, refuse, None, num)
+    top = _merges_and_stop(counts, rule, min_frequency, refuse, tracked, num)
+    assert top[:2] == every[:2]
+
+
+def test_a_raised_threshold_recounts_and_goes_on_to_the_same_merges():
+    counts = {"ab ab ab ab cd cd cd ef ef gh": 3, "abcdefgh": 1, "xyxyxy": 2}
+    every, stop, raised = _merges_and_stop(counts, "huggingface", 1, None, None, 40)
+    assert not raised
+    top, top_stop, top_raised = _merges_and_stop(counts, "huggingface", 1, None, 1, 40)
+    assert top_raised and (top, top_stop) == (every, stop) and stop == "no pair left to merge"
+    assert len(top) > 10 and len({m.count for m in top}) > 3  # several thresholds passed, so several recounts
+
+
+def test_a_start_that_releases_the_counts_gives_the_same_words(monkeypatch):
+    monkeypatch.setattr("bpe_core.training.start.BATCH_PIECES", 2)  # several batches
+    base = bpe_core.train(["the cat sat on the mat, the cat sat. " * 5], 300, min_frequency=1)
+    texts = ["the cat sat on the mat\ud800, the dog sat. " * 3, "é the mat"]
+    counts = count_words(texts, pretokenizer=PreTokenizer.build(None)).counts
+    kept = Start.from_tokenizer(base, dict(counts))
+    released_counts = dict(counts)
+    released = Start.from_tokenizer(base, released_counts, release=True)
+    assert (released.words, released.freqs, released.corpus_bytes) == (kept.words, kept.freqs, kept.corpus_bytes)
+    assert released_counts == {} and kept.corpus_bytes == sum(
+        len(t.replace("\ud800", "\ufffd").encode()) for t in texts
+    )

@@ -1,10 +1,12 @@
-"""What the merge engine's state is made of (``training.pairs``): id strings, pair counting, the lazy
-max-heap, and the word update, whose one-count mode equals the plain rules' specialised update
-(``pairs.merge_pair_in_words``) and whose several-count mode equals one count at a time."""
+"""What the merge engine's state is made of (``training.pairs``): id strings, pair counting, counting
+only the most frequent pairs, the lazy max-heap, and the word update, whose one-count mode equals the
+plain rules' specialised update (``pairs.merge_pair_in_words``) and whose several-count mode equals one
+count at a time."""
 
 from __future__ import annotations
 
 import copy
+from operator import add
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from bpe_core.training.pairs import (
     PairHeap,
     Tokens,
     count_pairs,
+    count_top_pairs,
     id_string,
     merge_pair_in_words,
     merge_pair_weighted,
@@ -106,3 +109,32 @@ def test_several_counts_mode_equals_one_count_at_a_time(words, freqs, shares, pa
         for i, (before, after) in enumerate(zip(pretoken_id_strings(words), strings, strict=True))
         if before != after
     ]
+
+
+@given(
+    words_strategy,
+    freqs_strategy,
+    st.integers(1, 3),
+    st.integers(1, 6),
+    st.sets(st.sampled_from(["aa", "ab", "ba", "bc"])),
+    st.one_of(st.none(), st.integers(4, 12)),
+)
+def test_count_top_pairs_keeps_every_pair_reaching_its_threshold(words, freqs, floor, top, refused, below):
+    """The threshold is from ``floor`` to under ``below``, at least the ``top``-th count of the pairs not
+    refused when that is in range, and every pair reaching it is counted exactly and indexed."""
+    freqs = freqs[: len(words)]
+    exact: dict[str, int] = {}
+    holders: dict[str, list[int]] = {}
+    for index, (word, freq) in enumerate(zip(words, freqs, strict=True)):
+        for pair in map(add, word, word[1:]):
+            exact[pair] = exact.get(pair, 0) + freq
+            if index not in holders.setdefault(pair, []):
+                holders[pair].append(index)
+    threshold, counts, where = count_top_pairs(words, freqs, floor, top, refused=refused, below=below)
+    assert floor <= threshold and (below is None or threshold < below)
+    ranked = sorted((count for pair, count in exact.items() if pair not in refused), reverse=True)
+    if len(ranked) >= top:
+        wanted = ranked[top - 1] if below is None else min(ranked[top - 1], below - 1)
+        assert threshold >= wanted
+    assert counts == {pair: count for pair, count in exact.items() if count >= threshold}
+    assert {pair: list(listed) for pair, listed in where.items()} == {pair: holders[pair] for pair in counts}
