@@ -70,6 +70,8 @@ STOP_CANCELLED = "cancelled"
 
 #: A step's ``changed`` with one count (the words changed are listed only with several).
 _NO_CHANGES: tuple[tuple[int, int], ...] = ()
+#: Builds a NamedTuple in C from a tuple of its fields, without the Python frame of its ``__new__``.
+_new_tuple = tuple.__new__
 
 
 class LearnedMerge(NamedTuple):
@@ -252,7 +254,7 @@ class MergeRun:
             if seen is not None:
                 keys.forget(left_out)
         self.total_tokens -= joined
-        merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
+        merge = _new_tuple(LearnedMerge, (ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens))
         self.merges.append(merge)
         return merge, holders, joined, changed
 
@@ -320,7 +322,7 @@ class MergeRun:
                 pair, count = chosen
                 step = merge(pair, count)
                 if after_merge is not None:
-                    after_merge(self, Step(*step))
+                    after_merge(self, _new_tuple(Step, step))
                 if progress:
                     done = size(self) - start
                     if len(merges) % report_every == 0 or done >= total:
