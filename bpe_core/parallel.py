@@ -175,9 +175,11 @@ def ordered_map(
     setup: Callable[[Any], Any] | None = None,
     setup_argument: Any = None,
     context: Any = None,
+    share: bool = False,
 ) -> Iterator:
     """``function(context, task)`` for each task, in order, computed by ``workers`` processes and by
-    this process while they start.
+    this process while they start (``share``: also whenever no worker's result is waiting, so that
+    this process is one of the counting processes rather than only their dispatcher).
 
     In this process the given ``context`` is used; each worker builds its own once, as
     ``setup(setup_argument)`` (None without ``setup``). ``function`` and ``setup`` must be module-level
@@ -223,8 +225,8 @@ def ordered_map(
                 pending = None
             elif queue_[0][0] is None:
                 yield queue_.popleft()[2]
-            elif not any(w.answered for w in pool) and not _any_ready(pool):
-                # Work here until the first worker answers (they take a moment to start).
+            elif (share or not any(w.answered for w in pool)) and not _any_ready(pool):
+                # Work here until the first worker answers (they take a moment to start), or throughout.
                 queue_.append([None, pending, run_here(pending)])
                 pending = None
             else:
