@@ -268,6 +268,10 @@ def ascii_stretches(text: str) -> Iterator[tuple[str, bool]]:
     >>> list(ascii_stretches("def f(): return 'caf\u00e9' + x"))
     [('def f(): return', True), (" 'caf\u00e9'", False), (' + x', True)]
     """
+    if text.isascii():  # known in O(1): no scan for a non-ASCII character
+        if text:
+            yield text, True
+        return
     start = 0
     for island in _NON_ASCII.finditer(text):
         if island.start() < start:
