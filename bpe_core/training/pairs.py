@@ -253,8 +253,8 @@ class PairHeap:
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
         counts_get, threshold, heap, keys = self.counts.get, self.threshold, self.heap, self.keys
-        texts_get, count_text, codes = self.texts.get, self.count_text, keys.codes
-        key_of: Callable[[str], Any] = keys.of  # text, or a number under the first rule
+        texts_get, count_text, codes, symbols = self.texts.get, self.count_text, keys.codes, keys.symbols
+        key_of: Callable[[str], Any] = keys.of  # a number under the first rule
         packed, ranked, heappush = self.packed, self.ranked, heapq.heappush
         left_out = []
         below = self.below
@@ -270,7 +270,7 @@ class PairHeap:
             elif ranked:
                 heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
             else:
-                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
+                heappush(heap, (texts_get(live) or count_text(live)) + symbols[pair[0]] + symbols[pair[1]] + pair)
         self.below = below
         return left_out
 
@@ -283,8 +283,7 @@ class PairHeap:
 
     def _pop_text(self) -> tuple[str, int] | None:
         """``pop`` on text entries."""
-        heap, counts_get, texts_get = self.heap, self.counts.get, self.texts.get
-        key_of: Callable[[str], Any] = self.keys.of  # text under these rules
+        heap, counts_get, texts_get, symbols = self.heap, self.counts.get, self.texts.get, self.keys.symbols
         refused, turns_down, threshold = self.tokens.refused, self.tokens.turns_down, self.threshold
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
@@ -294,7 +293,7 @@ class PairHeap:
             text = texts_get(live)
             if item[:COUNT_CHARS] != text:  # never pushed with its live count: stale (``_requeue``, inline)
                 if live >= threshold:
-                    heappush(heap, (text or self.count_text(live)) + key_of(pair) + pair)
+                    heappush(heap, (text or self.count_text(live)) + symbols[pair[0]] + symbols[pair[1]] + pair)
                 elif live > 0:
                     self.below = True
             elif pair not in refused and not turns_down(pair):
