@@ -57,13 +57,14 @@ def merge_pair_in_words(
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
-        replaced += (len(word) - size) * freq
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
+        replaced += occurrences * freq
         words[index] = merged
         # Around each new symbol, the pair it broke loses this word's count and the pair it forms
         # gains it: on its left (unless that is a new symbol too, counted as its right), then on
-        # its right.
+        # its right. Counting them spares the last find, which most words (one occurrence) would make.
         j = merged.find(new)
-        while j >= 0:
+        while True:
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
@@ -111,6 +112,9 @@ def merge_pair_in_words(
                     pair_counts[fresh] += freq
                     if listed[-1] != index:
                         listed.append(index)
+            occurrences -= 1
+            if not occurrences:
+                break
             j = merged.find(new, j + 1)
     return replaced, created
 
