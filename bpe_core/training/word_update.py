@@ -148,13 +148,14 @@ def merge_pair_first_seen(
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
-        replaced += (len(word) - size) * freq
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
+        replaced += occurrences * freq
         words[index] = merged
         labels = long_labels(index)  # the labels of a long word, read at old positions: j + absorbed
         dropped: list[int] = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j] (long words only)
         j = merged.find(new)
-        while j >= 0:
+        while True:  # until the last new symbol, as in merge_pair_in_words
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
@@ -195,6 +196,9 @@ def merge_pair_first_seen(
             if labels is not None:  # a short word's labels are computed when asked: nothing to move
                 dropped.append(j + absorbed + 1)
                 absorbed += 1
+            occurrences -= 1
+            if not occurrences:
+                break
             j = merged.find(new, j + 1)
         if labels is not None:
             seen.drop_labels(index, dropped)
