@@ -237,17 +237,18 @@ def merge_pair_weighted(
             continue  # the word lost this pair to an earlier merge
         words[index] = merged
         weight = weights[index]  # with several counts, (counts, weight) for each
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
         if several:
-            changed.append((index, len(word) - size))
+            changed.append((index, occurrences))
         else:
-            replaced += (len(word) - size) * weight
+            replaced += occurrences * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
         if labels is not None:
             dropped = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol: the pair broken on its left (unless a new symbol: its right), then right.
         j = merged.find(new)
-        while j >= 0:
+        while True:  # until the last new symbol, as in merge_pair_in_words
             for side in (j - 1, j + 1):
                 if side < 0 or side == size:
                     continue
@@ -281,6 +282,8 @@ def merge_pair_weighted(
             if labels is not None:
                 dropped.append(j + absorbed + 1)
             absorbed += 1
+            if absorbed == occurrences:
+                break
             j = merged.find(new, j + 1)
         if labels is not None:
             cast("FirstSeen", seen).drop_labels(index, dropped)
