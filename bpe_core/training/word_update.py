@@ -243,12 +243,12 @@ def merge_pair_weighted(
         else:
             replaced += occurrences * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        if labels is not None:
-            dropped = []  # the merged right halves' labels
+        dropped: list[int] = []  # the merged right halves' labels (long words only)
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol: the pair broken on its left (unless a new symbol: its right), then right.
-        j = merged.find(new)
-        while True:  # until the last new symbol, as in merge_pair_in_words
+        j = -1
+        for _ in range(occurrences):  # no find after the last new symbol, as in merge_pair_in_words
+            j = merged.find(new, j + 1)
             for side in (j - 1, j + 1):
                 if side < 0 or side == size:
                     continue
@@ -282,9 +282,6 @@ def merge_pair_weighted(
             if labels is not None:
                 dropped.append(j + absorbed + 1)
             absorbed += 1
-            if absorbed == occurrences:
-                break
-            j = merged.find(new, j + 1)
         if labels is not None:
             cast("FirstSeen", seen).drop_labels(index, dropped)
     return replaced, changed, created
