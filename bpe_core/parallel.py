@@ -175,9 +175,11 @@ def ordered_map(
     setup: Callable[[Any], Any] | None = None,
     setup_argument: Any = None,
     context: Any = None,
+    share: bool = False,
 ) -> Iterator:
     """``function(context, task)`` for each task, in order, computed by ``workers`` processes and by
-    this process while they start.
+    this process while they start (``share``: also whenever no worker's result is waiting and few
+    tasks are queued, so that this process is one of the computing processes, not only their dispatcher).
 
     In this process the given ``context`` is used; each worker builds its own once, as
     ``setup(setup_argument)`` (None without ``setup``). ``function`` and ``setup`` must be module-level
@@ -202,6 +204,9 @@ def ordered_map(
     ahead = list(itertools.islice(tasks, min(workers, available_cpus())))
     workers = worker_count(workers, len(ahead))
     tasks = itertools.chain(ahead, tasks)
+    # Tasks queued at once when this process shares the work: room for its own beside the workers' (so it
+    # seldom waits for theirs), and a bound on the results it holds when a worker is slow.
+    held_most = 2 * (workers + 1) * TASKS_PER_WORKER
     try:
         try:
             for _ in range(workers):
@@ -223,8 +228,9 @@ def ordered_map(
                 pending = None
             elif queue_[0][0] is None:
                 yield queue_.popleft()[2]
-            elif not any(w.answered for w in pool) and not _any_ready(pool):
-                # Work here until the first worker answers (they take a moment to start).
+            elif (not any(w.answered for w in pool) or (share and len(queue_) < held_most)) and not _any_ready(pool):
+                # Work here until the first worker answers (they take a moment to start), or throughout
+                # while few results wait here behind a worker's (a stalled worker must not let them pile up).
                 queue_.append([None, pending, run_here(pending)])
                 pending = None
             else:

@@ -35,6 +35,18 @@ def test_workers_are_capped_by_tasks_and_cpus(started, monkeypatch, tasks, cpus,
     assert len(started) == expected
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sharing_the_work_keeps_results_in_order(workers):
+    # This process computes tasks beside the workers (share=True) while none of theirs is waiting: whichever
+    # process computed a task, the results come back in task order.
+    results = list(
+        parallel.ordered_map(
+            operator.add, range(200), workers=workers, setup=int, setup_argument=1, context=1, share=True
+        )
+    )
+    assert results == [1 + t for t in range(200)]
+
+
 def test_worker_count_is_the_smallest_of_the_three(monkeypatch):
     monkeypatch.setattr(parallel, "available_cpus", lambda: 4)
     assert parallel.worker_count(40, 1) == 1

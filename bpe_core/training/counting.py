@@ -268,6 +268,10 @@ def ascii_stretches(text: str) -> Iterator[tuple[str, bool]]:
     >>> list(ascii_stretches("def f(): return 'caf\u00e9' + x"))
     [('def f(): return', True), (" 'caf\u00e9'", False), (' + x', True)]
     """
+    if text.isascii():  # known in O(1): no scan for a non-ASCII character
+        if text:
+            yield text, True
+        return
     start = 0
     for island in _NON_ASCII.finditer(text):
         if island.start() < start:
@@ -324,12 +328,13 @@ def _add_counts(result: WordCounts, counted: tuple[Counter, int]) -> None:
 def count_tasks(
     tasks: Iterator[list[str]], pretokenizer: PreTokenizer, workers: int | None, result: WordCounts
 ) -> None:
+    share = workers is None  # automatic: one counting process per CPU, this one among them
     if workers is None:
-        workers = min(available_cpus(), MAX_AUTO_WORKERS)
+        workers = min(available_cpus(), MAX_AUTO_WORKERS) - 1
         threshold = PARALLEL_MIN_CHARS
     else:
         threshold = 0
-    if workers > 1:
+    if workers >= (1 if share else 2):
         # Hold tasks back until the input is known to be large enough to be worth the workers.
         held: list[list[str]] = []
         chars = 0
@@ -341,17 +346,19 @@ def count_tasks(
         else:
             tasks = iter(held)
             held = []
-            workers = 1
-        if workers > 1:
-            _count_in_workers(chain(held, tasks), pretokenizer, workers, result)
+            workers = 0
+        if workers:
+            _count_in_workers(chain(held, tasks), pretokenizer, workers, result, share=share)
             return
     for task in tasks:
         _add_counts(result, count_texts(pretokenizer, task))
 
 
-def _count_in_workers(tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts) -> None:
-    """Count ``tasks`` in ``count`` worker processes (see ``parallel.ordered_map``), adding the
-    counts in task order: the result is the same as counting here."""
+def _count_in_workers(
+    tasks: Iterator[list[str]], pretokenizer: PreTokenizer, count: int, result: WordCounts, *, share: bool = False
+) -> None:
+    """Count ``tasks`` in ``count`` worker processes (see ``parallel.ordered_map``; ``share``: this
+    process counts beside them), adding the counts in task order: the result is the same as counting here."""
     for counted in ordered_map(
         count_texts,
         tasks,
@@ -359,6 +366,7 @@ def _count_in_workers(tasks: Iterator[list[str]], pretokenizer: PreTokenizer, co
         setup=PreTokenizer.build,
         setup_argument=pretokenizer.source,
         context=pretokenizer,
+        share=share,
     ):
         _add_counts(result, counted)
 

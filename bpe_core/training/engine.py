@@ -83,6 +83,8 @@ STOP_CANCELLED = "cancelled"
 
 #: A step's ``changed`` with one count (the words changed are listed only with several).
 _NO_CHANGES: tuple[tuple[int, int], ...] = ()
+#: Builds a NamedTuple in C from a tuple of its fields, without the Python frame of its ``__new__``.
+_new_tuple = tuple.__new__
 
 
 class LearnedMerge(NamedTuple):
@@ -193,6 +195,8 @@ class MergeRun:
         self.keys = PairKeys(tie_break, self.words, self.where, start.token_bytes)
         self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
         self._drop_below = threshold if self._rare_dropped else 0  # counts below it are dropped as they fall
+        # One count that only falls, no first-seen keys: ``_merge_plain`` serves (no branch on the rest).
+        self._plain = self._rare_dropped and self.keys.seen is None
         self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
         self.merges: list[LearnedMerge] = []
 
@@ -249,7 +253,31 @@ class MergeRun:
     def merge(self, pair: str, count: int) -> Step:
         """Merge ``pair`` into its token in every word that holds it, updating the counts, the index
         and the heaps; record the merge with ``count``."""
-        return Step(*self._merge(pair, count))
+        return Step(*(self._merge_plain if self._plain else self._merge)(pair, count))
+
+    def _merge_plain(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
+        """``_merge`` with one count that only falls and no first-seen keys (standard BPE and SuperBPE's
+        stage 2 under every rule but ``first``): no token is made again (its bytes would be a token present,
+        refused), and a new pair below the threshold is never chosen, so neither counted nor indexed."""
+        tokens, where, pair_counts = self.tokens, self.where, self.counts[0]
+        token_bytes = tokens.token_bytes
+        made = token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])]
+        new_id = self.next_id
+        self.next_id = new_id + 1
+        tokens.add(made, new_id)
+        self.keys.add(new_id, made)
+        holders = where.pop(pair)
+        if isinstance(holders, array):  # read as a list: an array makes each index an int again at every read
+            holders = holders.tolist()
+        words, freqs, drop_below = self.words, self.freqs, self._drop_below
+        joined, created = merge_pair_in_words(pair, chr(new_id), holders, words, freqs, pair_counts, where, drop_below)
+        pair_counts.pop(pair, None)  # dropped already if it fell below the threshold
+        for fresh in self.heaps[0].push_frequent(created):
+            del where[fresh], pair_counts[fresh]
+        self.total_tokens -= joined
+        merge = _new_tuple(LearnedMerge, (ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens))
+        self.merges.append(merge)
+        return merge, holders, joined, _NO_CHANGES
 
     def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""
@@ -288,7 +316,7 @@ class MergeRun:
             if seen is not None:
                 keys.forget(left_out)
         self.total_tokens -= joined
-        merge = LearnedMerge(ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens)
+        merge = _new_tuple(LearnedMerge, (ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens))
         self.merges.append(merge)
         return merge, holders, joined, changed
 
@@ -338,7 +366,7 @@ class MergeRun:
         counts_merges = kind.size is Policy.size  # standard BPE's hooks are run inline, without a call
         choose = None if kind.choose is Policy.choose else policy.choose
         after_merge = None if kind.after_merge is Policy.after_merge else policy.after_merge
-        merges, pop, merge = self.merges, self.heaps[0].pop, self._merge
+        merges, pop, merge = self.merges, self.heaps[0].pop, self._merge_plain if self._plain else self._merge
         start = size(self)
         total = max(target - start, 0)
         report_every = max(1, total // 100)
@@ -359,7 +387,7 @@ class MergeRun:
                 pair, count = chosen
                 step = merge(pair, count)
                 if after_merge is not None:
-                    after_merge(self, Step(*step))
+                    after_merge(self, _new_tuple(Step, step))
                 if progress:
                     done = size(self) - start
                     if len(merges) % report_every == 0 or done >= total:

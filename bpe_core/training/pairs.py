@@ -269,6 +269,10 @@ class PairHeap:
     only fall, first occurrences only move later), so the first entry found live is the best pair.
     ``below`` says whether a pair with a positive count was ever left out below the threshold.
 
+    ``pop()`` takes the best pair and its count off the heap, or gives None when no pair reaches the
+    threshold; a pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused
+    for good (``Tokens.refused``) and skipped.
+
     >>> counts = {"ab": 3, "bc": 3, "cd": 1}
     >>> tokens = Tokens({i: bytes([i]) for i in range(256)})
     >>> heap = PairHeap(counts, 2, PairKeys("lexicographic", [], {}, tokens.token_bytes), tokens)
@@ -285,6 +289,10 @@ class PairHeap:
         self.heap: list = [entry(pair, count) for pair, count in counts.items() if count >= threshold]
         heapq.heapify(self.heap)
         self.below = any(0 < count < threshold for count in counts.values())
+        # The rule's own pop, bound once: the loop calls it every merge, without a dispatch in between.
+        self.pop: Callable[[], tuple[str, int] | None] = (
+            self._pop_packed if self.packed else self._pop_ranked if self.ranked else self._pop_text
+        )
 
     def count_text(self, count: int) -> str:
         """``count`` as a text entry begins: inverted, so that a larger count sorts first.
@@ -322,8 +330,8 @@ class PairHeap:
     def push_frequent(self, pairs: Iterable[str]) -> list[str]:
         """Push the pairs whose count reaches the threshold; return the others."""
         counts_get, threshold, heap, keys = self.counts.get, self.threshold, self.heap, self.keys
-        texts_get, count_text, codes = self.texts.get, self.count_text, keys.codes
-        key_of: Callable[[str], Any] = keys.of  # text, or a number under the first rule
+        texts_get, count_text, codes, symbols = self.texts.get, self.count_text, keys.codes, keys.symbols
+        key_of: Callable[[str], Any] = keys.of  # a number under the first rule
         packed, ranked, heappush = self.packed, self.ranked, heapq.heappush
         left_out = []
         below = self.below
@@ -339,7 +347,7 @@ class PairHeap:
             elif ranked:
                 heappush(heap, ((MAX_PAIR_COUNT - live) << RANK_SHIFT | key_of(pair), pair))
             else:
-                heappush(heap, (texts_get(live) or count_text(live)) + key_of(pair) + pair)
+                heappush(heap, (texts_get(live) or count_text(live)) + symbols[pair[0]] + symbols[pair[1]] + pair)
         self.below = below
         return left_out
 
@@ -350,14 +358,9 @@ class PairHeap:
         elif live > 0:
             self.below = True
 
-    def pop(self) -> tuple[str, int] | None:
-        """The best pair and its count, taken off the heap; None when no pair reaches the threshold.
-        A pair whose bytes already are a token, or that ``Tokens.refuse`` turns down, is refused for
-        good (``Tokens.refused``) and skipped."""
-        if self.packed or self.ranked:
-            return self._pop_packed() if self.packed else self._pop_ranked()
-        heap, counts_get, texts_get = self.heap, self.counts.get, self.texts.get
-        key_of: Callable[[str], Any] = self.keys.of  # text under these rules
+    def _pop_text(self) -> tuple[str, int] | None:
+        """``pop`` on text entries."""
+        heap, counts_get, texts_get, symbols = self.heap, self.counts.get, self.texts.get, self.keys.symbols
         refused, turns_down, threshold = self.tokens.refused, self.tokens.turns_down, self.threshold
         heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
@@ -367,7 +370,7 @@ class PairHeap:
             text = texts_get(live)
             if item[:COUNT_CHARS] != text:  # never pushed with its live count: stale (``_requeue``, inline)
                 if live >= threshold:
-                    heappush(heap, (text or self.count_text(live)) + key_of(pair) + pair)
+                    heappush(heap, (text or self.count_text(live)) + symbols[pair[0]] + symbols[pair[1]] + pair)
                 elif live > 0:
                     self.below = True
             elif pair not in refused and not turns_down(pair):
@@ -376,15 +379,20 @@ class PairHeap:
 
     def _pop_packed(self) -> tuple[str, int] | None:
         """``pop`` on packed entries."""
-        heap, counts_get, chars, requeue = self.heap, self.counts.get, self.keys.chars, self._requeue
-        refused, turns_down = self.tokens.refused, self.tokens.turns_down
-        heappop = heapq.heappop
+        heap, counts_get, chars, codes = self.heap, self.counts.get, self.keys.chars, self.keys.codes
+        refused, turns_down, threshold = self.tokens.refused, self.tokens.turns_down, self.threshold
+        heappop, heappush = heapq.heappop, heapq.heappush
         while heap:
             item = heappop(heap)
             pair = chars[item >> CODE_BITS & _CODE_MASK] + chars[item & _CODE_MASK]
             live = counts_get(pair, 0)
             if item >> 2 * CODE_BITS != MAX_PAIR_COUNT - live:  # never pushed with its live count: stale
-                requeue(pair, live)
+                if live >= threshold:  # ``_requeue`` inline; a count above MAX_PAIR_COUNT was refused when pushed
+                    heappush(
+                        heap, ((MAX_PAIR_COUNT - live) << CODE_BITS | codes[pair[0]]) << CODE_BITS | codes[pair[1]]
+                    )
+                elif live > 0:
+                    self.below = True
             elif pair not in refused and not turns_down(pair):
                 return pair, live
         return None

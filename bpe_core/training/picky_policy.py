@@ -68,10 +68,11 @@ class PickyPolicy(Policy):
         return len(self.present)
 
     def choose(self, run: MergeRun) -> tuple[str, int] | str:
-        best = run.best()
+        best = run.heaps[0].pop()
         if best is None:
             return run.stop_reason()
-        restored = run.tokens.ids.get(run.tokens.made(best[0]))
+        pair, token_bytes = best[0], run.tokens.token_bytes
+        restored = run.tokens.ids.get(token_bytes[ord(pair[0])] + token_bytes[ord(pair[1])])
         if restored is not None and self.restores.get(restored, 0) >= self.max_restores:
             return STOP_CYCLE
         return best
@@ -89,8 +90,7 @@ class PickyPolicy(Policy):
         self.freq[new] = merged
         token_bytes = run.tokens.token_bytes
         at = len(self.events)
-        parts = (token_bytes[left], token_bytes[right])
-        self.events.append(PickyEvent(at, MERGE, token_bytes[new_id], parts, merge.count, merged, ()))  # IoS below
+        self.events.append(None)  # type: ignore[arg-type]  # its place, before any removal the checks make
         ios: tuple[float | None, float | None]
         if left == right:
             self.freq[a] -= 2 * merged
@@ -100,6 +100,7 @@ class PickyPolicy(Policy):
             ios_left = self.check(run, a, merged)
             self.freq[b] -= merged
             ios = (ios_left, self.check(run, b, merged))
+        parts = (token_bytes[left], token_bytes[right])
         self.events[at] = PickyEvent(at, MERGE, token_bytes[new_id], parts, merge.count, merged, ios)
         self.tokens_after.append(run.total_tokens)
 

@@ -210,7 +210,8 @@ class PairKeys:
     ``of(pair)`` is the key to store with a pair: under ``first`` the stored first occurrence, a lower
     bound that ``seen.exact`` checks when the pair reaches the top of a heap; under the other rules
     ``key(left) + key(right)`` (each symbol's key prefix-free or one character, so this compares like
-    the tuple of the two keys). Under the ``PACKED_RULES`` each symbol also has a number (``codes``, and
+    the tuple of the two keys; ``symbols`` holds each symbol's key, for a heap that writes ``of`` out
+    inline). Under the ``PACKED_RULES`` each symbol also has a number (``codes``, and
     back: ``chars``): its one-character key's code point. ``add`` gives a new symbol its key; ``forget``
     drops pairs the loop will never look up again.
 
@@ -227,14 +228,14 @@ class PairKeys:
         self.packed = tie_break in PACKED_RULES
         self.codes: dict[str, int] = {}
         self.chars: dict[int, str] = {}
-        self._symbols: dict[str, str] = {}
+        self.symbols: dict[str, str] = {}
         for token_id, token in token_bytes.items():
             self.add(token_id, token)
         self.of: Callable[[str], object]
         if self.seen is not None:
             self.of = self.seen.first.__getitem__
             return
-        symbols = self._symbols
+        symbols = self.symbols
 
         def of(pair: str) -> str:
             return symbols[pair[0]] + symbols[pair[1]]
@@ -245,7 +246,7 @@ class PairKeys:
         """Give the new symbol ``token_id`` (bytes ``token``) its key."""
         if self.seen is None:
             symbol = chr(token_id)
-            key = self._symbols[symbol] = symbol_key(self.tie_break, token_id, token)
+            key = self.symbols[symbol] = symbol_key(self.tie_break, token_id, token)
             if self.packed:
                 self.codes[symbol] = ord(key)
                 self.chars[ord(key)] = symbol

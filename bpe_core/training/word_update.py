@@ -57,13 +57,14 @@ def merge_pair_in_words(
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
-        replaced += (len(word) - size) * freq
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
+        replaced += occurrences * freq
         words[index] = merged
         # Around each new symbol, the pair it broke loses this word's count and the pair it forms
         # gains it: on its left (unless that is a new symbol too, counted as its right), then on
-        # its right.
+        # its right. Counting them spares the last find, which most words (one occurrence) would make.
         j = merged.find(new)
-        while j >= 0:
+        while True:
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
@@ -111,6 +112,9 @@ def merge_pair_in_words(
                     pair_counts[fresh] += freq
                     if listed[-1] != index:
                         listed.append(index)
+            occurrences -= 1
+            if not occurrences:
+                break
             j = merged.find(new, j + 1)
     return replaced, created
 
@@ -144,13 +148,14 @@ def merge_pair_first_seen(
         merged = word.replace(pair, new)
         size = len(merged)
         freq = freqs[index]
-        replaced += (len(word) - size) * freq
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
+        replaced += occurrences * freq
         words[index] = merged
         labels = long_labels(index)  # the labels of a long word, read at old positions: j + absorbed
         dropped: list[int] = []  # the merged right halves' labels
         absorbed = 0  # new symbols before merged[j] (long words only)
         j = merged.find(new)
-        while j >= 0:
+        while True:  # until the last new symbol, as in merge_pair_in_words
             if j:
                 neighbour = merged[j - 1]
                 if neighbour != new:
@@ -191,6 +196,9 @@ def merge_pair_first_seen(
             if labels is not None:  # a short word's labels are computed when asked: nothing to move
                 dropped.append(j + absorbed + 1)
                 absorbed += 1
+            occurrences -= 1
+            if not occurrences:
+                break
             j = merged.find(new, j + 1)
         if labels is not None:
             seen.drop_labels(index, dropped)
@@ -229,17 +237,18 @@ def merge_pair_weighted(
             continue  # the word lost this pair to an earlier merge
         words[index] = merged
         weight = weights[index]  # with several counts, (counts, weight) for each
+        occurrences = len(word) - size  # the new symbols in merged (it held none before)
         if several:
-            changed.append((index, len(word) - size))
+            changed.append((index, occurrences))
         else:
-            replaced += (len(word) - size) * weight
+            replaced += occurrences * weight
         labels = long_labels(index)  # the first rule's labels of a long word (``FirstSeen``)
-        if labels is not None:
-            dropped = []  # the merged right halves' labels
+        dropped: list[int] = []  # the merged right halves' labels (long words only)
         absorbed = 0  # new symbols before merged[j]: labels are read at old positions, j + absorbed
         # Around each new symbol: the pair broken on its left (unless a new symbol: its right), then right.
-        j = merged.find(new)
-        while j >= 0:
+        j = -1
+        for _ in range(occurrences):  # no find after the last new symbol, as in merge_pair_in_words
+            j = merged.find(new, j + 1)
             for side in (j - 1, j + 1):
                 if side < 0 or side == size:
                     continue
@@ -273,7 +282,6 @@ def merge_pair_weighted(
             if labels is not None:
                 dropped.append(j + absorbed + 1)
             absorbed += 1
-            j = merged.find(new, j + 1)
         if labels is not None:
             cast("FirstSeen", seen).drop_labels(index, dropped)
     return replaced, changed, created

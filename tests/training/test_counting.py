@@ -122,6 +122,26 @@ def test_worker_processes_count_exactly_like_this_process(monkeypatch, pattern):
     assert pooled.stats == alone.stats
 
 
+def test_automatic_workers_count_beside_this_process_exactly_like_it(monkeypatch):
+    # workers=None on 2 CPUs: one worker process, and this process counts tasks beside it.
+    monkeypatch.setattr(counting, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(counting, "available_cpus", lambda: 2)
+    pools = []
+    real = counting._count_in_workers
+
+    def recorded(tasks, pretokenizer, count, result, *, share=False):
+        pools.append((count, share))
+        real(tasks, pretokenizer, count, result, share=share)
+
+    monkeypatch.setattr(counting, "_count_in_workers", recorded)
+    specials = ["<|endoftext|>"]
+    alone = _count(monkeypatch, CORPUS, 1, "gpt2", specials, task_chars=100)
+    shared = _count(monkeypatch, CORPUS, None, "gpt2", specials, task_chars=100)
+    assert pools == [(1, True)]
+    assert list(shared.counts.items()) == list(alone.counts.items())
+    assert shared.stats == alone.stats
+
+
 @pytest.mark.parametrize("tie_break", ["first", "lexicographic"])
 def test_training_does_not_depend_on_how_counting_was_split(monkeypatch, tie_break):
     monkeypatch.setattr(counting, "TASK_CHARS", 64)
