@@ -39,7 +39,7 @@ from bpe_core.pretokenization.special_tokens import special_token_regex, split_o
 from bpe_core.pretokenization.stages import StagedPreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
-from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback, paused_collector
+from bpe_core.training.engine import MAX_VOCAB_SIZE, TRACKED_PER_MERGE, MergeRun, ProgressCallback, paused_collector
 from bpe_core.training.other_text import other_text_changes
 from bpe_core.training.scripts import ScriptRule, dominant_scripts
 from bpe_core.training.start import Start, check_continuable, check_first_id
@@ -110,7 +110,7 @@ def extend(
     with paused_collector():
         start = Start.from_tokenizer(base, counts.counts)
         tokens_before = _tokens_before(start)  # the run merges the words in place
-        run = MergeRun(start, tie_break=tie_break, min_frequency=min_frequency, refuse=plan.refuse)
+        run = plan.merge_run(start, add, min_frequency, tie_break)
         stop_reason = run.run(add, progress=progress, cancel=cancel)
     merging = time.perf_counter()
     record = _record(base, counts, start, run, plan.settings(base, add, min_frequency, tie_break), stop_reason)
@@ -173,6 +173,15 @@ class _Plan:
         if chosen is not None:
             return cls(None, chosen, chosen.stage2_pattern, SuperwordRefusal(chosen))
         return cls(rule, None, base._pattern_argument, rule.refuse if rule is not None else None)
+
+    def merge_run(self, start: Start, add: int, min_frequency: int, tie_break: TieBreak) -> MergeRun:
+        """The engine's run from ``start``; with superwords, tracking only the pairs that may be chosen
+        for ``add`` new tokens (``TRACKED_PER_MERGE`` each, as SuperBPE's stage 2: the same merges, far
+        fewer of its long pieces' pairs held; short pre-tokens gain little from it and count twice)."""
+        tracked = TRACKED_PER_MERGE * add if self.recipe is not None else None
+        return MergeRun(
+            start, tie_break=tie_break, min_frequency=min_frequency, refuse=self.refuse, tracked_pairs=tracked
+        )
 
     def settings(self, base: Tokenizer, add: int, min_frequency: int, tie_break: str) -> dict[str, Any]:
         return {

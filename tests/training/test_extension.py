@@ -160,6 +160,26 @@ def test_superwords_are_superbpes_stage_two_on_the_base():
     assert ours.training["extension"]["other_text"]["pretokens_changed"] is None  # another pre-tokenization
 
 
+@given(
+    base_texts=texts_of,
+    texts=st.lists(st.text("ab c.\n", min_size=1, max_size=40), min_size=1, max_size=6),
+    add=st.integers(1, 20),
+    rule=st.sampled_from(["huggingface", "lexicographic", "rustbpe"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_superwords_tracking_few_pairs_gives_the_merges_of_tracking_every_pair(base_texts, texts, add, rule):
+    from bpe_core.training import extension
+
+    base = bpe_core.train(base_texts, 262, min_frequency=1)
+    results = []
+    for per_merge in (1, 10**6):  # 1: the tracked pairs run out often and are counted again
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(extension, "TRACKED_PER_MERGE", per_merge)
+            extended = bpe_core.extend(base, texts, add=add, superwords=True, min_frequency=1, tie_break=rule)
+        results.append((extended.merges, extended.training["tokens_after_merge"], extended.training["stop_reason"]))
+    assert results[0] == results[1]
+
+
 def test_files_are_read_as_train_files_reads_them(tmp_path):
     rows = [{"text": "ὦ ξεῖν᾽, ἀγγέλλειν Λακεδαιμονίοις " * 3}, {"text": "ὅτι τῇδε κείμεθα " * 4}, {"other": 1}]
     with gzip.open(tmp_path / "greek.jsonl.gz", "wt", encoding="utf-8") as out:
