@@ -107,8 +107,9 @@ def extend(
         on_bad_row=on_bad_row,
     )
     counting = time.perf_counter()
+    target = plan.rule.scripts if plan.rule else dominant_scripts(counts.counts)
     with paused_collector():
-        start = Start.from_tokenizer(base, counts.counts)
+        start = Start.from_tokenizer(base, counts.counts, release=True)  # each piece's text freed once encoded
         tokens_before = _tokens_before(start)  # the run merges the words in place
         run = plan.merge_run(start, add, min_frequency, tie_break)
         stop_reason = run.run(add, progress=progress, cancel=cancel)
@@ -121,7 +122,6 @@ def extend(
         name=name or f"{base.name}+{len(run.merges)}",
         training=record,
     )
-    target = plan.rule.scripts if plan.rule else dominant_scripts(counts.counts)
     record["extension"].update(
         tokens_before=tokens_before,
         first_id=min((i for i in extended.vocab if i not in base.vocab), default=None),

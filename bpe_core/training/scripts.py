@@ -20,7 +20,9 @@ neither trains nor encodes; ``extension`` uses it.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 
 import regex
 
@@ -123,7 +125,7 @@ def dominant_scripts(counts: Mapping[str, int], *, share: float = DOMINANT_SHARE
     ('Devanagari',)
     """
     letters: dict[str, int] = {}
-    top = sorted(counts.items(), key=lambda item: item[1], reverse=True)[:DOMINANT_PIECES]
+    top = heapq.nlargest(DOMINANT_PIECES, counts.items(), key=itemgetter(1))  # sorted()[:n], without a copy of all
     for piece, count in top:
         for char in piece:
             if char.isalpha():
