@@ -20,9 +20,7 @@ neither trains nor encodes; ``extension`` uses it.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Mapping
-from operator import itemgetter
 
 import regex
 
@@ -125,7 +123,8 @@ def dominant_scripts(counts: Mapping[str, int], *, share: float = DOMINANT_SHARE
     ('Devanagari',)
     """
     letters: dict[str, int] = {}
-    top = heapq.nlargest(DOMINANT_PIECES, counts.items(), key=itemgetter(1))  # sorted()[:n], without a copy of all
+    # the pieces alone sorted (a list of keys, not of (piece, count) tuples), stable as before
+    top = [(piece, counts[piece]) for piece in sorted(counts, key=counts.__getitem__, reverse=True)[:DOMINANT_PIECES]]
     for piece, count in top:
         for char in piece:
             if char.isalpha():
