@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from operator import add, mul
+from types import MethodType
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
@@ -196,7 +197,10 @@ class MergeRun:
         self.heaps = [PairHeap(counts, threshold, self.keys, self.tokens) for counts in self.counts]
         self._drop_below = threshold if self._rare_dropped else 0  # counts below it are dropped as they fall
         # One count that only falls, no first-seen keys: ``_merge_plain`` serves (no branch on the rest).
-        self._plain = self._rare_dropped and self.keys.seen is None
+        # The choice is kept unbound: a bound method held by the run would tie it into a reference cycle,
+        # which the paused collector would leave in memory after the run is dropped.
+        plain = self._rare_dropped and self.keys.seen is None
+        self._merge_function = MergeRun._merge_plain if plain else MergeRun._merge
         self.total_tokens = sum(map(mul, map(len, self.words), self.freqs))
         self.merges: list[LearnedMerge] = []
 
@@ -253,7 +257,7 @@ class MergeRun:
     def merge(self, pair: str, count: int) -> Step:
         """Merge ``pair`` into its token in every word that holds it, updating the counts, the index
         and the heaps; record the merge with ``count``."""
-        return Step(*(self._merge_plain if self._plain else self._merge)(pair, count))
+        return Step(*self._merge_function(self, pair, count))
 
     def _merge_plain(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``_merge`` with one count that only falls and no first-seen keys (standard BPE and SuperBPE's
@@ -366,7 +370,7 @@ class MergeRun:
         counts_merges = kind.size is Policy.size  # standard BPE's hooks are run inline, without a call
         choose = None if kind.choose is Policy.choose else policy.choose
         after_merge = None if kind.after_merge is Policy.after_merge else policy.after_merge
-        merges, pop, merge = self.merges, self.heaps[0].pop, self._merge_plain if self._plain else self._merge
+        merges, pop, merge = self.merges, self.heaps[0].pop, MethodType(self._merge_function, self)
         start = size(self)
         total = max(target - start, 0)
         report_every = max(1, total // 100)
