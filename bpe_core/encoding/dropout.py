@@ -40,13 +40,13 @@ import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from bpe_core.bpe.fast import PairRanks, PieceEncoder, join_right, linked
 from bpe_core.bpe.tokens import TokenInfo
 from bpe_core.encoding.codec import Codec
 from bpe_core.encoding.details import token_details
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, keyword_options
 from bpe_core.pretokenization.pretokenizer import replace_surrogates
 from bpe_core.pretokenization.special_tokens import (
     SpecialTokens,
@@ -54,6 +54,9 @@ from bpe_core.pretokenization.special_tokens import (
     special_token_regex,
     split_on_special_tokens,
 )
+
+if TYPE_CHECKING:  # typing.Unpack from 3.11 on; only type checkers read it
+    from typing_extensions import Unpack
 
 
 class Draws(Protocol):
@@ -152,25 +155,39 @@ def _merge_parts(codec: Codec) -> tuple[PairRanks, list[int], Mapping[str, tuple
     return pieces.ranks, pieces.byte_ids, codec.text_encoder.whole_pieces
 
 
-def encode_with_dropout(
-    tokenizer: Any,
-    text: str,
-    *,
-    dropout: float,
-    seed: int | None = None,
-    allowed_special: SpecialTokens = frozenset(),
-    disallowed_special: SpecialTokens = "all",
-) -> list[int]:
+class DropoutOptions(TypedDict, total=False):
+    """The keyword options of ``encode_with_dropout`` and ``dropout_details`` besides ``dropout``
+    (defaults: ``DROPOUT_DEFAULTS``).
+
+    Attributes:
+        seed: The same seed gives the same ids (draws from ``random.Random(seed)``, consumed in text
+            order); None (the default) draws from fresh system entropy.
+        allowed_special: Special tokens encoded as their id, as in ``tokenizer.encode`` (default none).
+        disallowed_special: Special tokens whose text is an error, as in ``tokenizer.encode`` (default
+            ``"all"``: every special token not allowed).
+    """
+
+    seed: int | None
+    allowed_special: SpecialTokens
+    disallowed_special: SpecialTokens
+
+
+#: The defaults of ``DropoutOptions``: ``tokenizer.encode``'s.
+DROPOUT_DEFAULTS: dict[str, Any] = {"seed": None, "allowed_special": frozenset(), "disallowed_special": "all"}
+
+
+@keyword_options(DropoutOptions, DROPOUT_DEFAULTS)
+def encode_with_dropout(tokenizer: Any, text: str, *, dropout: float, **options: Unpack[DropoutOptions]) -> list[int]:
     """``tokenizer.encode(text, allowed_special=..., disallowed_special=...)`` with BPE-dropout: each
     merge is skipped with probability ``dropout`` by the sampling procedure of Hugging Face
     tokenizers and YouTokenToMe (see the module docstring), and every pre-token is merged afresh.
 
-    ``seed``: the same seed gives the same ids (draws from ``random.Random(seed)``, consumed in text
-    order); None draws from fresh system entropy. ``dropout=0`` gives exactly ``tokenizer.encode``'s
-    ids and makes no draw; ``dropout=1`` gives the single bytes of every piece. Special tokens,
-    pre-tokenization and lone surrogates (U+FFFD) are handled as ``tokenizer.encode`` handles them,
-    so the ids decode to the same text as its ids. TypeError for a non-number ``dropout`` or a seed
-    that is not an int; BpeError for a ``dropout`` outside [0, 1].
+    The other keywords are ``DropoutOptions``' (each one's meaning and default): ``seed`` (the same seed
+    gives the same ids), ``allowed_special`` and ``disallowed_special``, each optional. ``dropout=0``
+    gives exactly ``tokenizer.encode``'s ids and makes no draw; ``dropout=1`` gives the single bytes of
+    every piece. Special tokens, pre-tokenization and lone surrogates (U+FFFD) are handled as
+    ``tokenizer.encode`` handles them, so the ids decode to the same text as its ids. TypeError for a
+    non-number ``dropout`` or a seed that is not an int; BpeError for a ``dropout`` outside [0, 1].
 
     >>> import bpe_core
     >>> gpt2 = bpe_core.load("gpt2")
@@ -179,9 +196,7 @@ def encode_with_dropout(
     >>> [gpt2.decode([i]) for i in encode_with_dropout(gpt2, "unrelated", dropout=0.5, seed=1)]
     ['un', 'rel', 'ated']
     """
-    codec, encode_piece, specials_found = _dropout_encoder(
-        tokenizer, text, dropout, seed, allowed_special, disallowed_special
-    )
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, options)
     out: list[int] = []
     for segment, is_special in split_on_special_tokens(text, specials_found):
         if is_special:
@@ -193,19 +208,21 @@ def encode_with_dropout(
 
 
 def _dropout_encoder(
-    tokenizer: Any, text: object, dropout: object, seed: object, allowed: SpecialTokens, disallowed: SpecialTokens
+    tokenizer: Any, text: object, dropout: object, options: DropoutOptions
 ) -> tuple[Codec, Callable[[str], list[int]], re.Pattern[str] | None]:
     """The arguments checked (as ``encode_with_dropout`` says), and the function that encodes one piece
     with dropout (its draws from one ``random.Random(seed)``, in the order pieces are given), with
     the regex of the special tokens to find in the text."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    rate = check_dropout(dropout)
+    rate, seed = check_dropout(dropout), options["seed"]
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
     codec = _codec_of(tokenizer)
     pairs, byte_ids, whole_pieces = _merge_parts(codec)
-    allowed_set, disallowed_set = codec.allowed_and_disallowed(allowed, disallowed)
+    allowed_set, disallowed_set = codec.allowed_and_disallowed(
+        options["allowed_special"], options["disallowed_special"]
+    )
     check_disallowed(text, disallowed_set)
     rng = random.Random(seed)
 
@@ -218,27 +235,19 @@ def _dropout_encoder(
     return codec, encode_piece, special_token_regex(allowed_set)
 
 
-def dropout_details(
-    tokenizer: Any,
-    text: str,
-    *,
-    dropout: float,
-    seed: int | None = None,
-    allowed_special: SpecialTokens = frozenset(),
-    disallowed_special: SpecialTokens = "all",
-) -> list[TokenInfo]:
+@keyword_options(DropoutOptions, DROPOUT_DEFAULTS)
+def dropout_details(tokenizer: Any, text: str, *, dropout: float, **options: Unpack[DropoutOptions]) -> list[TokenInfo]:
     """``encode_with_dropout``'s tokens (the same ids for the same arguments and seed) with their
     details, as ``Tokenizer.encode_with_details`` gives them: id, bytes, character span in ``text``,
-    whether the token holds part of a character, whether it is special.
+    whether the token holds part of a character, whether it is special. Its keywords are
+    ``encode_with_dropout``'s: ``dropout`` and ``DropoutOptions``'.
 
     >>> import bpe_core
     >>> gpt2 = bpe_core.load("gpt2")
     >>> [(i.bytes, i.start, i.end) for i in dropout_details(gpt2, "unrelated", dropout=0.5, seed=1)]
     [(b'un', 0, 2), (b'rel', 2, 5), (b'ated', 5, 9)]
     """
-    codec, encode_piece, specials_found = _dropout_encoder(
-        tokenizer, text, dropout, seed, allowed_special, disallowed_special
-    )
+    codec, encode_piece, specials_found = _dropout_encoder(tokenizer, text, dropout, options)
     return token_details(
         split_on_special_tokens(replace_surrogates(text), specials_found),
         pretokenizer=codec.pretokenizer,

@@ -24,12 +24,12 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from bpe_core.corpora.documents import DocumentReader, FileFormat, expand_inputs, file_format
 from bpe_core.corpora.streams import ByteStream
 from bpe_core.corpora.text_files import iter_text_blocks
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, keyword_options
 from bpe_core.parallel import batches
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, safe_cut_regex
 from bpe_core.pretokenization.special_tokens import special_token_regex, validate_special_tokens
@@ -38,11 +38,18 @@ from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import TASK_CHARS, WordCounts, count_files, count_texts, independent_parts
 from bpe_core.training.dask_cluster import CONNECT_TIMEOUT, dask_client, import_distributed
 from bpe_core.training.engine import ProgressCallback
-from bpe_core.training.tie_rules import TieBreak
-from bpe_core.training.trainer import TrainingSettings, merge_counts
+from bpe_core.training.trainer import (
+    READING_DEFAULTS,
+    TRAINING_DEFAULTS,
+    FromCountsOptions,
+    ReadingOptions,
+    TrainingSettings,
+    merge_counts,
+)
 
 if TYPE_CHECKING:  # dask.distributed is optional: never imported at run time here
     from distributed import Client
+    from typing_extensions import Unpack
 
 #: Automatic partition sizes: about this many partitions per worker, within these bounds.
 PARTITIONS_PER_WORKER = 4
@@ -198,40 +205,80 @@ def _partition_bytes(partition_bytes: int | None, total: int, workers: int) -> i
     return partition_bytes
 
 
+class DaskOptions(TypedDict, total=False):
+    """Where and how counting runs on Dask (``count_on_dask``, ``train_on_dask``).
+
+    Attributes:
+        scheduler: None (the default) starts a local cluster of ``workers`` processes and closes it; an
+            address ``"tcp://host:8786"`` connects to a running cluster, whose workers must see the same
+            paths; a ``distributed.Client`` is used as is.
+        workers: The local cluster's worker processes (None, the default: one per CPU).
+        partition_bytes: The size of the byte ranges plain text files are split into (None, the default:
+            about four per worker thread, 4 MB to 256 MB).
+        timeout: Seconds to wait for the scheduler (default ``dask_cluster.CONNECT_TIMEOUT``).
+    """
+
+    scheduler: str | Client | None
+    workers: int | None
+    partition_bytes: int | None
+    timeout: float
+
+
+class DaskCountOptions(ReadingOptions, DaskOptions, total=False):
+    """``count_on_dask``'s keyword options: ``ReadingOptions``, ``DaskOptions``, and these.
+
+    Attributes:
+        pattern: The pre-tokenization pattern, as ``bpe_core.train``'s (default ``"gpt2"``).
+        special_tokens: As ``bpe_core.train``'s (default none).
+        progress: ``progress("count", bytes counted, total bytes)``, as the partitions finish (default None).
+    """
+
+    pattern: str | None
+    special_tokens: Sequence[str]
+    progress: ProgressCallback | None
+
+
+class DaskTrainingOptions(FromCountsOptions, ReadingOptions, DaskOptions, total=False):
+    """``train_on_dask``'s keyword options: ``train_files``' (``workers`` is the Dask cluster's) and
+    ``DaskOptions``."""
+
+
+#: The defaults of ``DaskOptions``.
+DASK_DEFAULTS: dict[str, Any] = {
+    "scheduler": None,
+    "workers": None,
+    "partition_bytes": None,
+    "timeout": CONNECT_TIMEOUT,
+}
+_COUNT_DEFAULTS = {name: TRAINING_DEFAULTS[name] for name in ("pattern", "special_tokens")}
+
+
+@keyword_options(DaskCountOptions, {**_COUNT_DEFAULTS, **READING_DEFAULTS, **DASK_DEFAULTS, "progress": None})
 def count_on_dask(
-    inputs: Sequence[str | os.PathLike] | str | os.PathLike,
-    *,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    text_field: str = "text",
-    on_bad_row: str = "skip",
-    scheduler: str | Client | None = None,
-    workers: int | None = None,
-    partition_bytes: int | None = None,
-    timeout: float = CONNECT_TIMEOUT,
-    progress: Callable[[str, int, int], None] | None = None,
+    inputs: Sequence[str | os.PathLike] | str | os.PathLike, **options: Unpack[DaskCountOptions]
 ) -> WordCounts:
     """The pre-token counts of ``inputs`` (files, folders and globs in every format
     ``counting.count_files`` reads, with its ``text_field`` and ``on_bad_row``), counted on Dask: equal
     to ``count_files`` in counts, order of first appearance and statistics (bad rows included).
 
-    ``scheduler``: None starts a local cluster of ``workers`` processes (None: one per CPU) and
-    closes it; an address ``"tcp://host:8786"`` connects to a running cluster, whose workers must see
-    the same paths; a ``distributed.Client`` is used as is. ``partition_bytes`` is the size of the
-    byte ranges plain text files are split into (None: about four per worker thread, 4 MB to 256 MB).
-    ``progress("count", bytes counted, total bytes)`` follows the partitions as they finish.
+    The keywords are ``DaskCountOptions``' (each one's meaning and default): ``pattern``,
+    ``special_tokens``, ``text_field``, ``on_bad_row``, ``scheduler``, ``workers``, ``partition_bytes``,
+    ``timeout`` and ``progress``, each optional.
     """
+    pattern, special_tokens, partition_bytes = options["pattern"], options["special_tokens"], options["partition_bytes"]
     # Everything is checked before a cluster starts; workers resolve no path against their own folder.
     files = [os.path.abspath(path) for path in expand_inputs(inputs)]
     source, specials = PreTokenizer.build(pattern).source, validate_special_tokens(special_tokens)
     # The reader checks text_field, on_bad_row, the formats and Parquet columns, and knows the sizes.
-    reader = DocumentReader(files, text_field=text_field, on_bad_row=on_bad_row)
+    reader = DocumentReader(files, text_field=options["text_field"], on_bad_row=options["on_bad_row"])
     settings = CountSettings(source, specials, reader.text_field, reader.on_bad_row)
     _partition_bytes(partition_bytes, 0, 1)
-    with dask_client(scheduler, workers=workers, timeout=timeout, pattern=settings.pattern) as client:
+    with dask_client(
+        options["scheduler"], workers=options["workers"], timeout=options["timeout"], pattern=settings.pattern
+    ) as client:
         size = _partition_bytes(partition_bytes, reader.total_bytes, sum(client.nthreads().values()) or 1)  # threads
         partitions = plan_partitions(files, pattern=settings.pattern, partition_bytes=size, sizes=reader.sizes)
-        return _count_in_order(client, partitions, settings, progress, reader.total_bytes)
+        return _count_in_order(client, partitions, settings, options["progress"], reader.total_bytes)
 
 
 def _count_in_order(
@@ -280,39 +327,26 @@ def _worker_error(exc: Exception, partition: Partition) -> Exception:
     return BpeError(f"counting {partition.path} failed on a Dask worker: {type(exc).__name__}: {exc}")
 
 
+@keyword_options(DaskTrainingOptions, {**TRAINING_DEFAULTS, **READING_DEFAULTS, **DASK_DEFAULTS})
 def train_on_dask(
-    inputs: Sequence[str | os.PathLike] | str | os.PathLike,
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-    text_field: str = "text",
-    on_bad_row: str = "skip",
-    scheduler: str | Client | None = None,
-    workers: int | None = None,
-    partition_bytes: int | None = None,
-    timeout: float = CONNECT_TIMEOUT,
+    inputs: Sequence[str | os.PathLike] | str | os.PathLike, vocab_size: int, **options: Unpack[DaskTrainingOptions]
 ) -> Tokenizer:
     """``train_files`` with the counting on Dask (``count_on_dask``'s keywords: ``scheduler``,
     ``workers``, ``partition_bytes``, ``timeout``) and the merge loop here, with ``train``'s other
-    keywords. The tokenizer equals ``train_files``' on the same inputs."""
+    keywords (all of them: ``DaskTrainingOptions``). The tokenizer equals ``train_files``' on the same
+    inputs."""
     started = time.perf_counter()  # the recorded seconds include the counting, as train_files' do
-    # checked before a cluster starts
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
+    settings = TrainingSettings.of(vocab_size, options)  # checked before a cluster starts
     counts = count_on_dask(
         inputs,
         pattern=settings.pattern,
         special_tokens=settings.special_tokens,
-        text_field=text_field,
-        on_bad_row=on_bad_row,
-        scheduler=scheduler,
-        workers=workers,
-        partition_bytes=partition_bytes,
-        timeout=timeout,
-        progress=progress,
+        text_field=options["text_field"],
+        on_bad_row=options["on_bad_row"],
+        scheduler=options["scheduler"],
+        workers=options["workers"],
+        partition_bytes=options["partition_bytes"],
+        timeout=options["timeout"],
+        progress=options["progress"],
     )
-    return merge_counts(counts, settings, progress=progress, started=started)
+    return merge_counts(counts, settings, progress=options["progress"], started=started)

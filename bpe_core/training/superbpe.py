@@ -38,9 +38,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, keyword_options
 from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.tokenizer import Tokenizer
@@ -56,10 +56,22 @@ from bpe_core.training.superbpe_recipes import (
     word_count,
 )
 from bpe_core.training.tie_rules import TieBreak
-from bpe_core.training.trainer import TrainingSettings, merge_counts
+from bpe_core.training.trainer import (
+    READING_DEFAULTS,
+    TRAINING_DEFAULTS,
+    MergeOptions,
+    ReadingOptions,
+    TrainingSettings,
+    merge_counts,
+)
+
+if TYPE_CHECKING:  # typing.Unpack from 3.11 on; only type checkers read it
+    from typing_extensions import Unpack
 
 __all__ = [
     "RECIPES",
+    "SuperBPEFileOptions",
+    "SuperBPEOptions",
     "SuperBPERecipe",
     "extend_tokenizer",
     "superword_allowed",
@@ -253,76 +265,87 @@ def _two_stages(
     )
 
 
-def _options(min_frequency: int, special_tokens: Sequence[str], tie_break: TieBreak, name: str) -> dict:
-    return {"min_frequency": min_frequency, "special_tokens": special_tokens, "tie_break": tie_break, "name": name}
+def _options(options: SuperBPEOptions) -> dict:
+    """What both stages train with among the public functions' ``options``."""
+    return {key: options[key] for key in ("min_frequency", "special_tokens", "tie_break", "name")}
 
 
-def train_superbpe(
-    texts: str | Sequence[str],
-    vocab_size: int,
-    *,
-    transition: int | float = 0.9,
-    recipe: str | SuperBPERecipe = "paper",
-    min_frequency: int = 2,
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "huggingface",
-    progress: ProgressCallback | None = None,
-    name: str = "superbpe",
-    workers: int | None = None,
-) -> Tokenizer:
+class SuperBPEOptions(MergeOptions, total=False):
+    """``train_superbpe``'s keyword options: ``MergeOptions`` (ties broken as Hugging Face's trainer,
+    SuperBPE's reference, by default; the default name ``"superbpe"``), the workers, and these.
+
+    Attributes:
+        transition: Where stage 1 stops: a number of merges, or a share of ``vocab_size`` (default 0.9,
+            the paper's t = 180k of 200k).
+        recipe: The two stages' patterns and rules: a name in ``RECIPES`` (default ``"paper"``) or a
+            ``SuperBPERecipe``.
+        workers: As ``bpe_core.train``'s: how many processes count pre-tokens (default None: automatic).
+    """
+
+    transition: int | float
+    recipe: str | SuperBPERecipe
+    workers: int | None
+
+
+class SuperBPEFileOptions(SuperBPEOptions, ReadingOptions, total=False):
+    """``train_superbpe_files``' keyword options: ``SuperBPEOptions`` and ``ReadingOptions``."""
+
+
+#: SuperBPE's defaults: ``TRAINING_DEFAULTS`` but the tie rule and the name, and its own.
+SUPERBPE_DEFAULTS: dict[str, Any] = {
+    "transition": 0.9,
+    "recipe": "paper",
+    **TRAINING_DEFAULTS,
+    "tie_break": "huggingface",
+    "name": "superbpe",
+    **READING_DEFAULTS,
+}
+
+
+@keyword_options(SuperBPEOptions, SUPERBPE_DEFAULTS)
+def train_superbpe(texts: str | Sequence[str], vocab_size: int, **options: Unpack[SuperBPEOptions]) -> Tokenizer:
     """Train a SuperBPE tokenizer (see the module docstring): stage 1 with ``recipe.stage1_pattern``
     up to ``transition`` (merges, or a share of ``vocab_size``: 0.9 is the paper's t = 180k of 200k),
     then stage 2 with ``recipe.stage2_pattern`` up to ``vocab_size`` ids (bytes and special tokens
-    included). ``texts`` is read twice, so it is a str or a list. Other keywords as ``bpe_core.train``.
+    included). ``texts`` is read twice, so it is a str or a list. The keywords are ``SuperBPEOptions``':
+    ``transition``, ``recipe``, and ``bpe_core.train``'s but ``pattern``.
 
     >>> tok = train_superbpe(["the cat sat on the mat. " * 8], 275, transition=8, min_frequency=1)
     >>> [tok.decode([i]) for i in tok.encode("the cat sat on the mat.")]  # at most 4 words a token
     ['the cat sat', ' on the mat.']
     """
-    recipe = recipe_named(recipe)
+    recipe = recipe_named(options["recipe"])
     documents = _documents(texts)
-    workers = check_workers(workers)
-    options = _options(min_frequency, special_tokens, tie_break, name)
+    workers, specials = check_workers(options["workers"]), options["special_tokens"]
 
     def count(pretokenizer: PreTokenizer) -> WordCounts:
-        return count_words(documents, pretokenizer=pretokenizer, special_tokens=special_tokens, workers=workers)
+        return count_words(documents, pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
 
-    return _two_stages(count, vocab_size, transition, recipe, options, progress)
+    return _two_stages(count, vocab_size, options["transition"], recipe, _options(options), options["progress"])
 
 
+@keyword_options(SuperBPEFileOptions, SUPERBPE_DEFAULTS)
 def train_superbpe_files(
-    paths: Sequence[str] | str,
-    vocab_size: int,
-    *,
-    transition: int | float = 0.9,
-    recipe: str | SuperBPERecipe = "paper",
-    min_frequency: int = 2,
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "huggingface",
-    progress: ProgressCallback | None = None,
-    name: str = "superbpe",
-    workers: int | None = None,
-    text_field: str = "text",
-    on_bad_row: str = "skip",
+    paths: Sequence[str] | str, vocab_size: int, **options: Unpack[SuperBPEFileOptions]
 ) -> Tokenizer:
     """``train_superbpe`` on corpus files, streamed (``bpe_core.train_files``' inputs and reading
-    keywords): each stage counts the files once and keeps only the counts of distinct pieces."""
-    recipe = recipe_named(recipe)
-    workers = check_workers(workers)
-    options = _options(min_frequency, special_tokens, tie_break, name)
+    keywords, ``text_field`` and ``on_bad_row``: ``SuperBPEFileOptions``): each stage counts the files
+    once and keeps only the counts of distinct pieces."""
+    recipe = recipe_named(options["recipe"])
+    workers, progress = check_workers(options["workers"]), options["progress"]
 
     def count(pretokenizer: PreTokenizer) -> WordCounts:
         return count_files(
             paths,
             pretokenizer=pretokenizer,
-            special_tokens=special_tokens,
+            special_tokens=options["special_tokens"],
             workers=workers,
             progress=progress,
-            text_field=text_field,
-            on_bad_row=on_bad_row,
+            text_field=options["text_field"],
+            on_bad_row=options["on_bad_row"],
         )
 
-    return _two_stages(count, vocab_size, transition, recipe, options, progress)
+    return _two_stages(count, vocab_size, options["transition"], recipe, _options(options), progress)
 
 
 def extend_tokenizer(

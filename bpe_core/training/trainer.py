@@ -7,16 +7,22 @@ hand the counts to ``merge_counts``, which runs the merge engine (``engine.Merge
 are kept apart on purpose: counts from chunks add up (``count_words``), so they can be made elsewhere
 and trained from with ``train_from_counts``. The readable version of the whole algorithm is
 ``_educational.train_reference``. This module does no I/O of its own.
+
+The keywords these functions share have one home: ``TypedDict``s that say what each one means and that
+type checkers hold callers to (``**options: Unpack[TrainingOptions]``, PEP 692), their defaults
+written once (``TRAINING_DEFAULTS``, ``TrainingSettings``' own; ``READING_DEFAULTS``), and
+``errors.keyword_options``, which fills them in, shows them in ``help()`` and refuses any other keyword.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, keyword_options
 from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer, preset_name
 from bpe_core.pretokenization.special_tokens import validate_special_tokens
@@ -26,7 +32,21 @@ from bpe_core.training.engine import MAX_VOCAB_SIZE, MergeRun, ProgressCallback,
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import TIE_BREAKS, TieBreak
 
-__all__ = ["TrainingSettings", "merge_counts", "train", "train_files", "train_from_counts"]
+if TYPE_CHECKING:  # typing.Unpack from 3.11 on; only type checkers read it, so nothing is needed at run time
+    from typing_extensions import Unpack
+
+__all__ = [
+    "FileTrainingOptions",
+    "FromCountsOptions",
+    "MergeOptions",
+    "ReadingOptions",
+    "TrainingOptions",
+    "TrainingSettings",
+    "merge_counts",
+    "train",
+    "train_files",
+    "train_from_counts",
+]
 
 
 @dataclass(frozen=True)
@@ -74,6 +94,86 @@ class TrainingSettings:
 
     def pretokenizer(self) -> PreTokenizer:
         return self._pretokenizer
+
+    @classmethod
+    def of(cls, vocab_size: int, options: Mapping[str, Any]) -> TrainingSettings:
+        """The settings among a training function's ``options`` (its keywords), checked."""
+        return cls(vocab_size, **{f.name: options[f.name] for f in fields(cls) if f.init and f.name in options})
+
+
+class MergeOptions(TypedDict, total=False):
+    """The keyword options that ``train``, ``train_files``, ``train_from_counts``, ``train_on_dask`` and
+    SuperBPE's trainers share (their defaults: ``TRAINING_DEFAULTS``).
+
+    Attributes:
+        min_frequency: Training stops when the best pair occurs fewer times (default 2).
+        special_tokens: Tokens that are never split, with the ids after the 256 bytes, in order (default
+            none).
+        tie_break: Which pair wins among pairs with the best count: ``"lexicographic"`` (the greatest
+            (left bytes, right bytes) pair; the default), ``"first"`` (the pair met first, scanning unique
+            pre-tokens in order of first appearance, left to right: the textbook's first-seen rule),
+            ``"huggingface"`` or ``"rustbpe"`` (each tool's own rule, so the merges are theirs; see
+            ``tie_rules``).
+        progress: ``progress(phase, done, total)``, called as counting and merging go (default None).
+        name: The tokenizer's name (default ``"trained"``).
+    """
+
+    min_frequency: int
+    special_tokens: Sequence[str]
+    tie_break: TieBreak
+    progress: ProgressCallback | None
+    name: str
+
+
+class FromCountsOptions(MergeOptions, total=False):
+    """``train_from_counts``' keyword options: ``MergeOptions`` and the pattern.
+
+    Attributes:
+        pattern: How text is cut into pre-tokens: a preset name (``"gpt2"``, the default; ``"cl100k"``,
+            ``"o200k"``; see ``PRESETS``), a regex, or None for no pre-tokenization.
+    """
+
+    pattern: str | None
+
+
+class TrainingOptions(FromCountsOptions, total=False):
+    """``train``'s keyword options: ``FromCountsOptions`` and the workers.
+
+    Attributes:
+        workers: How many processes count pre-tokens (None, the default: one per CPU for inputs of
+            several megabytes, else this process; 1: this process only). The tokenizer does not depend
+            on it.
+    """
+
+    workers: int | None
+
+
+class ReadingOptions(TypedDict, total=False):
+    """How corpus files are read (see ``bpe_core.corpora.documents``).
+
+    Attributes:
+        text_field: The field (JSONL, JSON) or column (Parquet) that holds a row's text (default
+            ``"text"``).
+        on_bad_row: ``"skip"`` (the default) skips a bad row and reports it in ``training["corpus"]``;
+            ``"stop"`` stops with a ``BpeError`` naming the file and row.
+    """
+
+    text_field: str
+    on_bad_row: str
+
+
+class FileTrainingOptions(TrainingOptions, ReadingOptions, total=False):
+    """``train_files``' keyword options: ``TrainingOptions`` and ``ReadingOptions``."""
+
+
+#: The defaults of the training keywords: ``TrainingSettings``' own; no progress calls; automatic workers.
+TRAINING_DEFAULTS: dict[str, Any] = {
+    **{f.name: f.default for f in fields(TrainingSettings) if f.init and f.default is not MISSING},
+    "progress": None,
+    "workers": None,
+}
+#: The defaults of ``ReadingOptions``.
+READING_DEFAULTS: dict[str, Any] = {"text_field": "text", "on_bad_row": "skip"}
 
 
 def merge_counts(
@@ -145,39 +245,23 @@ def _training_record(
     }
 
 
-def train(
-    texts: str | Iterable[str],
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-    workers: int | None = None,
-) -> Tokenizer:
+@keyword_options(TrainingOptions, TRAINING_DEFAULTS)
+def train(texts: str | Iterable[str], vocab_size: int, **options: Unpack[TrainingOptions]) -> Tokenizer:
     """Train a byte-level BPE tokenizer.
 
     ``texts`` is one document (a ``str``) or an iterable of documents. Ids 0..255 are the bytes,
     then the special tokens in order, then one id per merge; ``vocab_size`` counts all of them.
     Training stops at ``vocab_size``, when no pair is left, or when the best pair's count is below
-    ``min_frequency``. ``pattern`` is a preset name (``"gpt2"``, ``"cl100k"``, ``"o200k"``; see
-    ``PRESETS``), a regex, or None for no pre-tokenization. ``tie_break`` picks among pairs with the
-    best count: ``"lexicographic"`` (the greatest (left bytes, right bytes) pair), ``"first"`` (the
-    pair met first, scanning unique pre-tokens in order of first appearance, left to right: the
-    textbook's first-seen rule), ``"huggingface"`` or ``"rustbpe"`` (each tool's own rule, so the
-    merges are theirs; see ``tie_rules``). ``progress(phase, done, total)`` is called as counting
-    and merging go. ``workers`` is how many processes count pre-tokens (None: one per CPU for inputs
-    of several megabytes, else this process; 1: this process only); the tokenizer does not depend
-    on it.
+    ``min_frequency``. The keywords are ``TrainingOptions``' (it gives each one's meaning and default):
+    ``min_frequency``, ``pattern``, ``special_tokens``, ``tie_break``, ``progress``, ``name`` and
+    ``workers``, each optional; any other is a ``TypeError``, before any work.
 
     >>> train(["ab ab ab ab", "abc abc"], 259, min_frequency=1).merges
     [(b'a', b'b'), (b' ', b'ab'), (b'ab', b'c')]
     """
     started = time.perf_counter()
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
-    workers = check_workers(workers)
+    settings = TrainingSettings.of(vocab_size, options)
+    workers, progress = check_workers(options["workers"]), options["progress"]
     if isinstance(texts, str):
         documents: Iterable[str] = [texts]
     elif isinstance(texts, (bytes, bytearray)):
@@ -192,22 +276,12 @@ def train(
     return merge_counts(word_counts, settings, progress=progress, started=started)
 
 
+@keyword_options(FileTrainingOptions, {**TRAINING_DEFAULTS, **READING_DEFAULTS})
 def train_files(
-    paths: Sequence[str | os.PathLike] | str | os.PathLike,
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-    workers: int | None = None,
-    text_field: str = "text",
-    on_bad_row: str = "skip",
+    paths: Sequence[str | os.PathLike] | str | os.PathLike, vocab_size: int, **options: Unpack[FileTrainingOptions]
 ) -> Tokenizer:
     """Train on corpus files, streamed (only pre-token counts are kept in memory), with ``train``'s
-    keywords and two about reading.
+    keywords and two about reading, ``text_field`` and ``on_bad_row`` (``FileTrainingOptions``).
 
     ``paths`` are files, folders (every file under them, sorted, hidden ones skipped) and glob
     patterns (``**`` crosses folders). A text file is one document; JSONL, JSON arrays and Parquet
@@ -219,35 +293,26 @@ def train_files(
     worker processes.
     """
     started = time.perf_counter()
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
+    settings = TrainingSettings.of(vocab_size, options)
+    progress = options["progress"]
     word_counts = count_files(
         paths,
         pretokenizer=settings.pretokenizer(),
         special_tokens=settings.special_tokens,
-        workers=check_workers(workers),
+        workers=check_workers(options["workers"]),
         progress=progress,
-        text_field=text_field,
-        on_bad_row=on_bad_row,
+        text_field=options["text_field"],
+        on_bad_row=options["on_bad_row"],
     )
     return merge_counts(word_counts, settings, progress=progress, started=started)
 
 
-def train_from_counts(
-    word_counts: WordCounts,
-    vocab_size: int,
-    *,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "trained",
-) -> Tokenizer:
+@keyword_options(FromCountsOptions, TRAINING_DEFAULTS)
+def train_from_counts(word_counts: WordCounts, vocab_size: int, **options: Unpack[FromCountsOptions]) -> Tokenizer:
     """Train from pre-token counts already made by ``count_words`` (the reduce step's output), with
-    ``train``'s keywords but ``workers``. ``pattern`` and ``special_tokens`` should be the ones the
-    counts were made with: they are what the tokenizer encodes with."""
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
-    return merge_counts(word_counts, settings, progress=progress)
+    ``train``'s keywords but ``workers`` (``FromCountsOptions``). ``pattern`` and ``special_tokens``
+    should be the ones the counts were made with: they are what the tokenizer encodes with."""
+    return merge_counts(word_counts, TrainingSettings.of(vocab_size, options), progress=options["progress"])
 
 
 def _counting_progress(documents: Iterable[str], progress: ProgressCallback, total: int) -> Iterator[str]:

@@ -4,6 +4,7 @@ p = 0 is the tokenizer's own encode (every tokenizer kind: plain BPE, tiktoken's
 merges and whole-word tokens, multi-stage pipelines), p = 1 gives bytes, the ids always decode to
 what encode's decode to, and the merge loop equals a plain re-statement of the procedure."""
 
+import inspect
 import math
 import random
 
@@ -297,3 +298,25 @@ def test_the_details_follow_a_normalizing_pipeline_and_special_tokens():
         assert [i.id for i in infos] == encode_with_dropout(lower, text, dropout=0.4, seed=seed, allowed_special="all")
         special = [i for i in infos if i.special]
         assert [(text[i.start : i.end], i.bytes) for i in special] == [("<|end|>", b"<|end|>")]
+
+
+@pytest.mark.parametrize("function", [encode_with_dropout, dropout_details])
+def test_a_misspelt_keyword_is_a_type_error_naming_it_before_any_work(function):
+    """``object()`` is no tokenizer: had the function started, its TypeError would say so instead."""
+    takes = "it takes: tokenizer, text, dropout, seed, allowed_special, disallowed_special"
+    message = rf"^{function.__name__}\(\) got an unexpected keyword argument 'sed' \(did you mean 'seed'\?\); {takes}$"
+    with pytest.raises(TypeError, match=message):
+        function(object(), "some text", dropout=0.1, sed=1)
+
+
+@pytest.mark.parametrize("function", [encode_with_dropout, dropout_details])
+def test_the_documented_defaults_are_the_ones_used(function):
+    gpt2 = bpe_core.load("gpt2")
+    text = "unrelated words, rearranged"
+    spelled = {"allowed_special": frozenset(), "disallowed_special": "all"}
+    assert function(gpt2, text, dropout=0.4, seed=3) == function(gpt2, text, dropout=0.4, seed=3, **spelled)
+    with pytest.raises(ValueError, match="disallowed special token"):  # "all" is the default
+        function(gpt2, "<|endoftext|>", dropout=0.4, seed=3)
+    parameters = inspect.signature(function).parameters
+    assert parameters["dropout"].default is inspect.Parameter.empty  # required, by keyword
+    assert {name: parameters[name].default for name in ("seed", *spelled)} == {"seed": None, **spelled}
