@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bpe_core.bpe.picky_replay import MERGE, REMOVE, Event
-from bpe_core.errors import BpeError
+from bpe_core.errors import BpeError, keyword_options
 from bpe_core.parallel import check_workers
 from bpe_core.pretokenization.pretokenizer import preset_name
 from bpe_core.tokenizer import Tokenizer
@@ -39,8 +40,10 @@ from bpe_core.training.counting import WordCounts, count_words
 from bpe_core.training.engine import MergeRun, ProgressCallback, paused_collector
 from bpe_core.training.picky_policy import STOP_CYCLE, PickyEvent, PickyPolicy
 from bpe_core.training.start import Start
-from bpe_core.training.tie_rules import TieBreak
-from bpe_core.training.trainer import TrainingSettings
+from bpe_core.training.trainer import TRAINING_DEFAULTS, TrainingOptions, TrainingSettings
+
+if TYPE_CHECKING:  # typing.Unpack from 3.11 on; only type checkers read it
+    from typing_extensions import Unpack
 
 __all__ = ["MAX_RESTORES", "STOP_CYCLE", "PickyEvent", "PickyTraining", "picky_training", "train_picky"]
 
@@ -187,21 +190,13 @@ def picky_training(
     )
 
 
+@keyword_options(TrainingOptions, {**TRAINING_DEFAULTS, "name": "picky"})
 def train_picky(
-    texts: str | Iterable[str],
-    vocab_size: int,
-    *,
-    threshold: float = 0.9,
-    min_frequency: int = 2,
-    pattern: str | None = "gpt2",
-    special_tokens: Sequence[str] = (),
-    tie_break: TieBreak = "lexicographic",
-    progress: ProgressCallback | None = None,
-    name: str = "picky",
-    workers: int | None = None,
+    texts: str | Iterable[str], vocab_size: int, *, threshold: float = 0.9, **options: Unpack[TrainingOptions]
 ) -> Tokenizer:
     """Train a byte-level Picky BPE tokenizer: ``bpe_core.train``'s counting and keywords, then the
     Picky merge loop (see the module docstring); ``vocab_size`` counts the tokens present at the end.
+    The other keywords are ``TrainingOptions``' (the default name: ``"picky"``).
     ``threshold`` > 0: an IoS above it removes a token (1 or more never does: then this is
     ``bpe_core.train``). ``tie_break`` is ``"lexicographic"``, ``"huggingface"`` or ``"rustbpe"``.
     With removals the tokenizer follows ``rule="picky"`` (it encodes by replaying ``picky_events``),
@@ -211,7 +206,7 @@ def train_picky(
     [(b'a', b'b'), (b' ', b'ab'), (b'ab', b'c')]
     """
     started = time.perf_counter()
-    settings = TrainingSettings(vocab_size, min_frequency, pattern, special_tokens, tie_break, name)
+    settings, progress = TrainingSettings.of(vocab_size, options), options["progress"]
     _check_threshold(threshold)
     if isinstance(texts, (bytes, bytearray)):
         raise TypeError("texts must be str, not bytes: decode them first (e.g. data.decode('utf-8'))")
@@ -222,7 +217,7 @@ def train_picky(
         documents,
         pretokenizer=settings.pretokenizer(),
         special_tokens=settings.special_tokens,
-        workers=check_workers(workers),
+        workers=check_workers(options["workers"]),
     )
     if progress:
         progress("count", word_counts.stats.documents, word_counts.stats.documents)
