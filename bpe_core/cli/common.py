@@ -1,4 +1,5 @@
-"""What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, the progress bar on
+"""What the ``python -m bpe_core`` subcommands share: how ``--pattern`` is read, how ``--text-field`` and
+``--bad-rows`` become the library's reading keywords (``reading_options``), the progress bar on
 stderr, inputs read through ``safe_io`` (regular files, size limits, strict UTF-8, standard input
 too), outputs checked before any work and written atomically, and ``say``: a line that quotes a file or
 the user, printed escaped for the terminal (``display.marks.terminal_safe``).
@@ -8,15 +9,19 @@ Nothing here parses arguments or runs a command (``cli.main``, ``cli.corpus`` an
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bpe_core.display.marks import terminal_safe
 from bpe_core.errors import BpeError
 from bpe_core.progress import PhaseClock, byte_size
 from bpe_core.safe_io import TEXT_LIMIT, decode_utf8, read_limited, read_stream_limited, writable_target, write_atomic
+
+if TYPE_CHECKING:
+    from bpe_core.training.trainer import ReadingOptions
 
 #: What ``--pattern`` says for no pre-tokenization (the library's ``pattern=None``).
 NO_PATTERN = "none"
@@ -38,6 +43,12 @@ def pattern_option(value: str | None, *, default: str) -> str | None:
             f"pre-tokenization, or a regex; or leave --pattern out for the default ({default})"
         )
     return None if value == NO_PATTERN else value
+
+
+def reading_options(args: argparse.Namespace) -> ReadingOptions:
+    """``--text-field`` and ``--bad-rows`` as the keywords that say how corpus files are read, for every
+    command that reads a corpus."""
+    return {"text_field": args.text_field, "on_bad_row": args.bad_rows}
 
 
 class ProgressBar:

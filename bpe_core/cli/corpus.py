@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_core.cli import variants
-from bpe_core.cli.common import ProgressBar, check_output, pattern_option, say, write_output
+from bpe_core.cli.common import ProgressBar, check_output, pattern_option, reading_options, say, write_output
 from bpe_core.corpora.documents import BAD_ROW_CHOICES, BadRows
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
@@ -39,7 +39,7 @@ from bpe_core.training.counting import WordCounts, count_files
 from bpe_core.training.dask_cluster import is_scheduler_address
 from bpe_core.training.distributed import count_on_dask
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.training.trainer import TrainingSettings, merge_counts
+from bpe_core.training.trainer import READING_DEFAULTS, TrainingSettings, merge_counts
 
 if TYPE_CHECKING:
     from bpe_core.tokenizer import Tokenizer
@@ -75,13 +75,13 @@ def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: b
     parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
     parser.add_argument(
         "--text-field",
-        default="text",
+        default=READING_DEFAULTS["text_field"],
         help="the field (JSONL, JSON) or column (Parquet) that holds the text (default: text)",
     )
     parser.add_argument(
         "--bad-rows",
         choices=BAD_ROW_CHOICES,
-        default="skip",
+        default=READING_DEFAULTS["on_bad_row"],
         help="rows without text (bad JSON or UTF-8, field missing, null or not a string): skip and "
         "report them (default), or stop at the first",
     )
@@ -141,8 +141,7 @@ def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], N
             args.inputs,
             pattern=pattern_arg(args),
             special_tokens=special_tokens_arg(args),
-            text_field=args.text_field,
-            on_bad_row=args.bad_rows,
+            **reading_options(args),
             progress=progress,
             **dask,
         )
@@ -152,8 +151,7 @@ def count_inputs(args: argparse.Namespace, progress: Callable[[str, int, int], N
         special_tokens=special_tokens_arg(args),
         workers=check_workers(args.workers),
         progress=progress,
-        text_field=args.text_field,
-        on_bad_row=args.bad_rows,
+        **reading_options(args),
     )
 
 
@@ -183,8 +181,8 @@ def _refuse_reading_options(args: argparse.Namespace) -> None:
     given = [
         option
         for option, used in (
-            ("--text-field", args.text_field != "text"),
-            ("--bad-rows", args.bad_rows != "skip"),
+            ("--text-field", args.text_field != READING_DEFAULTS["text_field"]),
+            ("--bad-rows", args.bad_rows != READING_DEFAULTS["on_bad_row"]),
             ("--workers", args.workers is not None),
         )
         if used

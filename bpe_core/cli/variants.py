@@ -27,7 +27,7 @@ from bpe_core.analysis.variants import (
     parse_variants,
     train_variants,
 )
-from bpe_core.cli.common import ProgressBar, check_output, pattern_option, write_output
+from bpe_core.cli.common import ProgressBar, check_output, pattern_option, reading_options, write_output
 from bpe_core.corpora.samples import parallel_text
 from bpe_core.errors import BpeError
 from bpe_core.parallel import check_workers
@@ -108,8 +108,7 @@ def train_superbpe_command(args: argparse.Namespace, bar: ProgressBar) -> Tokeni
         progress=bar,
         name=args.name or "superbpe",
         workers=check_workers(args.workers),
-        text_field=args.text_field,
-        on_bad_row=args.bad_rows,
+        **reading_options(args),
     )
 
 
