@@ -68,11 +68,8 @@ def special_tokens_arg(args: argparse.Namespace) -> tuple[str, ...]:
         raise BpeError(f"--special-token: {exc} (on the command line: give UTF-8 text)") from None
 
 
-def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
-    """The options of every command that reads a corpus: inputs, how to split, what is text, bad rows."""
-    parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
-    parser.add_argument("--pattern", help=f"gpt2, cl100k, o200k, none, or a custom regex (default {DEFAULT_PATTERN})")
-    parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
+def add_counting_arguments(parser: argparse.ArgumentParser) -> None:
+    """How corpus files are read (``reading_options``) and counted, the same in every command that counts."""
     parser.add_argument(
         "--text-field",
         default=READING_DEFAULTS["text_field"],
@@ -89,6 +86,14 @@ def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: b
     parser.add_argument(
         "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
     )
+
+
+def add_reading_arguments(parser: argparse.ArgumentParser, *, inputs_required: bool = True) -> None:
+    """The options of every command that reads a corpus: inputs, how to split, what is text, bad rows."""
+    parser.add_argument("inputs", nargs="+" if inputs_required else "*", metavar="INPUTS", help=INPUTS_HELP)
+    parser.add_argument("--pattern", help=f"gpt2, cl100k, o200k, none, or a custom regex (default {DEFAULT_PATTERN})")
+    parser.add_argument("--special-token", action="append", help="a special token (repeat for several)")
+    add_counting_arguments(parser)
     parser.add_argument(
         "--dask",
         nargs="?",

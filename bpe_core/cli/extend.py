@@ -17,15 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from bpe_core.analysis.extension import ExtensionReport, extension_report
 from bpe_core.cli.common import ProgressBar, check_output, read_input_text, reading_options, say, write_output
-from bpe_core.cli.corpus import INPUTS_HELP, report_bad_rows, warn_if_no_text
-from bpe_core.corpora.documents import BAD_ROW_CHOICES
+from bpe_core.cli.corpus import INPUTS_HELP, add_counting_arguments, report_bad_rows, warn_if_no_text
 from bpe_core.errors import BpeError
 from bpe_core.pretrained.catalogue import resolve
 from bpe_core.pretrained.external import ExternalTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.extension import extend
 from bpe_core.training.tie_rules import TIE_BREAKS, TIE_RULES
-from bpe_core.training.trainer import READING_DEFAULTS
 from bpe_core.workspace.extension_files import FORMATS, base_tokenizer_json, extension_file
 
 if TYPE_CHECKING:
@@ -169,18 +167,6 @@ def add_extend_parser(sub: Subparsers, tokenizer_help: str) -> argparse.Argument
     p.add_argument("--output", "-o", required=True, help="where to write the extended tokenizer")
     p.add_argument("--heldout", metavar="FILE", help="text of the language not in INPUTS: print the curve on it")
     p.add_argument("--reference", metavar="FILE", help="--heldout's translation (e.g. English): print the premium")
-    p.add_argument(
-        "--text-field",
-        default=READING_DEFAULTS["text_field"],
-        help="the field (JSONL, JSON) or column (Parquet) of the text",
-    )
-    p.add_argument(
-        "--bad-rows",
-        choices=BAD_ROW_CHOICES,
-        default=READING_DEFAULTS["on_bad_row"],
-        help="skip bad rows (default) or stop",
-    )
-    p.add_argument("--workers", type=int, help="processes that count (default: automatic)")
-    p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
+    add_counting_arguments(p)
     p.set_defaults(func=cmd_extend)
     return p
