@@ -46,7 +46,7 @@ from types import MethodType
 from typing import NamedTuple
 
 from bpe_core.errors import BpeError
-from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, count_top_pairs
+from bpe_core.training.pairs import PairHeap, Tokens, count_pairs, count_top_pairs, holder_array
 from bpe_core.training.start import Start
 from bpe_core.training.tie_rules import HUGGINGFACE_PARITY, TIE_BREAKS, PairKeys
 from bpe_core.training.word_update import merge_pair_first_seen, merge_pair_in_words, merge_pair_weighted
@@ -71,6 +71,10 @@ ProgressCallback = Callable[[str, int, int], None]
 #: the pairs at least as frequent as this many per merge to learn (``MergeRun``'s ``tracked_pairs``),
 #: not every pair seen ``min_frequency`` times: most of those pairs are rare and never chosen.
 TRACKED_PER_MERGE = 4
+
+#: A merge updates the words holding its pair this many at a time (``MergeRun._merge_plain``): a pair
+#: held by millions of words then never holds all their old texts and indices at once.
+HOLDERS_AT_ONCE = 1 << 16
 
 #: The largest vocabulary the loop can build: every id must fit in one character.
 MAX_VOCAB_SIZE = 0x110000
@@ -271,17 +275,38 @@ class MergeRun:
         tokens.add(made, new_id)
         self.keys.add(new_id, made)
         holders = where.pop(pair)
-        if isinstance(holders, array):  # read as a list: an array makes each index an int again at every read
-            holders = holders.tolist()
-        words, freqs, drop_below = self.words, self.freqs, self._drop_below
-        joined, created = merge_pair_in_words(pair, chr(new_id), holders, words, freqs, pair_counts, where, drop_below)
+        words, freqs, drop_below, new = self.words, self.freqs, self._drop_below, chr(new_id)
+        if len(holders) <= HOLDERS_AT_ONCE:
+            if isinstance(holders, array):  # read as a list: an array makes each index an int again at every read
+                holders = holders.tolist()
+            joined, created = merge_pair_in_words(pair, new, holders, words, freqs, pair_counts, where, drop_below)
+        else:  # in parts, in order: the same updates, with the old words and the indices' ints held a part at a time
+            joined, created = 0, []
+            for start in range(0, len(holders), HOLDERS_AT_ONCE):
+                part = holders[start : start + HOLDERS_AT_ONCE]
+                part = part.tolist() if isinstance(part, array) else part
+                more, first_made = merge_pair_in_words(pair, new, part, words, freqs, pair_counts, where, drop_below)
+                joined += more
+                created += first_made
         pair_counts.pop(pair, None)  # dropped already if it fell below the threshold
         for fresh in self.heaps[0].push_frequent(created):
             del where[fresh], pair_counts[fresh]
+        if self._tracked is not None:
+            self._index_as_arrays(created)
         self.total_tokens -= joined
         merge = _new_tuple(LearnedMerge, (ord(pair[0]), ord(pair[1]), new_id, count, self.total_tokens))
         self.merges.append(merge)
         return merge, holders, joined, _NO_CHANGES
+
+    def _index_as_arrays(self, created: list[str]) -> None:
+        """The new pairs kept (with only the most frequent tracked: pairs held by many of many words)
+        index their words in arrays, as ``count_top_pairs`` does, not in the lists the word update
+        makes: a list of millions of indices keeps an int object alive for each."""
+        where, size = self.where, len(self.words)
+        for fresh in created:
+            listed = where.get(fresh)
+            if listed is not None:
+                where[fresh] = holder_array(listed, size)  # type: ignore[assignment]
 
     def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""

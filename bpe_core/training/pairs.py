@@ -139,8 +139,7 @@ def count_top_pairs(
     if any(count < threshold for count in counts.values()):
         counts = {pair: count for pair, count in counts.items() if count >= threshold}  # a compact copy
     # Arrays of word indices: half a list's memory, and the engine treats them as lists.
-    typecode = "I" if len(words) < 1 << 32 else "Q"
-    where: dict[str, list[int]] = {pair: array(typecode) for pair in counts}  # type: ignore[misc]
+    where: dict[str, list[int]] = {pair: holder_array((), len(words)) for pair in counts}  # type: ignore[misc]
     where_get = where.get
     for index, word in enumerate(words):
         for pair in map(add, word, word[1:]):
@@ -148,6 +147,16 @@ def count_top_pairs(
             if holders is not None and (not holders or holders[-1] != index):
                 holders.append(index)
     return threshold, counts, where
+
+
+def holder_array(indices: Iterable[int], words: int) -> array:
+    """The indices of the words holding a pair as an array: 4 bytes an index where ``words`` allows (a
+    list holds 8 and keeps an int object alive for each index above 256).
+
+    >>> holder_array([3, 70000], 100000)
+    array('I', [3, 70000])
+    """
+    return array("I" if words < 1 << 32 else "Q", indices)
 
 
 def _pair_counts(words: Sequence[str], freqs: Sequence[int]) -> dict[str, int]:

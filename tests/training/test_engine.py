@@ -4,7 +4,9 @@ loop); a run cancelled goes on to the same merges; a start from a tokenizer's me
 exactly; refused pairs are skipped as a naive trainer skips them; only the engine keeps a heap."""
 
 import gc
+from array import array
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import regex
@@ -242,6 +244,33 @@ def test_tracking_only_the_most_frequent_pairs_gives_the_same_merges(
     every = _merges_and_stop(counts, rule, min_frequency, refuse, None, num)
     top = _merges_and_stop(counts, rule, min_frequency, refuse, tracked, num)
     assert top[:2] == every[:2]
+
+
+@given(
+    st.lists(st.text("abcab αβ ab,", min_size=1, max_size=14), min_size=1, max_size=8),
+    st.integers(0, 30),
+    st.sampled_from([None, 1, 3]),
+    st.sampled_from(["huggingface", "lexicographic", "rustbpe"]),
+)
+@settings(max_examples=100, deadline=None)
+def test_a_merge_done_a_few_words_at_a_time_gives_the_same_run(texts, num, tracked, rule):
+    """The words holding a pair updated in parts of one or two (``HOLDERS_AT_ONCE``) give the merges,
+    the words, the pair counts and the index of updating them all at once; tracking few pairs, the
+    index holds arrays only."""
+    counts = count_words(texts, pretokenizer=PreTokenizer.build(None)).counts
+
+    def finished_run():
+        run = MergeRun(Start.from_counts(counts), tie_break=rule, min_frequency=1, tracked_pairs=tracked)
+        stop = run.run(num)
+        return run, (run.merges, stop, run.words, run.counts, {pair: list(held) for pair, held in run.where.items()})
+
+    _, whole = finished_run()
+    for part in (1, 2):
+        with mock.patch("bpe_core.training.engine.HOLDERS_AT_ONCE", part):
+            run, in_parts = finished_run()
+        assert in_parts == whole
+        if tracked is not None:
+            assert all(isinstance(held, array) for held in run.where.values())
 
 
 def test_a_raised_threshold_recounts_and_goes_on_to_the_same_merges():
