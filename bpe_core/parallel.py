@@ -141,6 +141,8 @@ class Worker:
         status, value = pickle.loads(data)
         if status == "error":
             raise value
+        if status == "progress":  # from ``call_in_child``'s function: handed to its progress callback
+            return _Progress(value)
         return value
 
     def close(self) -> None:
@@ -253,6 +255,61 @@ def ordered_map(
             worker.close()
 
 
+class _Progress(tuple):
+    """A progress report from a worker (``call_in_child``), not a result."""
+
+
+def call_in_child(
+    function: Callable[[Callable[..., None] | None, Any], Any],
+    argument: Any,
+    *,
+    progress: Callable[..., None] | None = None,
+) -> Any:
+    """``function(report, argument)`` computed in a fresh worker process, whose memory goes back to the
+    system when it ends (a step that frees what it built still leaves this process larger); each
+    ``report(*args)`` there calls ``progress(*args)`` here (``report`` is None without ``progress``).
+    ``function`` is a module-level function; ``argument`` and its result are pickled. Computed here
+    (``report`` then being ``progress``) if no worker can start or it dies; an exception raised there
+    is raised here, and one raised by ``progress`` (a cancel) stops the worker at once and goes on.
+    """
+    try:
+        worker = Worker()
+    except (OSError, WorkerFailed):
+        return function(progress, argument)
+    try:
+        worker.send((function, _progress_sender if progress is not None else None, None))
+        worker.send(argument)
+        while True:
+            reply = worker.receive()
+            if not isinstance(reply, _Progress):
+                return reply
+            if progress is not None:
+                progress(*reply)
+    except WorkerFailed:
+        worker.process.kill()
+        return function(progress, argument)
+    except BaseException:
+        worker.process.kill()  # stopped by the caller (a cancel raised from progress, Ctrl-C): at once
+        raise
+    finally:
+        worker.close()
+
+
+#: In a worker: where its replies go (``worker_main``), for ``_progress_sender``'s reports.
+_replies: IO[bytes] | None = None
+
+
+def _progress_sender(_: Any) -> Callable[..., None]:
+    """In a worker (``call_in_child``'s setup): ``report(*args)``, each sent to the caller as it comes."""
+    stream = _replies
+
+    def report(*args: Any) -> None:
+        if stream is not None:
+            _reply(stream, pickle.dumps(("progress", args), protocol=pickle.HIGHEST_PROTOCOL))
+
+    return report
+
+
 def _load(worker: Worker) -> int:
     return worker.in_flight
 
@@ -324,8 +381,9 @@ def worker_main() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):  # not the main thread, or no such signal here
         pass
+    global _replies
     stdin = sys.stdin.buffer
-    stdout = sys.stdout.buffer
+    stdout = _replies = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the result stream
     first = _read_message(stdin)
     if first is None:

@@ -98,3 +98,91 @@ def test_workers_end_quietly_when_their_parent_is_killed(tmp_path):
     # The workers inherited stderr: it ends when the last of them has exited (the timeout only guards a hang).
     stderr = subprocess.run(["cat"], stdin=parent.stderr, capture_output=True, timeout=60).stdout.decode()
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+CHILD_TASKS = """
+import os
+import time
+
+
+def pid_after_reports(report, steps):
+    for step in range(steps):
+        if report is not None:
+            report("step", step)
+    return os.getpid()
+
+
+def fails(report, message):
+    raise LookupError(message)
+
+
+def reports_until_stopped(report, _):
+    while True:
+        report("tick")
+        time.sleep(0.01)
+"""
+
+
+@pytest.fixture
+def child_tasks(tmp_path, monkeypatch):
+    """A module of ``call_in_child`` functions, importable here and by the worker (PYTHONPATH)."""
+    import os
+    import sys
+
+    (tmp_path / "child_tasks.py").write_text(CHILD_TASKS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    import child_tasks
+
+    yield child_tasks
+    sys.modules.pop("child_tasks", None)
+
+
+def test_call_in_child_computes_in_another_process_and_relays_progress_in_order(child_tasks):
+    import os
+
+    reports = []
+    pid = parallel.call_in_child(child_tasks.pid_after_reports, 5, progress=lambda *r: reports.append(r))
+    assert pid != os.getpid()
+    assert reports == [("step", step) for step in range(5)]
+    assert parallel.call_in_child(child_tasks.pid_after_reports, 2) != os.getpid()  # no progress: none sent
+
+
+def test_call_in_child_raises_the_functions_error_here(child_tasks):
+    with pytest.raises(LookupError, match="no such corpus"):
+        parallel.call_in_child(child_tasks.fails, "no such corpus")
+
+
+def test_an_error_raised_by_progress_stops_the_child(child_tasks, monkeypatch):
+    workers = []
+    start = parallel.Worker.__init__
+
+    def recorded(self):
+        start(self)
+        workers.append(self)
+
+    monkeypatch.setattr(parallel.Worker, "__init__", recorded)
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(*_):
+        raise Cancelled
+
+    with pytest.raises(Cancelled):  # the child never ends by itself: the call returns only if it is stopped
+        parallel.call_in_child(child_tasks.reports_until_stopped, None, progress=cancel)
+    assert workers and workers[0].process.poll() is not None  # killed, not left reporting
+
+
+def test_without_a_worker_call_in_child_computes_here(child_tasks, monkeypatch):
+    import os
+
+    def no_process(self):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(parallel.Worker, "__init__", no_process)
+    reports = []
+    assert (
+        parallel.call_in_child(child_tasks.pid_after_reports, 3, progress=lambda *r: reports.append(r)) == os.getpid()
+    )
+    assert reports == [("step", 0), ("step", 1), ("step", 2)]

@@ -35,13 +35,15 @@ its ids. This module does not encode text nor read files itself (``counting`` do
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from bpe_core.corpora.documents import expand_inputs
 from bpe_core.errors import BpeError, keyword_options
-from bpe_core.parallel import check_workers
+from bpe_core.parallel import call_in_child, check_workers
 from bpe_core.pretokenization.pretokenizer import PreTokenizer
 from bpe_core.tokenizer import Tokenizer
 from bpe_core.training.counting import WordCounts, count_files, count_words
@@ -246,9 +248,15 @@ def _two_stages(
     recipe: SuperBPERecipe,
     options: dict,
     progress: ProgressCallback | None,
+    first_stage: Callable[[], Tokenizer] | None = None,
 ) -> Tokenizer:
-    """Stage 1 (``_stage1``), then stage 2 on the counts of ``recipe.stage2_pattern``'s pieces."""
-    stage1, _ = _stage1(count, vocab_size, transition, recipe, options, progress)
+    """Stage 1 (``_stage1``, or ``first_stage()``), then stage 2 on the counts of
+    ``recipe.stage2_pattern``'s pieces."""
+    stage1 = (
+        first_stage()
+        if first_stage is not None
+        else _stage1(count, vocab_size, transition, recipe, options, progress)[0]
+    )
     started = time.perf_counter()
     counts = count(PreTokenizer.build(recipe.stage2_pattern))
     return superwords_from_counts(
@@ -345,7 +353,34 @@ def train_superbpe_files(
             on_bad_row=options["on_bad_row"],
         )
 
-    return _two_stages(count, vocab_size, options["transition"], recipe, _options(options), progress)
+    transition, merging = options["transition"], _options(options)
+    first_stage = None
+    if workers != 1 and sum(map(os.path.getsize, expand_inputs(paths))) >= SEPARATE_STAGE1_BYTES:
+        reading = {key: options[key] for key in ("workers", "text_field", "on_bad_row")}
+        spec = (paths, vocab_size, transition, recipe, merging, reading)
+
+        def first_stage() -> Tokenizer:
+            return call_in_child(_stage1_of_files, spec, progress=progress)
+
+    return _two_stages(count, vocab_size, transition, recipe, merging, progress, first_stage)
+
+
+#: Corpus files this large (in bytes, all of them) train stage 1 in a process of its own
+#: (``parallel.call_in_child``), unless ``workers=1``: what it built and freed is then given back to
+#: the system, not kept by this process through stage 2, whose counts are the larger.
+SEPARATE_STAGE1_BYTES = 1 << 25
+
+
+def _stage1_of_files(report: ProgressCallback | None, spec: tuple) -> Tokenizer:
+    """``_stage1`` on corpus files, run by ``call_in_child``: ``spec`` is (paths, vocab size, transition,
+    recipe, the merging options, the reading options); ``report`` takes the progress."""
+    paths, vocab_size, transition, recipe, options, reading = spec
+
+    def count(pretokenizer: PreTokenizer) -> WordCounts:
+        specials = options["special_tokens"]
+        return count_files(paths, pretokenizer=pretokenizer, special_tokens=specials, progress=report, **reading)
+
+    return _stage1(count, vocab_size, transition, recipe, options, report)[0]
 
 
 def extend_tokenizer(

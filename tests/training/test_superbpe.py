@@ -19,6 +19,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import pre_tokenizers as hf_pre
 
 import bpe_core
+from bpe_core import parallel
 from bpe_core.bpe.reference import merge
 from bpe_core.errors import BpeError
 from bpe_core.formats.huggingface import to_huggingface_dict
@@ -281,6 +282,37 @@ def test_superwords_appear(trained):
 
 # ---------------------------------------------------------------------------------------------------
 # files, count shards, extending a tokenizer
+
+
+def test_stage_1_in_a_process_of_its_own_gives_the_same_tokenizer_and_reports_its_progress(tmp_path, monkeypatch):
+    """Past ``SEPARATE_STAGE1_BYTES`` (here 0) stage 1 trains in a child process: the same tokenizer as
+    in this process (``workers=1``), its progress reported here as it comes, in order."""
+    corpus = tmp_path / "corpus.txt"
+    words = "the cat sat on a mat of people by wooden ships and iron men".split()
+    lines = (" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(6)) + ".\n" for i in range(300))
+    corpus.write_text("".join(lines), encoding="utf-8")
+    here = train_superbpe_files(str(corpus), 256 + 60, transition=30, min_frequency=1, workers=1)
+    monkeypatch.setattr("bpe_core.training.superbpe.SEPARATE_STAGE1_BYTES", 0)
+    started: list[int] = []
+    monkeypatch.setattr("bpe_core.parallel.Worker.__init__", _counting(parallel.Worker.__init__, started))
+    reports: list[tuple] = []
+    child = train_superbpe_files(
+        str(corpus), 256 + 60, transition=30, min_frequency=1, progress=lambda *report: reports.append(report)
+    )
+    assert started, "stage 1 ran in this process"
+    assert (child.merges, child.vocab) == (here.merges, here.vocab)
+    assert child.training["superbpe"]["inherited_merges"] == here.training["superbpe"]["inherited_merges"] > 0
+    merges = [done for phase, done, _ in reports if phase == "merge"]
+    assert merges == sorted(merges) and merges[0] == 0 and merges[-1] == len(child.merges), (merges, len(child.merges))
+    assert any(phase == "count" for phase, _, _ in reports[: reports.index(("merge", 0, 60))])
+
+
+def _counting(function, calls):
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return function(*args, **kwargs)
+
+    return counted
 
 
 def test_files_and_count_shards_give_the_same_tokenizer(tmp_path):
