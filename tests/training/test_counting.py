@@ -13,7 +13,7 @@ from bpe_core import parallel
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.pretokenization.pretokenizer import PRESETS, PreTokenizer, safe_cut_regex
 from bpe_core.training import counting
-from bpe_core.training.counting import count_words
+from bpe_core.training.counting import WordCounts, added_up, count_words
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
 TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000.,!-_/é\u0301東ß🚀\x0b\x1c"
@@ -200,3 +200,14 @@ def test_small_inputs_stay_in_this_process(monkeypatch):
 def test_bad_workers_is_a_value_error(workers):
     with pytest.raises(ValueError, match="workers"):
         bpe_core.train("text", 300, workers=workers)
+
+
+def test_counts_added_up_keep_the_first_part_and_sum_them_all():
+    """A corpus of one document is never copied: its counts are the result itself."""
+    parts = [WordCounts(Counter({"ab": 2, "c": 1})), WordCounts(Counter({"c": 4, "d": 1})), WordCounts(Counter())]
+    parts[1].stats.documents = 3
+    first = parts[0].counts
+    total = added_up(iter(parts))
+    assert total.counts is first and total.counts == Counter({"ab": 2, "c": 5, "d": 1})
+    assert total.stats.documents == 3
+    assert added_up([]).counts == Counter()
