@@ -90,23 +90,6 @@ class WordCounts:
         self.stats.add(other.stats)
 
 
-def added_up(parts: Iterable[WordCounts]) -> WordCounts:
-    """The sum of ``parts`` (counts made for this sum and not used again): the first is kept and the
-    others added to it, so that a corpus of one document is never copied (a copy of millions of counts
-    would double them for a moment).
-
-    >>> added_up([WordCounts(Counter(a=1)), WordCounts(Counter(a=2, b=1))]).counts
-    Counter({'a': 3, 'b': 1})
-    """
-    result = None
-    for part in parts:
-        if result is None:
-            result = part
-        else:
-            result.update(part)
-    return result if result is not None else WordCounts()
-
-
 def count_words(
     texts: Iterable[str],
     *,
@@ -144,10 +127,10 @@ def _count_documents(
     and at the end of a document), or streamed through a custom pattern."""
     if pretokenizer.source is not None and not pretokenizer.is_preset:
         budget = regex_budget if regex_budget is not None else pretokenizer.budget()
-        return added_up(
-            count_stream(blocks, pretokenizer=pretokenizer, special_tokens=special_tokens, budget=budget)
-            for blocks in documents
-        )
+        result = WordCounts()
+        for blocks in documents:
+            count_stream(blocks, pretokenizer=pretokenizer, special_tokens=special_tokens, budget=budget, into=result)
+        return result
     result = WordCounts()
     stats = result.stats
     cut_regex = safe_cut_regex(pretokenizer.source)
@@ -394,12 +377,14 @@ def count_stream(
     pretokenizer: PreTokenizer,
     special_tokens: Sequence[str] = (),
     budget: RegexBudget | None = None,
+    into: WordCounts | None = None,
 ) -> WordCounts:
     """Count the pre-tokens of one document given as consecutive chunks, as ``count_words`` would on
-    the joined text, without joining it (a custom pattern on ``budget``, see ``stream_pieces``)."""
-    result = WordCounts()
+    the joined text, without joining it (a custom pattern on ``budget``, see ``stream_pieces``), added
+    to ``into`` (default: new counts): a corpus's documents add up without a copy of their counts."""
+    result = into if into is not None else WordCounts()
     stats = result.stats
-    stats.documents = 1
+    stats.documents += 1
     special_regex = special_token_regex(special_tokens)
     guard = max((len(t) for t in special_tokens), default=0)
 
@@ -451,10 +436,9 @@ def count_files(
     if pretokenizer.source is not None:
         result = _count_documents(reader.documents(), pretokenizer, special_tokens, workers, regex_budget)
     else:
-        result = added_up(
-            count_stream(document, pretokenizer=pretokenizer, special_tokens=special_tokens)
-            for document in reader.documents()
-        )
+        result = WordCounts()
+        for document in reader.documents():
+            count_stream(document, pretokenizer=pretokenizer, special_tokens=special_tokens, into=result)
     result.stats.bad_rows += reader.bad_rows.count
     result.stats.bad_row_examples.extend(reader.bad_rows.examples)
     return result

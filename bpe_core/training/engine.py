@@ -72,8 +72,7 @@ ProgressCallback = Callable[[str, int, int], None]
 #: not every pair seen ``min_frequency`` times: most of those pairs are rare and never chosen.
 TRACKED_PER_MERGE = 4
 
-#: A merge updates the words holding its pair this many at a time (``MergeRun._merge_plain``): a pair
-#: held by millions of words then never holds all their old texts and indices at once.
+#: A merge updates this many of its words at a time (``MergeRun._merge_plain``): never all old texts at once.
 HOLDERS_AT_ONCE = 1 << 16
 
 #: The largest vocabulary the loop can build: every id must fit in one character.
@@ -280,7 +279,7 @@ class MergeRun:
             if isinstance(holders, array):  # read as a list: an array makes each index an int again at every read
                 holders = holders.tolist()
             joined, created = merge_pair_in_words(pair, new, holders, words, freqs, pair_counts, where, drop_below)
-        else:  # in parts, in order: the same updates, with the old words and the indices' ints held a part at a time
+        else:  # in parts, in order: the same updates, the old words and the indices' ints a part at a time
             joined, created = 0, []
             for start in range(0, len(holders), HOLDERS_AT_ONCE):
                 part = holders[start : start + HOLDERS_AT_ONCE]
@@ -299,14 +298,11 @@ class MergeRun:
         return merge, holders, joined, _NO_CHANGES
 
     def _index_as_arrays(self, created: list[str]) -> None:
-        """The new pairs kept (with only the most frequent tracked: pairs held by many of many words)
-        index their words in arrays, as ``count_top_pairs`` does, not in the lists the word update
-        makes: a list of millions of indices keeps an int object alive for each."""
+        """The new pairs kept index their words in arrays, as ``count_top_pairs``'s (few pairs tracked,
+        of many words: a list of millions of indices keeps an int object alive for each)."""
         where, size = self.where, len(self.words)
-        for fresh in created:
-            listed = where.get(fresh)
-            if listed is not None:
-                where[fresh] = holder_array(listed, size)  # type: ignore[assignment]
+        for fresh in filter(where.__contains__, created):
+            where[fresh] = holder_array(where[fresh], size)  # type: ignore[assignment]
 
     def _merge(self, pair: str, count: int) -> tuple[LearnedMerge, list[int], int, Sequence[tuple[int, int]]]:
         """``merge``, its step as a plain tuple (the loop builds a ``Step`` only for a policy that reads it)."""

@@ -39,7 +39,8 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from bpe_core.corpora.documents import expand_inputs
 from bpe_core.errors import BpeError, keyword_options
@@ -75,6 +76,7 @@ __all__ = [
     "SuperBPEFileOptions",
     "SuperBPEOptions",
     "SuperBPERecipe",
+    "StageTwoOptions",
     "extend_tokenizer",
     "superword_allowed",
     "superwords_from_counts",
@@ -126,32 +128,66 @@ def _settings_record(recipe: SuperBPERecipe, base: Tokenizer, settings: Training
     }
 
 
+class StageTwoOptions(TypedDict, total=False):
+    """The keyword options of stage 2 on an existing tokenizer (``superwords_from_counts``,
+    ``extend_tokenizer``; their defaults: ``STAGE_TWO_DEFAULTS``).
+
+    Attributes:
+        recipe: Stage 2's pattern and rules: a name in ``RECIPES`` (default ``"paper"``) or a
+            ``SuperBPERecipe``.
+        min_frequency: Training stops when the best pair occurs fewer times (default 2).
+        tie_break: Which pair wins among pairs with the best count (default ``"huggingface"``,
+            SuperBPE's reference; see ``bpe_core.train``).
+        progress: ``progress(phase, done, total)``, merges counted from the base's (default None).
+        name: The tokenizer's name (default None: the base's name; ``extend_tokenizer``: the base's
+            name and ``"+superbpe"``).
+    """
+
+    recipe: str | SuperBPERecipe
+    min_frequency: int
+    tie_break: TieBreak
+    progress: ProgressCallback | None
+    name: str | None
+
+
+#: Stage 2's defaults on an existing tokenizer (``StageTwoOptions``).
+STAGE_TWO_DEFAULTS: dict[str, Any] = {
+    "recipe": "paper",
+    "min_frequency": TRAINING_DEFAULTS["min_frequency"],
+    "tie_break": "huggingface",
+    "progress": None,
+    "name": None,
+}
+
+
+@keyword_options(StageTwoOptions, STAGE_TWO_DEFAULTS)
 def superwords_from_counts(
     base: Tokenizer,
     chunk_counts: WordCounts,
     vocab_size: int,
     *,
-    recipe: str | SuperBPERecipe = "paper",
-    min_frequency: int = 2,
-    tie_break: TieBreak = "huggingface",
-    progress: ProgressCallback | None = None,
-    name: str | None = None,
     started: float | None = None,
     release_counts: bool = False,
+    **options: Unpack[StageTwoOptions],
 ) -> Tokenizer:
     """Stage 2 on ``base``: ``chunk_counts`` are the counts of ``recipe.stage2_pattern``'s pieces
     (``count_words``, ``count_files``, count shards), each encoded by ``base``'s merges, then merged
     on until ``vocab_size`` ids. Every id of ``base`` is kept; the new tokens take the ids after its
     largest. The tokenizer encodes with ``recipe.stage2_pattern``. ``started`` is when stage 2 began
     (before its counting; default now): ``training["superbpe"]`` times its parts. ``release_counts``
-    empties ``chunk_counts.counts`` once the pieces are encoded, so their text is freed before merging."""
+    empties ``chunk_counts.counts`` once the pieces are encoded, so their text is freed before merging.
+    The other keywords are ``StageTwoOptions``': ``recipe``, ``min_frequency``, ``tie_break``,
+    ``progress``, ``name``."""
     if not isinstance(chunk_counts, WordCounts):
         kind = type(chunk_counts).__name__
         raise BpeError(f"chunk_counts must be WordCounts (from count_words, count_files or count shards), not {kind}")
     started = time.perf_counter() if started is None else started
-    recipe = recipe_named(recipe)
+    recipe, progress = recipe_named(options["recipe"]), options["progress"]
     check_continuable(base)
-    settings = TrainingSettings(vocab_size, min_frequency, recipe.stage2_pattern, (), tie_break, name or base.name)
+    name = options["name"] or base.name
+    settings = TrainingSettings(
+        vocab_size, options["min_frequency"], recipe.stage2_pattern, (), options["tie_break"], name
+    )
     if vocab_size < base.vocab_size:
         raise BpeError(f"vocab_size={vocab_size:,} is below the {base.vocab_size:,} ids of {base.name!r}: stage 2 adds")
     encoding = time.perf_counter()
@@ -216,61 +252,57 @@ def _documents(texts: str | Iterable[str]) -> Sequence[str]:
     return texts
 
 
-def _stage1(
-    count: Callable[[PreTokenizer], WordCounts],
-    vocab_size: int,
-    transition: int | float,
-    recipe: SuperBPERecipe,
-    options: dict,
-    progress: ProgressCallback | None,
-) -> tuple[Tokenizer, int]:
-    """Stage 1's tokenizer (``recipe.stage1_pattern``, ``transition`` merges) and the merges in all."""
-    started = time.perf_counter()
-    TrainingSettings(vocab_size, **options)  # checks the final size and the options before any counting
-    specials = options["special_tokens"]
-    inherited = transition_merges(transition, vocab_size, len(specials))
-    total = vocab_size - 256 - len(specials)
-    settings = TrainingSettings(256 + len(specials) + inherited, pattern=recipe.stage1_pattern, **options)
+@dataclass(frozen=True)
+class _TwoStages:
+    """A SuperBPE training: how the corpus is counted with a pre-tokenizer, the final size, where stage 1
+    stops, the recipe, what both stages merge with (``_options``) and where progress goes."""
 
-    def stage1_progress(phase: str, done: int, of: int) -> None:
-        if progress:
-            progress(phase, done, total if phase == "merge" else of)
+    count: Callable[[PreTokenizer], WordCounts]
+    vocab_size: int
+    transition: int | float
+    recipe: SuperBPERecipe
+    options: dict
+    progress: ProgressCallback | None
 
-    tokenizer = merge_counts(count(settings.pretokenizer()), settings, progress=stage1_progress, started=started)
-    tokenizer.training["superbpe_stage"] = 1
-    return tokenizer, total
+    def stage1(self) -> Tokenizer:
+        """Stage 1's tokenizer (``recipe.stage1_pattern``, up to ``transition`` merges); its merge progress
+        counts towards every merge of both stages."""
+        started = time.perf_counter()
+        options, progress = self.options, self.progress
+        TrainingSettings(self.vocab_size, **options)  # checks the final size and the options before any counting
+        specials = options["special_tokens"]
+        inherited = transition_merges(self.transition, self.vocab_size, len(specials))
+        total = self.vocab_size - 256 - len(specials)
+        settings = TrainingSettings(256 + len(specials) + inherited, pattern=self.recipe.stage1_pattern, **options)
 
+        def stage1_progress(phase: str, done: int, of: int) -> None:
+            if progress:
+                progress(phase, done, total if phase == "merge" else of)
 
-def _two_stages(
-    count: Callable[[PreTokenizer], WordCounts],
-    vocab_size: int,
-    transition: int | float,
-    recipe: SuperBPERecipe,
-    options: dict,
-    progress: ProgressCallback | None,
-    first_stage: Callable[[], Tokenizer] | None = None,
-) -> Tokenizer:
-    """Stage 1 (``_stage1``, or ``first_stage()``), then stage 2 on the counts of
-    ``recipe.stage2_pattern``'s pieces."""
-    stage1 = (
-        first_stage()
-        if first_stage is not None
-        else _stage1(count, vocab_size, transition, recipe, options, progress)[0]
-    )
-    started = time.perf_counter()
-    counts = count(PreTokenizer.build(recipe.stage2_pattern))
-    return superwords_from_counts(
-        stage1,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=options["min_frequency"],
-        tie_break=options["tie_break"],
-        progress=progress,
-        name=options["name"],
-        started=started,
-        release_counts=True,
-    )
+        counts = self.count(settings.pretokenizer())
+        tokenizer = merge_counts(counts, settings, progress=stage1_progress, started=started)
+        tokenizer.training["superbpe_stage"] = 1
+        return tokenizer
+
+    def run(self, first_stage: Callable[[], Tokenizer] | None = None) -> Tokenizer:
+        """Stage 1 (``stage1``, or ``first_stage()``), then stage 2 on the counts of
+        ``recipe.stage2_pattern``'s pieces."""
+        stage1 = first_stage() if first_stage is not None else self.stage1()
+        started = time.perf_counter()
+        counts = self.count(PreTokenizer.build(self.recipe.stage2_pattern))
+        options = self.options
+        return superwords_from_counts(
+            stage1,
+            counts,
+            self.vocab_size,
+            recipe=self.recipe,
+            min_frequency=options["min_frequency"],
+            tie_break=options["tie_break"],
+            progress=self.progress,
+            name=options["name"],
+            started=started,
+            release_counts=True,
+        )
 
 
 def _options(options: SuperBPEOptions) -> dict:
@@ -329,7 +361,7 @@ def train_superbpe(texts: str | Sequence[str], vocab_size: int, **options: Unpac
     def count(pretokenizer: PreTokenizer) -> WordCounts:
         return count_words(documents, pretokenizer=pretokenizer, special_tokens=specials, workers=workers)
 
-    return _two_stages(count, vocab_size, options["transition"], recipe, _options(options), options["progress"])
+    return _TwoStages(count, vocab_size, options["transition"], recipe, _options(options), options["progress"]).run()
 
 
 @keyword_options(SuperBPEFileOptions, SUPERBPE_DEFAULTS)
@@ -362,7 +394,7 @@ def train_superbpe_files(
         def first_stage() -> Tokenizer:
             return call_in_child(_stage1_of_files, spec, progress=progress)
 
-    return _two_stages(count, vocab_size, transition, recipe, merging, progress, first_stage)
+    return _TwoStages(count, vocab_size, transition, recipe, merging, progress).run(first_stage)
 
 
 #: Corpus files this large (in bytes, all of them) train stage 1 in a process of its own
@@ -372,7 +404,7 @@ SEPARATE_STAGE1_BYTES = 1 << 25
 
 
 def _stage1_of_files(report: ProgressCallback | None, spec: tuple) -> Tokenizer:
-    """``_stage1`` on corpus files, run by ``call_in_child``: ``spec`` is (paths, vocab size, transition,
+    """``_TwoStages.stage1`` on corpus files, run by ``call_in_child``: ``spec`` is (paths, vocab size, transition,
     recipe, the merging options, the reading options); ``report`` takes the progress."""
     paths, vocab_size, transition, recipe, options, reading = spec
 
@@ -380,26 +412,24 @@ def _stage1_of_files(report: ProgressCallback | None, spec: tuple) -> Tokenizer:
         specials = options["special_tokens"]
         return count_files(paths, pretokenizer=pretokenizer, special_tokens=specials, progress=report, **reading)
 
-    return _stage1(count, vocab_size, transition, recipe, options, report)[0]
+    return _TwoStages(count, vocab_size, transition, recipe, options, report).stage1()
 
 
+@keyword_options(StageTwoOptions, STAGE_TWO_DEFAULTS)
 def extend_tokenizer(
     base: Tokenizer,
     texts: str | Sequence[str],
     vocab_size: int,
     *,
     inherit: int | None = None,
-    recipe: str | SuperBPERecipe = "paper",
-    min_frequency: int = 2,
-    tie_break: TieBreak = "huggingface",
-    progress: ProgressCallback | None = None,
-    name: str | None = None,
     workers: int | None = None,
+    **options: Unpack[StageTwoOptions],
 ) -> Tokenizer:
     """Add superwords to an existing BPE tokenizer (GPT-2, cl100k, one trained here), as the paper's
     ``extend_existing_tokenizer.sh``: stage 2 on ``texts`` from ``base``'s first ``inherit`` merges
     (None: all of them) until ``vocab_size`` ids. Its ids are kept; the tokenizer encodes with
-    ``recipe.stage2_pattern``, so its own pattern's pieces may now join into superwords."""
+    ``recipe.stage2_pattern``, so its own pattern's pieces may now join into superwords. ``workers``
+    as ``bpe_core.train``'s; the other keywords are ``StageTwoOptions``'."""
     started = time.perf_counter()
     if inherit is not None:
         base = base.truncated(inherit)
@@ -407,19 +437,9 @@ def extend_tokenizer(
     specials = list(base.special_tokens)
     counts = count_words(
         documents,
-        pretokenizer=PreTokenizer.build(recipe_named(recipe).stage2_pattern),
+        pretokenizer=PreTokenizer.build(recipe_named(options["recipe"]).stage2_pattern),
         special_tokens=specials,
         workers=check_workers(workers),
     )
-    return superwords_from_counts(
-        base,
-        counts,
-        vocab_size,
-        recipe=recipe,
-        min_frequency=min_frequency,
-        tie_break=tie_break,
-        progress=progress,
-        name=name or f"{base.name}+superbpe",
-        started=started,
-        release_counts=True,
-    )
+    stage_two: StageTwoOptions = {**options, "name": options["name"] or f"{base.name}+superbpe"}
+    return superwords_from_counts(base, counts, vocab_size, started=started, release_counts=True, **stage_two)

@@ -13,7 +13,7 @@ from bpe_core import parallel
 from bpe_core.corpora import text_files as corpus_module
 from bpe_core.pretokenization.pretokenizer import PRESETS, PreTokenizer, safe_cut_regex
 from bpe_core.training import counting
-from bpe_core.training.counting import WordCounts, added_up, count_words
+from bpe_core.training.counting import WordCounts, count_stream, count_words
 
 # Letters, marks, digits (also non-ASCII ones), apostrophes, every kind of space and newline.
 TRICKY = "ab Z'sltvdmre 1²٣\n\r\t\u00a0\u2028\u3000.,!-_/é\u0301東ß🚀\x0b\x1c"
@@ -202,12 +202,12 @@ def test_bad_workers_is_a_value_error(workers):
         bpe_core.train("text", 300, workers=workers)
 
 
-def test_counts_added_up_keep_the_first_part_and_sum_them_all():
+def test_documents_streamed_into_one_count_add_up_without_a_copy():
     """A corpus of one document is never copied: its counts are the result itself."""
-    parts = [WordCounts(Counter({"ab": 2, "c": 1})), WordCounts(Counter({"c": 4, "d": 1})), WordCounts(Counter())]
-    parts[1].stats.documents = 3
-    first = parts[0].counts
-    total = added_up(iter(parts))
-    assert total.counts is first and total.counts == Counter({"ab": 2, "c": 5, "d": 1})
-    assert total.stats.documents == 3
-    assert added_up([]).counts == Counter()
+    pretokenizer = PreTokenizer.build(r"\w+|\W")
+    total = WordCounts()
+    first = total.counts
+    for document in ["ab ab c", "c d"]:
+        assert count_stream([document], pretokenizer=pretokenizer, into=total) is total
+    assert total.counts is first and total.counts == Counter({"ab": 2, " ": 3, "c": 2, "d": 1})
+    assert total.stats.documents == 2 and total.stats.pretokens == 8
