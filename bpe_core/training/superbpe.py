@@ -373,22 +373,11 @@ def train_superbpe_files(
     once and keeps only the counts of distinct pieces."""
     recipe = recipe_named(options["recipe"])
     workers, progress = check_workers(options["workers"]), options["progress"]
-
-    def count(pretokenizer: PreTokenizer) -> WordCounts:
-        return count_files(
-            paths,
-            pretokenizer=pretokenizer,
-            special_tokens=options["special_tokens"],
-            workers=workers,
-            progress=progress,
-            text_field=options["text_field"],
-            on_bad_row=options["on_bad_row"],
-        )
-
+    reading = {"workers": workers, "text_field": options["text_field"], "on_bad_row": options["on_bad_row"]}
+    count = _file_counter(paths, options["special_tokens"], reading, progress)
     transition, merging = options["transition"], _options(options)
     first_stage = None
     if workers != 1 and sum(map(os.path.getsize, expand_inputs(paths))) >= SEPARATE_STAGE1_BYTES:
-        reading = {key: options[key] for key in ("workers", "text_field", "on_bad_row")}
         spec = (paths, vocab_size, transition, recipe, merging, reading)
 
         def first_stage() -> Tokenizer:
@@ -407,12 +396,20 @@ def _stage1_of_files(report: ProgressCallback | None, spec: tuple) -> Tokenizer:
     """``_TwoStages.stage1`` on corpus files, run by ``call_in_child``: ``spec`` is (paths, vocab size, transition,
     recipe, the merging options, the reading options); ``report`` takes the progress."""
     paths, vocab_size, transition, recipe, options, reading = spec
+    count = _file_counter(paths, options["special_tokens"], reading, report)
+    return _TwoStages(count, vocab_size, transition, recipe, options, report).stage1()
+
+
+def _file_counter(
+    paths: Sequence[str] | str, specials: Sequence[str], reading: dict, progress: ProgressCallback | None
+) -> Callable[[PreTokenizer], WordCounts]:
+    """How SuperBPE counts corpus files with a stage's pre-tokenizer: ``count_files`` with the reading
+    options (workers, text field, bad rows), here and in stage 1's own process alike."""
 
     def count(pretokenizer: PreTokenizer) -> WordCounts:
-        specials = options["special_tokens"]
-        return count_files(paths, pretokenizer=pretokenizer, special_tokens=specials, progress=report, **reading)
+        return count_files(paths, pretokenizer=pretokenizer, special_tokens=specials, progress=progress, **reading)
 
-    return _TwoStages(count, vocab_size, transition, recipe, options, report).stage1()
+    return count
 
 
 @keyword_options(StageTwoOptions, STAGE_TWO_DEFAULTS)
