@@ -13,7 +13,6 @@ keyword at once with a ``TypeError`` that names it and the keywords taken.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Callable, Mapping
@@ -115,6 +114,8 @@ def _shown(options: Any, name: str) -> object:
 
 
 def _unexpected_keyword(function: str, name: str, taken: list[str]) -> TypeError:
+    import difflib  # only for a keyword refused: not at import
+
     close = difflib.get_close_matches(name, taken, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return TypeError(f"{function}() got an unexpected keyword argument {name!r}{hint}; it takes: {', '.join(taken)}")
